@@ -1,0 +1,96 @@
+# roomcast — every developer command. `make run` and `make test` set everything up themselves.
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON_VERSION := $(shell cat .python-version)
+# Find python3.13 without machine-specific paths: on PATH, else through pyenv.
+PYTHON := $(or $(shell command -v python$(PYTHON_VERSION) 2>/dev/null),$(shell pyenv which python$(PYTHON_VERSION) 2>/dev/null))
+PYTHON_BIN_DIR := $(dir $(PYTHON))
+
+TOOLS := .tools
+UV_VERSION := 0.13.8
+SAM_CLI_VERSION := 1.170.0
+UV := $(TOOLS)/uv/bin/uv
+SAM := $(TOOLS)/bin/sam
+VENV := .venv
+PY := $(VENV)/bin/python
+export PYTHONPATH := $(CURDIR)/layers/shared:$(CURDIR)/tools
+export UV_PYTHON_DOWNLOADS := never
+export SAM_CLI_TELEMETRY := 0
+# aws-sam-cli lives in its own environment (it pins its own boto3 and pydantic).
+export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
+export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
+
+.PHONY: help setup run test lint format typecheck template-check test-unit test-integration test-e2e bench api-key build deploy clean
+
+help: ## list the commands
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+$(TOOLS)/.python-ok:
+	@if [ -z "$(PYTHON)" ]; then \
+	  echo "error: Python $(PYTHON_VERSION) is required (see .python-version) and was not found."; \
+	  echo "       Install it (e.g. 'pyenv install $(PYTHON_VERSION)' or your OS package) and put python$(PYTHON_VERSION) on PATH."; \
+	  exit 1; fi
+	@mkdir -p $(TOOLS) && touch $@
+
+$(UV): | $(TOOLS)/.python-ok
+	$(PYTHON) -m venv $(TOOLS)/uv
+	$(TOOLS)/uv/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(VENV)/.synced: $(UV) pyproject.toml uv.lock
+	$(UV) sync --frozen --python $(PYTHON)
+	@touch $@
+
+$(SAM): | $(UV)
+	$(UV) tool install --quiet --python $(PYTHON) aws-sam-cli==$(SAM_CLI_VERSION)
+
+setup: $(VENV)/.synced $(SAM) ## install the project's tools (.venv and .tools/), nothing global
+
+run: $(VENV)/.synced ## start the local stack on http://127.0.0.1:$${ROOMCAST_PORT:-3000}
+	$(PY) -m roomcast_dev
+
+api-key: $(VENV)/.synced ## make api-key TENANT=<name>: print a new API key for a tenant
+	@if [ -z "$(TENANT)" ]; then echo "usage: make api-key TENANT=<name>"; exit 2; fi
+	@$(PY) -m roomcast_dev.keys --tenant "$(TENANT)"
+
+lint: $(VENV)/.synced ## ruff lint and format check
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.synced ## apply ruff's formatting and fixes
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+typecheck: $(VENV)/.synced ## mypy (strict)
+	$(VENV)/bin/mypy layers/shared functions tools tests bench
+
+template-check: $(VENV)/.synced $(SAM) ## cfn-lint, sam validate --lint, sam build (no Docker)
+	$(VENV)/bin/cfn-lint template.yaml
+	$(SAM) validate --lint
+	PATH="$(PYTHON_BIN_DIR):$$PATH" $(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache >/dev/null
+	@echo "sam build: ok"
+
+test-unit: $(VENV)/.synced ## unit tests (pure logic, no network)
+	$(PY) -m pytest tests/unit -q
+
+test-integration: $(VENV)/.synced ## handlers in-process against moto
+	$(PY) -m pytest tests/integration -q
+
+test-e2e: $(VENV)/.synced ## the local stack over real HTTP
+	$(PY) -m pytest tests/e2e -q
+
+test: lint typecheck template-check ## every check: lint, types, template, all test tiers
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.synced ## benchmarks, each next to a reference measured in the same run
+	$(PY) -m bench
+
+build: $(SAM) ## sam build (for deployment)
+	PATH="$(PYTHON_BIN_DIR):$$PATH" $(SAM) build
+
+deploy: build ## sam deploy --guided (needs AWS credentials)
+	$(SAM) deploy --guided
+
+clean: ## remove generated files (keeps .venv and .tools)
+	rm -rf .aws-sam .local .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Lambda authorizer of the HTTP API: API key → tenant."""

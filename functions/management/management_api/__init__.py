@@ -1,0 +1,1 @@
+"""Management API: rooms and subscriptions over the HTTP API."""

@@ -1,0 +1,211 @@
+"""Management function: the HTTP API's rooms and subscriptions routes.
+
+Thin: parse and validate (powertools resolver + pydantic), call ManagementService, map the result.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from http import HTTPStatus
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from roomcast.config import load_settings
+from roomcast.dal.queues import QueueAdmin
+from roomcast.dal.repository import Repository
+from roomcast.domain import limits
+from roomcast.domain.push_urls import PushUrlPolicy
+from roomcast.errors import RoomcastError
+from roomcast.observability import logger, metrics
+
+from management_api import api_docs, mapping
+from management_api.errors import error_response, validation_error_response
+from management_api.models import (
+    ErrorResponse,
+    RoomCreate,
+    RoomList,
+    RoomPatch,
+    RoomResponse,
+    SubscriptionCreate,
+    SubscriptionCreated,
+    SubscriptionList,
+    SubscriptionPatch,
+    SubscriptionResponse,
+)
+from management_api.service import ManagementService
+
+app = APIGatewayHttpResolver(enable_validation=True)
+
+Limit = Annotated[int, Query(ge=1, le=limits.MAX_PAGE_SIZE)]
+Cursor = Annotated[str | None, Query(max_length=1024)]
+ERROR_RESPONSES: dict[int, Any] = {
+    code: {"description": text, "content": {"application/json": {"model": ErrorResponse}}}
+    for code, text in (
+        (400, "Malformed request"),
+        (404, "Not found (or another tenant's)"),
+        (409, "Conflict"),
+        (422, "Validation error"),
+    )
+}
+
+
+@cache
+def service() -> ManagementService:
+    settings = load_settings()
+    return ManagementService(
+        repository=Repository(settings.table_name),
+        queues=QueueAdmin(settings.pull_queue_prefix),
+        push_url_policy=PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls),
+    )
+
+
+def tenant_id() -> str:
+    """The tenant the authorizer resolved from the API key."""
+    context = app.current_event.request_context.authorizer.get_lambda or {}
+    tenant = context.get("tenantId")
+    if not isinstance(tenant, str) or not tenant:
+        raise RoomcastError("missing or invalid API key", code="unauthorized", http_status=401)
+    return tenant
+
+
+def _json(status: HTTPStatus, body: Any) -> Response[Any]:
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+# -- documentation (no key) -----------------------------------------------------------------------
+
+
+@app.get("/openapi.json", include_in_schema=False)
+def openapi_document() -> Response[str]:
+    return Response(
+        status_code=HTTPStatus.OK,
+        content_type=content_types.APPLICATION_JSON,
+        body=api_docs.openapi_json(app),
+    )
+
+
+@app.get("/docs", include_in_schema=False)
+def swagger_ui() -> Response[str]:
+    return Response(
+        status_code=HTTPStatus.OK, content_type="text/html; charset=utf-8", body=api_docs.swagger_html(app)
+    )
+
+
+# -- rooms -------------------------------------------------------------------------------------------
+
+
+@app.post("/rooms", status_code=201, responses=ERROR_RESPONSES, tags=["rooms"])
+def create_room(body: RoomCreate) -> Response[RoomResponse]:
+    room = service().create_room(tenant_id(), body.model_dump())
+    return _json(HTTPStatus.CREATED, mapping.room_response(room))
+
+
+@app.get("/rooms", responses=ERROR_RESPONSES, tags=["rooms"])
+def list_rooms(limit: Limit = limits.DEFAULT_PAGE_SIZE, cursor: Cursor = None) -> RoomList:
+    page = service().list_rooms(tenant_id(), limit, cursor)
+    return RoomList(rooms=[mapping.room_response(r) for r in page.items], nextCursor=page.next_cursor)
+
+
+@app.get("/rooms/<roomId>", responses=ERROR_RESPONSES, tags=["rooms"])
+def get_room(roomId: str) -> RoomResponse:
+    return mapping.room_response(service().get_room(tenant_id(), roomId))
+
+
+@app.patch("/rooms/<roomId>", responses=ERROR_RESPONSES, tags=["rooms"])
+def update_room(roomId: str, body: RoomPatch) -> RoomResponse:
+    changes = body.model_dump(include=body.model_fields_set)
+    return mapping.room_response(service().update_room(tenant_id(), roomId, changes))
+
+
+@app.delete("/rooms/<roomId>", status_code=204, responses=ERROR_RESPONSES, tags=["rooms"])
+def delete_room(roomId: str) -> Response[None]:
+    service().delete_room(tenant_id(), roomId)
+    return Response(status_code=HTTPStatus.NO_CONTENT, body=None)
+
+
+# -- subscriptions -----------------------------------------------------------------------------------
+
+
+@app.post("/rooms/<roomId>/subscriptions", status_code=201, responses=ERROR_RESPONSES, tags=["subscriptions"])
+def create_subscription(
+    roomId: str,
+    body: Annotated[SubscriptionCreate, Body()],
+) -> Response[SubscriptionCreated]:
+    subscription, secret = service().create_subscription(tenant_id(), roomId, body.model_dump())
+    return _json(HTTPStatus.CREATED, mapping.subscription_created(subscription, secret))
+
+
+@app.get("/rooms/<roomId>/subscriptions", responses=ERROR_RESPONSES, tags=["subscriptions"])
+def list_subscriptions(
+    roomId: str,
+    limit: Limit = limits.DEFAULT_PAGE_SIZE,
+    cursor: Cursor = None,
+) -> SubscriptionList:
+    page = service().list_subscriptions(tenant_id(), roomId, limit, cursor)
+    return SubscriptionList(
+        subscriptions=[mapping.subscription_response(s) for s in page.items], nextCursor=page.next_cursor
+    )
+
+
+@app.get("/rooms/<roomId>/subscriptions/<subscriptionId>", responses=ERROR_RESPONSES, tags=["subscriptions"])
+def get_subscription(roomId: str, subscriptionId: str) -> SubscriptionResponse:
+    return mapping.subscription_response(service().get_subscription(tenant_id(), roomId, subscriptionId))
+
+
+@app.patch(
+    "/rooms/<roomId>/subscriptions/<subscriptionId>", responses=ERROR_RESPONSES, tags=["subscriptions"]
+)
+def update_subscription(roomId: str, subscriptionId: str, body: SubscriptionPatch) -> SubscriptionResponse:
+    changes = body.model_dump(include=body.model_fields_set)
+    return mapping.subscription_response(
+        service().update_subscription(tenant_id(), roomId, subscriptionId, changes)
+    )
+
+
+@app.delete(
+    "/rooms/<roomId>/subscriptions/<subscriptionId>",
+    status_code=204,
+    responses=ERROR_RESPONSES,
+    tags=["subscriptions"],
+)
+def delete_subscription(roomId: str, subscriptionId: str) -> Response[None]:
+    service().delete_subscription(tenant_id(), roomId, subscriptionId)
+    return Response(status_code=HTTPStatus.NO_CONTENT, body=None)
+
+
+# -- errors ------------------------------------------------------------------------------------------
+
+
+@app.exception_handler(RequestValidationError)
+def on_validation_error(error: RequestValidationError) -> Response[Any]:
+    return validation_error_response(error.errors())
+
+
+@app.exception_handler(RoomcastError)
+def on_domain_error(error: RoomcastError) -> Response[Any]:
+    return error_response(error.http_status, error.code, error.message, error.details)
+
+
+@app.not_found
+def on_not_found(_: NotFoundError) -> Response[Any]:
+    path = app.current_event.raw_path
+    return error_response(
+        404, "route_not_found", f"no route for {app.current_event.request_context.http.method} {path}"
+    )
+
+
+@app.exception_handler(Exception)
+def on_unexpected(error: Exception) -> Response[Any]:
+    logger.exception("unexpected error")
+    return error_response(500, "internal_error", "internal error; the request may be retried")
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

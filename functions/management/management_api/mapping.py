@@ -1,0 +1,56 @@
+"""Explicit mapping from domain models to API responses (storage items never reach a response)."""
+
+from __future__ import annotations
+
+from roomcast.domain.models import EventTypeFilter, Room, Subscription
+
+from management_api.models import EventTypeModel, RoomResponse, SubscriptionCreated, SubscriptionResponse
+
+
+def _event_types(filters: tuple[EventTypeFilter, ...]) -> list[EventTypeModel]:
+    return [EventTypeModel(name=f.name, versions=list(f.versions)) for f in filters]
+
+
+def room_response(room: Room) -> RoomResponse:
+    return RoomResponse(
+        id=room.id,
+        name=room.name,
+        messageExpirationMs=room.message_expiration_ms,
+        deliveryDelayMs=room.delivery_delay_ms,
+        deliveryDelayMultiplier=room.delivery_delay_multiplier,
+        deliveryAttempts=room.delivery_attempts,
+        eventTypes=_event_types(room.event_types),
+        createdAt=room.created_at,
+        updatedAt=room.updated_at,
+    )
+
+
+def subscription_response(subscription: Subscription) -> SubscriptionResponse:
+    overrides = subscription.overrides
+    return SubscriptionResponse(
+        id=subscription.id,
+        roomId=subscription.room_id,
+        type=subscription.type.value,
+        status=subscription.status.value,
+        eventTypes=_event_types(subscription.event_types),
+        pushUrl=subscription.push_url,
+        deliveryDelayMs=overrides.delivery_delay_ms,
+        deliveryDelayMultiplier=overrides.delivery_delay_multiplier,
+        deliveryAttempts=overrides.delivery_attempts,
+        maxDelayMs=overrides.max_delay_ms,
+        jitter=overrides.jitter,
+        retryScheduleMs=list(overrides.retry_schedule_ms)
+        if overrides.retry_schedule_ms is not None
+        else None,
+        failoverSubscriptionId=subscription.failover_subscription_id,
+        timeoutMs=subscription.timeout_ms,
+        ackWaitMs=subscription.ack_wait_ms,
+        createdAt=subscription.created_at,
+        updatedAt=subscription.updated_at,
+    )
+
+
+def subscription_created(subscription: Subscription, signing_secret: str | None) -> SubscriptionCreated:
+    return SubscriptionCreated(
+        **subscription_response(subscription).model_dump(), signingSecret=signing_secret
+    )

@@ -1,0 +1,211 @@
+"""Request and response models of the management API (the public contract; see /openapi.json)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from roomcast.domain import limits
+
+EVENT_TYPE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
+EVENT_VERSION_PATTERN = r"^[0-9]+(\.[0-9]+){0,3}$"
+
+
+class ApiModel(BaseModel):
+    """Strict: unknown fields and wrong JSON types are refused, never coerced."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
+
+
+def _unique(values: list[str], what: str) -> list[str]:
+    duplicates = sorted({v for v in values if values.count(v) > 1})
+    if duplicates:
+        raise ValueError(f"{what} must be unique; repeated: {', '.join(duplicates)}")
+    return values
+
+
+EventVersion = Annotated[str, Field(pattern=EVENT_VERSION_PATTERN, max_length=32, examples=["1", "2.1"])]
+# Printable text only: control characters in names end up in logs and dashboards.
+Name = Annotated[str, Field(min_length=1, max_length=limits.MAX_NAME_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")]
+
+
+class EventTypeModel(ApiModel):
+    name: Annotated[
+        str, Field(min_length=1, max_length=limits.MAX_NAME_LENGTH, pattern=EVENT_TYPE_NAME_PATTERN)
+    ]
+    versions: Annotated[
+        list[EventVersion],
+        Field(max_length=limits.MAX_VERSIONS_PER_EVENT_TYPE, description="Empty or absent: every version."),
+        AfterValidator(lambda v: _unique(v, "versions")),
+    ] = []
+
+
+def _unique_event_types(values: list[EventTypeModel]) -> list[EventTypeModel]:
+    _unique([v.name for v in values], "eventTypes names")
+    return values
+
+
+EventTypes = Annotated[
+    list[EventTypeModel],
+    Field(max_length=limits.MAX_EVENT_TYPES, description="Empty or absent: every event type."),
+    AfterValidator(_unique_event_types),
+]
+
+MessageExpirationMs = Annotated[
+    int | None,
+    Field(ge=0, le=limits.MAX_MESSAGE_EXPIRATION_MS, description="null or 0: messages never expire."),
+]
+DeliveryDelayMs = Annotated[int, Field(ge=0, le=limits.MAX_DELIVERY_DELAY_MS)]
+DeliveryDelayMultiplier = Annotated[float, Field(ge=1.0, le=limits.MAX_DELIVERY_DELAY_MULTIPLIER)]
+DeliveryAttempts = Annotated[
+    int, Field(ge=0, le=limits.MAX_DELIVERY_ATTEMPTS, description="Redeliveries after the first delivery.")
+]
+MaxDelayMs = Annotated[int, Field(ge=limits.MIN_MAX_DELAY_MS, le=limits.MAX_SINGLE_DELAY_MS)]
+# Rounded to 6 places: a value like 1e-200 would underflow DynamoDB's number range (1E-130).
+Jitter = Annotated[
+    float,
+    Field(ge=0.0, le=1.0, description="Fraction of each delay drawn at random."),
+    AfterValidator(lambda value: round(value, 6)),
+]
+RetryScheduleMs = Annotated[
+    list[Annotated[int, Field(ge=0, le=limits.MAX_SINGLE_DELAY_MS)]],
+    Field(
+        min_length=1,
+        max_length=limits.MAX_RETRY_SCHEDULE_LENGTH,
+        description="Explicit delays replacing the formula; the last entry repeats.",
+    ),
+]
+TimeoutMs = Annotated[int, Field(ge=limits.MIN_PUSH_TIMEOUT_MS, le=limits.MAX_PUSH_TIMEOUT_MS)]
+AckWaitMs = Annotated[int, Field(ge=limits.MIN_ACK_WAIT_MS, le=limits.MAX_ACK_WAIT_MS)]
+PushUrl = Annotated[str, Field(min_length=1, max_length=limits.MAX_PUSH_URL_LENGTH)]
+SubscriptionId = Annotated[str, Field(min_length=1, max_length=64)]
+
+# -- rooms --------------------------------------------------------------------------------------
+
+
+class RoomCreate(ApiModel):
+    name: Name
+    messageExpirationMs: MessageExpirationMs = None
+    deliveryDelayMs: DeliveryDelayMs = limits.DEFAULT_DELIVERY_DELAY_MS
+    deliveryDelayMultiplier: DeliveryDelayMultiplier = limits.DEFAULT_DELIVERY_DELAY_MULTIPLIER
+    deliveryAttempts: DeliveryAttempts = limits.DEFAULT_DELIVERY_ATTEMPTS
+    eventTypes: EventTypes = []
+
+
+class RoomPatch(ApiModel):
+    name: Name | None = None
+    messageExpirationMs: MessageExpirationMs = None
+    deliveryDelayMs: DeliveryDelayMs | None = None
+    deliveryDelayMultiplier: DeliveryDelayMultiplier | None = None
+    deliveryAttempts: DeliveryAttempts | None = None
+    eventTypes: EventTypes | None = None
+
+
+class RoomResponse(BaseModel):
+    id: str
+    name: str
+    messageExpirationMs: int | None
+    deliveryDelayMs: int
+    deliveryDelayMultiplier: float
+    deliveryAttempts: int
+    eventTypes: list[EventTypeModel]
+    createdAt: str
+    updatedAt: str
+
+
+class RoomList(BaseModel):
+    rooms: list[RoomResponse]
+    nextCursor: str | None = None
+
+
+# -- subscriptions ------------------------------------------------------------------------------
+
+
+class _SubscriptionCommon(ApiModel):
+    eventTypes: EventTypes = []
+    deliveryDelayMs: DeliveryDelayMs | None = None
+    deliveryDelayMultiplier: DeliveryDelayMultiplier | None = None
+    deliveryAttempts: DeliveryAttempts | None = None
+    maxDelayMs: MaxDelayMs | None = None
+    jitter: Jitter | None = None
+    retryScheduleMs: RetryScheduleMs | None = None
+    failoverSubscriptionId: SubscriptionId | None = None
+
+
+class PushSubscriptionCreate(_SubscriptionCommon):
+    type: Literal["PUSH"]
+    pushUrl: PushUrl
+    timeoutMs: TimeoutMs | None = None
+
+
+class PullSubscriptionCreate(_SubscriptionCommon):
+    type: Literal["PULL"]
+    ackWaitMs: AckWaitMs | None = None
+
+
+SubscriptionCreate = Annotated[PushSubscriptionCreate | PullSubscriptionCreate, Field(discriminator="type")]
+
+
+class SubscriptionPatch(ApiModel):
+    """Fields to change; ``null`` clears an override (the room's value applies again)."""
+
+    eventTypes: EventTypes | None = None
+    deliveryDelayMs: DeliveryDelayMs | None = None
+    deliveryDelayMultiplier: DeliveryDelayMultiplier | None = None
+    deliveryAttempts: DeliveryAttempts | None = None
+    maxDelayMs: MaxDelayMs | None = None
+    jitter: Jitter | None = None
+    retryScheduleMs: RetryScheduleMs | None = None
+    failoverSubscriptionId: SubscriptionId | None = None
+    pushUrl: PushUrl | None = None
+    timeoutMs: TimeoutMs | None = None
+    ackWaitMs: AckWaitMs | None = None
+    status: Literal["active", "disabled"] | None = None
+
+
+class SubscriptionResponse(BaseModel):
+    id: str
+    roomId: str
+    type: Literal["PUSH", "PULL"]
+    status: Literal["active", "disabled"]
+    eventTypes: list[EventTypeModel]
+    pushUrl: str | None = None
+    deliveryDelayMs: int | None = None
+    deliveryDelayMultiplier: float | None = None
+    deliveryAttempts: int | None = None
+    maxDelayMs: int | None = None
+    jitter: float | None = None
+    retryScheduleMs: list[int] | None = None
+    failoverSubscriptionId: str | None = None
+    timeoutMs: int | None = None
+    ackWaitMs: int | None = None
+    createdAt: str
+    updatedAt: str
+
+
+class SubscriptionCreated(SubscriptionResponse):
+    signingSecret: str | None = Field(
+        default=None,
+        description="PUSH only, shown once: verify webhook signatures with it (Standard Webhooks).",
+    )
+
+
+class SubscriptionList(BaseModel):
+    subscriptions: list[SubscriptionResponse]
+    nextCursor: str | None = None
+
+
+class ErrorDetail(BaseModel):
+    field: str
+    problem: str
+    type: str
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    details: list[ErrorDetail] = []
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody

@@ -1,0 +1,64 @@
+"""Configuration: one settings model, validated once at cold start.
+
+Logic never reads ``os.environ``; handlers call ``load_settings`` once and pass values down.
+A frozen dataclass rather than a pydantic model: the authorizer imports no pydantic at all,
+which keeps its cold start within budget (docs/decisions/0008-cold-start.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no", ""}
+_TABLE_NAME = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
+_QUEUE_PREFIX = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+
+
+class SettingsError(ValueError):
+    """The function's environment is wrong: a deployment error, reported at cold start."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Environment of every roomcast function (template.yaml: Globals and per function)."""
+
+    table_name: str
+    pull_queue_prefix: str = "roomcast-pull-"
+    allow_loopback_push_urls: bool = False
+
+
+def _flag(environ: Mapping[str, str], name: str) -> bool:
+    value = environ.get(name, "").strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise SettingsError(f"{name} must be true or false, not {value!r}")
+
+
+def settings_from(environ: Mapping[str, str]) -> Settings:
+    """Validate an environment mapping; unknown variables are ignored."""
+    table_name = environ.get("TABLE_NAME", "")
+    if not _TABLE_NAME.match(table_name):
+        raise SettingsError(f"TABLE_NAME must be a DynamoDB table name, not {table_name!r}")
+    queue_prefix = environ.get("PULL_QUEUE_PREFIX", Settings.pull_queue_prefix)
+    if not _QUEUE_PREFIX.match(queue_prefix):
+        raise SettingsError(
+            f"PULL_QUEUE_PREFIX must be 1-40 letters, digits, '-' or '_', not {queue_prefix!r}"
+        )
+    return Settings(
+        table_name=table_name,
+        pull_queue_prefix=queue_prefix,
+        allow_loopback_push_urls=_flag(environ, "ALLOW_LOOPBACK_PUSH_URLS"),
+    )
+
+
+@cache
+def load_settings() -> Settings:
+    """The settings of this process, read once (cold start)."""
+    return settings_from(os.environ)

@@ -1,0 +1,41 @@
+"""boto3 clients, created lazily on first use and cached (after configuration and test mocks exist).
+
+boto3 finds moto locally and AWS in the cloud the same way: through its standard
+configuration (``AWS_ENDPOINT_URL``, region, credentials). Nothing here knows which it is.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_sqs import SQSClient
+
+
+def _config() -> Any:
+    from botocore.config import Config
+
+    # Standard retry mode backs off on throttling; keep connect/read timeouts well under the API's 30 s.
+    return Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10)
+
+
+@cache
+def dynamodb_client() -> DynamoDBClient:
+    import boto3
+
+    return boto3.client("dynamodb", config=_config())
+
+
+@cache
+def sqs_client() -> SQSClient:
+    import boto3
+
+    return boto3.client("sqs", config=_config())
+
+
+def reset_clients() -> None:
+    """Forget cached clients (tests that change the endpoint between cases)."""
+    dynamodb_client.cache_clear()
+    sqs_client.cache_clear()

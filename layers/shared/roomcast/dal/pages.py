@@ -1,0 +1,47 @@
+"""Opaque pagination cursors over DynamoDB's LastEvaluatedKey."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from roomcast.errors import InvalidRequest
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: list[T]
+    next_cursor: str | None
+
+
+def encode_cursor(last_key: Mapping[str, Any] | None) -> str | None:
+    if not last_key:
+        return None
+    plain = {name: value["S"] for name, value in last_key.items()}
+    return base64.urlsafe_b64encode(json.dumps(plain, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, partition_key: str) -> dict[str, dict[str, str]] | None:
+    """The ExclusiveStartKey for a cursor; a cursor from another list (or tampered) is refused."""
+    if not cursor:
+        return None
+    bad = InvalidRequest("cursor is not valid for this list", code="invalid_cursor", http_status=400)
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        plain = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, binascii.Error, UnicodeError) as error:
+        raise bad from error
+    if (
+        not isinstance(plain, dict)
+        or set(plain) != {"PK", "SK"}
+        or plain["PK"] != partition_key
+        or not isinstance(plain["SK"], str)
+    ):
+        raise bad
+    return {name: {"S": value} for name, value in plain.items()}

@@ -1,0 +1,42 @@
+"""Defaults and upper bounds of the delivery policy, in one place (documented in docs/limits.md)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+SECOND_MS: Final = 1_000
+MINUTE_MS: Final = 60 * SECOND_MS
+HOUR_MS: Final = 60 * MINUTE_MS
+DAY_MS: Final = 24 * HOUR_MS
+
+# Room defaults: five redeliveries at +1 s, +3 s, +7 s, +15 s, +31 s.
+DEFAULT_DELIVERY_DELAY_MS: Final = 1_000
+DEFAULT_DELIVERY_DELAY_MULTIPLIER: Final = 2.0
+DEFAULT_DELIVERY_ATTEMPTS: Final = 5
+
+MAX_MESSAGE_EXPIRATION_MS: Final = 30 * DAY_MS
+MAX_DELIVERY_DELAY_MS: Final = 1 * DAY_MS
+MAX_DELIVERY_DELAY_MULTIPLIER: Final = 10.0
+MAX_DELIVERY_ATTEMPTS: Final = 50
+# No single wait is ever longer than this, whatever the formula says.
+MAX_SINGLE_DELAY_MS: Final = 7 * DAY_MS
+MIN_MAX_DELAY_MS: Final = 1 * SECOND_MS
+MAX_RETRY_SCHEDULE_LENGTH: Final = MAX_DELIVERY_ATTEMPTS
+
+# PUSH request timeout; the push function's own timeout is 60 s, so one request never outlives it.
+DEFAULT_PUSH_TIMEOUT_MS: Final = 10 * SECOND_MS
+MIN_PUSH_TIMEOUT_MS: Final = 1 * SECOND_MS
+MAX_PUSH_TIMEOUT_MS: Final = 30 * SECOND_MS
+
+# PULL ack wait (SQS visibility timeout, whole seconds; SQS allows at most 12 h).
+DEFAULT_ACK_WAIT_MS: Final = 30 * SECOND_MS
+MIN_ACK_WAIT_MS: Final = 1 * SECOND_MS
+MAX_ACK_WAIT_MS: Final = 12 * HOUR_MS
+
+MAX_NAME_LENGTH: Final = 128
+MAX_EVENT_TYPES: Final = 100
+MAX_VERSIONS_PER_EVENT_TYPE: Final = 50
+MAX_PUSH_URL_LENGTH: Final = 2_048
+MAX_SUBSCRIPTIONS_PER_ROOM: Final = 200
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 100

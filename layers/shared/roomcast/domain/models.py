@@ -1,0 +1,81 @@
+"""Domain models: rooms, subscriptions and their delivery policy. No AWS, no HTTP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class SubscriptionType(StrEnum):
+    PUSH = "PUSH"
+    PULL = "PULL"
+
+
+class SubscriptionStatus(StrEnum):
+    ACTIVE = "active"
+    # Set when a webhook answers 410 Gone: nothing is routed to it until re-activated.
+    DISABLED = "disabled"
+
+
+@dataclass(frozen=True)
+class EventTypeFilter:
+    """An event type and the versions of it that are accepted; no versions = every version."""
+
+    name: str
+    versions: tuple[str, ...] = ()
+
+    def accepts(self, event_type: str, event_version: str) -> bool:
+        return self.name == event_type and (not self.versions or event_version in self.versions)
+
+
+def accepts_event(filters: tuple[EventTypeFilter, ...], event_type: str, event_version: str) -> bool:
+    """An empty filter list accepts everything."""
+    return not filters or any(f.accepts(event_type, event_version) for f in filters)
+
+
+@dataclass(frozen=True)
+class Room:
+    id: str
+    tenant_id: str
+    name: str
+    message_expiration_ms: int | None
+    delivery_delay_ms: int
+    delivery_delay_multiplier: float
+    delivery_attempts: int
+    event_types: tuple[EventTypeFilter, ...]
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class DeliveryOverrides:
+    """What a subscription may change of its room's policy (never the expiration). None = room's value."""
+
+    delivery_delay_ms: int | None = None
+    delivery_delay_multiplier: float | None = None
+    delivery_attempts: int | None = None
+    max_delay_ms: int | None = None
+    jitter: float | None = None
+    retry_schedule_ms: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Subscription:
+    id: str
+    room_id: str
+    tenant_id: str
+    type: SubscriptionType
+    status: SubscriptionStatus
+    event_types: tuple[EventTypeFilter, ...]
+    overrides: DeliveryOverrides
+    failover_subscription_id: str | None
+    created_at: str
+    updated_at: str
+    # PUSH only
+    push_url: str | None = None
+    timeout_ms: int | None = None
+    signing_secrets: tuple[str, ...] = field(default=())
+    # PULL only
+    ack_wait_ms: int | None = None
+    queue_url: str | None = None
+    dead_letter_queue_url: str | None = None

@@ -1,0 +1,81 @@
+"""Integration fixtures: handlers called in-process, against moto in server mode.
+
+The functions get exactly their template environment (as the local stack and Lambda give it),
+pointed at the emulator through AWS_ENDPOINT_URL.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.request import Request, urlopen
+
+import pytest
+from moto.server import ThreadedMotoServer
+from roomcast.config import load_settings
+from roomcast.dal import aws
+from roomcast_dev.stack import (
+    LOCAL_PARAMETERS,
+    LOCAL_REGION,
+    aws_environment,
+    provision_resources,
+    queue_url_for,
+)
+from roomcast_dev.template import StackModel, read_stack
+
+from tests.support import FakeLambdaContext
+
+TEST_STACK = "roomcast-test"
+Handler = Callable[[dict[str, Any], Any], Any]
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def stack_model(moto_endpoint: str) -> StackModel:
+    """The template's resources, created fresh in an emptied emulator."""
+    with urlopen(Request(f"{moto_endpoint}/moto-api/reset", method="POST"), timeout=30):  # noqa: S310
+        pass
+    model = read_stack(
+        TEST_STACK, LOCAL_REGION, LOCAL_PARAMETERS, lambda name: queue_url_for(moto_endpoint, name)
+    )
+    provision_resources(model, moto_endpoint)
+    return model
+
+
+@pytest.fixture
+def function_handler(
+    stack_model: StackModel, moto_endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[str], Handler]:
+    """Import a function's handler with the function's template environment."""
+
+    def load(function_id: str) -> Handler:
+        spec = stack_model.functions[function_id]
+        for name, value in {**aws_environment(moto_endpoint), **spec.environment}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
+        monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+        load_settings.cache_clear()
+        aws.reset_clients()
+        module_name, _, attribute = spec.handler.rpartition(".")
+        module = importlib.import_module(module_name)
+        service_cache = getattr(module, "service", None) or getattr(module, "repository", None)
+        if service_cache is not None and hasattr(service_cache, "cache_clear"):
+            service_cache.cache_clear()
+        handler: Handler = getattr(module, attribute)
+        return handler
+
+    return load
+
+
+@pytest.fixture
+def context() -> FakeLambdaContext:
+    return FakeLambdaContext()

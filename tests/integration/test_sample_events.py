@@ -1,0 +1,65 @@
+"""Every events/*.json file (the events `sam local invoke -e` takes) drives its handler in-process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from roomcast.credentials import hash_api_key
+from roomcast.dal.repository import Repository
+from roomcast_dev.template import StackModel
+
+from tests.integration.conftest import Handler
+from tests.support import (
+    EVENTS_DIR,
+    SAMPLE_API_KEY,
+    SAMPLE_TENANT,
+    FakeLambdaContext,
+    function_of,
+    load_event,
+    sample_events,
+)
+
+
+@pytest.mark.parametrize("event_file", sample_events(), ids=lambda path: path.name)
+def test_sample_event_drives_its_handler(
+    event_file: Path,
+    function_handler: Callable[[str], Handler],
+    stack_model: StackModel,
+    context: FakeLambdaContext,
+) -> None:
+    # Given: the sample key is known, for the sample tenant
+    handler = function_handler(function_of(event_file))
+    Repository(stack_model.tables["Table"]["TableName"]).put_api_key(
+        hash_api_key(SAMPLE_API_KEY), SAMPLE_TENANT, "2026-11-22T00:00:00.000Z"
+    )
+
+    # When
+    result = handler(load_event(event_file), context)
+
+    # Then: a successful answer of the kind the function gives
+    if function_of(event_file) == "AuthorizerFunction":
+        assert result == {"isAuthorized": True, "context": {"tenantId": SAMPLE_TENANT}}
+    else:
+        assert result["statusCode"] in (200, 201), result
+        assert json.loads(result["body"])
+
+
+def test_every_function_has_a_sample_event(stack_model: StackModel) -> None:
+    covered = {function_of(path) for path in sample_events()}
+    assert set(stack_model.functions) <= covered
+
+
+def test_authorizer_refuses_an_unknown_key(
+    function_handler: Callable[[str], Handler], context: FakeLambdaContext
+) -> None:
+    # Given: no key stored
+    handler = function_handler("AuthorizerFunction")
+
+    # When
+    result = handler(load_event(EVENTS_DIR / "authorizer-request.json"), context)
+
+    # Then
+    assert result == {"isAuthorized": False}

@@ -1,0 +1,319 @@
+"""Request models of the management API: strict, bounded, and the subscription union."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from management_api.models import (
+    PullSubscriptionCreate,
+    PushSubscriptionCreate,
+    RoomCreate,
+    RoomPatch,
+    SubscriptionCreate,
+    SubscriptionPatch,
+)
+from pydantic import TypeAdapter, ValidationError
+from roomcast.domain import limits
+
+SUBSCRIPTION = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
+PUSH_URL = "https://hooks.example.com/in"
+
+
+def _error_types(error: ValidationError) -> set[tuple[tuple[int | str, ...], str]]:
+    return {(tuple(e["loc"]), e["type"]) for e in error.errors()}
+
+
+def _room(**fields: Any) -> RoomCreate:
+    return RoomCreate.model_validate({"name": "orders", **fields})
+
+
+# -- rooms ----------------------------------------------------------------------------------------
+
+
+def test_room_create_fills_the_documented_defaults() -> None:
+    # When
+    room = RoomCreate.model_validate({"name": "orders"})
+
+    # Then
+    assert room.messageExpirationMs is None
+    assert room.deliveryDelayMs == 1_000
+    assert room.deliveryDelayMultiplier == 2.0
+    assert room.deliveryAttempts == 5
+    assert room.eventTypes == []
+
+
+def test_room_create_accepts_every_field_at_its_bounds() -> None:
+    # When
+    room = _room(
+        messageExpirationMs=limits.MAX_MESSAGE_EXPIRATION_MS,
+        deliveryDelayMs=0,
+        deliveryDelayMultiplier=1,
+        deliveryAttempts=limits.MAX_DELIVERY_ATTEMPTS,
+        eventTypes=[{"name": "order.created", "versions": ["1", "2.1", "3.0.0.1"]}],
+    )
+
+    # Then
+    assert room.deliveryDelayMultiplier == 1.0
+    assert room.eventTypes[0].versions == ["1", "2.1", "3.0.0.1"]
+
+
+def test_room_create_requires_a_name() -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        RoomCreate.model_validate({})
+
+    # Then
+    assert _error_types(refused.value) == {(("name",), "missing")}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error_type"),
+    [
+        ("deliveryDelayMs", "1000", "int_type"),
+        ("deliveryDelayMs", True, "int_type"),
+        ("deliveryDelayMs", 1000.0, "int_type"),
+        ("deliveryAttempts", "5", "int_type"),
+        ("deliveryAttempts", False, "int_type"),
+        ("deliveryDelayMultiplier", "2", "float_type"),
+        ("deliveryDelayMultiplier", True, "float_type"),
+        ("messageExpirationMs", "60000", "int_type"),
+        ("name", 42, "string_type"),
+    ],
+)
+def test_room_create_refuses_values_of_the_wrong_json_type(
+    field: str, value: object, error_type: str
+) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        _room(**{field: value})
+
+    # Then
+    assert (field,) in {loc for loc, _ in _error_types(refused.value)}
+    assert error_type in {kind for _, kind in _error_types(refused.value)}
+
+
+def test_room_create_refuses_an_unknown_field() -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        _room(colour="blue")
+
+    # Then
+    assert _error_types(refused.value) == {(("colour",), "extra_forbidden")}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("deliveryDelayMultiplier", 0.99),
+        ("deliveryDelayMultiplier", limits.MAX_DELIVERY_DELAY_MULTIPLIER + 0.01),
+        ("deliveryDelayMultiplier", float("inf")),
+        ("deliveryDelayMultiplier", float("nan")),
+        ("deliveryAttempts", -1),
+        ("deliveryAttempts", limits.MAX_DELIVERY_ATTEMPTS + 1),
+        ("deliveryDelayMs", -1),
+        ("deliveryDelayMs", limits.MAX_DELIVERY_DELAY_MS + 1),
+        ("messageExpirationMs", -1),
+        ("messageExpirationMs", limits.MAX_MESSAGE_EXPIRATION_MS + 1),
+        ("name", ""),
+        ("name", "x" * (limits.MAX_NAME_LENGTH + 1)),
+    ],
+)
+def test_room_create_refuses_values_out_of_bounds(field: str, value: object) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        _room(**{field: value})
+
+    # Then
+    assert [e["loc"] for e in refused.value.errors()] == [(field,)]
+
+
+def test_zero_expiration_is_accepted() -> None:
+    # When
+    room = _room(messageExpirationMs=0)
+
+    # Then
+    assert room.messageExpirationMs == 0
+
+
+def test_duplicate_event_type_names_are_refused() -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        _room(eventTypes=[{"name": "order.created"}, {"name": "order.void"}, {"name": "order.created"}])
+
+    # Then
+    assert _error_types(refused.value) == {(("eventTypes",), "value_error")}
+    assert "repeated: order.created" in str(refused.value)
+
+
+def test_duplicate_versions_of_one_event_type_are_refused() -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        _room(eventTypes=[{"name": "order.created", "versions": ["1", "2", "1"]}])
+
+    # Then
+    assert _error_types(refused.value) == {(("eventTypes", 0, "versions"), "value_error")}
+    assert "repeated: 1" in str(refused.value)
+
+
+@pytest.mark.parametrize("version", ["v1", "1..2", "1.", ".1", "", "1.2.3.4.5", "1\n", "01-beta"])
+def test_malformed_event_version_is_refused(version: str) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        _room(eventTypes=[{"name": "order.created", "versions": [version]}])
+
+    # Then
+    assert _error_types(refused.value) == {(("eventTypes", 0, "versions", 0), "string_pattern_mismatch")}
+
+
+@pytest.mark.parametrize("name", ["", ".hidden", "has space", "tab\t", "order.created\n"])
+def test_malformed_event_type_name_is_refused(name: str) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        _room(eventTypes=[{"name": name}])
+
+    # Then
+    assert {loc for loc, _ in _error_types(refused.value)} == {("eventTypes", 0, "name")}
+
+
+def test_too_many_event_types_are_refused() -> None:
+    # Given
+    event_types = [{"name": f"type{n}"} for n in range(limits.MAX_EVENT_TYPES + 1)]
+
+    # When
+    with pytest.raises(ValidationError) as refused:
+        _room(eventTypes=event_types)
+
+    # Then
+    assert _error_types(refused.value) == {(("eventTypes",), "too_long")}
+
+
+def test_room_patch_with_nothing_set_is_valid_and_empty() -> None:
+    # When
+    patch = RoomPatch.model_validate({})
+
+    # Then
+    assert patch.model_dump(exclude_unset=True) == {}
+
+
+# -- subscriptions --------------------------------------------------------------------------------
+
+
+def test_push_subscription_is_chosen_by_its_type() -> None:
+    # When
+    subscription = SUBSCRIPTION.validate_python({"type": "PUSH", "pushUrl": PUSH_URL, "timeoutMs": 5_000})
+
+    # Then
+    assert isinstance(subscription, PushSubscriptionCreate)
+    assert subscription.pushUrl == PUSH_URL
+    assert subscription.timeoutMs == 5_000
+
+
+def test_pull_subscription_is_chosen_by_its_type() -> None:
+    # When
+    subscription = SUBSCRIPTION.validate_python({"type": "PULL", "ackWaitMs": 60_000})
+
+    # Then
+    assert isinstance(subscription, PullSubscriptionCreate)
+    assert subscription.ackWaitMs == 60_000
+
+
+def test_push_subscription_requires_a_push_url() -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        SUBSCRIPTION.validate_python({"type": "PUSH"})
+
+    # Then
+    assert _error_types(refused.value) == {(("PUSH", "pushUrl"), "missing")}
+
+
+@pytest.mark.parametrize(
+    ("fields", "refused_field"),
+    [
+        ({"type": "PULL", "pushUrl": PUSH_URL}, "pushUrl"),
+        ({"type": "PULL", "timeoutMs": 5_000}, "timeoutMs"),
+        ({"type": "PUSH", "pushUrl": PUSH_URL, "ackWaitMs": 30_000}, "ackWaitMs"),
+        ({"type": "PUSH", "pushUrl": PUSH_URL, "messageExpirationMs": 1_000}, "messageExpirationMs"),
+        ({"type": "PULL", "messageExpirationMs": 1_000}, "messageExpirationMs"),
+        ({"type": "PULL", "messageExpirationMs": None}, "messageExpirationMs"),
+    ],
+)
+def test_subscription_refuses_a_field_of_the_other_type_or_of_the_room(
+    fields: dict[str, Any], refused_field: str
+) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        SUBSCRIPTION.validate_python(fields)
+
+    # Then
+    assert _error_types(refused.value) == {((fields["type"], refused_field), "extra_forbidden")}
+
+
+@pytest.mark.parametrize(
+    ("fields", "error_type"),
+    [
+        ({"type": "FOO"}, "union_tag_invalid"),
+        ({}, "union_tag_not_found"),
+        ({"type": "push"}, "union_tag_invalid"),
+    ],
+)
+def test_subscription_without_a_known_type_is_refused(fields: dict[str, Any], error_type: str) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        SUBSCRIPTION.validate_python(fields)
+
+    # Then
+    assert _error_types(refused.value) == {((), error_type)}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("timeoutMs", limits.MIN_PUSH_TIMEOUT_MS - 1),
+        ("timeoutMs", limits.MAX_PUSH_TIMEOUT_MS + 1),
+        ("jitter", -0.01),
+        ("jitter", 1.01),
+        ("maxDelayMs", limits.MIN_MAX_DELAY_MS - 1),
+        ("retryScheduleMs", []),
+        ("retryScheduleMs", [-1]),
+        ("retryScheduleMs", [0] * (limits.MAX_RETRY_SCHEDULE_LENGTH + 1)),
+        ("deliveryDelayMultiplier", 0.5),
+        ("deliveryAttempts", 51),
+        ("failoverSubscriptionId", ""),
+        ("pushUrl", "https://h/" + "x" * limits.MAX_PUSH_URL_LENGTH),
+    ],
+)
+def test_push_subscription_refuses_overrides_out_of_bounds(field: str, value: object) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        SUBSCRIPTION.validate_python({"type": "PUSH", "pushUrl": PUSH_URL, field: value})
+
+    # Then
+    assert {loc[:2] for loc, _ in _error_types(refused.value)} == {("PUSH", field)}
+
+
+@pytest.mark.parametrize("ack_wait_ms", [limits.MIN_ACK_WAIT_MS - 1, limits.MAX_ACK_WAIT_MS + 1])
+def test_pull_subscription_refuses_ack_wait_out_of_bounds(ack_wait_ms: int) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        SUBSCRIPTION.validate_python({"type": "PULL", "ackWaitMs": ack_wait_ms})
+
+    # Then
+    assert {loc for loc, _ in _error_types(refused.value)} == {("PULL", "ackWaitMs")}
+
+
+def test_subscription_patch_refuses_message_expiration() -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        SubscriptionPatch.model_validate({"messageExpirationMs": 1_000})
+
+    # Then
+    assert _error_types(refused.value) == {(("messageExpirationMs",), "extra_forbidden")}
+
+
+def test_subscription_patch_keeps_explicit_nulls_apart_from_absent_fields() -> None:
+    # When
+    patch = SubscriptionPatch.model_validate({"jitter": None, "deliveryAttempts": 2})
+
+    # Then
+    assert patch.model_dump(exclude_unset=True) == {"jitter": None, "deliveryAttempts": 2}

@@ -1,0 +1,401 @@
+"""Which push URLs roomcast will call: https only, never into private networks."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from roomcast.domain.limits import MAX_PUSH_URL_LENGTH
+from roomcast.domain.push_urls import (
+    PushUrlPolicy,
+    PushUrlRejected,
+    Resolver,
+    check_push_url,
+    system_resolver,
+)
+
+PUBLIC_V4 = "93.184.216.34"
+PUBLIC_V6 = "2606:2800:220:1:248:1893:25c8:1946"
+STRICT = PushUrlPolicy(allow_loopback=False)
+LOCAL = PushUrlPolicy(allow_loopback=True)
+
+
+def resolving_to(*addresses: str) -> Resolver:
+    """A fake resolver: every host resolves to ``addresses``."""
+
+    def resolve(host: str, port: int) -> list[str]:
+        return list(addresses)
+
+    return resolve
+
+
+def never_called(host: str, port: int) -> list[str]:
+    raise AssertionError(f"the resolver was asked about {host}:{port}")
+
+
+def not_resolving(host: str, port: int) -> list[str]:
+    raise PushUrlRejected(f"host {host!r} does not resolve")
+
+
+# -- accepted -------------------------------------------------------------------------------------
+
+
+def test_https_to_a_public_ipv4_literal_is_accepted_without_resolving() -> None:
+    # When
+    addresses = check_push_url(f"https://{PUBLIC_V4}/hooks", STRICT, never_called)
+
+    # Then
+    assert addresses == [PUBLIC_V4]
+
+
+def test_https_to_a_public_ipv6_literal_is_accepted() -> None:
+    # When
+    addresses = check_push_url(f"https://[{PUBLIC_V6}]:8443/hooks", STRICT, never_called)
+
+    # Then
+    assert addresses == [PUBLIC_V6]
+
+
+def test_https_to_a_hostname_resolving_to_public_addresses_is_accepted() -> None:
+    # Given
+    resolve = resolving_to(PUBLIC_V4, PUBLIC_V6)
+
+    # When
+    addresses = check_push_url("https://hooks.example.com/in", STRICT, resolve)
+
+    # Then
+    assert addresses == [PUBLIC_V4, PUBLIC_V6]
+
+
+@pytest.mark.parametrize(
+    ("url", "expected_port"),
+    [
+        ("https://hooks.example.com/in", 443),
+        ("https://hooks.example.com:8443/in", 8443),
+    ],
+)
+def test_resolver_is_asked_for_the_host_and_the_port_of_the_url(url: str, expected_port: int) -> None:
+    # Given
+    asked: list[tuple[str, int]] = []
+
+    def resolve(host: str, port: int) -> list[str]:
+        asked.append((host, port))
+        return [PUBLIC_V4]
+
+    # When
+    check_push_url(url, STRICT, resolve)
+
+    # Then
+    assert asked == [("hooks.example.com", expected_port)]
+
+
+def test_scheme_is_case_insensitive() -> None:
+    # When
+    addresses = check_push_url(f"HTTPS://{PUBLIC_V4}/", STRICT, never_called)
+
+    # Then
+    assert addresses == [PUBLIC_V4]
+
+
+def test_url_of_exactly_the_maximum_length_is_accepted() -> None:
+    # Given
+    prefix = f"https://{PUBLIC_V4}/"
+    url = prefix + "a" * (MAX_PUSH_URL_LENGTH - len(prefix))
+
+    # When
+    addresses = check_push_url(url, STRICT, never_called)
+
+    # Then
+    assert len(url) == MAX_PUSH_URL_LENGTH
+    assert addresses == [PUBLIC_V4]
+
+
+# -- scheme ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://93.184.216.34/",
+        "gopher://93.184.216.34/",
+        "ws://127.0.0.1/",
+        "javascript://127.0.0.1/",
+    ],
+)
+def test_scheme_other_than_http_or_https_is_refused_even_in_local_mode(url: str) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(url, LOCAL, resolving_to(PUBLIC_V4))
+
+    # Then
+    assert "must use https" in str(refused.value)
+
+
+@pytest.mark.parametrize("url", [f"http://{PUBLIC_V4}/", "http://127.0.0.1:8080/"])
+def test_plain_http_is_refused_outside_local_mode(url: str) -> None:
+    # When
+    with pytest.raises(PushUrlRejected, match="must use https"):
+        check_push_url(url, STRICT, never_called)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://127.0.0.1:8080/hook", "127.0.0.1"),
+        ("http://127.8.9.10/hook", "127.8.9.10"),
+        ("http://[::1]:8080/hook", "::1"),
+        ("http://[::ffff:127.0.0.1]/hook", "::ffff:127.0.0.1"),
+    ],
+)
+def test_plain_http_to_a_loopback_literal_is_accepted_in_local_mode(url: str, expected: str) -> None:
+    # When
+    addresses = check_push_url(url, LOCAL, never_called)
+
+    # Then
+    assert addresses == [expected]
+
+
+def test_plain_http_to_a_hostname_resolving_to_loopback_is_accepted_in_local_mode() -> None:
+    # When
+    addresses = check_push_url("http://receiver.local:9000/", LOCAL, resolving_to("127.0.0.1"))
+
+    # Then
+    assert addresses == ["127.0.0.1"]
+
+
+def test_plain_http_to_a_public_address_is_refused_even_in_local_mode() -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(f"http://{PUBLIC_V4}/", LOCAL, never_called)
+
+    # Then
+    assert "https" in str(refused.value)
+    assert "loopback" in str(refused.value)
+
+
+def test_plain_http_is_refused_in_local_mode_when_one_of_the_addresses_is_not_loopback() -> None:
+    # When
+    with pytest.raises(PushUrlRejected, match="https"):
+        check_push_url("http://receiver.local/", LOCAL, resolving_to("127.0.0.1", PUBLIC_V4))
+
+
+# -- URL shape ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"https://user:secret@{PUBLIC_V4}/",
+        f"https://user@{PUBLIC_V4}/",
+        f"https://:secret@{PUBLIC_V4}/",
+    ],
+)
+def test_credentials_in_the_url_are_refused(url: str) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(url, STRICT, never_called)
+
+    # Then
+    assert "credentials" in str(refused.value)
+
+
+def test_fragment_is_refused() -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(f"https://{PUBLIC_V4}/hooks#section", STRICT, never_called)
+
+    # Then
+    assert "fragment" in str(refused.value)
+
+
+def test_url_longer_than_the_maximum_is_refused() -> None:
+    # Given
+    prefix = f"https://{PUBLIC_V4}/"
+    url = prefix + "a" * (MAX_PUSH_URL_LENGTH + 1 - len(prefix))
+
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(url, STRICT, never_called)
+
+    # Then
+    assert "longer than" in str(refused.value)
+    assert str(MAX_PUSH_URL_LENGTH) in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "url", ["https:///hooks", "https://:443/hooks", "file:///etc/passwd", "93.184.216.34/x"]
+)
+def test_url_without_a_host_is_refused(url: str) -> None:
+    # When
+    with pytest.raises(PushUrlRejected, match="no host"):
+        check_push_url(url, STRICT, never_called)
+
+
+def test_port_out_of_range_is_refused() -> None:
+    # When
+    with pytest.raises(PushUrlRejected, match="not a valid URL"):
+        check_push_url(f"https://{PUBLIC_V4}:99999/", STRICT, never_called)
+
+
+# -- forbidden addresses --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("host", "reason"),
+    [
+        ("10.0.0.1", "private"),
+        ("172.16.0.1", "private"),
+        ("192.168.1.1", "private"),
+        ("127.0.0.1", "loopback"),
+        ("169.254.169.254", "link-local"),
+        ("100.64.0.1", "private"),
+        ("0.0.0.0", "unspecified"),  # noqa: S104 - an address refused, nothing is bound
+        ("224.0.0.1", "multicast"),
+        ("[::1]", "loopback"),
+        ("[fd00::1]", "private"),
+        ("[fe80::1]", "link-local"),
+        ("[::ffff:10.0.0.1]", "private"),
+        ("[::ffff:169.254.169.254]", "link-local"),
+        ("[fd00:ec2::254]", "private"),
+        ("[64:ff9b::a00:1]", "private"),
+        ("[2002:a00:1::1]", "private"),
+        ("[ff02::1]", "multicast"),
+        ("[::]", "unspecified"),
+        ("198.18.0.1", "private"),
+        ("240.0.0.1", "reserved"),
+    ],
+)
+def test_literal_forbidden_address_is_refused_and_named(host: str, reason: str) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(f"https://{host}/hooks", STRICT, never_called)
+
+    # Then
+    assert reason in str(refused.value)
+
+
+@pytest.mark.parametrize("address", ["10.0.0.1", "169.254.169.254", "fd00:ec2::254", "fe80::1%eth0"])
+def test_hostname_resolving_to_a_forbidden_address_is_refused(address: str) -> None:
+    # When
+    with pytest.raises(PushUrlRejected, match="refused"):
+        check_push_url("https://hooks.example.com/", STRICT, resolving_to(address))
+
+
+def test_hostname_with_one_private_address_among_public_ones_is_refused() -> None:
+    # Given
+    resolve = resolving_to(PUBLIC_V4, "192.168.0.10", PUBLIC_V6)
+
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url("https://hooks.example.com/", STRICT, resolve)
+
+    # Then
+    assert "192.168.0.10" in str(refused.value)
+    assert "private" in str(refused.value)
+
+
+@pytest.mark.parametrize(("host", "expected"), [("127.0.0.1", "127.0.0.1"), ("[::1]", "::1")])
+def test_https_to_loopback_is_accepted_in_local_mode(host: str, expected: str) -> None:
+    # When
+    addresses = check_push_url(f"https://{host}:8443/", LOCAL, never_called)
+
+    # Then
+    assert addresses == [expected]
+
+
+@pytest.mark.parametrize("host", ["10.0.0.1", "169.254.169.254", "[fd00:ec2::254]"])
+def test_local_mode_still_refuses_non_loopback_private_addresses(host: str) -> None:
+    # When
+    with pytest.raises(PushUrlRejected, match="refused"):
+        check_push_url(f"http://{host}/", LOCAL, never_called)
+
+
+@pytest.mark.parametrize("resolve", [resolving_to(), not_resolving])
+def test_hostname_that_does_not_resolve_is_refused(resolve: Callable[[str, int], list[str]]) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url("https://nowhere.invalid/", STRICT, resolve)
+
+    # Then
+    assert "does not resolve" in str(refused.value)
+
+
+# -- other spellings of an address, through the real resolver (numeric hosts need no network) -------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://2130706433/",
+        "https://0x7f.0.0.1/",
+        "https://017700000001/",
+        "https://0177.0.0.1/",
+        "https://127.1/",
+    ],
+)
+def test_other_spellings_of_loopback_are_refused_outside_local_mode(url: str) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(url, STRICT, system_resolver)
+
+    # Then
+    assert "loopback" in str(refused.value)
+    assert "127.0.0.1" in str(refused.value)
+
+
+@pytest.mark.parametrize("policy", [STRICT, LOCAL])
+@pytest.mark.parametrize("url", ["https://167772161/", "https://0xa.0.0.1/", "https://012.0.0.1/"])
+def test_other_spellings_of_a_private_address_are_refused_in_every_mode(
+    url: str, policy: PushUrlPolicy
+) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(url, policy, system_resolver)
+
+    # Then
+    assert "private" in str(refused.value)
+    assert "10.0.0.1" in str(refused.value)
+
+
+def test_system_resolver_reports_an_unresolvable_name_as_a_rejection() -> None:
+    # When (an empty non-ASCII label fails IDNA encoding before any DNS query is made)
+    with pytest.raises(PushUrlRejected, match="does not resolve"):
+        system_resolver("b\u00fccher..example", 443)
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+
+@given(st.ip_addresses(network="10.0.0.0/8"))
+def test_any_address_in_10_slash_8_is_refused_in_every_mode(address: ipaddress.IPv4Address) -> None:
+    # When / Then
+    with pytest.raises(PushUrlRejected, match="private"):
+        check_push_url(f"https://{address}/", LOCAL, never_called)
+
+
+@given(st.ip_addresses(network="10.0.0.0/8"))
+def test_any_ipv4_mapped_private_address_is_refused(address: ipaddress.IPv4Address) -> None:
+    # Given
+    mapped = f"[::ffff:{address}]"
+
+    # When / Then
+    with pytest.raises(PushUrlRejected, match="private"):
+        check_push_url(f"https://{mapped}/", STRICT, never_called)
+
+
+@pytest.mark.parametrize(
+    "network", ["172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16", "fc00::/7", "fe80::/10"]
+)
+@given(data=st.data())
+def test_any_address_in_a_forbidden_network_is_refused_behind_a_hostname(
+    network: str, data: st.DataObject
+) -> None:
+    # Given
+    address = data.draw(st.ip_addresses(network=network))
+
+    # When / Then
+    with pytest.raises(PushUrlRejected, match="refused"):
+        check_push_url("https://hooks.example.com/", LOCAL, resolving_to(PUBLIC_V4, str(address)))

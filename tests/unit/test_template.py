@@ -1,0 +1,409 @@
+"""Reading template.yaml: resources, functions, routes and intrinsics, resolved locally."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from roomcast_dev.template import (
+    LOCAL_ACCOUNT_ID,
+    PROJECT_ROOT,
+    Resolver,
+    StackModel,
+    load_template,
+    read_stack,
+)
+
+STACK = "roomcast-test"
+REGION = "us-east-1"
+
+
+def queue_url(name: str) -> str:
+    return f"http://q/{name}"
+
+
+@pytest.fixture(scope="module")
+def stack() -> StackModel:
+    return read_stack(STACK, REGION, {"AllowLoopbackPushUrls": "true"}, queue_url=queue_url)
+
+
+# -- the real template ----------------------------------------------------------------------------
+
+
+def test_management_function_runs_the_management_handler(stack: StackModel) -> None:
+    # When
+    function = stack.functions["ManagementFunction"]
+
+    # Then
+    assert function.handler == "management_api.handler.lambda_handler"
+    assert function.name == "roomcast-test-ManagementFunction"
+    assert function.code_path == PROJECT_ROOT / "functions" / "management"
+    assert PROJECT_ROOT / "layers" / "shared" in function.layer_paths
+
+
+def test_management_function_environment_is_resolved(stack: StackModel) -> None:
+    # When
+    environment = stack.functions["ManagementFunction"].environment
+
+    # Then
+    assert environment["TABLE_NAME"] == "roomcast-test-Table"
+    assert environment["PULL_QUEUE_PREFIX"] == "roomcast-test-pull-"
+    assert environment["ALLOW_LOOPBACK_PUSH_URLS"] == "true"
+
+
+def test_parameter_default_applies_when_not_given() -> None:
+    # When
+    stack = read_stack(STACK, REGION, {}, queue_url=queue_url)
+
+    # Then
+    assert stack.functions["ManagementFunction"].environment["ALLOW_LOOPBACK_PUSH_URLS"] == "false"
+
+
+def test_management_routes_are_the_authorized_proxy_and_the_public_documents(stack: StackModel) -> None:
+    # When
+    routes = {(r.method, r.path): r for r in stack.routes if r.function_id == "ManagementFunction"}
+
+    # Then
+    assert routes[("ANY", "/{proxy+}")].authorized is True
+    assert routes[("GET", "/openapi.json")].authorized is False
+    assert routes[("GET", "/docs")].authorized is False
+
+
+def test_authorizer_is_the_authorizer_function_on_the_authorization_header(stack: StackModel) -> None:
+    # When
+    authorizer = stack.authorizer
+
+    # Then
+    assert authorizer is not None
+    assert authorizer.function_id == "AuthorizerFunction"
+    assert authorizer.identity_headers == ("authorization",)
+    assert authorizer.cache_ttl_seconds == 300
+
+
+def test_authorizer_cache_ttl_follows_its_parameter() -> None:
+    # When
+    stack = read_stack(STACK, REGION, {"AuthorizerCacheTtlSeconds": "0"}, queue_url=queue_url)
+
+    # Then
+    assert stack.authorizer is not None
+    assert stack.authorizer.cache_ttl_seconds == 0
+
+
+def test_table_is_named_after_the_stack(stack: StackModel) -> None:
+    # When
+    table = stack.tables["Table"]
+
+    # Then
+    assert table["TableName"] == "roomcast-test-Table"
+
+
+def test_outputs_are_resolved(stack: StackModel) -> None:
+    # When
+    outputs = stack.outputs
+
+    # Then
+    assert outputs["TableName"] == "roomcast-test-Table"
+    assert outputs["PullQueuePrefix"] == "roomcast-test-pull-"
+    assert outputs["ManagementFunctionName"] == "roomcast-test-ManagementFunction"
+
+
+# -- the resolver, on a small template ------------------------------------------------------------
+
+SMALL_TEMPLATE = """\
+Parameters:
+  Stage:
+    Type: String
+    Default: dev
+  Retention:
+    Type: Number
+    Default: 7
+Resources:
+  Queue:
+    Type: AWS::SQS::Queue
+  FifoQueue:
+    Type: AWS::SQS::Queue
+    Properties:
+      FifoQueue: true
+  NamedQueue:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: !Sub "${AWS::StackName}-named-${Stage}"
+  Table:
+    Type: AWS::DynamoDB::Table
+  Bucket:
+    Type: AWS::S3::Bucket
+  Values:
+    Type: Custom::Values
+    Properties:
+      StageRef: !Ref Stage
+      RetentionRef: !Ref Retention
+      QueueRef: !Ref Queue
+      TableRef: !Ref Table
+      QueueArn: !GetAtt Queue.Arn
+      QueueUrl: !GetAtt Queue.QueueUrl
+      QueueName: !GetAtt Queue.QueueName
+      TableArn: !GetAtt Table.Arn
+      BucketArn: !GetAtt Bucket.Arn
+      Sub: !Sub "${AWS::StackName}:${Queue.Arn}:${AWS::Region}:${AWS::AccountId}"
+      SubWithVariables: !Sub
+        - "${Prefix}/${Stage}"
+        - Prefix: !Ref Table
+      Join: !Join ["-", [!Ref Stage, "x", !GetAtt Queue.QueueName]]
+      Select: !Select [1, ["a", "b", "c"]]
+      LongForm:
+        Fn::GetAtt: [Table, Arn]
+      Nested:
+        - Inner: !Ref Stage
+"""
+
+
+@pytest.fixture
+def small_template(tmp_path: Path) -> dict[str, Any]:
+    path = tmp_path / "template.yaml"
+    path.write_text(SMALL_TEMPLATE, encoding="utf-8")
+    return load_template(path)
+
+
+@pytest.fixture
+def resolver(small_template: dict[str, Any]) -> Resolver:
+    return Resolver(small_template, "demo", "eu-west-1", {"Stage": "prod"}, queue_url)
+
+
+def _resolved(resolver: Resolver, small_template: dict[str, Any], name: str) -> Any:
+    return resolver.resolve(small_template["Resources"]["Values"]["Properties"][name])
+
+
+def test_short_tags_load_as_their_long_form(small_template: dict[str, Any]) -> None:
+    # When
+    values = small_template["Resources"]["Values"]["Properties"]
+
+    # Then
+    assert values["StageRef"] == {"Ref": "Stage"}
+    assert values["QueueArn"] == {"Fn::GetAtt": ["Queue", "Arn"]}
+    assert values["Sub"] == {"Fn::Sub": "${AWS::StackName}:${Queue.Arn}:${AWS::Region}:${AWS::AccountId}"}
+    assert values["Join"] == {
+        "Fn::Join": ["-", [{"Ref": "Stage"}, "x", {"Fn::GetAtt": ["Queue", "QueueName"]}]]
+    }
+    assert values["SubWithVariables"] == {"Fn::Sub": ["${Prefix}/${Stage}", {"Prefix": {"Ref": "Table"}}]}
+
+
+def test_file_that_is_not_a_mapping_is_not_a_template(tmp_path: Path) -> None:
+    # Given
+    path = tmp_path / "list.yaml"
+    path.write_text("- a\n- b\n", encoding="utf-8")
+
+    # When / Then
+    with pytest.raises(ValueError, match="not a template"):
+        load_template(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("StageRef", "prod"),
+        ("RetentionRef", "7"),
+        ("QueueRef", "http://q/demo-Queue"),
+        ("TableRef", "demo-Table"),
+        ("QueueArn", f"arn:aws:sqs:eu-west-1:{LOCAL_ACCOUNT_ID}:demo-Queue"),
+        ("QueueUrl", "http://q/demo-Queue"),
+        ("QueueName", "demo-Queue"),
+        ("TableArn", f"arn:aws:dynamodb:eu-west-1:{LOCAL_ACCOUNT_ID}:table/demo-Table"),
+        ("BucketArn", "arn:aws:s3:::demo-bucket"),
+        ("Sub", f"demo:arn:aws:sqs:eu-west-1:{LOCAL_ACCOUNT_ID}:demo-Queue:eu-west-1:{LOCAL_ACCOUNT_ID}"),
+        ("SubWithVariables", "demo-Table/prod"),
+        ("Join", "prod-x-demo-Queue"),
+        ("Select", "b"),
+        ("LongForm", f"arn:aws:dynamodb:eu-west-1:{LOCAL_ACCOUNT_ID}:table/demo-Table"),
+        ("Nested", [{"Inner": "prod"}]),
+    ],
+)
+def test_intrinsic_resolves_to_the_local_value(
+    resolver: Resolver, small_template: dict[str, Any], name: str, expected: Any
+) -> None:
+    # When
+    value = _resolved(resolver, small_template, name)
+
+    # Then
+    assert value == expected
+
+
+@pytest.mark.parametrize(
+    ("logical_id", "expected"),
+    [
+        ("Queue", "demo-Queue"),
+        ("FifoQueue", "demo-FifoQueue.fifo"),
+        ("NamedQueue", "demo-named-prod"),
+        ("Bucket", "demo-bucket"),
+    ],
+)
+def test_physical_name_follows_cloudformation_naming(
+    resolver: Resolver, logical_id: str, expected: str
+) -> None:
+    # When / Then
+    assert resolver.physical_name(logical_id) == expected
+
+
+def test_ref_to_an_unknown_name_is_an_error(resolver: Resolver) -> None:
+    # When / Then
+    with pytest.raises(KeyError, match="Missing"):
+        resolver.resolve({"Ref": "Missing"})
+
+
+def test_unsupported_attribute_is_an_error(resolver: Resolver) -> None:
+    # When / Then
+    with pytest.raises(KeyError, match="not supported"):
+        resolver.resolve({"Fn::GetAtt": ["Table", "StreamArn"]})
+
+
+def test_mapping_with_several_keys_is_resolved_key_by_key(resolver: Resolver) -> None:
+    # When
+    value = resolver.resolve({"Ref": "Stage", "Other": {"Ref": "Stage"}})
+
+    # Then
+    assert value == {"Ref": "Stage", "Other": "prod"}
+
+
+def test_sub_renders_an_escaped_placeholder_literally(resolver: Resolver) -> None:
+    # When
+    value = resolver.resolve({"Fn::Sub": "${!Literal}-${Stage}"})
+
+    # Then
+    assert value == "${Literal}-prod"
+
+
+# -- read_stack, on a small SAM template ----------------------------------------------------------
+
+SMALL_SAM_TEMPLATE = """\
+Globals:
+  Function:
+    Timeout: 29
+    MemorySize: 512
+    Layers:
+      - !Ref Shared
+    Environment:
+      Variables:
+        TABLE_NAME: !Ref Table
+        LEVEL: INFO
+Resources:
+  Shared:
+    Type: AWS::Serverless::LayerVersion
+    Properties:
+      ContentUri: layers/shared/
+  Table:
+    Type: AWS::DynamoDB::Table
+  Work:
+    Type: AWS::SQS::Queue
+    Properties:
+      RedrivePolicy:
+        deadLetterTargetArn: !GetAtt Dead.Arn
+        maxReceiveCount: 3
+  Dead:
+    Type: AWS::SQS::Queue
+  Plain:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: functions/plain/
+      Handler: plain.handler
+  Worker:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: functions/worker/
+      Handler: worker.handler
+      Timeout: 60
+      MemorySize: 256
+      Environment:
+        Variables:
+          LEVEL: DEBUG
+          QUEUE_URL: !Ref Work
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Work.Arn
+            BatchSize: 5
+            MaximumBatchingWindowInSeconds: 2
+            FunctionResponseTypes: [ReportBatchItemFailures]
+            ScalingConfig:
+              MaximumConcurrency: 4
+        Simple:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Dead.Arn
+"""
+
+
+@pytest.fixture
+def small_stack(tmp_path: Path) -> StackModel:
+    path = tmp_path / "template.yaml"
+    path.write_text(SMALL_SAM_TEMPLATE, encoding="utf-8")
+    return read_stack("demo", "eu-west-1", {}, queue_url=queue_url, path=path)
+
+
+def test_function_without_its_own_settings_takes_the_globals(small_stack: StackModel) -> None:
+    # When
+    function = small_stack.functions["Plain"]
+
+    # Then
+    assert (function.timeout_seconds, function.memory_mb) == (29, 512)
+    assert function.environment == {"TABLE_NAME": "demo-Table", "LEVEL": "INFO"}
+
+
+def test_function_settings_override_the_globals(small_stack: StackModel) -> None:
+    # When
+    function = small_stack.functions["Worker"]
+
+    # Then
+    assert (function.timeout_seconds, function.memory_mb) == (60, 256)
+    assert function.environment == {
+        "TABLE_NAME": "demo-Table",
+        "LEVEL": "DEBUG",
+        "QUEUE_URL": "http://q/demo-Work",
+    }
+
+
+def test_code_and_layer_paths_are_relative_to_the_template(tmp_path: Path, small_stack: StackModel) -> None:
+    # When
+    function = small_stack.functions["Worker"]
+
+    # Then
+    assert function.code_path == tmp_path / "functions" / "worker"
+    assert function.layer_paths == (tmp_path / "layers" / "shared",)
+
+
+def test_queue_properties_may_refer_to_other_queues(small_stack: StackModel) -> None:
+    # When
+    work = small_stack.queues["Work"]
+
+    # Then
+    assert work["QueueName"] == "demo-Work"
+    assert work["RedrivePolicy"] == {
+        "deadLetterTargetArn": f"arn:aws:sqs:eu-west-1:{LOCAL_ACCOUNT_ID}:demo-Dead",
+        "maxReceiveCount": 3,
+    }
+
+
+def test_sqs_events_become_triggers_with_their_batching_settings(small_stack: StackModel) -> None:
+    # When
+    triggers = {trigger.queue_id: trigger for trigger in small_stack.sqs_triggers}
+
+    # Then
+    jobs = triggers["Work"]
+    assert (jobs.function_id, jobs.batch_size, jobs.batching_window_seconds) == ("Worker", 5, 2.0)
+    assert jobs.report_batch_item_failures is True
+    assert jobs.maximum_concurrency == 4
+
+
+def test_sqs_event_without_settings_takes_lambda_defaults(small_stack: StackModel) -> None:
+    # When
+    simple = next(t for t in small_stack.sqs_triggers if t.queue_id == "Dead")
+
+    # Then
+    assert (simple.batch_size, simple.batching_window_seconds) == (10, 0.0)
+    assert simple.report_batch_item_failures is False
+
+
+def test_template_without_an_http_api_has_no_authorizer_or_routes(small_stack: StackModel) -> None:
+    # When / Then
+    assert small_stack.authorizer is None
+    assert small_stack.routes == []

@@ -1,0 +1,52 @@
+"""``python -m roomcast_dev``: run the local stack until Ctrl-C (what ``make run`` does)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+
+from roomcast.dal.repository import Repository
+
+from roomcast_dev.keys import create_api_key
+from roomcast_dev.stack import LocalStack
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="roomcast local stack")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("ROOMCAST_PORT", "3000")))
+    parser.add_argument("--moto-port", type=int, default=int(os.environ.get("ROOMCAST_MOTO_PORT", "0")))
+    args = parser.parse_args()
+
+    stack = LocalStack(gateway_port=args.port, moto_port=args.moto_port, write_state_file=True)
+    stopped = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stopped.set())
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    stack.start()
+    try:
+        key = create_api_key(
+            Repository(stack.output("TableName"), client=stack.client("dynamodb")),
+            "local",
+            os.environ.get("ROOMCAST_API_KEY") or None,
+        )
+        print(
+            "\nroomcast local stack is up\n"
+            f"  API:         {stack.api_url}\n"
+            f"  API docs:    {stack.api_url}/docs\n"
+            f"  AWS (moto):  {stack.endpoint_url}\n"
+            f"  tenant:      local\n"
+            f"  API key:     {key}\n\n"
+            f"  export ROOMCAST_URL={stack.api_url} ROOMCAST_API_KEY={key}\n\n"
+            "Ctrl-C stops it.\n",
+            flush=True,
+        )
+        stopped.wait()
+    finally:
+        print("stopping...", flush=True)
+        stack.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,182 @@
+"""Lambda's SQS event source mapping, locally: poll, batch, invoke, delete what succeeded.
+
+Honours the template's BatchSize, MaximumBatchingWindowInSeconds, ReportBatchItemFailures and
+ScalingConfig.MaximumConcurrency. As on AWS: a function error leaves the whole batch on the queue
+(it comes back after the visibility timeout); with ReportBatchItemFailures only the reported
+messages stay; an invalid failure report counts as a failure of the whole batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from roomcast_dev.functions import FunctionError
+from roomcast_dev.template import SqsTrigger
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs import SQSClient
+    from mypy_boto3_sqs.type_defs import MessageTypeDef
+
+SQS_MAX_RECEIVE = 10
+Invoke = Callable[[str, dict[str, Any]], Any]
+
+
+def sqs_record(message: MessageTypeDef, queue_arn: str, region: str) -> dict[str, Any]:
+    """One record of an SQS event, shaped as Lambda delivers it."""
+    attributes = dict(message.get("Attributes", {}))
+    message_attributes: dict[str, Any] = {
+        name: {
+            "stringValue": value.get("StringValue"),
+            "binaryValue": value.get("BinaryValue"),
+            "stringListValues": [],
+            "binaryListValues": [],
+            "dataType": value["DataType"],
+        }
+        for name, value in message.get("MessageAttributes", {}).items()
+    }
+    body = message.get("Body", "")
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": body,
+        "attributes": attributes,
+        "messageAttributes": message_attributes,
+        "md5OfBody": message.get("MD5OfBody")
+        or hashlib.md5(body.encode(), usedforsecurity=False).hexdigest(),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region,
+    }
+
+
+def failed_message_ids(result: Any, batch_ids: set[str]) -> set[str] | None:
+    """Message ids a ReportBatchItemFailures response asks to keep; None = the whole batch failed."""
+    if result is None:
+        return set()
+    if not isinstance(result, dict):
+        return None
+    failures = result.get("batchItemFailures")
+    if failures is None:
+        return set()
+    if not isinstance(failures, list):
+        return None
+    kept: set[str] = set()
+    for failure in failures:
+        identifier = failure.get("itemIdentifier") if isinstance(failure, dict) else None
+        if not isinstance(identifier, str) or not identifier or identifier not in batch_ids:
+            return None  # Lambda treats a malformed report as a failure of the whole batch
+        kept.add(identifier)
+    return kept
+
+
+class SqsPoller:
+    """Polls one queue for one function with ``maximum_concurrency`` concurrent pollers."""
+
+    def __init__(
+        self,
+        trigger: SqsTrigger,
+        queue_url: str,
+        queue_arn: str,
+        region: str,
+        client_factory: Callable[[], SQSClient],
+        invoke: Invoke,
+    ) -> None:
+        self.trigger = trigger
+        self._queue_url = queue_url
+        self._queue_arn = queue_arn
+        self._region = region
+        self._client_factory = client_factory
+        self._invoke = invoke
+        self._stopping = threading.Event()
+        self._paused = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.invocations = 0
+
+    def start(self) -> None:
+        for index in range(self.trigger.maximum_concurrency):
+            thread = threading.Thread(
+                target=self._run, name=f"sqs-{self.trigger.function_id}-{index}", daemon=True
+            )
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        for thread in self._threads:
+            thread.join(timeout=25)
+
+    def pause(self) -> None:
+        self._paused.set()
+
+    def resume(self) -> None:
+        self._paused.clear()
+
+    def _run(self) -> None:
+        client = self._client_factory()
+        while not self._stopping.is_set():
+            if self._paused.is_set():
+                time.sleep(0.05)
+                continue
+            try:
+                batch = self._collect(client)
+                if batch:
+                    self._deliver(client, batch)
+            except Exception as error:  # the queue was deleted by a reset, the endpoint restarted, ...
+                if not self._stopping.is_set():
+                    print(f"[sqs] {self.trigger.function_id}: {type(error).__name__}: {error}", flush=True)
+                    time.sleep(0.5)
+
+    def _collect(self, client: SQSClient) -> list[MessageTypeDef]:
+        """Up to BatchSize messages, waiting at most the batching window once the first arrives."""
+        batch: list[MessageTypeDef] = []
+        deadline: float | None = None
+        while len(batch) < self.trigger.batch_size and not self._stopping.is_set():
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                break
+            wait_seconds = 1 if remaining is None else max(0, min(1, int(remaining)))
+            received = client.receive_message(
+                QueueUrl=self._queue_url,
+                MaxNumberOfMessages=min(SQS_MAX_RECEIVE, self.trigger.batch_size - len(batch)),
+                WaitTimeSeconds=wait_seconds,
+                MessageSystemAttributeNames=["All"],
+                MessageAttributeNames=["All"],
+            ).get("Messages", [])
+            batch.extend(received)
+            if batch and deadline is None:
+                if self.trigger.batching_window_seconds <= 0:
+                    break
+                deadline = time.monotonic() + self.trigger.batching_window_seconds
+            if not received and batch and self.trigger.batching_window_seconds <= 0:
+                break
+        return batch
+
+    def _deliver(self, client: SQSClient, batch: list[MessageTypeDef]) -> None:
+        event = {"Records": [sqs_record(m, self._queue_arn, self._region) for m in batch]}
+        self.invocations += 1
+        try:
+            result = self._invoke(self.trigger.function_id, event)
+        except FunctionError as error:
+            print(f"[sqs] {self.trigger.function_id} failed, batch stays on the queue: {error}", flush=True)
+            return
+        batch_ids = {m["MessageId"] for m in batch}
+        if self.trigger.report_batch_item_failures:
+            kept = failed_message_ids(result, batch_ids)
+            if kept is None:
+                print(
+                    f"[sqs] {self.trigger.function_id}: malformed batchItemFailures, batch kept", flush=True
+                )
+                return
+        else:
+            kept = set()
+        done = [m for m in batch if m["MessageId"] not in kept]
+        for start in range(0, len(done), SQS_MAX_RECEIVE):
+            chunk = done[start : start + SQS_MAX_RECEIVE]
+            client.delete_message_batch(
+                QueueUrl=self._queue_url,
+                Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(chunk)],
+            )

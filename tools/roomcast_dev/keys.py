@@ -1,0 +1,74 @@
+"""Operator command: create an API key for a tenant.
+
+    make api-key TENANT=acme
+
+Writes to the running local stack (``make run``) when there is one; otherwise to a deployed
+stack's table, found from the CloudFormation stack's outputs with the usual AWS credentials.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+
+from roomcast.credentials import API_KEY_PREFIX, hash_api_key, new_api_key
+from roomcast.dal.repository import Repository
+from roomcast.domain.clock import now_iso
+
+TENANT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+MIN_API_KEY_LENGTH = 24
+
+
+def create_api_key(repository: Repository, tenant_id: str, api_key: str | None = None) -> str:
+    """Store the hash of a (new or given) key for ``tenant_id`` and return the key."""
+    if not TENANT_PATTERN.match(tenant_id):
+        raise ValueError("tenant must be 1-63 characters: lowercase letters, digits and '-'")
+    if api_key is not None and (not api_key.startswith(API_KEY_PREFIX) or len(api_key) < MIN_API_KEY_LENGTH):
+        raise ValueError(
+            f"an API key must start with {API_KEY_PREFIX!r} and be at least {MIN_API_KEY_LENGTH} long"
+        )
+    key = api_key or new_api_key()
+    repository.put_api_key(hash_api_key(key), tenant_id, now_iso())
+    return key
+
+
+def _deployed_table(stack_name: str) -> str:
+    import boto3
+
+    stacks = boto3.client("cloudformation").describe_stacks(StackName=stack_name)["Stacks"]
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
+    return outputs["TableName"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tenant", required=True)
+    parser.add_argument("--stack-name", default="roomcast", help="deployed stack (when no local stack runs)")
+    args = parser.parse_args(argv)
+
+    from roomcast_dev.stack import aws_environment, read_state
+
+    state = read_state()
+    if state is not None:
+        os.environ.update(aws_environment(state["endpointUrl"]))
+        table = state["outputs"]["TableName"]
+        where = f"local stack at {state['apiUrl']}"
+    else:
+        table = _deployed_table(args.stack_name)
+        where = f"deployed stack {args.stack_name}"
+    try:
+        key = create_api_key(Repository(table), args.tenant)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"# new API key for tenant {args.tenant!r} ({where}); it is shown only once:", file=sys.stderr)
+    print(key)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,234 @@
+"""The local stack: moto in server mode as AWS, the template's resources, the HTTP gateway,
+the SQS pollers and the functions, all on one machine with no AWS account and no Docker."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.request import Request, urlopen
+
+from roomcast_dev.event_sources import SqsPoller
+from roomcast_dev.functions import LocalFunction
+from roomcast_dev.gateway import Gateway
+from roomcast_dev.template import LOCAL_ACCOUNT_ID, PROJECT_ROOT, TEMPLATE_PATH, StackModel, read_stack
+
+logging.getLogger("werkzeug").setLevel(logging.WARNING)
+
+if TYPE_CHECKING:
+    from moto.server import ThreadedMotoServer
+    from mypy_boto3_sqs import SQSClient
+
+LOCAL_STACK_NAME = "roomcast-local"
+LOCAL_REGION = "us-east-1"
+STATE_FILE = PROJECT_ROOT / ".local" / "stack.json"
+# Parameters the local stack sets differently from a deployment.
+LOCAL_PARAMETERS = {"AllowLoopbackPushUrls": "true"}
+# Variables of the machine that functions see besides their template environment.
+_PASSED_THROUGH = ("PATH", "HOME", "LANG", "TZ", "TMPDIR", "SYSTEMROOT")
+
+
+def aws_environment(endpoint_url: str) -> dict[str, str]:
+    """What boto3 needs to talk to the emulator, as it would to AWS (dummy credentials)."""
+    return {
+        "AWS_ENDPOINT_URL": endpoint_url,
+        "AWS_DEFAULT_REGION": LOCAL_REGION,
+        "AWS_REGION": LOCAL_REGION,
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",  # the emulator takes any credentials
+        "AWS_SESSION_TOKEN": "local",
+    }
+
+
+@dataclass
+class LocalStack:
+    """Start with ``start()``, stop with ``stop()``; ``reset()`` empties every resource."""
+
+    gateway_port: int = 0
+    moto_port: int = 0
+    parameters: dict[str, str] = field(default_factory=lambda: dict(LOCAL_PARAMETERS))
+    template_path: Path = TEMPLATE_PATH
+    stack_name: str = LOCAL_STACK_NAME
+    function_concurrency: int = 4
+    write_state_file: bool = False
+    extra_function_environment: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._moto: ThreadedMotoServer | None = None
+        self.endpoint_url = ""
+        self.model: StackModel | None = None
+        self.functions: dict[str, LocalFunction] = {}
+        self.pollers: list[SqsPoller] = []
+        self.gateway: Gateway | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
+        self._moto.start()
+        host, port = self._moto.get_host_and_port()
+        self.endpoint_url = f"http://{host}:{port}"
+        self.model = read_stack(
+            self.stack_name, LOCAL_REGION, self.parameters, self.queue_url, path=self.template_path
+        )
+        self.provision()
+        function_environment = {
+            **{name: os.environ[name] for name in _PASSED_THROUGH if name in os.environ},
+            **aws_environment(self.endpoint_url),
+            # Tracing needs the X-Ray daemon, which only AWS runs.
+            "POWERTOOLS_TRACE_DISABLED": "true",
+            "POWERTOOLS_DEV": os.environ.get("POWERTOOLS_DEV", "false"),
+            **self.extra_function_environment,
+        }
+        for logical_id, spec in self.model.functions.items():
+            self.functions[logical_id] = LocalFunction(spec, function_environment, self.function_concurrency)
+        self.gateway = Gateway(self.model.routes, self.model.authorizer, self.invoke, port=self.gateway_port)
+        self.gateway.start()
+        for trigger in self.model.sqs_triggers:
+            queue_name = self.model.queues[trigger.queue_id]["QueueName"]
+            poller = SqsPoller(
+                trigger,
+                queue_url=self.queue_url(queue_name),
+                queue_arn=f"arn:aws:sqs:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:{queue_name}",
+                region=LOCAL_REGION,
+                client_factory=self.sqs_client,
+                invoke=self.invoke,
+            )
+            poller.start()
+            self.pollers.append(poller)
+        if self.write_state_file:
+            self._write_state()
+
+    def stop(self) -> None:
+        for poller in self.pollers:
+            poller.stop()
+        if self.gateway is not None:
+            self.gateway.stop()
+        for function in self.functions.values():
+            function.stop()
+        if self._moto is not None:
+            self._moto.stop()
+        if self.write_state_file:
+            STATE_FILE.unlink(missing_ok=True)
+
+    def reset(self) -> None:
+        """Empty the emulator (moto's reset endpoint) and create the template's resources again."""
+        for poller in self.pollers:
+            poller.pause()
+        try:
+            request = Request(f"{self.endpoint_url}/moto-api/reset", method="POST")  # noqa: S310 - local URL
+            with urlopen(request, timeout=30):  # noqa: S310
+                pass
+            self.provision()
+            if self.gateway is not None:
+                self.gateway.clear_authorizer_cache()
+        finally:
+            for poller in self.pollers:
+                poller.resume()
+
+    # -- resources ------------------------------------------------------------------------------
+
+    def queue_url(self, queue_name: str) -> str:
+        return queue_url_for(self.endpoint_url, queue_name)
+
+    def sqs_client(self) -> SQSClient:
+        client: SQSClient = self.client("sqs")
+        return client
+
+    def client(self, service: str) -> Any:
+        return aws_client(service, self.endpoint_url)
+
+    def provision(self) -> None:
+        assert self.model is not None
+        provision_resources(self.model, self.endpoint_url)
+
+    # -- functions ------------------------------------------------------------------------------
+
+    def invoke(self, function_id: str, event: dict[str, Any]) -> Any:
+        return self.functions[function_id].invoke(event)
+
+    @property
+    def api_url(self) -> str:
+        assert self.gateway is not None
+        return self.gateway.url
+
+    def output(self, name: str) -> str:
+        assert self.model is not None
+        return self.model.outputs[name]
+
+    def _write_state(self) -> None:
+        assert self.model is not None
+        STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
+        state = {
+            "endpointUrl": self.endpoint_url,
+            "region": LOCAL_REGION,
+            "apiUrl": self.api_url,
+            "pid": os.getpid(),
+            "outputs": self.model.outputs,
+        }
+        STATE_FILE.write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+
+def read_state(path: Path = STATE_FILE) -> dict[str, Any] | None:
+    """The running local stack's endpoints, or None when none is running."""
+    if not path.exists():
+        return None
+    state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        os.kill(int(state["pid"]), 0)
+    except (OSError, KeyError, ValueError):
+        return None
+    return state
+
+
+def aws_client(service: str, endpoint_url: str) -> Any:
+    """A boto3 client for the emulator, independent of this process's environment."""
+    import boto3
+
+    return boto3.client(
+        service,  # type: ignore[call-overload]
+        endpoint_url=endpoint_url,
+        region_name=LOCAL_REGION,
+        aws_access_key_id="local",
+        aws_secret_access_key="local",  # noqa: S106 - the emulator takes any credentials
+    )
+
+
+def queue_url_for(endpoint_url: str, queue_name: str) -> str:
+    return f"{endpoint_url}/{LOCAL_ACCOUNT_ID}/{queue_name}"
+
+
+def provision_resources(model: StackModel, endpoint_url: str) -> None:
+    """Create the template's tables, queues and buckets in the emulator."""
+    dynamodb = aws_client("dynamodb", endpoint_url)
+    for spec in model.tables.values():
+        keys = ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode", "GlobalSecondaryIndexes")
+        dynamodb.create_table(**{key: spec[key] for key in keys if key in spec})
+        ttl = spec.get("TimeToLiveSpecification")
+        if ttl:
+            dynamodb.update_time_to_live(TableName=spec["TableName"], TimeToLiveSpecification=ttl)
+    sqs = aws_client("sqs", endpoint_url)
+    # Dead-letter queues first: redrive policies point at them.
+    for spec in sorted(model.queues.values(), key=lambda q: "RedrivePolicy" in q):
+        attributes = {
+            key: _queue_attribute(value) for key, value in spec.items() if key not in ("QueueName", "Tags")
+        }
+        url = sqs.create_queue(QueueName=spec["QueueName"], Attributes=attributes)["QueueUrl"]
+        if url != queue_url_for(endpoint_url, spec["QueueName"]):
+            raise RuntimeError(f"unexpected queue URL {url}")
+    s3 = aws_client("s3", endpoint_url)
+    for spec in model.buckets.values():
+        s3.create_bucket(Bucket=spec["BucketName"])
+
+
+def _queue_attribute(value: Any) -> str:
+    if isinstance(value, dict):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
