@@ -6,7 +6,9 @@ SHELL := bash
 PYTHON_VERSION := $(shell cat .python-version)
 # Find python3.13 without machine-specific paths: on PATH, else through pyenv.
 PYTHON := $(or $(shell command -v python$(PYTHON_VERSION) 2>/dev/null),$(shell pyenv which python$(PYTHON_VERSION) 2>/dev/null))
-PYTHON_BIN_DIR := $(dir $(PYTHON))
+# The interpreter itself, not a pyenv shim: uv would take a shim for another interpreter each time.
+PYTHON_REAL := $(if $(PYTHON),$(shell $(PYTHON) -c 'import sys; print(sys.executable)'))
+PYTHON_BIN_DIR := $(dir $(PYTHON_REAL))
 
 TOOLS := .tools
 UV_VERSION := 0.13.8
@@ -25,7 +27,7 @@ export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 .PHONY: help setup run test lint format typecheck template-check test-unit test-integration test-e2e bench api-key build deploy clean
 
 help: ## list the commands
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 $(TOOLS)/.python-ok:
 	@if [ -z "$(PYTHON)" ]; then \
@@ -35,24 +37,24 @@ $(TOOLS)/.python-ok:
 	@mkdir -p $(TOOLS) && touch $@
 
 $(UV): | $(TOOLS)/.python-ok
-	$(PYTHON) -m venv $(TOOLS)/uv
+	$(PYTHON_REAL) -m venv $(TOOLS)/uv
 	$(TOOLS)/uv/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(VENV)/.synced: $(UV) pyproject.toml uv.lock
-	$(UV) sync --frozen --python $(PYTHON)
+	$(UV) sync --frozen --python $(PYTHON_REAL)
 	@touch $@
 
 $(SAM): | $(UV)
-	$(UV) tool install --quiet --python $(PYTHON) aws-sam-cli==$(SAM_CLI_VERSION)
+	$(UV) tool install --quiet --python $(PYTHON_REAL) aws-sam-cli==$(SAM_CLI_VERSION)
 
 setup: $(VENV)/.synced $(SAM) ## install the project's tools (.venv and .tools/), nothing global
 
-run: $(VENV)/.synced ## start the local stack on http://127.0.0.1:$${ROOMCAST_PORT:-3000}
+run: $(VENV)/.synced ## start the local stack on http://127.0.0.1:3000 (ROOMCAST_PORT to change)
 	$(PY) -m roomcast_dev
 
-api-key: $(VENV)/.synced ## make api-key TENANT=<name>: print a new API key for a tenant
-	@if [ -z "$(TENANT)" ]; then echo "usage: make api-key TENANT=<name>"; exit 2; fi
-	@$(PY) -m roomcast_dev.keys --tenant "$(TENANT)"
+api-key: $(VENV)/.synced ## make api-key TENANT=<name> [STACK=<deployed stack>]: print a new API key
+	@if [ -z "$(TENANT)" ]; then echo "usage: make api-key TENANT=<name> [STACK=<deployed stack name>]"; exit 2; fi
+	@$(PY) -m roomcast_dev.keys --tenant "$(TENANT)" $(if $(STACK),--stack-name "$(STACK)")
 
 lint: $(VENV)/.synced ## ruff lint and format check
 	$(VENV)/bin/ruff check .

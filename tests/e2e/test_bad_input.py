@@ -185,6 +185,17 @@ def test_a_cursor_from_another_list_is_refused(tenant_a: ApiClient) -> None:
     assert_error(response, 400, "cursor")
 
 
+def test_a_body_that_is_not_declared_json_gets_415(tenant_a: ApiClient) -> None:
+    # When: curl -d without a content type sends form encoding
+    response = tenant_a.post(
+        "/rooms", data='{"name": "x"}', headers={"content-type": "application/x-www-form-urlencoded"}
+    )
+
+    # Then
+    assert_error(response, 415, "Content-Type: application/json")
+    assert tenant_a.get("/rooms").json()["rooms"] == []
+
+
 def test_a_body_over_the_gateway_limit_gets_413(tenant_a: ApiClient) -> None:
     response = tenant_a.post("/rooms", data=json.dumps({"name": "x" * (11 * 1024 * 1024)}))
     assert response.status_code == 413

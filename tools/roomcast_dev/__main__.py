@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import sys
 import threading
 
 from roomcast.dal.repository import Repository
@@ -25,11 +26,15 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     stack.start()
     try:
-        key = create_api_key(
-            Repository(stack.output("TableName"), client=stack.client("dynamodb")),
-            "local",
-            os.environ.get("ROOMCAST_API_KEY") or None,
-        )
+        try:
+            key = create_api_key(
+                Repository(stack.output("TableName"), client=stack.client("dynamodb")),
+                "local",
+                os.environ.get("ROOMCAST_API_KEY") or None,
+            )
+        except ValueError as error:
+            print(f"error: ROOMCAST_API_KEY: {error}", file=sys.stderr)
+            return 2
         print(
             "\nroomcast local stack is up\n"
             f"  API:         {stack.api_url}\n"

@@ -12,10 +12,15 @@ import argparse
 import os
 import re
 import sys
+import tomllib
+from pathlib import Path
 
+from botocore.exceptions import BotoCoreError, ClientError
 from roomcast.credentials import API_KEY_PREFIX, hash_api_key, new_api_key
 from roomcast.dal.repository import Repository
 from roomcast.domain.clock import now_iso
+
+from roomcast_dev.template import PROJECT_ROOT
 
 TENANT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 MIN_API_KEY_LENGTH = 24
@@ -34,6 +39,14 @@ def create_api_key(repository: Repository, tenant_id: str, api_key: str | None =
     return key
 
 
+def samconfig_stack_name(path: Path = PROJECT_ROOT / "samconfig.toml") -> str:
+    """The stack name `sam deploy` uses (samconfig.toml), so keys go where the stack is."""
+    with path.open("rb") as handle:
+        config = tomllib.load(handle)
+    name = config.get("default", {}).get("global", {}).get("parameters", {}).get("stack_name")
+    return str(name or "roomcast")
+
+
 def _deployed_table(stack_name: str) -> str:
     import boto3
 
@@ -47,24 +60,33 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tenant", required=True)
-    parser.add_argument("--stack-name", default="roomcast", help="deployed stack (when no local stack runs)")
+    parser.add_argument(
+        "--stack-name", default=samconfig_stack_name(), help="deployed stack (when no local stack runs)"
+    )
     args = parser.parse_args(argv)
 
     from roomcast_dev.stack import aws_environment, read_state
 
     state = read_state()
-    if state is not None:
-        os.environ.update(aws_environment(state["endpointUrl"]))
-        table = state["outputs"]["TableName"]
-        where = f"local stack at {state['apiUrl']}"
-    else:
-        table = _deployed_table(args.stack_name)
-        where = f"deployed stack {args.stack_name}"
     try:
+        if state is not None:
+            os.environ.update(aws_environment(state["endpointUrl"]))
+            table = state["outputs"]["TableName"]
+            where = f"local stack at {state['apiUrl']}"
+        else:
+            table = _deployed_table(args.stack_name)
+            where = f"deployed stack {args.stack_name}"
         key = create_api_key(Repository(table), args.tenant)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except (BotoCoreError, ClientError) as error:
+        print(
+            f"error: no local stack is running (make run) and the deployed stack {args.stack_name!r} "
+            f"could not be reached: {error}",
+            file=sys.stderr,
+        )
+        return 1
     print(f"# new API key for tenant {args.tenant!r} ({where}); it is shown only once:", file=sys.stderr)
     print(key)
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,3 +48,17 @@ def validation_error_response(errors: Sequence[Any]) -> Response[Any]:
         return error_response(400, "malformed_json", "request body is not valid JSON", details)
     summary = "; ".join(f"{d['field']}: {d['problem']}" for d in details[:5]) or "invalid request"
     return error_response(422, "validation_error", summary, details)
+
+
+def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
+    """A 415 response for a body that is not declared JSON (curl -d sends form encoding), else None."""
+    method = (event.get("requestContext", {}).get("http", {}).get("method") or "").upper()
+    if method not in ("POST", "PUT", "PATCH") or not event.get("body"):
+        return None
+    headers = {str(name).lower(): str(value) for name, value in (event.get("headers") or {}).items()}
+    media_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type == "application/json" or media_type.endswith("+json"):
+        return None
+    message = f"request body must be JSON: send Content-Type: application/json (got {media_type or 'none'!r})"
+    body = {"error": {"code": "unsupported_media_type", "message": message, "details": []}}
+    return {"statusCode": 415, "headers": {"Content-Type": "application/json"}, "body": json.dumps(body)}

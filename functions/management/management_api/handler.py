@@ -24,7 +24,7 @@ from roomcast.errors import RoomcastError
 from roomcast.observability import logger, metrics
 
 from management_api import api_docs, mapping
-from management_api.errors import error_response, validation_error_response
+from management_api.errors import error_response, json_body_required, validation_error_response
 from management_api.models import (
     ErrorResponse,
     RoomCreate,
@@ -208,4 +208,4 @@ def on_unexpected(error: Exception) -> Response[Any]:
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return json_body_required(event) or app.resolve(event, context)

@@ -148,7 +148,9 @@ class ManagementService:
             subscription, ack_wait_ms=fields.get("ackWaitMs") or limits.DEFAULT_ACK_WAIT_MS
         )
         # Queues first, then the record: a record never points at a queue that does not exist.
-        queues = self.queues.create_pull_queues(subscription_id, tenant_id, room_id)
+        queues = self.queues.create_pull_queues(
+            subscription_id, tenant_id, room_id, subscription.ack_wait_ms or 0
+        )
         subscription = replace(
             subscription, queue_url=queues.queue_url, dead_letter_queue_url=queues.dead_letter_queue_url
         )
@@ -221,6 +223,8 @@ class ManagementService:
             updated_at=now_iso(),
         )
         self.repository.replace_subscription(updated, expected_updated_at=current.updated_at)
+        if updated.queue_url and updated.ack_wait_ms != current.ack_wait_ms and updated.ack_wait_ms:
+            self.queues.set_ack_wait(updated.queue_url, updated.ack_wait_ms)
         return updated
 
     def delete_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> None:

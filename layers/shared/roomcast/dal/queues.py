@@ -17,6 +17,11 @@ SQS_MAX_RETENTION_SECONDS: Final = 14 * 24 * 3600
 SQS_MAX_LONG_POLL_SECONDS: Final = 20
 
 
+def visibility_seconds(ack_wait_ms: int) -> int:
+    """SQS counts visibility in whole seconds: an ack wait is rounded up, never down."""
+    return max(1, -(-ack_wait_ms // 1000))
+
+
 @dataclass(frozen=True)
 class PullQueues:
     queue_url: str
@@ -34,7 +39,9 @@ class QueueAdmin:
     def _client(self) -> SQSClient:
         return self._explicit_client or sqs_client()
 
-    def create_pull_queues(self, subscription_id: str, tenant_id: str, room_id: str) -> PullQueues:
+    def create_pull_queues(
+        self, subscription_id: str, tenant_id: str, room_id: str, ack_wait_ms: int
+    ) -> PullQueues:
         tags = {
             "roomcast:tenant": tenant_id,
             "roomcast:room": room_id,
@@ -50,13 +57,22 @@ class QueueAdmin:
         try:
             queue = self._client.create_queue(
                 QueueName=f"{self._queue_prefix}{subscription_id}",
-                Attributes={**retention, "ReceiveMessageWaitTimeSeconds": str(SQS_MAX_LONG_POLL_SECONDS)},
+                Attributes={
+                    **retention,
+                    "ReceiveMessageWaitTimeSeconds": str(SQS_MAX_LONG_POLL_SECONDS),
+                    "VisibilityTimeout": str(visibility_seconds(ack_wait_ms)),
+                },
                 tags=tags,
             )["QueueUrl"]
         except Exception:
             self.delete_queues([dead_letter])
             raise
         return PullQueues(queue_url=queue, dead_letter_queue_url=dead_letter)
+
+    def set_ack_wait(self, queue_url: str, ack_wait_ms: int) -> None:
+        self._client.set_queue_attributes(
+            QueueUrl=queue_url, Attributes={"VisibilityTimeout": str(visibility_seconds(ack_wait_ms))}
+        )
 
     def delete_queues(self, queue_urls: list[str]) -> None:
         """Delete queues; one that is already gone is not an error."""

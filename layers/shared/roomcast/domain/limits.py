@@ -14,7 +14,8 @@ DEFAULT_DELIVERY_DELAY_MS: Final = 1_000
 DEFAULT_DELIVERY_DELAY_MULTIPLIER: Final = 2.0
 DEFAULT_DELIVERY_ATTEMPTS: Final = 5
 
-MAX_MESSAGE_EXPIRATION_MS: Final = 30 * DAY_MS
+# SQS keeps a message at most 14 days: a PULL message nobody reads is gone then, expired or not.
+MAX_MESSAGE_EXPIRATION_MS: Final = 14 * DAY_MS
 MAX_DELIVERY_DELAY_MS: Final = 1 * DAY_MS
 MAX_DELIVERY_DELAY_MULTIPLIER: Final = 10.0
 MAX_DELIVERY_ATTEMPTS: Final = 50
@@ -23,7 +24,7 @@ MAX_SINGLE_DELAY_MS: Final = 7 * DAY_MS
 MIN_MAX_DELAY_MS: Final = 1 * SECOND_MS
 MAX_RETRY_SCHEDULE_LENGTH: Final = MAX_DELIVERY_ATTEMPTS
 
-# PUSH request timeout; the push function's own timeout is 60 s, so one request never outlives it.
+# PUSH request timeout; the push function's own timeout (template) is longer: a request never outlives it.
 DEFAULT_PUSH_TIMEOUT_MS: Final = 10 * SECOND_MS
 MIN_PUSH_TIMEOUT_MS: Final = 1 * SECOND_MS
 MAX_PUSH_TIMEOUT_MS: Final = 30 * SECOND_MS
