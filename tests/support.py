@@ -39,3 +39,48 @@ class FakeLambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return 30_000
+
+
+SAMPLE_ROOM_ID = "room_0123456789abcdef0123456789abcdef"
+SAMPLE_SUBSCRIPTION_ID = "sub_0123456789abcdef0123456789abcdef"
+
+
+def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None, sqs: Any = None) -> None:
+    """What the sample events refer to: the sample key, its tenant's room and a PULL subscription."""
+    from roomcast.credentials import hash_api_key
+    from roomcast.dal.queues import QueueAdmin
+    from roomcast.dal.repository import Repository
+    from roomcast.domain.models import (
+        DeliveryOverrides,
+        Room,
+        Subscription,
+        SubscriptionStatus,
+        SubscriptionType,
+    )
+
+    repository = Repository(table_name, client=dynamodb)
+    stamp = "2026-11-22T00:00:00.000Z"
+    repository.put_api_key(hash_api_key(SAMPLE_API_KEY), SAMPLE_TENANT, stamp)
+    repository.create_room(
+        Room(SAMPLE_ROOM_ID, SAMPLE_TENANT, "sample", None, 1000, 2.0, 5, (), stamp, stamp)
+    )
+    queues = QueueAdmin(queue_prefix, client=sqs).create_pull_queues(
+        SAMPLE_SUBSCRIPTION_ID, SAMPLE_TENANT, SAMPLE_ROOM_ID, 30_000
+    )
+    repository.create_subscription(
+        Subscription(
+            id=SAMPLE_SUBSCRIPTION_ID,
+            room_id=SAMPLE_ROOM_ID,
+            tenant_id=SAMPLE_TENANT,
+            type=SubscriptionType.PULL,
+            status=SubscriptionStatus.ACTIVE,
+            event_types=(),
+            overrides=DeliveryOverrides(),
+            failover_subscription_id=None,
+            created_at=stamp,
+            updated_at=stamp,
+            ack_wait_ms=30_000,
+            queue_url=queues.queue_url,
+            dead_letter_queue_url=queues.dead_letter_queue_url,
+        )
+    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from management_api.errors import ROOM_OWNER_ONLY, validation_error_response
 from management_api.models import (
     PullSubscriptionCreate,
     PushSubscriptionCreate,
@@ -12,6 +11,7 @@ from management_api.models import (
     SubscriptionCreate,
 )
 from pydantic import TypeAdapter, ValidationError
+from roomcast.api.errors import ROOM_OWNER_ONLY, validation_error_response
 
 SUBSCRIPTION = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
 

@@ -10,23 +10,23 @@ from http import HTTPStatus
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
-from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from roomcast.api.errors import install_error_handlers, json_body_required
+from roomcast.api.errors import tenant_id as api_tenant_id
 from roomcast.config import load_settings
+from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.repository import Repository
 from roomcast.domain import limits
 from roomcast.domain.push_urls import PushUrlPolicy
-from roomcast.errors import RoomcastError
 from roomcast.observability import logger, metrics
 
 from management_api import api_docs, mapping
-from management_api.errors import error_response, json_body_required, validation_error_response
 from management_api.models import (
     ErrorResponse,
+    MessageStatus,
     RoomCreate,
     RoomList,
     RoomPatch,
@@ -60,17 +60,13 @@ def service() -> ManagementService:
     return ManagementService(
         repository=Repository(settings.table_name),
         queues=QueueAdmin(settings.pull_queue_prefix),
+        messages=MessageStore(settings.table_name),
         push_url_policy=PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls),
     )
 
 
 def tenant_id() -> str:
-    """The tenant the authorizer resolved from the API key."""
-    context = app.current_event.request_context.authorizer.get_lambda or {}
-    tenant = context.get("tenantId")
-    if not isinstance(tenant, str) or not tenant:
-        raise RoomcastError("missing or invalid API key", code="unauthorized", http_status=401)
-    return tenant
+    return api_tenant_id(app)
 
 
 def _json(status: HTTPStatus, body: Any) -> Response[Any]:
@@ -178,31 +174,13 @@ def delete_subscription(roomId: str, subscriptionId: str) -> Response[None]:
     return Response(status_code=HTTPStatus.NO_CONTENT, body=None)
 
 
-# -- errors ------------------------------------------------------------------------------------------
+@app.get("/rooms/<roomId>/messages/<messageId>", responses=ERROR_RESPONSES, tags=["messages"])
+def message_status(roomId: str, messageId: str) -> MessageStatus:
+    message, deliveries = service().message_status(tenant_id(), roomId, messageId)
+    return mapping.message_status(message, deliveries)
 
 
-@app.exception_handler(RequestValidationError)
-def on_validation_error(error: RequestValidationError) -> Response[Any]:
-    return validation_error_response(error.errors())
-
-
-@app.exception_handler(RoomcastError)
-def on_domain_error(error: RoomcastError) -> Response[Any]:
-    return error_response(error.http_status, error.code, error.message, error.details)
-
-
-@app.not_found
-def on_not_found(_: NotFoundError) -> Response[Any]:
-    path = app.current_event.raw_path
-    return error_response(
-        404, "route_not_found", f"no route for {app.current_event.request_context.http.method} {path}"
-    )
-
-
-@app.exception_handler(Exception)
-def on_unexpected(error: Exception) -> Response[Any]:
-    logger.exception("unexpected error")
-    return error_response(500, "internal_error", "internal error; the request may be retried")
+install_error_handlers(app)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

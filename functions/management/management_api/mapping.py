@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+from roomcast.domain.clock import iso_timestamp
+from roomcast.domain.messages import Delivery, Message
 from roomcast.domain.models import EventTypeFilter, Room, Subscription
 
-from management_api.models import EventTypeModel, RoomResponse, SubscriptionCreated, SubscriptionResponse
+from management_api.models import (
+    DeliveryView,
+    EventTypeModel,
+    MessageStatus,
+    RoomResponse,
+    SubscriptionCreated,
+    SubscriptionResponse,
+)
 
 
 def _event_types(filters: tuple[EventTypeFilter, ...]) -> list[EventTypeModel]:
@@ -53,4 +64,32 @@ def subscription_response(subscription: Subscription) -> SubscriptionResponse:
 def subscription_created(subscription: Subscription, signing_secret: str | None) -> SubscriptionCreated:
     return SubscriptionCreated(
         **subscription_response(subscription).model_dump(), signingSecret=signing_secret
+    )
+
+
+def message_status(message: Message, deliveries: list[Delivery]) -> MessageStatus:
+    return MessageStatus(
+        messageId=message.id,
+        roomId=message.room_id,
+        eventType=message.event_type,
+        eventVersion=message.event_version,
+        correlationId=message.correlation_id,
+        payload=message.payload,
+        publishedAt=message.published_at,
+        expiresAt=iso_timestamp(datetime.fromtimestamp(message.expires_at_ms / 1000, UTC))
+        if message.expires_at_ms is not None
+        else None,
+        destinations=list(message.destinations),
+        deliveries=[
+            DeliveryView(
+                subscriptionId=d.subscription_id,
+                subscriptionType=d.subscription_type.value,
+                status=d.status.value,
+                attempts=d.attempts,
+                lastError=d.last_error,
+                nextAttemptAt=d.next_attempt_at,
+                updatedAt=d.updated_at,
+            )
+            for d in deliveries
+        ],
     )

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, Field, JsonValue
+from roomcast.api.models import ApiModel, EventTypeName, EventVersion, SubscriptionId
 from roomcast.domain import limits
-
-EVENT_TYPE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
-EVENT_VERSION_PATTERN = r"^[0-9]+(\.[0-9]+){0,3}$"
-
-
-class ApiModel(BaseModel):
-    """Strict: unknown fields and wrong JSON types are refused, never coerced."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
 
 
 def _unique(values: list[str], what: str) -> list[str]:
@@ -24,15 +16,12 @@ def _unique(values: list[str], what: str) -> list[str]:
     return values
 
 
-EventVersion = Annotated[str, Field(pattern=EVENT_VERSION_PATTERN, max_length=32, examples=["1", "2.1"])]
 # Printable text only: control characters in names end up in logs and dashboards.
 Name = Annotated[str, Field(min_length=1, max_length=limits.MAX_NAME_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
 
 class EventTypeModel(ApiModel):
-    name: Annotated[
-        str, Field(min_length=1, max_length=limits.MAX_NAME_LENGTH, pattern=EVENT_TYPE_NAME_PATTERN)
-    ]
+    name: EventTypeName
     versions: Annotated[
         list[EventVersion],
         Field(max_length=limits.MAX_VERSIONS_PER_EVENT_TYPE, description="Empty or absent: every version."),
@@ -78,7 +67,6 @@ RetryScheduleMs = Annotated[
 TimeoutMs = Annotated[int, Field(ge=limits.MIN_PUSH_TIMEOUT_MS, le=limits.MAX_PUSH_TIMEOUT_MS)]
 AckWaitMs = Annotated[int, Field(ge=limits.MIN_ACK_WAIT_MS, le=limits.MAX_ACK_WAIT_MS)]
 PushUrl = Annotated[str, Field(min_length=1, max_length=limits.MAX_PUSH_URL_LENGTH)]
-SubscriptionId = Annotated[str, Field(min_length=1, max_length=64)]
 
 # -- rooms --------------------------------------------------------------------------------------
 
@@ -209,3 +197,26 @@ class ErrorBody(BaseModel):
 
 class ErrorResponse(BaseModel):
     error: ErrorBody
+
+
+class DeliveryView(BaseModel):
+    subscriptionId: str
+    subscriptionType: Literal["PUSH", "PULL"]
+    status: Literal["pending", "retrying", "delivered", "dead", "expired"]
+    attempts: int = Field(description="Attempts made so far (a first-try success counts 1).")
+    lastError: str | None
+    nextAttemptAt: str | None
+    updatedAt: str
+
+
+class MessageStatus(BaseModel):
+    messageId: str
+    roomId: str
+    eventType: str
+    eventVersion: str
+    correlationId: str
+    payload: JsonValue
+    publishedAt: str
+    expiresAt: str | None
+    destinations: list[str]
+    deliveries: list[DeliveryView]

@@ -7,11 +7,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from roomcast.credentials import new_signing_secret
+from roomcast.dal.messages import MessageStore
 from roomcast.dal.pages import Page
 from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.repository import Repository
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import now_iso
+from roomcast.domain.messages import Delivery, Message
 from roomcast.domain.models import (
     DeliveryOverrides,
     EventTypeFilter,
@@ -29,14 +31,14 @@ from roomcast.domain.push_urls import (
 )
 from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, NotFound
 
-_ROOM_ID = re.compile(ids.ROOM_ID_PATTERN)
-_SUBSCRIPTION_ID = re.compile(ids.SUBSCRIPTION_ID_PATTERN)
+_MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
 
 
 @dataclass
 class ManagementService:
     repository: Repository
     queues: QueueAdmin
+    messages: MessageStore
     push_url_policy: PushUrlPolicy
     resolve: Resolver = system_resolver
 
@@ -60,8 +62,6 @@ class ManagementService:
         return room
 
     def get_room(self, tenant_id: str, room_id: str) -> Room:
-        if not _ROOM_ID.match(room_id):
-            raise NotFound(f"room {room_id[:80]} not found")
         return self.repository.get_room(tenant_id, room_id)
 
     def list_rooms(self, tenant_id: str, limit: int, cursor: str | None) -> Page[Room]:
@@ -163,8 +163,6 @@ class ManagementService:
 
     def get_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
         self.get_room(tenant_id, room_id)
-        if not _SUBSCRIPTION_ID.match(subscription_id):
-            raise NotFound(f"subscription {subscription_id[:80]} not found in room {room_id}")
         return self.repository.get_subscription(tenant_id, room_id, subscription_id)
 
     def list_subscriptions(
@@ -240,6 +238,17 @@ class ManagementService:
                 "change their failoverSubscriptionId first"
             )
         self._delete_subscription_and_queues(subscription)
+
+    # -- messages -------------------------------------------------------------------------------
+
+    def message_status(self, tenant_id: str, room_id: str, message_id: str) -> tuple[Message, list[Delivery]]:
+        missing = NotFound(f"message {message_id[:80]} not found in room {room_id[:80]}")
+        if not _MESSAGE_ID.match(message_id):
+            raise missing
+        message, deliveries = self.messages.get_message(tenant_id, message_id)
+        if message.room_id != room_id:
+            raise missing
+        return message, deliveries
 
     # -- helpers --------------------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ class Settings:
     table_name: str
     pull_queue_prefix: str = "roomcast-pull-"
     allow_loopback_push_urls: bool = False
+    push_queue_url: str = ""
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -55,6 +56,7 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         table_name=table_name,
         pull_queue_prefix=queue_prefix,
         allow_loopback_push_urls=_flag(environ, "ALLOW_LOOPBACK_PUSH_URLS"),
+        push_queue_url=environ.get("PUSH_QUEUE_URL", ""),
     )
 
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 # SQS's own limits, named.
 SQS_MAX_RETENTION_SECONDS: Final = 14 * 24 * 3600
 SQS_MAX_LONG_POLL_SECONDS: Final = 20
+SQS_BATCH_ENTRIES: Final = 10
 
 
 def visibility_seconds(ack_wait_ms: int) -> int:
@@ -85,3 +86,70 @@ class QueueAdmin:
                     "QueueDoesNotExist",
                 }:
                     raise
+
+
+@dataclass(frozen=True)
+class Received:
+    handle: str
+    body: str
+    receive_count: int  # 1 on the first receive
+
+
+class QueueClient:
+    """Receive, delete and hide messages of one subscription's queue (the PULL operations)."""
+
+    def __init__(self, client: SQSClient | None = None) -> None:
+        self._explicit_client = client
+
+    @property
+    def _client(self) -> SQSClient:
+        return self._explicit_client or sqs_client()
+
+    def receive(
+        self, queue_url: str, max_messages: int, wait_seconds: int, visibility_seconds: int
+    ) -> list[Received]:
+        response = self._client.receive_message(
+            QueueUrl=queue_url,
+            MaxNumberOfMessages=max_messages,
+            WaitTimeSeconds=min(wait_seconds, SQS_MAX_LONG_POLL_SECONDS),
+            VisibilityTimeout=visibility_seconds,
+            MessageSystemAttributeNames=["ApproximateReceiveCount"],
+        )
+        return [
+            Received(
+                handle=m["ReceiptHandle"],
+                body=m.get("Body", ""),
+                receive_count=int(m.get("Attributes", {}).get("ApproximateReceiveCount", "1")),
+            )
+            for m in response.get("Messages", [])
+        ]
+
+    def delete(self, queue_url: str, handles: list[str]) -> dict[str, str]:
+        """Delete by receipt handle; returns {handle: error} for those SQS refused."""
+        failed: dict[str, str] = {}
+        for start in range(0, len(handles), SQS_BATCH_ENTRIES):
+            chunk = handles[start : start + SQS_BATCH_ENTRIES]
+            response = self._client.delete_message_batch(
+                QueueUrl=queue_url, Entries=[{"Id": str(i), "ReceiptHandle": h} for i, h in enumerate(chunk)]
+            )
+            for failure in response.get("Failed", []):
+                failed[chunk[int(failure["Id"])]] = failure.get("Message") or failure.get("Code", "refused")
+        return failed
+
+    def hide(self, queue_url: str, visibility: list[tuple[str, int]]) -> dict[str, str]:
+        """Make messages visible again only after the given seconds; returns {handle: error}."""
+        failed: dict[str, str] = {}
+        for start in range(0, len(visibility), SQS_BATCH_ENTRIES):
+            chunk = visibility[start : start + SQS_BATCH_ENTRIES]
+            response = self._client.change_message_visibility_batch(
+                QueueUrl=queue_url,
+                Entries=[
+                    {"Id": str(i), "ReceiptHandle": handle, "VisibilityTimeout": seconds}
+                    for i, (handle, seconds) in enumerate(chunk)
+                ],
+            )
+            for failure in response.get("Failed", []):
+                failed[chunk[int(failure["Id"])][0]] = failure.get("Message") or failure.get(
+                    "Code", "refused"
+                )
+        return failed

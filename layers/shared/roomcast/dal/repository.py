@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -9,11 +10,15 @@ from botocore.exceptions import ClientError
 from roomcast.dal import items
 from roomcast.dal.aws import dynamodb_client
 from roomcast.dal.pages import Page, decode_cursor, encode_cursor
+from roomcast.domain import ids
 from roomcast.domain.models import Room, Subscription
 from roomcast.errors import Conflict, NotFound
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+
+_ROOM_ID = re.compile(ids.ROOM_ID_PATTERN)
+_SUBSCRIPTION_ID = re.compile(ids.SUBSCRIPTION_ID_PATTERN)
 
 # DynamoDB's limit on the items of one TransactWriteItems / BatchWriteItem call.
 TRANSACTION_MAX_ITEMS = 100
@@ -71,6 +76,8 @@ class Repository:
         )
 
     def get_room(self, tenant_id: str, room_id: str) -> Room:
+        if not _ROOM_ID.match(room_id):
+            raise NotFound(f"room {room_id[:80]} not found")
         response = self._client.get_item(
             TableName=self._table_name,
             Key=self._room_key(tenant_id, room_id),
@@ -130,6 +137,8 @@ class Repository:
             raise
 
     def get_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
+        if not _SUBSCRIPTION_ID.match(subscription_id) or not _ROOM_ID.match(room_id):
+            raise NotFound(f"subscription {subscription_id[:80]} not found in room {room_id[:80]}")
         response = self._client.get_item(
             TableName=self._table_name,
             Key=self._subscription_key(tenant_id, room_id, subscription_id),
@@ -147,14 +156,25 @@ class Repository:
         return Page([items.subscription_from_item(item) for item in found], next_cursor)
 
     def all_subscriptions(self, tenant_id: str, room_id: str) -> list[Subscription]:
+        """Every subscription of a room: one Query per MB of subscriptions (a few hundred each)."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table_name,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": items.room_partition_key(tenant_id, room_id)},
+                ":prefix": {"S": "SUB#"},
+            },
+            "ConsistentRead": True,
+        }
         subscriptions: list[Subscription] = []
-        cursor: str | None = None
         while True:
-            page = self.list_subscriptions(tenant_id, room_id, 100, cursor)
-            subscriptions.extend(page.items)
-            if page.next_cursor is None:
+            response = self._client.query(**kwargs)
+            subscriptions.extend(
+                items.subscription_from_item(items.from_attributes(raw)) for raw in response.get("Items", [])
+            )
+            if "LastEvaluatedKey" not in response:
                 return subscriptions
-            cursor = page.next_cursor
+            kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     def count_subscriptions(self, tenant_id: str, room_id: str) -> int:
         total = 0

@@ -15,3 +15,10 @@ def new_subscription_id() -> str:
 
 ROOM_ID_PATTERN = r"^room_[0-9a-f]{32}$"
 SUBSCRIPTION_ID_PATTERN = r"^sub_[0-9a-f]{32}$"
+
+
+def new_message_id() -> str:
+    return f"msg_{secrets.token_hex(16)}"
+
+
+MESSAGE_ID_PATTERN = r"^msg_[0-9a-f]{32}$"

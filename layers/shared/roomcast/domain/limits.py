@@ -41,3 +41,9 @@ MAX_PUSH_URL_LENGTH: Final = 2_048
 MAX_SUBSCRIPTIONS_PER_ROOM: Final = 200
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100
+
+# A message's payload, serialized as compact JSON. SQS takes 1 MiB and DynamoDB 400 KB per item;
+# 128 KiB leaves room for the envelope and keeps a PULL batch of 10 within SQS's limits.
+MAX_PAYLOAD_BYTES: Final = 128 * 1024
+# A publish request body; bigger bodies are refused before they are parsed.
+MAX_PUBLISH_BODY_BYTES: Final = 256 * 1024

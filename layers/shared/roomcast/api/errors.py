@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import ApiGatewayResolver, Response, content_types
 
 ROOM_OWNER_ONLY = "messageExpirationMs is set by the room owner only; a subscription cannot override it"
 
@@ -60,5 +60,60 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
     if media_type == "application/json" or media_type.endswith("+json"):
         return None
     message = f"request body must be JSON: send Content-Type: application/json (got {media_type or 'none'!r})"
-    body = {"error": {"code": "unsupported_media_type", "message": message, "details": []}}
-    return {"statusCode": 415, "headers": {"Content-Type": "application/json"}, "body": json.dumps(body)}
+    return gateway_error(415, "unsupported_media_type", message)
+
+
+def gateway_error(status: int, code: str, message: str) -> dict[str, Any]:
+    """An error answered before the resolver runs, already in the HTTP API's response format."""
+    body = {"error": {"code": code, "message": message, "details": []}}
+    return {"statusCode": status, "headers": {"Content-Type": "application/json"}, "body": json.dumps(body)}
+
+
+def body_too_large(event: dict[str, Any], limit_bytes: int) -> dict[str, Any] | None:
+    """A 413 for a request body over ``limit_bytes``, refused before it is parsed."""
+    body = event.get("body") or ""
+    size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode("utf-8"))
+    if size <= limit_bytes:
+        return None
+    return gateway_error(
+        413, "payload_too_large", f"request body is {size} bytes; the limit is {limit_bytes}"
+    )
+
+
+def install_error_handlers(app: ApiGatewayResolver) -> None:
+    """Map validation errors, domain errors, unknown routes and surprises to the one error shape."""
+    from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+    from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+    from roomcast.errors import RoomcastError
+    from roomcast.observability import logger
+
+    def on_validation_error(error: RequestValidationError) -> Response[Any]:
+        return validation_error_response(error.errors())
+
+    def on_domain_error(error: RoomcastError) -> Response[Any]:
+        return error_response(error.http_status, error.code, error.message, error.details)
+
+    def on_not_found(_: NotFoundError) -> Response[Any]:
+        http = app.current_event.request_context.http  # type: ignore[attr-defined]
+        return error_response(404, "route_not_found", f"no route for {http.method} {app.current_event.path}")
+
+    def on_unexpected(error: Exception) -> Response[Any]:
+        logger.exception("unexpected error")
+        return error_response(500, "internal_error", "internal error; the request may be retried")
+
+    app.exception_handler(RequestValidationError)(on_validation_error)
+    app.exception_handler(RoomcastError)(on_domain_error)
+    app.not_found(on_not_found)
+    app.exception_handler(Exception)(on_unexpected)
+
+
+def tenant_id(app: ApiGatewayResolver) -> str:
+    """The tenant the authorizer resolved from the API key."""
+    from roomcast.errors import RoomcastError
+
+    context = app.current_event.request_context.authorizer.get_lambda or {}  # type: ignore[attr-defined]
+    tenant = context.get("tenantId")
+    if not isinstance(tenant, str) or not tenant:
+        raise RoomcastError("missing or invalid API key", code="unauthorized", http_status=401)
+    return tenant

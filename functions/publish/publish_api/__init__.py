@@ -1,0 +1,1 @@
+"""Publish API: POST /rooms/{roomId}/messages."""

@@ -1,0 +1,1 @@
+"""Pull API: pull, ack and nack on a PULL subscription's queue."""

@@ -1,0 +1,210 @@
+"""Messages and delivery records in DynamoDB.
+
+| entity   | PK                                   | SK                 |
+| -------- | ------------------------------------ | ------------------ |
+| message  | ``TENANT#<tenant>#MSG#<messageId>``  | ``MSG``            |
+| delivery | ``TENANT#<tenant>#MSG#<messageId>``  | ``DLV#<subId>``    |
+
+One Query reads a message with all its deliveries. Records expire (DynamoDB TTL) a while after
+their last change, so the status stays readable well past the message's own expiry.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from botocore.exceptions import ClientError
+
+from roomcast.dal import items
+from roomcast.dal.aws import dynamodb_client
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.domain.models import SubscriptionType
+from roomcast.errors import NotFound
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+RECORD_RETENTION_SECONDS: Final = 30 * 24 * 3600
+BATCH_WRITE_MAX_ITEMS: Final = 25
+BATCH_GET_MAX_KEYS: Final = 100
+_MAX_UNPROCESSED_ROUNDS: Final = 8
+
+
+def message_partition_key(tenant_id: str, message_id: str) -> str:
+    return f"TENANT#{tenant_id}#MSG#{message_id}"
+
+
+def _ttl() -> int:
+    return int(time.time()) + RECORD_RETENTION_SECONDS
+
+
+def message_to_item(message: Message) -> items.Item:
+    return {
+        "PK": message_partition_key(message.tenant_id, message.id),
+        "SK": "MSG",
+        "entity": "message",
+        "id": message.id,
+        "tenantId": message.tenant_id,
+        "roomId": message.room_id,
+        "eventType": message.event_type,
+        "eventVersion": message.event_version,
+        "correlationId": message.correlation_id,
+        # Stored as JSON text: DynamoDB cannot hold floats like 1e400 or empty keys faithfully.
+        "payload": json.dumps(message.payload, separators=(",", ":")),
+        "publishedAt": message.published_at,
+        "publishedAtMs": message.published_at_ms,
+        "expiresAtMs": message.expires_at_ms,
+        "destinations": list(message.destinations),
+        "ttl": _ttl(),
+    }
+
+
+def message_from_item(item: items.Item) -> Message:
+    return Message(
+        id=item["id"],
+        tenant_id=item["tenantId"],
+        room_id=item["roomId"],
+        event_type=item["eventType"],
+        event_version=item["eventVersion"],
+        correlation_id=item["correlationId"],
+        payload=json.loads(item["payload"]),
+        published_at=item["publishedAt"],
+        published_at_ms=item["publishedAtMs"],
+        expires_at_ms=item.get("expiresAtMs"),
+        destinations=tuple(item.get("destinations", [])),
+    )
+
+
+def delivery_to_item(delivery: Delivery) -> items.Item:
+    return {
+        "PK": message_partition_key(delivery.tenant_id, delivery.message_id),
+        "SK": f"DLV#{delivery.subscription_id}",
+        "entity": "delivery",
+        "messageId": delivery.message_id,
+        "tenantId": delivery.tenant_id,
+        "subscriptionId": delivery.subscription_id,
+        "subscriptionType": delivery.subscription_type.value,
+        "status": delivery.status.value,
+        "attempts": delivery.attempts,
+        "lastError": delivery.last_error,
+        "nextAttemptAt": delivery.next_attempt_at,
+        "updatedAt": delivery.updated_at,
+        "ttl": _ttl(),
+    }
+
+
+def delivery_from_item(item: items.Item) -> Delivery:
+    return Delivery(
+        message_id=item["messageId"],
+        tenant_id=item["tenantId"],
+        subscription_id=item["subscriptionId"],
+        subscription_type=SubscriptionType(item["subscriptionType"]),
+        status=DeliveryStatus(item["status"]),
+        attempts=item["attempts"],
+        last_error=item.get("lastError"),
+        next_attempt_at=item.get("nextAttemptAt"),
+        updated_at=item["updatedAt"],
+    )
+
+
+class MessageStore:
+    def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:
+        self._table_name = table_name
+        self._explicit_client = client
+
+    @property
+    def _client(self) -> DynamoDBClient:
+        return self._explicit_client or dynamodb_client()
+
+    def put_message(self, message: Message, deliveries: Sequence[Delivery]) -> int:
+        """Store a message and its delivery records; returns the number of DynamoDB calls made."""
+        rows = [message_to_item(message), *(delivery_to_item(d) for d in deliveries)]
+        return self._batch_put(rows)
+
+    def put_deliveries(self, deliveries: Iterable[Delivery]) -> int:
+        """Overwrite delivery records in batches (the state machine's writes on the hot paths)."""
+        return self._batch_put([delivery_to_item(d) for d in deliveries])
+
+    def _batch_put(self, rows: list[items.Item]) -> int:
+        calls = 0
+        for start in range(0, len(rows), BATCH_WRITE_MAX_ITEMS):
+            chunk = rows[start : start + BATCH_WRITE_MAX_ITEMS]
+            requests: list[Any] = [{"PutRequest": {"Item": items.to_attributes(row)}} for row in chunk]
+            for round_number in range(_MAX_UNPROCESSED_ROUNDS):
+                response = self._client.batch_write_item(RequestItems={self._table_name: requests})
+                calls += 1
+                requests = list(response.get("UnprocessedItems", {}).get(self._table_name, []))
+                if not requests:
+                    break
+                time.sleep(min(0.05 * 2**round_number, 1.0))  # throttled: back off, then retry the rest
+            else:
+                raise RuntimeError(f"DynamoDB left {len(requests)} items unprocessed")
+        return calls
+
+    def update_delivery(self, delivery: Delivery, *, force: bool = False) -> bool:
+        """Write a delivery's new state unless it already ended (a late duplicate never undoes
+        'delivered'); ``force`` overrides that (replay). Returns whether it was written."""
+        kwargs: dict[str, Any] = {}
+        if not force:
+            kwargs = {
+                "ConditionExpression": "attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e)",
+                "ExpressionAttributeNames": {"#status": "status"},
+                "ExpressionAttributeValues": {
+                    ":d": {"S": DeliveryStatus.DELIVERED.value},
+                    ":x": {"S": DeliveryStatus.DEAD.value},
+                    ":e": {"S": DeliveryStatus.EXPIRED.value},
+                },
+            }
+        try:
+            self._client.put_item(
+                TableName=self._table_name, Item=items.to_attributes(delivery_to_item(delivery)), **kwargs
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def get_message(self, tenant_id: str, message_id: str) -> tuple[Message, list[Delivery]]:
+        response = self._client.query(
+            TableName=self._table_name,
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": message_partition_key(tenant_id, message_id)}},
+            ConsistentRead=True,
+        )
+        found = [items.from_attributes(raw) for raw in response.get("Items", [])]
+        while "LastEvaluatedKey" in response:
+            response = self._client.query(
+                TableName=self._table_name,
+                KeyConditionExpression="PK = :pk",
+                ExpressionAttributeValues={":pk": {"S": message_partition_key(tenant_id, message_id)}},
+                ConsistentRead=True,
+                ExclusiveStartKey=response["LastEvaluatedKey"],
+            )
+            found.extend(items.from_attributes(raw) for raw in response.get("Items", []))
+        message_items = [row for row in found if row["SK"] == "MSG"]
+        if not message_items:
+            raise NotFound(f"message {message_id} not found")
+        deliveries = [delivery_from_item(row) for row in found if row["SK"].startswith("DLV#")]
+        return message_from_item(message_items[0]), sorted(deliveries, key=lambda d: d.subscription_id)
+
+    def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
+        """Messages by id (without deliveries), in as few calls as DynamoDB allows."""
+        unique = list(dict.fromkeys(message_ids))
+        found: dict[str, Message] = {}
+        for start in range(0, len(unique), BATCH_GET_MAX_KEYS):
+            keys: list[Any] = [
+                {"PK": {"S": message_partition_key(tenant_id, mid)}, "SK": {"S": "MSG"}}
+                for mid in unique[start : start + BATCH_GET_MAX_KEYS]
+            ]
+            request: dict[str, Any] = {self._table_name: {"Keys": keys, "ConsistentRead": True}}
+            while request:
+                response = self._client.batch_get_item(RequestItems=request)
+                for raw in response.get("Responses", {}).get(self._table_name, []):
+                    message = message_from_item(items.from_attributes(raw))
+                    found[message.id] = message
+                request = dict(response.get("UnprocessedKeys", {}))
+        return found

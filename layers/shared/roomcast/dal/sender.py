@@ -1,0 +1,100 @@
+"""Sending envelopes to SQS: batched per queue, delays capped at SQS's 15 minutes."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from roomcast.dal.aws import sqs_client
+from roomcast.domain.envelope import Envelope
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs import SQSClient
+
+SQS_MAX_DELAY_SECONDS: Final = 900
+SQS_MAX_VISIBILITY_SECONDS: Final = 12 * 3600
+SQS_BATCH_MAX_ENTRIES: Final = 10
+# SQS takes 1 MiB per batch; stay well under it whatever the attribute overhead.
+SQS_BATCH_MAX_BYTES: Final = 900 * 1024
+_RETRY_ROUNDS: Final = 3
+_PARALLEL_QUEUES: Final = 8
+
+
+class SendFailed(RuntimeError):
+    """Some envelopes could not be sent after retries; nothing may be acknowledged."""
+
+
+def delay_seconds(due_at_ms: int, now_ms: int) -> int:
+    """SQS DelaySeconds for a due time: the remaining wait rounded up, at most 15 minutes."""
+    remaining_ms = max(0, due_at_ms - now_ms)
+    return min(SQS_MAX_DELAY_SECONDS, -(-remaining_ms // 1000))
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    queue_url: str
+    envelope: Envelope | str  # a str is sent as it is (a body that is not an envelope, kept as evidence)
+    delay_seconds: int = 0
+    group_id: str | None = None  # fair queues: one noisy group cannot starve the others
+
+
+class EnvelopeSender:
+    def __init__(self, client: SQSClient | None = None) -> None:
+        self._explicit_client = client
+        self.calls = 0
+
+    @property
+    def _client(self) -> SQSClient:
+        return self._explicit_client or sqs_client()
+
+    def send(self, outgoing: Sequence[Outgoing]) -> None:
+        """Send everything or raise SendFailed. Queues are served in parallel, each in batches."""
+        by_queue: dict[str, list[Outgoing]] = defaultdict(list)
+        for item in outgoing:
+            by_queue[item.queue_url].append(item)
+        if len(by_queue) <= 1:
+            for queue_url, entries in by_queue.items():
+                self._send_queue(queue_url, entries)
+            return
+        with ThreadPoolExecutor(max_workers=min(_PARALLEL_QUEUES, len(by_queue))) as pool:
+            for result in [pool.submit(self._send_queue, url, entries) for url, entries in by_queue.items()]:
+                result.result()
+
+    def _send_queue(self, queue_url: str, entries: list[Outgoing]) -> None:
+        batch: list[tuple[Outgoing, str]] = []
+        size = 0
+        for item in entries:
+            body = item.envelope if isinstance(item.envelope, str) else item.envelope.to_json()
+            if batch and (len(batch) == SQS_BATCH_MAX_ENTRIES or size + len(body) > SQS_BATCH_MAX_BYTES):
+                self._send_batch(queue_url, batch)
+                batch, size = [], 0
+            batch.append((item, body))
+            size += len(body)
+        if batch:
+            self._send_batch(queue_url, batch)
+
+    def _send_batch(self, queue_url: str, batch: list[tuple[Outgoing, str]]) -> None:
+        pending = {str(index): pair for index, pair in enumerate(batch)}
+        for round_number in range(_RETRY_ROUNDS):
+            entries: list[Any] = []
+            for entry_id, (item, body) in pending.items():
+                entry: dict[str, Any] = {"Id": entry_id, "MessageBody": body}
+                entry["DelaySeconds"] = item.delay_seconds
+                if item.group_id:
+                    entry["MessageGroupId"] = item.group_id
+                entries.append(entry)
+            response = self._client.send_message_batch(QueueUrl=queue_url, Entries=entries)
+            self.calls += 1
+            failed = response.get("Failed", [])
+            permanent = [f for f in failed if f.get("SenderFault")]
+            if permanent:
+                raise SendFailed(f"SQS refused {len(permanent)} messages: {permanent[0].get('Message')}")
+            pending = {f["Id"]: pending[f["Id"]] for f in failed}
+            if not pending:
+                return
+            time.sleep(0.05 * 2**round_number)
+        raise SendFailed(f"{len(pending)} messages could not be sent to {queue_url}")

@@ -1,0 +1,86 @@
+"""The delivery envelope: what travels on SQS for one message to one destination.
+
+It carries everything a delivery needs (payload included), so neither the push function
+nor a pull needs a database read on the common path.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from roomcast.domain.messages import Message
+
+ENVELOPE_VERSION = 1
+
+
+class EnvelopeError(ValueError):
+    """An SQS body that is not a roomcast envelope."""
+
+
+@dataclass(frozen=True)
+class Envelope:
+    message_id: str
+    tenant_id: str
+    room_id: str
+    subscription_id: str
+    event_type: str
+    event_version: str
+    correlation_id: str
+    published_at: str  # ISO-8601
+    published_at_ms: int
+    expires_at_ms: int | None
+    attempt: int  # attempts made before this delivery (0 = first delivery)
+    due_at_ms: int  # not to be delivered before this time
+    next_delay_ms: int  # the delay that led to this attempt (0 on the first delivery)
+    payload: Any
+    hops: int = 0  # SQS re-sends waiting for the due time (not attempts)
+    origin_subscription_id: str | None = None  # set when a failover handed the message over
+
+    def to_json(self) -> str:
+        return json.dumps({"v": ENVELOPE_VERSION, **asdict(self)}, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, body: str) -> Envelope:
+        try:
+            raw = json.loads(body)
+            version = raw.pop("v", None) if isinstance(raw, dict) else None
+            if type(version) is not int or version != ENVELOPE_VERSION:
+                raise EnvelopeError("not a roomcast envelope (version)")
+            envelope = cls(**raw)
+        except (ValueError, TypeError, RecursionError) as error:
+            raise EnvelopeError(f"not a roomcast envelope: {error}") from error
+        for name in ("published_at_ms", "attempt", "due_at_ms", "next_delay_ms", "hops"):
+            if type(getattr(envelope, name)) is not int:
+                raise EnvelopeError(f"not a roomcast envelope: {name} is not an integer")
+        if envelope.expires_at_ms is not None and type(envelope.expires_at_ms) is not int:
+            raise EnvelopeError("not a roomcast envelope: expires_at_ms is not an integer")
+        return envelope
+
+    def next_attempt(self, attempt: int, delay_ms: int, due_at_ms: int) -> Envelope:
+        return replace(self, attempt=attempt, next_delay_ms=delay_ms, due_at_ms=due_at_ms, hops=0)
+
+    def hop(self, attempt: int) -> Envelope:
+        """The same attempt, re-sent to wait longer (SQS delays at most 15 minutes)."""
+        return replace(self, attempt=attempt, hops=self.hops + 1)
+
+
+def first_envelope(message: Message, subscription_id: str) -> Envelope:
+    """The envelope of a message's first delivery to a destination: attempt 0, due at once."""
+    return Envelope(
+        message_id=message.id,
+        tenant_id=message.tenant_id,
+        room_id=message.room_id,
+        subscription_id=subscription_id,
+        event_type=message.event_type,
+        event_version=message.event_version,
+        correlation_id=message.correlation_id,
+        published_at=message.published_at,
+        published_at_ms=message.published_at_ms,
+        expires_at_ms=message.expires_at_ms,
+        attempt=0,
+        due_at_ms=message.published_at_ms,
+        next_delay_ms=0,
+        payload=message.payload,
+    )

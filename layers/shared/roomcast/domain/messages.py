@@ -1,0 +1,48 @@
+"""Messages and their per-destination delivery state (the seeds' "published_messages")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from roomcast.domain.models import SubscriptionType
+
+
+class DeliveryStatus(StrEnum):
+    PENDING = "pending"  # on its way, no attempt has failed yet
+    RETRYING = "retrying"  # an attempt failed; another one is scheduled
+    DELIVERED = "delivered"
+    DEAD = "dead"
+    EXPIRED = "expired"
+
+
+TERMINAL_STATUSES = frozenset({DeliveryStatus.DELIVERED, DeliveryStatus.DEAD, DeliveryStatus.EXPIRED})
+
+
+@dataclass(frozen=True)
+class Message:
+    id: str
+    tenant_id: str
+    room_id: str
+    event_type: str
+    event_version: str
+    correlation_id: str
+    payload: Any
+    published_at: str
+    published_at_ms: int
+    expires_at_ms: int | None
+    destinations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Delivery:
+    message_id: str
+    tenant_id: str
+    subscription_id: str
+    subscription_type: SubscriptionType
+    status: DeliveryStatus
+    attempts: int  # attempts made so far (a delivered first try counts 1)
+    last_error: str | None
+    next_attempt_at: str | None
+    updated_at: str

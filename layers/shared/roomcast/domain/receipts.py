@@ -1,0 +1,76 @@
+"""PULL receipts: the opaque token a consumer gets with each message and gives back to ack/nack.
+
+It carries the SQS receipt handle and what ack/nack need without a database read (message id,
+the attempt it was handed out at, the expiry). A receipt names its subscription, so one from
+another subscription (or another tenant's) is refused before anything changes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+
+from roomcast.errors import InvalidRequest
+
+RECEIPT_PREFIX = "rcpt_"
+MAX_RECEIPT_LENGTH = 4096
+
+
+@dataclass(frozen=True)
+class Receipt:
+    subscription_id: str
+    message_id: str
+    attempt: int
+    handle: str
+    expires_at_ms: int | None
+
+    def encode(self) -> str:
+        raw = {"s": self.subscription_id, "m": self.message_id, "a": self.attempt, "h": self.handle}
+        if self.expires_at_ms is not None:
+            raw["x"] = self.expires_at_ms
+        text = json.dumps(raw, separators=(",", ":")).encode()
+        return RECEIPT_PREFIX + base64.urlsafe_b64encode(text).decode().rstrip("=")
+
+
+def _invalid(index: int, problem: str) -> InvalidRequest:
+    return InvalidRequest(
+        f"receipts[{index}]: {problem}",
+        code="invalid_receipt",
+        http_status=400,
+        details=[{"field": f"body.receipts.{index}", "problem": problem, "type": "invalid_receipt"}],
+    )
+
+
+def decode_receipt(token: str, subscription_id: str, index: int = 0) -> Receipt:
+    """The receipt in ``token``; InvalidRequest (400) if malformed or of another subscription."""
+    if not token.startswith(RECEIPT_PREFIX) or len(token) > MAX_RECEIPT_LENGTH:
+        raise _invalid(index, "not a roomcast receipt")
+    encoded = token[len(RECEIPT_PREFIX) :]
+    try:
+        raw = json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+        receipt = Receipt(
+            subscription_id=raw["s"],
+            message_id=raw["m"],
+            attempt=raw["a"],
+            handle=raw["h"],
+            expires_at_ms=raw.get("x"),
+        )
+    except (ValueError, binascii.Error, KeyError, TypeError) as error:
+        raise _invalid(index, "not a roomcast receipt") from error
+    valid_types = (
+        isinstance(receipt.subscription_id, str)
+        and isinstance(receipt.message_id, str)
+        and isinstance(receipt.attempt, int)
+        and not isinstance(receipt.attempt, bool)
+        and receipt.attempt >= 0
+        and isinstance(receipt.handle, str)
+        and 0 < len(receipt.handle) <= MAX_RECEIPT_LENGTH
+        and (receipt.expires_at_ms is None or isinstance(receipt.expires_at_ms, int))
+    )
+    if not valid_types:
+        raise _invalid(index, "not a roomcast receipt")
+    if receipt.subscription_id != subscription_id:
+        raise _invalid(index, "belongs to another subscription")
+    return receipt

@@ -1,0 +1,310 @@
+"""Routing: which subscriptions of a room receive a message, and which messages a room refuses."""
+
+from __future__ import annotations
+
+import pytest
+from roomcast.domain.models import (
+    DeliveryOverrides,
+    EventTypeFilter,
+    Room,
+    Subscription,
+    SubscriptionStatus,
+    SubscriptionType,
+)
+from roomcast.domain.routing import check_room_accepts, resolve_destinations
+from roomcast.errors import InvalidRequest
+
+ORDERS_V1_V2 = EventTypeFilter(name="order.created", versions=("1", "2"))
+ORDERS_V1 = EventTypeFilter(name="order.created", versions=("1",))
+ANY_ORDER_VERSION = EventTypeFilter(name="order.created")
+ANY_INVOICE = EventTypeFilter(name="invoice.paid")
+
+
+def _room(*event_types: EventTypeFilter) -> Room:
+    return Room(
+        id="room_1",
+        tenant_id="tenant_1",
+        name="orders",
+        message_expiration_ms=None,
+        delivery_delay_ms=1_000,
+        delivery_delay_multiplier=2.0,
+        delivery_attempts=5,
+        event_types=event_types,
+        created_at="2025-01-01T00:00:00Z",
+        updated_at="2025-01-01T00:00:00Z",
+    )
+
+
+def _subscription(
+    subscription_id: str,
+    *event_types: EventTypeFilter,
+    status: SubscriptionStatus = SubscriptionStatus.ACTIVE,
+) -> Subscription:
+    return Subscription(
+        id=subscription_id,
+        room_id="room_1",
+        tenant_id="tenant_1",
+        type=SubscriptionType.PUSH,
+        status=status,
+        event_types=event_types,
+        overrides=DeliveryOverrides(),
+        failover_subscription_id=None,
+        created_at="2025-01-01T00:00:00Z",
+        updated_at="2025-01-01T00:00:00Z",
+        push_url="https://example.com/hook",
+    )
+
+
+# Deliberately out of id order: the result must come back sorted.
+SUBSCRIPTIONS = (
+    _subscription("sub_e_invoices", ANY_INVOICE),
+    _subscription("sub_c_orders_v1", ORDERS_V1),
+    _subscription("sub_a_everything"),
+    _subscription("sub_d_disabled", status=SubscriptionStatus.DISABLED),
+    _subscription("sub_b_any_order_version", ANY_ORDER_VERSION),
+)
+
+
+def _ids(subscriptions: list[Subscription]) -> list[str]:
+    return [s.id for s in subscriptions]
+
+
+# --- the room's own event types ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("room", "event_type", "event_version"),
+    [
+        pytest.param(_room(), "anything.at.all", "99", id="room-without-types-accepts-anything"),
+        pytest.param(_room(), "", "", id="room-without-types-accepts-empty-names"),
+        pytest.param(_room(ORDERS_V1_V2), "order.created", "1", id="listed-version"),
+        pytest.param(_room(ORDERS_V1_V2, ANY_INVOICE), "order.created", "2", id="other-listed-version"),
+        pytest.param(_room(ORDERS_V1_V2, ANY_INVOICE), "invoice.paid", "1", id="type-without-versions-v1"),
+        pytest.param(_room(ANY_INVOICE), "invoice.paid", "42.0-beta", id="type-without-versions-any"),
+    ],
+)
+def test_room_accepts_its_declared_types_and_versions(
+    room: Room, event_type: str, event_version: str
+) -> None:
+    # When / Then: no exception
+    check_room_accepts(room, event_type, event_version)
+
+
+def test_room_with_types_refuses_an_unknown_type_naming_it_and_the_accepted_ones() -> None:
+    # Given
+    room = _room(ORDERS_V1_V2, ANY_INVOICE)
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        check_room_accepts(room, "order.deleted", "1")
+
+    # Then
+    assert "'order.deleted'" in refused.value.message
+    assert "invoice.paid, order.created" in refused.value.message
+
+
+def test_unknown_type_is_reported_on_the_event_type_field() -> None:
+    # Given
+    room = _room(ORDERS_V1_V2)
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        check_room_accepts(room, "order.deleted", "1")
+
+    # Then
+    assert refused.value.http_status == 422
+    assert refused.value.code == "unroutable"
+    assert [detail["field"] for detail in refused.value.details] == ["body.eventType"]
+
+
+def test_room_refuses_an_unknown_version_of_a_known_type_naming_the_versions() -> None:
+    # Given
+    room = _room(ORDERS_V1_V2, ANY_INVOICE)
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        check_room_accepts(room, "order.created", "3")
+
+    # Then
+    assert "'order.created'" in refused.value.message
+    assert "versions 1, 2" in refused.value.message
+    assert "'3'" in refused.value.message
+
+
+def test_unknown_version_is_reported_on_the_event_version_field() -> None:
+    # Given
+    room = _room(ORDERS_V1_V2)
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        check_room_accepts(room, "order.created", "3")
+
+    # Then
+    assert refused.value.code == "unroutable"
+    assert [detail["field"] for detail in refused.value.details] == ["body.eventVersion"]
+
+
+def test_resolving_a_type_the_room_refuses_refuses_even_for_catch_all_subscriptions() -> None:
+    # Given
+    room = _room(ORDERS_V1_V2)
+
+    # When / Then
+    with pytest.raises(InvalidRequest, match="does not accept event type"):
+        resolve_destinations(room, [_subscription("sub_a_everything")], "order.deleted", "1")
+
+
+# --- destinations by filter --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("event_type", "event_version", "expected_ids"),
+    [
+        pytest.param(
+            "order.created",
+            "1",
+            ["sub_a_everything", "sub_b_any_order_version", "sub_c_orders_v1"],
+            id="order-v1",
+        ),
+        pytest.param("order.created", "2", ["sub_a_everything", "sub_b_any_order_version"], id="order-v2"),
+        pytest.param("invoice.paid", "7", ["sub_a_everything", "sub_e_invoices"], id="invoice-any-version"),
+        pytest.param("ping", "1", ["sub_a_everything"], id="unfiltered-type-reaches-catch-all-only"),
+    ],
+)
+def test_subscriptions_receive_the_types_and_versions_their_filters_accept(
+    event_type: str, event_version: str, expected_ids: list[str]
+) -> None:
+    # When
+    destinations = resolve_destinations(_room(), SUBSCRIPTIONS, event_type, event_version)
+
+    # Then
+    assert _ids(destinations) == expected_ids
+
+
+def test_subscriptions_without_filter_receive_everything() -> None:
+    # Given
+    subscriptions = [_subscription("sub_2"), _subscription("sub_1")]
+
+    # When
+    destinations = resolve_destinations(_room(ANY_INVOICE), subscriptions, "invoice.paid", "3")
+
+    # Then
+    assert _ids(destinations) == ["sub_1", "sub_2"]
+
+
+def test_disabled_subscriptions_receive_nothing() -> None:
+    # Given
+    subscriptions = [_subscription("sub_1", status=SubscriptionStatus.DISABLED)]
+
+    # When
+    destinations = resolve_destinations(_room(), subscriptions, "order.created", "1")
+
+    # Then
+    assert destinations == []
+
+
+def test_destinations_come_back_in_subscription_id_order() -> None:
+    # Given
+    subscriptions = [_subscription(f"sub_{n}") for n in (3, 1, 4, 5, 9, 2, 6)]
+
+    # When
+    destinations = resolve_destinations(_room(), subscriptions, "order.created", "1")
+
+    # Then
+    assert _ids(destinations) == ["sub_1", "sub_2", "sub_3", "sub_4", "sub_5", "sub_6", "sub_9"]
+
+
+def test_room_without_subscriptions_has_no_destinations() -> None:
+    # When / Then
+    assert resolve_destinations(_room(), [], "order.created", "1") == []
+
+
+# --- explicit destinations ---------------------------------------------------------------------------
+
+
+def test_explicit_destinations_are_exactly_those_named_in_id_order() -> None:
+    # When
+    destinations = resolve_destinations(
+        _room(), SUBSCRIPTIONS, "order.created", "1", explicit=["sub_c_orders_v1", "sub_a_everything"]
+    )
+
+    # Then
+    assert _ids(destinations) == ["sub_a_everything", "sub_c_orders_v1"]
+
+
+def test_explicit_duplicates_collapse_into_one_destination() -> None:
+    # When
+    destinations = resolve_destinations(
+        _room(),
+        SUBSCRIPTIONS,
+        "order.created",
+        "1",
+        explicit=["sub_a_everything", "sub_a_everything", "sub_a_everything"],
+    )
+
+    # Then
+    assert _ids(destinations) == ["sub_a_everything"]
+
+
+def test_explicit_empty_list_means_no_destinations() -> None:
+    # When
+    destinations = resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "1", explicit=[])
+
+    # Then
+    assert destinations == []
+
+
+@pytest.mark.parametrize(
+    ("explicit", "expected_problem"),
+    [
+        pytest.param(
+            ["sub_of_another_room"], "sub_of_another_room is not a subscription of room room_1", id="foreign"
+        ),
+        pytest.param(["sub_d_disabled"], "subscription sub_d_disabled is disabled", id="disabled"),
+        pytest.param(
+            ["sub_e_invoices"], "sub_e_invoices does not accept 'order.created'", id="type-filtered"
+        ),
+        pytest.param(
+            ["sub_c_orders_v1"], "sub_c_orders_v1 does not accept 'order.created' version '2'", id="version"
+        ),
+        pytest.param(
+            ["sub_a_everything", "sub_of_another_room"],
+            "not a subscription of room",
+            id="one-bad-refuses-all",
+        ),
+    ],
+)
+def test_explicit_destination_that_cannot_receive_the_message_is_refused(
+    explicit: list[str], expected_problem: str
+) -> None:
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "2", explicit=explicit)
+
+    # Then
+    assert expected_problem in refused.value.message
+
+
+def test_refused_explicit_destination_is_reported_on_the_destinations_field() -> None:
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "1", explicit=["sub_unknown"])
+
+    # Then
+    assert refused.value.code == "unroutable"
+    assert refused.value.details == [
+        {
+            "field": "body.destinations",
+            "problem": "sub_unknown is not a subscription of room room_1",
+            "type": "unroutable",
+        }
+    ]
+
+
+def test_explicit_destinations_still_obey_the_room_event_types() -> None:
+    # Given
+    room = _room(ANY_INVOICE)
+
+    # When / Then
+    with pytest.raises(InvalidRequest) as refused:
+        resolve_destinations(room, SUBSCRIPTIONS, "order.created", "1", explicit=["sub_a_everything"])
+    assert refused.value.details[0]["field"] == "body.eventType"
