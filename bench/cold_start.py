@@ -2,7 +2,11 @@
 
 Each sample is a fresh interpreter (nothing cached in memory), timed from inside the process
 around the import alone, so interpreter start-up is not counted on either side. The functions
-import with their template environment, as on Lambda. Target: every handler ≤ 1.5x boto3.
+import with their template environment, as on Lambda. Target: every handler <= 1.5 x boto3.
+
+The handlers import boto3 on first use (docs/decisions/0008-cold-start.md), so the first request
+still pays for it; the second table shows that total — handler import, then boto3 and one client —
+next to ``import boto3`` plus one client, so the deferral is visible rather than hidden.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ _TIMER = (
     "import time, importlib, sys\n"
     "start = time.perf_counter()\n"
     "importlib.import_module(sys.argv[1])\n"
-    "print(time.perf_counter() - start)\n"
+    "imported = time.perf_counter()\n"
+    "import boto3\n"
+    "boto3.client('dynamodb')\n"
+    "print(imported - start, time.perf_counter() - start)\n"
 )
 
 
@@ -28,11 +35,11 @@ _TIMER = (
 class ColdStart:
     name: str
     module: str
-    median_ms: float
-    ratio: float | None = None
+    import_ms: float
+    with_client_ms: float
 
 
-def _import_seconds(module: str, python_path: list[str], environment: dict[str, str]) -> float:
+def _sample(module: str, python_path: list[str], environment: dict[str, str]) -> tuple[float, float]:
     env = {**os.environ, **environment, "PYTHONPATH": os.pathsep.join(python_path)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     completed = subprocess.run(
@@ -40,41 +47,51 @@ def _import_seconds(module: str, python_path: list[str], environment: dict[str, 
     )
     if completed.returncode != 0:
         raise RuntimeError(f"importing {module} failed:\n{completed.stderr}")
-    return float(completed.stdout.strip().splitlines()[-1])
+    imported, total = completed.stdout.strip().splitlines()[-1].split()
+    return float(imported), float(total)
 
 
-def _median_ms(module: str, python_path: list[str], environment: dict[str, str], samples: int) -> float:
-    _import_seconds(module, python_path, environment)  # warm the bytecode cache, as a deployed package has it
-    # Interleaving is done by the caller; here: plain repeated fresh processes.
-    return statistics.median(_import_seconds(module, python_path, environment) for _ in range(samples)) * 1000
+def _measure(
+    name: str, module: str, python_path: list[str], environment: dict[str, str], samples: int
+) -> ColdStart:
+    _sample(module, python_path, environment)  # warm the bytecode cache, as a deployed package has it
+    runs = [_sample(module, python_path, environment) for _ in range(samples)]
+    return ColdStart(
+        name,
+        module,
+        statistics.median(r[0] for r in runs) * 1000,
+        statistics.median(r[1] for r in runs) * 1000,
+    )
 
 
 def measure(samples: int = 15) -> list[ColdStart]:
     model = read_stack("roomcast-bench", "us-east-1", {}, lambda name: f"https://sqs.local/{name}")
-    reference = ColdStart("import boto3", "boto3", _median_ms("boto3", [], {}, samples))
-    results = [reference]
+    base_environment = {"AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_TRACE_DISABLED": "true"}
+    results = [_measure("import boto3", "boto3", [], base_environment, samples)]
     for spec in model.functions.values():
-        module = spec.handler.rpartition(".")[0]
         python_path = [str(spec.code_path), *(str(p) for p in spec.layer_paths)]
-        environment = {
-            **spec.environment,
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "POWERTOOLS_TRACE_DISABLED": "true",
-        }
-        median = _median_ms(module, python_path, environment, samples)
-        results.append(ColdStart(spec.logical_id, module, median, median / reference.median_ms))
+        environment = {**spec.environment, **base_environment}
+        results.append(
+            _measure(spec.logical_id, spec.handler.rpartition(".")[0], python_path, environment, samples)
+        )
     return results
 
 
 def report(results: list[ColdStart]) -> bool:
+    reference = results[0]
+    boto3_import_ms = reference.import_ms
     print("\n## Cold start: handler module import vs `import boto3` (median of fresh interpreters)\n")
-    print(f"{'function':<24} {'module':<34} {'import ms':>10} {'x boto3':>8}  target <= {TARGET_RATIO}x")
+    print(f"{'function':<22} {'module':<24} {'import ms':>9} {'x boto3':>8}   target <= {TARGET_RATIO}x")
+    print(f"{'import boto3':<22} {'boto3':<24} {boto3_import_ms:>9.1f}")
     ok = True
-    for result in results:
-        ratio = "" if result.ratio is None else f"{result.ratio:.2f}"
-        verdict = ""
-        if result.ratio is not None:
-            verdict = "ok" if result.ratio <= TARGET_RATIO else "OVER TARGET"
-            ok = ok and result.ratio <= TARGET_RATIO
-        print(f"{result.name:<24} {result.module:<34} {result.median_ms:>10.1f} {ratio:>8}  {verdict}")
+    for result in results[1:]:
+        ratio = result.import_ms / boto3_import_ms
+        ok = ok and ratio <= TARGET_RATIO
+        verdict = "ok" if ratio <= TARGET_RATIO else "OVER TARGET"
+        print(f"{result.name:<22} {result.module:<24} {result.import_ms:>9.1f} {ratio:>8.2f}   {verdict}")
+    print("\nFirst request's set-up: handler import + import boto3 + one client, vs boto3 + one client")
+    print(f"{'import boto3 + client':<22} {'':<24} {reference.with_client_ms:>9.1f}")
+    for result in results[1:]:
+        ratio = result.with_client_ms / reference.with_client_ms
+        print(f"{result.name:<22} {result.module:<24} {result.with_client_ms:>9.1f} {ratio:>8.2f}")
     return ok

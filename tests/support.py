@@ -84,3 +84,39 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
             dead_letter_queue_url=queues.dead_letter_queue_url,
         )
     )
+
+
+def api_event(
+    method: str,
+    path: str,
+    body: Any = None,
+    tenant: str = SAMPLE_TENANT,
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """An API Gateway HTTP API (v2) event as the gateway sends it after the authorizer."""
+    return {
+        "version": "2.0",
+        "routeKey": "ANY /{proxy+}",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {"content-type": "application/json", **(headers or {})},
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "test",
+            "authorizer": {"lambda": {"tenantId": tenant}},
+            "http": {
+                "method": method,
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "127.0.0.1",
+                "userAgent": "t",
+            },
+            "requestId": "test-request",
+            "routeKey": "ANY /{proxy+}",
+            "stage": "$default",
+            "time": "22/Nov/2026:00:00:00 +0000",
+            "timeEpoch": 0,
+        },
+        "body": json.dumps(body) if body is not None else None,
+        "isBase64Encoded": False,
+    }

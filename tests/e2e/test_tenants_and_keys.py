@@ -43,7 +43,16 @@ def test_openapi_document_and_swagger_ui_need_no_key(anonymous: ApiClient) -> No
     assert document.status_code == 200
     spec = document.json()
     assert spec["openapi"].startswith("3.")
-    assert {"/rooms", "/rooms/{roomId}", "/rooms/{roomId}/subscriptions"} <= set(spec["paths"])
+    assert {
+        "/rooms",
+        "/rooms/{roomId}",
+        "/rooms/{roomId}/subscriptions",
+        "/rooms/{roomId}/messages",
+        "/rooms/{roomId}/messages/{messageId}",
+        "/rooms/{roomId}/subscriptions/{subscriptionId}/pull",
+        "/rooms/{roomId}/subscriptions/{subscriptionId}/ack",
+        "/rooms/{roomId}/subscriptions/{subscriptionId}/nack",
+    } <= set(spec["paths"])
     assert ui.status_code == 200
     assert "swagger" in ui.text.lower()
 

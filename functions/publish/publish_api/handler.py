@@ -16,6 +16,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from roomcast.api.errors import body_too_large, install_error_handlers, json_body_required, tenant_id
+from roomcast.api.publish_contract import PublishRequest, PublishResponse
 from roomcast.config import load_settings
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.repository import Repository
@@ -24,7 +25,6 @@ from roomcast.domain import limits
 from roomcast.errors import Conflict, InvalidRequest
 from roomcast.observability import logger, metrics
 
-from publish_api.models import PublishRequest, PublishResponse
 from publish_api.service import PublishService
 
 IDEMPOTENCY_KEY_HEADER = "idempotency-key"

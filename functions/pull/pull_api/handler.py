@@ -10,6 +10,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from roomcast.api.errors import install_error_handlers, json_body_required, tenant_id
+from roomcast.api.pull_contract import AckResponse, NackResponse, PullRequest, PullResponse, ReceiptsRequest
 from roomcast.config import load_settings
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueClient
@@ -17,7 +18,6 @@ from roomcast.dal.repository import Repository
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.observability import logger, metrics
 
-from pull_api.models import AckResponse, NackResponse, PullRequest, PullResponse, ReceiptsRequest
 from pull_api.service import PullService
 
 app = APIGatewayHttpResolver(enable_validation=True)

@@ -5,6 +5,8 @@
 | message  | ``TENANT#<tenant>#MSG#<messageId>``  | ``MSG``            |
 | delivery | ``TENANT#<tenant>#MSG#<messageId>``  | ``DLV#<subId>``    |
 
+The message item holds each destination's first record (``pending``), so a publish is one
+write whatever its fan-out; each later change of a destination is its own small ``DLV#`` item.
 One Query reads a message with all its deliveries. Records expire (DynamoDB TTL) a while after
 their last change, so the status stays readable well past the message's own expiry.
 """
@@ -96,6 +98,34 @@ def delivery_to_item(delivery: Delivery) -> items.Item:
     }
 
 
+def _embedded_delivery(delivery: Delivery) -> items.Item:
+    return {
+        "subscriptionType": delivery.subscription_type.value,
+        "status": delivery.status.value,
+        "attempts": delivery.attempts,
+        "nextAttemptAt": delivery.next_attempt_at,
+        "updatedAt": delivery.updated_at,
+    }
+
+
+def embedded_deliveries(message_item: items.Item) -> list[Delivery]:
+    """The first records of a message's destinations, as stored inside the message item."""
+    return [
+        Delivery(
+            message_id=message_item["id"],
+            tenant_id=message_item["tenantId"],
+            subscription_id=subscription_id,
+            subscription_type=SubscriptionType(raw["subscriptionType"]),
+            status=DeliveryStatus(raw["status"]),
+            attempts=raw["attempts"],
+            last_error=None,
+            next_attempt_at=raw.get("nextAttemptAt"),
+            updated_at=raw["updatedAt"],
+        )
+        for subscription_id, raw in (message_item.get("deliveries") or {}).items()
+    ]
+
+
 def delivery_from_item(item: items.Item) -> Delivery:
     return Delivery(
         message_id=item["messageId"],
@@ -120,9 +150,13 @@ class MessageStore:
         return self._explicit_client or dynamodb_client()
 
     def put_message(self, message: Message, deliveries: Sequence[Delivery]) -> int:
-        """Store a message and its delivery records; returns the number of DynamoDB calls made."""
-        rows = [message_to_item(message), *(delivery_to_item(d) for d in deliveries)]
-        return self._batch_put(rows)
+        """Store a message with the first record of each destination inside it: one PutItem
+        whatever the number of destinations. Later changes of a destination are items of their
+        own (small writes, no rewrite of the payload). Returns the number of DynamoDB calls."""
+        item = message_to_item(message)
+        item["deliveries"] = {d.subscription_id: _embedded_delivery(d) for d in deliveries}
+        self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item))
+        return 1
 
     def put_deliveries(self, deliveries: Iterable[Delivery]) -> int:
         """Overwrite delivery records in batches (the state machine's writes on the hot paths)."""
@@ -188,8 +222,13 @@ class MessageStore:
         message_items = [row for row in found if row["SK"] == "MSG"]
         if not message_items:
             raise NotFound(f"message {message_id} not found")
-        deliveries = [delivery_from_item(row) for row in found if row["SK"].startswith("DLV#")]
-        return message_from_item(message_items[0]), sorted(deliveries, key=lambda d: d.subscription_id)
+        # A destination's own item, once written, supersedes the first record inside the message.
+        latest = {d.subscription_id: d for d in embedded_deliveries(message_items[0])}
+        latest.update(
+            (d.subscription_id, d)
+            for d in (delivery_from_item(row) for row in found if row["SK"].startswith("DLV#"))
+        )
+        return message_from_item(message_items[0]), sorted(latest.values(), key=lambda d: d.subscription_id)
 
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         """Messages by id (without deliveries), in as few calls as DynamoDB allows."""

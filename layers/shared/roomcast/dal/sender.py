@@ -21,7 +21,7 @@ SQS_BATCH_MAX_ENTRIES: Final = 10
 # SQS takes 1 MiB per batch; stay well under it whatever the attribute overhead.
 SQS_BATCH_MAX_BYTES: Final = 900 * 1024
 _RETRY_ROUNDS: Final = 3
-_PARALLEL_QUEUES: Final = 8
+_PARALLEL_BATCHES: Final = 8
 
 
 class SendFailed(RuntimeError):
@@ -52,30 +52,35 @@ class EnvelopeSender:
         return self._explicit_client or sqs_client()
 
     def send(self, outgoing: Sequence[Outgoing]) -> None:
-        """Send everything or raise SendFailed. Queues are served in parallel, each in batches."""
+        """Send everything or raise SendFailed: batches of up to 10 per queue, sent in parallel."""
+        batches = self._batches(outgoing)
+        if len(batches) <= 1:
+            for queue_url, batch in batches:
+                self._send_batch(queue_url, batch)
+            return
+        with ThreadPoolExecutor(max_workers=min(_PARALLEL_BATCHES, len(batches))) as pool:
+            for result in [pool.submit(self._send_batch, url, batch) for url, batch in batches]:
+                result.result()
+
+    @staticmethod
+    def _batches(outgoing: Sequence[Outgoing]) -> list[tuple[str, list[tuple[Outgoing, str]]]]:
         by_queue: dict[str, list[Outgoing]] = defaultdict(list)
         for item in outgoing:
             by_queue[item.queue_url].append(item)
-        if len(by_queue) <= 1:
-            for queue_url, entries in by_queue.items():
-                self._send_queue(queue_url, entries)
-            return
-        with ThreadPoolExecutor(max_workers=min(_PARALLEL_QUEUES, len(by_queue))) as pool:
-            for result in [pool.submit(self._send_queue, url, entries) for url, entries in by_queue.items()]:
-                result.result()
-
-    def _send_queue(self, queue_url: str, entries: list[Outgoing]) -> None:
-        batch: list[tuple[Outgoing, str]] = []
-        size = 0
-        for item in entries:
-            body = item.envelope if isinstance(item.envelope, str) else item.envelope.to_json()
-            if batch and (len(batch) == SQS_BATCH_MAX_ENTRIES or size + len(body) > SQS_BATCH_MAX_BYTES):
-                self._send_batch(queue_url, batch)
-                batch, size = [], 0
-            batch.append((item, body))
-            size += len(body)
-        if batch:
-            self._send_batch(queue_url, batch)
+        batches: list[tuple[str, list[tuple[Outgoing, str]]]] = []
+        for queue_url, entries in by_queue.items():
+            batch: list[tuple[Outgoing, str]] = []
+            size = 0
+            for item in entries:
+                body = item.envelope if isinstance(item.envelope, str) else item.envelope.to_json()
+                if batch and (len(batch) == SQS_BATCH_MAX_ENTRIES or size + len(body) > SQS_BATCH_MAX_BYTES):
+                    batches.append((queue_url, batch))
+                    batch, size = [], 0
+                batch.append((item, body))
+                size += len(body)
+            if batch:
+                batches.append((queue_url, batch))
+        return batches
 
     def _send_batch(self, queue_url: str, batch: list[tuple[Outgoing, str]]) -> None:
         pending = {str(index): pair for index, pair in enumerate(batch)}

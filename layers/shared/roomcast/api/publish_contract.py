@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import BaseModel, Field, JsonValue
+
 from roomcast.api.models import ApiModel, EventTypeName, EventVersion, SubscriptionId
 from roomcast.domain import limits
 

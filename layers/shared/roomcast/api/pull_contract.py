@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, JsonValue
+
 from roomcast.api.models import ApiModel
 
 MAX_RECEIPTS_PER_REQUEST = 100

@@ -1,0 +1,131 @@
+"""A bench stack: moto in server mode with the template's resources, handlers called in-process
+with their template environment, and a counter of every AWS API call boto3 makes."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from roomcast_dev.stack import (
+    LOCAL_PARAMETERS,
+    LOCAL_REGION,
+    aws_environment,
+    provision_resources,
+    queue_url_for,
+)
+from roomcast_dev.template import StackModel, read_stack
+
+Handler = Callable[[dict[str, Any], Any], Any]
+BENCH_STACK = "roomcast-bench"
+
+
+class AwsCallCounter:
+    """Counts botocore API calls (by operation) made by this process."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+
+    def install(self) -> None:
+        from botocore.client import BaseClient
+
+        original = getattr(BaseClient, "_make_api_call")  # noqa: B009 - private, untyped in the stubs
+        counter = self
+
+        def counting(client: Any, operation_name: str, api_params: Any) -> Any:
+            counter.calls[operation_name] += 1
+            return original(client, operation_name, api_params)
+
+        setattr(BaseClient, "_make_api_call", counting)  # noqa: B010
+
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+    def reset(self) -> None:
+        self.calls.clear()
+
+
+class FakeContext:
+    function_name = "bench"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:bench"
+    aws_request_id = "bench"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 30_000
+
+
+@contextmanager
+def bench_stack() -> Iterator[tuple[StackModel, str]]:
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    model = read_stack(
+        BENCH_STACK, LOCAL_REGION, LOCAL_PARAMETERS, lambda name: queue_url_for(endpoint, name)
+    )
+    provision_resources(model, endpoint)
+    saved = dict(os.environ)
+    os.environ.update(aws_environment(endpoint))
+    os.environ.update({"POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_DISABLED": "true"})
+    os.environ["POWERTOOLS_LOG_LEVEL"] = "ERROR"
+    try:
+        yield model, endpoint
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        server.stop()
+
+
+def load_handler(model: StackModel, function_id: str) -> Handler:
+    """A function's handler, imported with the function's template environment."""
+    from roomcast.config import load_settings
+
+    spec = model.functions[function_id]
+    for path in (str(spec.code_path), *(str(p) for p in spec.layer_paths)):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    os.environ.update(spec.environment)
+    load_settings.cache_clear()
+    module_name, _, attribute = spec.handler.rpartition(".")
+    handler: Handler = getattr(importlib.import_module(module_name), attribute)
+    return handler
+
+
+def call(handler: Handler, event: dict[str, Any]) -> Any:
+    with contextlib.redirect_stdout(io.StringIO()):  # the functions' EMF metric lines
+        response = handler(event, FakeContext())
+    if response["statusCode"] >= 300:
+        raise RuntimeError(f"bench call failed: {response}")
+    return json.loads(response["body"])
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def timed(action: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def reset(model: StackModel, endpoint: str) -> None:
+    """Empty the emulator and create the template's resources again."""
+    from urllib.request import Request, urlopen
+
+    with urlopen(Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=30):  # noqa: S310 - local
+        pass
+    provision_resources(model, endpoint)
