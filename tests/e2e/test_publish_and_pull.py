@@ -122,7 +122,8 @@ def test_nacked_message_returns_no_earlier_than_the_backoff_delay_with_the_next_
     assert again[0]["attempt"] == 1
     delivery = delivery_of(status(tenant_a, room["id"], published["messageId"]), subscription["id"])
     assert delivery["status"] == "retrying"
-    assert delivery["attempts"] == 2  # the first failed, the second is out now
+    assert delivery["attempts"] == 1  # the first failed; the second is out, not finished
+    assert delivery["lastError"] == "nacked by the consumer"
     assert delivery["lastError"]
 
 
@@ -142,7 +143,8 @@ def test_a_message_not_acked_within_ack_wait_comes_back_as_the_next_attempt(tena
     assert again[0]["attempt"] == 1
     delivery = delivery_of(status(tenant_a, room["id"], published["messageId"]), subscription["id"])
     assert delivery["status"] == "retrying"
-    assert delivery["attempts"] == 2
+    assert delivery["attempts"] == 1
+    assert delivery["lastError"] == "not acknowledged within ackWaitMs"
 
 
 def test_exhausted_attempts_end_dead_in_the_dead_letter_queue(

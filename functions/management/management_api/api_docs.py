@@ -20,7 +20,9 @@ SUMMARY = "Rooms and subscriptions: signed webhooks and pull queues without runn
 def openapi_json(app: APIGatewayHttpResolver) -> str:
     from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
-    _document_other_functions(app)
+    from management_api.documented_routes import document_other_functions
+
+    document_other_functions(app)
     return app.get_openapi_json_schema(
         title=TITLE,
         version=API_VERSION,
@@ -44,39 +46,3 @@ def swagger_html(app: APIGatewayHttpResolver) -> str:
         None,
         False,
     )
-
-
-def _document_other_functions(app: APIGatewayHttpResolver) -> None:
-    """Add the routes other functions serve (publish, pull) so /openapi.json describes the whole
-    API. API Gateway never sends these paths to this function; the stubs only carry the contract."""
-    from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-    from roomcast.api.publish_contract import PublishRequest, PublishResponse
-    from roomcast.api.pull_contract import (
-        AckResponse,
-        NackResponse,
-        PullRequest,
-        PullResponse,
-        ReceiptsRequest,
-    )
-
-    base = "/rooms/<roomId>/subscriptions/<subscriptionId>"
-
-    @app.post("/rooms/<roomId>/messages", status_code=202, tags=["messages"])
-    def publish(roomId: str, body: PublishRequest) -> PublishResponse:
-        """Publish a message to a room (optional header Idempotency-Key)."""
-        raise NotFoundError
-
-    @app.post(f"{base}/pull", tags=["pull"])
-    def pull(roomId: str, subscriptionId: str, body: PullRequest) -> PullResponse:
-        """Pull up to maxMessages (long polling up to waitSeconds)."""
-        raise NotFoundError
-
-    @app.post(f"{base}/ack", tags=["pull"])
-    def ack(roomId: str, subscriptionId: str, body: ReceiptsRequest) -> AckResponse:
-        """Acknowledge pulled messages: they are delivered."""
-        raise NotFoundError
-
-    @app.post(f"{base}/nack", tags=["pull"])
-    def nack(roomId: str, subscriptionId: str, body: ReceiptsRequest) -> NackResponse:
-        """Give pulled messages back: each returns after its backoff delay, or ends dead or expired."""
-        raise NotFoundError

@@ -130,7 +130,7 @@ def publish(roomId: str, body: PublishRequest) -> Response[PublishResponse]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return (
-        json_body_required(event)
-        or body_too_large(event, limits.MAX_PUBLISH_BODY_BYTES)
+        body_too_large(event, limits.MAX_PUBLISH_BODY_BYTES)
+        or json_body_required(event)
         or app.resolve(event, context)
     )

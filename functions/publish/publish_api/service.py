@@ -38,7 +38,9 @@ class PublishService:
     push_queue_url: str
 
     def publish(self, tenant_id: str, room_id: str, request: dict[str, Any]) -> dict[str, Any]:
-        payload_size = len(json.dumps(request["payload"], separators=(",", ":")).encode("utf-8"))
+        payload_size = len(
+            json.dumps(request["payload"], separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        )
         if payload_size > limits.MAX_PAYLOAD_BYTES:
             raise PayloadTooLarge(payload_size)
         room = self.repository.get_room(tenant_id, room_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ from roomcast.observability import logger
 
 # A message received this close to its due time is handed out (SQS delays are whole seconds).
 DUE_TOLERANCE_MS = 1_000
-ACK_WAIT_EXPIRED = "not acknowledged within ackWaitMs, or nacked"
+ACK_WAIT_EXPIRED = "not acknowledged within ackWaitMs"
 
 
 def now_ms() -> int:
@@ -50,6 +51,8 @@ class _Plan:
     outgoing: list[Outgoing] = field(default_factory=list)
     delete: list[str] = field(default_factory=list)
     records: list[Delivery] = field(default_factory=list)
+    # Written only over a record with fewer attempts: a nack's own record (reason, next attempt) stays.
+    ack_timeouts: list[Delivery] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -141,8 +144,9 @@ class PullService:
             )
             return None
         if received.receive_count > 1:
-            plan.records.append(
-                _envelope_record(envelope, DeliveryStatus.RETRYING, attempt + 1, ACK_WAIT_EXPIRED)
+            # The previous hand-out was neither acked nor nacked in time: that attempt failed.
+            plan.ack_timeouts.append(
+                _envelope_record(envelope, DeliveryStatus.RETRYING, attempt, ACK_WAIT_EXPIRED)
             )
         receipt = Receipt(
             target.subscription.id, envelope.message_id, attempt, received.handle, envelope.expires_at_ms
@@ -165,6 +169,8 @@ class PullService:
             self.queues.delete(plan.queue_url, plan.delete)
         for record in plan.records:
             self.messages.update_delivery(record)
+        for record in plan.ack_timeouts:
+            self.messages.update_delivery(record, only_if_attempts_below=record.attempts)
 
     # -- ack / nack -------------------------------------------------------------------------------
 
@@ -177,12 +183,16 @@ class PullService:
         receipts = self._receipts(subscription_id, tokens)
         failed = self.queues.delete(target.queue_url, [r.handle for r in receipts.values()])
         acked = [(t, r) for t, r in receipts.items() if r.handle not in failed]
-        self.messages.put_deliveries(
+        # Conditional writes: an ack that comes after the message ended dead or expired changes nothing.
+        records = [
             _record(
                 tenant_id, subscription_id, r.message_id, DeliveryStatus.DELIVERED, r.attempt + 1, None, None
             )
             for _, r in acked
-        )
+        ]
+        if records:
+            with ThreadPoolExecutor(max_workers=min(len(records), 10)) as pool:
+                list(pool.map(self.messages.update_delivery, records))
         return {
             "acked": [r.message_id for _, r in acked],
             "failed": [
@@ -215,8 +225,17 @@ class PullService:
             if (s.outcome is Outcome.RETRY and t not in hide) or s.outcome is Outcome.DEAD
         ]
         stored = self.messages.get_messages(tenant_id, [receipts[t].message_id for t in needs_envelope])
+        # Hiding also proves a handle is current: one SQS refuses is reported and nothing else
+        # happens to it (no dead-letter copy, no record). Messages about to end dead or expired
+        # are hidden for their ack wait, which changes nothing but proves the same.
+        ack_wait_seconds = visibility_seconds(target.subscription.ack_wait_ms or 0)
         failed = self.queues.hide(
-            target.queue_url, [(receipts[t].handle, -(-s.delay_ms // 1000)) for t, s in hide.items()]
+            target.queue_url,
+            [
+                (receipts[t].handle, -(-s.delay_ms // 1000) if t in hide else ack_wait_seconds)
+                for t, s in steps.items()
+                if t in hide or s.outcome is not Outcome.RETRY
+            ],
         )
         plan = _Plan(target.queue_url)
         outcomes: list[dict[str, Any]] = []

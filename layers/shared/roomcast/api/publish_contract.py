@@ -23,8 +23,10 @@ class PublishRequest(ApiModel):
         Annotated[
             list[SubscriptionId],
             Field(
+                min_length=1,
                 max_length=limits.MAX_SUBSCRIPTIONS_PER_ROOM,
-                description="Send only to these subscriptions of the room (each must match the event).",
+                description="Send only to these subscriptions of the room (each must match the event); "
+                "omit it to route by event type and version.",
             ),
         ]
         | None

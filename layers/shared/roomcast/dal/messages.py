@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from botocore.exceptions import ClientError
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
 RECORD_RETENTION_SECONDS: Final = 30 * 24 * 3600
+MESSAGE_MAX_LIFE_MS: Final = 365 * 24 * 3600 * 1000
 BATCH_WRITE_MAX_ITEMS: Final = 25
 BATCH_GET_MAX_KEYS: Final = 100
 _MAX_UNPROCESSED_ROUNDS: Final = 8
@@ -41,6 +42,15 @@ def message_partition_key(tenant_id: str, message_id: str) -> str:
 
 def _ttl() -> int:
     return int(time.time()) + RECORD_RETENTION_SECONDS
+
+
+def _message_ttl(message: Message) -> int:
+    """Kept 30 days past the message's life: its expiry, or a year for a message that never
+    expires (retries can stretch that far: 50 attempts of up to 7 days)."""
+    life_ms = (
+        (message.expires_at_ms - message.published_at_ms) if message.expires_at_ms else MESSAGE_MAX_LIFE_MS
+    )
+    return (message.published_at_ms + life_ms) // 1000 + RECORD_RETENTION_SECONDS
 
 
 def message_to_item(message: Message) -> items.Item:
@@ -60,7 +70,7 @@ def message_to_item(message: Message) -> items.Item:
         "publishedAtMs": message.published_at_ms,
         "expiresAtMs": message.expires_at_ms,
         "destinations": list(message.destinations),
-        "ttl": _ttl(),
+        "ttl": _message_ttl(message),
     }
 
 
@@ -158,39 +168,28 @@ class MessageStore:
         self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item))
         return 1
 
-    def put_deliveries(self, deliveries: Iterable[Delivery]) -> int:
-        """Overwrite delivery records in batches (the state machine's writes on the hot paths)."""
-        return self._batch_put([delivery_to_item(d) for d in deliveries])
-
-    def _batch_put(self, rows: list[items.Item]) -> int:
-        calls = 0
-        for start in range(0, len(rows), BATCH_WRITE_MAX_ITEMS):
-            chunk = rows[start : start + BATCH_WRITE_MAX_ITEMS]
-            requests: list[Any] = [{"PutRequest": {"Item": items.to_attributes(row)}} for row in chunk]
-            for round_number in range(_MAX_UNPROCESSED_ROUNDS):
-                response = self._client.batch_write_item(RequestItems={self._table_name: requests})
-                calls += 1
-                requests = list(response.get("UnprocessedItems", {}).get(self._table_name, []))
-                if not requests:
-                    break
-                time.sleep(min(0.05 * 2**round_number, 1.0))  # throttled: back off, then retry the rest
-            else:
-                raise RuntimeError(f"DynamoDB left {len(requests)} items unprocessed")
-        return calls
-
-    def update_delivery(self, delivery: Delivery, *, force: bool = False) -> bool:
+    def update_delivery(
+        self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
+    ) -> bool:
         """Write a delivery's new state unless it already ended (a late duplicate never undoes
-        'delivered'); ``force`` overrides that (replay). Returns whether it was written."""
+        'delivered', nor a late ack 'dead'); ``force`` overrides that (replay). With
+        ``only_if_attempts_below``, only a record with fewer attempts is overwritten.
+        Returns whether it was written."""
         kwargs: dict[str, Any] = {}
         if not force:
+            condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e))"
+            values: dict[str, Any] = {
+                ":d": {"S": DeliveryStatus.DELIVERED.value},
+                ":x": {"S": DeliveryStatus.DEAD.value},
+                ":e": {"S": DeliveryStatus.EXPIRED.value},
+            }
+            if only_if_attempts_below is not None:
+                condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
+                values[":below"] = {"N": str(only_if_attempts_below)}
             kwargs = {
-                "ConditionExpression": "attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e)",
+                "ConditionExpression": condition,
                 "ExpressionAttributeNames": {"#status": "status"},
-                "ExpressionAttributeValues": {
-                    ":d": {"S": DeliveryStatus.DELIVERED.value},
-                    ":x": {"S": DeliveryStatus.DEAD.value},
-                    ":e": {"S": DeliveryStatus.EXPIRED.value},
-                },
+                "ExpressionAttributeValues": values,
             }
         try:
             self._client.put_item(
