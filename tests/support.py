@@ -43,6 +43,9 @@ class FakeLambdaContext:
 
 SAMPLE_ROOM_ID = "room_0123456789abcdef0123456789abcdef"
 SAMPLE_SUBSCRIPTION_ID = "sub_0123456789abcdef0123456789abcdef"
+SAMPLE_PUSH_SUBSCRIPTION_ID = "sub_fedcba9876543210fedcba9876543210"
+# Nothing listens on the discard port: the sample webhook fails and is scheduled for a retry.
+SAMPLE_PUSH_URL = "http://127.0.0.1:9/hooks"
 
 
 def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None, sqs: Any = None) -> None:
@@ -53,6 +56,7 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
     from roomcast.domain.models import (
         DeliveryOverrides,
         Room,
+        SigningSecret,
         Subscription,
         SubscriptionStatus,
         SubscriptionType,
@@ -82,6 +86,23 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
             ack_wait_ms=30_000,
             queue_url=queues.queue_url,
             dead_letter_queue_url=queues.dead_letter_queue_url,
+        )
+    )
+    repository.create_subscription(
+        Subscription(
+            id=SAMPLE_PUSH_SUBSCRIPTION_ID,
+            room_id=SAMPLE_ROOM_ID,
+            tenant_id=SAMPLE_TENANT,
+            type=SubscriptionType.PUSH,
+            status=SubscriptionStatus.ACTIVE,
+            event_types=(),
+            overrides=DeliveryOverrides(),
+            failover_subscription_id=None,
+            created_at=stamp,
+            updated_at=stamp,
+            push_url=SAMPLE_PUSH_URL,
+            timeout_ms=2_000,
+            signing_secrets=(SigningSecret("whsec_c2FtcGxlLXNpZ25pbmctc2VjcmV0LTMyLWJ5dGVzLi4="),),
         )
     )
 

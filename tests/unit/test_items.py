@@ -21,6 +21,7 @@ from roomcast.domain.models import (
     DeliveryOverrides,
     EventTypeFilter,
     Room,
+    SigningSecret,
     Subscription,
     SubscriptionStatus,
     SubscriptionType,
@@ -62,7 +63,7 @@ PUSH = Subscription(
     updated_at=UPDATED,
     push_url="https://hooks.example.com/in",
     timeout_ms=5_000,
-    signing_secrets=("whsec_AAAA", "whsec_BBBB"),
+    signing_secrets=(SigningSecret("whsec_AAAA"), SigningSecret("whsec_BBBB", 1795400000000)),
 )
 
 PULL = Subscription(

@@ -84,6 +84,7 @@ class SqsPoller:
         region: str,
         client_factory: Callable[[], SQSClient],
         invoke: Invoke,
+        pollers: int | None = None,
     ) -> None:
         self.trigger = trigger
         self._queue_url = queue_url
@@ -95,9 +96,11 @@ class SqsPoller:
         self._paused = threading.Event()
         self._threads: list[threading.Thread] = []
         self.invocations = 0
+        # Lambda scales pollers up to MaximumConcurrency; a laptop needs only a few.
+        self._pollers = min(pollers or trigger.maximum_concurrency, trigger.maximum_concurrency)
 
     def start(self) -> None:
-        for index in range(self.trigger.maximum_concurrency):
+        for index in range(self._pollers):
             thread = threading.Thread(
                 target=self._run, name=f"sqs-{self.trigger.function_id}-{index}", daemon=True
             )

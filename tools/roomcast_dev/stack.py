@@ -53,6 +53,7 @@ class LocalStack:
     template_path: Path = TEMPLATE_PATH
     stack_name: str = LOCAL_STACK_NAME
     function_concurrency: int = 4
+    max_pollers_per_trigger: int = 2
     write_state_file: bool = False
     extra_function_environment: dict[str, str] = field(default_factory=dict)
 
@@ -98,6 +99,7 @@ class LocalStack:
                 region=LOCAL_REGION,
                 client_factory=self.sqs_client,
                 invoke=self.invoke,
+                pollers=self.max_pollers_per_trigger,
             )
             poller.start()
             self.pollers.append(poller)

@@ -16,21 +16,31 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from roomcast.api.errors import install_error_handlers, json_body_required
 from roomcast.api.errors import tenant_id as api_tenant_id
 from roomcast.config import load_settings
+from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.repository import Repository
+from roomcast.dal.sender import EnvelopeSender
+from roomcast.delivery.endings import Endings
+from roomcast.delivery.log import DeliveryLog
 from roomcast.domain import limits
 from roomcast.domain.push_urls import PushUrlPolicy
 from roomcast.observability import logger, metrics
 
 from management_api import api_docs, mapping
 from management_api.models import (
+    DeadLetterList,
     ErrorResponse,
     MessageStatus,
+    PurgeResponse,
+    ReplayRequest,
+    ReplayResponse,
     RoomCreate,
     RoomList,
     RoomPatch,
     RoomResponse,
+    RotatedSecret,
+    SchedulePreview,
     SubscriptionCreate,
     SubscriptionCreated,
     SubscriptionList,
@@ -57,10 +67,22 @@ ERROR_RESPONSES: dict[int, Any] = {
 @cache
 def service() -> ManagementService:
     settings = load_settings()
+    repository = Repository(settings.table_name)
+    messages = MessageStore(settings.table_name)
+    dead_letters = DeadLetterStore(settings.table_name)
     return ManagementService(
-        repository=Repository(settings.table_name),
+        repository=repository,
         queues=QueueAdmin(settings.pull_queue_prefix),
-        messages=MessageStore(settings.table_name),
+        messages=messages,
+        dead_letter_store=dead_letters,
+        endings=Endings(
+            repository=repository,
+            messages=messages,
+            dead_letters=dead_letters,
+            sender=EnvelopeSender(),
+            push_queue_url=settings.push_queue_url,
+            log=DeliveryLog(settings.log_bucket, "management"),
+        ),
         push_url_policy=PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls),
     )
 
@@ -178,6 +200,57 @@ def delete_subscription(roomId: str, subscriptionId: str) -> Response[None]:
 def message_status(roomId: str, messageId: str) -> MessageStatus:
     message, deliveries = service().message_status(tenant_id(), roomId, messageId)
     return mapping.message_status(message, deliveries)
+
+
+SUBSCRIPTION = "/rooms/<roomId>/subscriptions/<subscriptionId>"
+
+
+@app.post(f"{SUBSCRIPTION}/rotate-secret", responses=ERROR_RESPONSES, tags=["subscriptions"])
+def rotate_secret(roomId: str, subscriptionId: str) -> RotatedSecret:
+    """A new signing secret (shown once); the previous ones keep signing for 24 hours."""
+    secret, valid_until_ms = service().rotate_secret(tenant_id(), roomId, subscriptionId)
+    return RotatedSecret(
+        signingSecret=secret,
+        previousSecretsValidUntil=mapping.iso_ms(valid_until_ms) if valid_until_ms else None,
+    )
+
+
+@app.get(f"{SUBSCRIPTION}/schedule", responses=ERROR_RESPONSES, tags=["subscriptions"])
+def schedule_preview(roomId: str, subscriptionId: str) -> SchedulePreview:
+    """The subscription's effective retry schedule, and where the room's expiry cuts it off."""
+    policy, expiration_ms = service().schedule(tenant_id(), roomId, subscriptionId)
+    return mapping.schedule_preview(subscriptionId, policy, expiration_ms)
+
+
+@app.get(f"{SUBSCRIPTION}/dead-letters", responses=ERROR_RESPONSES, tags=["dead letters"])
+def list_dead_letters(
+    roomId: str,
+    subscriptionId: str,
+    limit: Limit = limits.DEFAULT_PAGE_SIZE,
+    cursor: Cursor = None,
+) -> DeadLetterList:
+    page = service().dead_letters(tenant_id(), roomId, subscriptionId, limit, cursor)
+    return DeadLetterList(
+        deadLetters=[mapping.dead_letter(d) for d in page.items], nextCursor=page.next_cursor
+    )
+
+
+@app.post(f"{SUBSCRIPTION}/dead-letters/replay", responses=ERROR_RESPONSES, tags=["dead letters"])
+def replay_dead_letters(
+    roomId: str,
+    subscriptionId: str,
+    body: Annotated[ReplayRequest | None, Body()] = None,
+) -> ReplayResponse:
+    """Send dead letters again from attempt 0: the given messageIds, or all (100 per call)."""
+    replayed, not_found, remaining = service().replay(
+        tenant_id(), roomId, subscriptionId, body.messageIds if body else None
+    )
+    return ReplayResponse(replayed=replayed, notFound=not_found, remaining=remaining)
+
+
+@app.delete(f"{SUBSCRIPTION}/dead-letters", responses=ERROR_RESPONSES, tags=["dead letters"])
+def purge_dead_letters(roomId: str, subscriptionId: str) -> PurgeResponse:
+    return PurgeResponse(purged=service().purge_dead_letters(tenant_id(), roomId, subscriptionId))
 
 
 install_error_handlers(app)

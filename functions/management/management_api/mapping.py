@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from roomcast.dal.dead_letters import DeadLetter
 from roomcast.domain.clock import iso_timestamp
 from roomcast.domain.messages import Delivery, Message
 from roomcast.domain.models import EventTypeFilter, Room, Subscription
+from roomcast.domain.policy import DeliveryPolicy, schedule
 
 from management_api.models import (
+    DeadLetterView,
     DeliveryView,
+    EffectivePolicy,
     EventTypeModel,
     MessageStatus,
     RoomResponse,
+    ScheduledAttemptView,
+    SchedulePreview,
     SubscriptionCreated,
     SubscriptionResponse,
 )
@@ -92,4 +98,53 @@ def message_status(message: Message, deliveries: list[Delivery]) -> MessageStatu
             )
             for d in deliveries
         ],
+    )
+
+
+def iso_ms(epoch_ms: int) -> str:
+    return iso_timestamp(datetime.fromtimestamp(epoch_ms / 1000, UTC))
+
+
+def dead_letter(letter: DeadLetter) -> DeadLetterView:
+    envelope = letter.envelope
+    return DeadLetterView(
+        messageId=envelope.message_id,
+        correlationId=envelope.correlation_id,
+        eventType=envelope.event_type,
+        eventVersion=envelope.event_version,
+        payload=envelope.payload,
+        publishedAt=envelope.published_at,
+        attempts=letter.attempts,
+        reason=letter.reason,
+        deadAt=letter.dead_at,
+    )
+
+
+def schedule_preview(
+    subscription_id: str, policy: DeliveryPolicy, expiration_ms: int | None
+) -> SchedulePreview:
+    return SchedulePreview(
+        subscriptionId=subscription_id,
+        policy=EffectivePolicy(
+            deliveryDelayMs=policy.delivery_delay_ms,
+            deliveryDelayMultiplier=policy.delivery_delay_multiplier,
+            deliveryAttempts=policy.delivery_attempts,
+            maxDelayMs=policy.max_delay_ms,
+            jitter=policy.jitter,
+            retryScheduleMs=list(policy.retry_schedule_ms) if policy.retry_schedule_ms else None,
+            messageExpirationMs=expiration_ms,
+        ),
+        attempts=[
+            ScheduledAttemptView(
+                attempt=row.attempt,
+                delayMs=row.delay_ms,
+                sincePublishMs=row.since_publish_ms,
+                cutByExpiry=row.cut_by_expiry,
+            )
+            for row in schedule(policy, expiration_ms)
+        ],
+        note=(
+            "Without jitter or Retry-After. Jitter lengthens each delay by up to that fraction; a "
+            "subscriber's Retry-After can lengthen one. After the last attempt: dead, or the failover."
+        ),
     )

@@ -220,3 +220,68 @@ class MessageStatus(BaseModel):
     expiresAt: str | None
     destinations: list[str]
     deliveries: list[DeliveryView]
+
+
+class DeadLetterView(BaseModel):
+    messageId: str
+    correlationId: str
+    eventType: str
+    eventVersion: str
+    payload: JsonValue
+    publishedAt: str
+    attempts: int
+    reason: str
+    deadAt: str
+
+
+class DeadLetterList(BaseModel):
+    deadLetters: list[DeadLetterView]
+    nextCursor: str | None = None
+
+
+class ReplayRequest(ApiModel):
+    messageIds: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=64)]],
+        Field(min_length=1, max_length=100, description="Absent: replay every dead letter (100 per call)."),
+    ]
+
+
+class ReplayResponse(BaseModel):
+    replayed: list[str]
+    notFound: list[str] = []
+    remaining: bool = Field(description="More dead letters are left; call again to replay them.")
+
+
+class PurgeResponse(BaseModel):
+    purged: int
+
+
+class ScheduledAttemptView(BaseModel):
+    attempt: int
+    delayMs: int = Field(description="Wait before this attempt (0 for the first delivery).")
+    sincePublishMs: int = Field(description="When it falls if every earlier attempt failed at once.")
+    cutByExpiry: bool = Field(description="Falls at or after the room's expiry: never made; expired instead.")
+
+
+class EffectivePolicy(BaseModel):
+    deliveryDelayMs: int
+    deliveryDelayMultiplier: float
+    deliveryAttempts: int
+    maxDelayMs: int | None
+    jitter: float
+    retryScheduleMs: list[int] | None
+    messageExpirationMs: int | None
+
+
+class SchedulePreview(BaseModel):
+    subscriptionId: str
+    policy: EffectivePolicy
+    attempts: list[ScheduledAttemptView]
+    note: str
+
+
+class RotatedSecret(BaseModel):
+    signingSecret: str
+    previousSecretsValidUntil: str | None = Field(
+        description="Until then every webhook carries a signature with the old secret too."
+    )

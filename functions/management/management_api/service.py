@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 from roomcast.credentials import new_signing_secret
+from roomcast.dal.dead_letters import DeadLetter, DeadLetterStore
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.pages import Page
 from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.repository import Repository
+from roomcast.delivery.endings import Endings
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import now_iso
-from roomcast.domain.messages import Delivery, Message
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import (
     DeliveryOverrides,
     EventTypeFilter,
     Room,
+    SigningSecret,
     Subscription,
     SubscriptionStatus,
     SubscriptionType,
 )
+from roomcast.domain.policy import DeliveryPolicy, effective_policy
 from roomcast.domain.push_urls import (
     PushUrlPolicy,
     PushUrlRejected,
@@ -32,6 +37,12 @@ from roomcast.domain.push_urls import (
 from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, NotFound
 
 _MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
+SECRET_ROTATION_GRACE_MS = 24 * 3600 * 1000
+REPLAY_BATCH = 100
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 @dataclass
@@ -39,6 +50,8 @@ class ManagementService:
     repository: Repository
     queues: QueueAdmin
     messages: MessageStore
+    dead_letter_store: DeadLetterStore
+    endings: Endings
     push_url_policy: PushUrlPolicy
     resolve: Resolver = system_resolver
 
@@ -139,7 +152,7 @@ class ManagementService:
                 subscription,
                 push_url=fields["pushUrl"],
                 timeout_ms=fields.get("timeoutMs") or limits.DEFAULT_PUSH_TIMEOUT_MS,
-                signing_secrets=(signing_secret,),
+                signing_secrets=(SigningSecret(signing_secret),),
             )
             self.repository.create_subscription(subscription)
             return subscription, signing_secret
@@ -249,6 +262,95 @@ class ManagementService:
         if message.room_id != room_id:
             raise missing
         return message, deliveries
+
+    # -- signing secrets, schedule, dead letters -----------------------------------------------
+
+    def rotate_secret(self, tenant_id: str, room_id: str, subscription_id: str) -> tuple[str, int | None]:
+        """A new signing secret; the current ones keep signing for the grace period."""
+        current = self.get_subscription(tenant_id, room_id, subscription_id)
+        if current.type is not SubscriptionType.PUSH:
+            raise Conflict(f"subscription {subscription_id} is PULL; only PUSH subscriptions sign webhooks")
+        now = now_ms()
+        grace_until = now + SECRET_ROTATION_GRACE_MS
+        kept = tuple(
+            SigningSecret(s.secret, s.expires_at_ms if s.expires_at_ms is not None else grace_until)
+            for s in current.signing_secrets
+            if s.active(now)
+        )
+        secret = new_signing_secret()
+        updated = replace(current, signing_secrets=(SigningSecret(secret), *kept), updated_at=now_iso())
+        self.repository.replace_subscription(updated, expected_updated_at=current.updated_at)
+        return secret, max((s.expires_at_ms or 0 for s in kept), default=None)
+
+    def schedule(
+        self, tenant_id: str, room_id: str, subscription_id: str
+    ) -> tuple[DeliveryPolicy, int | None]:
+        room = self.get_room(tenant_id, room_id)
+        subscription = self.repository.get_subscription(tenant_id, room_id, subscription_id)
+        return effective_policy(room, subscription), room.message_expiration_ms
+
+    def dead_letters(
+        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None
+    ) -> Page[DeadLetter]:
+        self.get_subscription(tenant_id, room_id, subscription_id)
+        return self.dead_letter_store.page(tenant_id, room_id, subscription_id, limit, cursor)
+
+    def replay(
+        self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str] | None
+    ) -> tuple[list[str], list[str], bool]:
+        """Send dead letters again from attempt 0; returns (replayed, not found, more left)."""
+        subscription = self.get_subscription(tenant_id, room_id, subscription_id)
+        if message_ids is None:
+            page = self.dead_letter_store.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, None)
+            letters, remaining = page.items, page.next_cursor is not None
+        else:
+            letters, remaining = (
+                self.dead_letter_store.get_many(tenant_id, room_id, subscription_id, message_ids),
+                False,
+            )
+        now = now_ms()
+        outgoing = [
+            self.endings.outgoing_for(
+                subscription, replace(letter.envelope.next_attempt(0, 0, now), failovers=0)
+            )
+            for letter in letters
+        ]
+        # Sent first, then marked and removed: a crash in between replays twice, never zero times.
+        self.endings.sender.send(outgoing)
+        for letter in letters:
+            self.messages.update_delivery(
+                Delivery(
+                    message_id=letter.envelope.message_id,
+                    tenant_id=tenant_id,
+                    subscription_id=subscription_id,
+                    subscription_type=subscription.type,
+                    status=DeliveryStatus.PENDING,
+                    attempts=0,
+                    last_error=f"replayed from dead letters ({letter.reason})",
+                    next_attempt_at=now_iso(),
+                    updated_at=now_iso(),
+                ),
+                force=True,
+            )
+        replayed = [letter.envelope.message_id for letter in letters]
+        self.dead_letter_store.delete(tenant_id, room_id, subscription_id, replayed)
+        not_found = [m for m in dict.fromkeys(message_ids or []) if m not in set(replayed)]
+        return replayed, not_found, remaining
+
+    def purge_dead_letters(self, tenant_id: str, room_id: str, subscription_id: str) -> int:
+        subscription = self.get_subscription(tenant_id, room_id, subscription_id)
+        purged = 0
+        while True:
+            page = self.dead_letter_store.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, None)
+            if not page.items:
+                break
+            self.dead_letter_store.delete(
+                tenant_id, room_id, subscription_id, [letter.envelope.message_id for letter in page.items]
+            )
+            purged += len(page.items)
+        if subscription.dead_letter_queue_url:
+            self.queues.purge(subscription.dead_letter_queue_url)
+        return purged
 
     # -- helpers --------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from roomcast.config import load_settings
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.repository import Repository
 from roomcast.dal.sender import EnvelopeSender
+from roomcast.delivery.log import DeliveryLog
 from roomcast.domain import limits
 from roomcast.errors import Conflict, InvalidRequest
 from roomcast.observability import logger, metrics
@@ -43,7 +44,13 @@ def service() -> PublishService:
         messages=MessageStore(settings.table_name),
         sender=EnvelopeSender(),
         push_queue_url=settings.push_queue_url,
+        log=delivery_log(),
     )
+
+
+@cache
+def delivery_log() -> DeliveryLog:
+    return DeliveryLog(load_settings().log_bucket, "publish")
 
 
 @cache
@@ -129,8 +136,11 @@ def publish(roomId: str, body: PublishRequest) -> Response[PublishResponse]:
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return (
-        body_too_large(event, limits.MAX_PUBLISH_BODY_BYTES)
-        or json_body_required(event)
-        or app.resolve(event, context)
-    )
+    try:
+        return (
+            body_too_large(event, limits.MAX_PUBLISH_BODY_BYTES)
+            or json_body_required(event)
+            or app.resolve(event, context)
+        )
+    finally:
+        delivery_log().flush(context.aws_request_id)

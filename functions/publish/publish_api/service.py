@@ -11,11 +11,12 @@ from typing import Any
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.repository import Repository
 from roomcast.dal.sender import EnvelopeSender, Outgoing
+from roomcast.delivery.log import DeliveryLog, LogRecord
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import iso_timestamp, utc_now
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import SubscriptionType
+from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import resolve_destinations
 from roomcast.errors import RoomcastError
@@ -36,6 +37,7 @@ class PublishService:
     messages: MessageStore
     sender: EnvelopeSender
     push_queue_url: str
+    log: DeliveryLog
 
     def publish(self, tenant_id: str, room_id: str, request: dict[str, Any]) -> dict[str, Any]:
         payload_size = len(
@@ -89,6 +91,23 @@ class PublishService:
                 for s in destinations
             ]
         )
+        targets: list[Subscription | None] = [*destinations] or [
+            None
+        ]  # a message with no destination is logged too
+        for target in targets:
+            self.log.add(
+                LogRecord(
+                    event="published",
+                    message_id=message.id,
+                    correlation_id=message.correlation_id,
+                    tenant_id=tenant_id,
+                    room_id=room_id,
+                    subscription_id=target.id if target else None,
+                    subscription_type=target.type.value if target else None,
+                    published_at=message.published_at,
+                    timestamp=message.published_at,
+                )
+            )
         return {
             "messageId": message.id,
             "correlationId": message.correlation_id,

@@ -12,10 +12,13 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from roomcast.api.errors import install_error_handlers, json_body_required, tenant_id
 from roomcast.api.pull_contract import AckResponse, NackResponse, PullRequest, PullResponse, ReceiptsRequest
 from roomcast.config import load_settings
+from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueClient
 from roomcast.dal.repository import Repository
 from roomcast.dal.sender import EnvelopeSender
+from roomcast.delivery.endings import Endings
+from roomcast.delivery.log import DeliveryLog
 from roomcast.observability import logger, metrics
 
 from pull_api.service import PullService
@@ -26,13 +29,30 @@ BASE = "/rooms/<roomId>/subscriptions/<subscriptionId>"
 
 
 @cache
+def delivery_log() -> DeliveryLog:
+    return DeliveryLog(load_settings().log_bucket, "pull")
+
+
+@cache
 def service() -> PullService:
     settings = load_settings()
+    repository = Repository(settings.table_name)
+    messages = MessageStore(settings.table_name)
+    sender = EnvelopeSender()
     return PullService(
-        repository=Repository(settings.table_name),
-        messages=MessageStore(settings.table_name),
+        repository=repository,
+        messages=messages,
         queues=QueueClient(),
-        sender=EnvelopeSender(),
+        sender=sender,
+        endings=Endings(
+            repository=repository,
+            messages=messages,
+            dead_letters=DeadLetterStore(settings.table_name),
+            sender=sender,
+            push_queue_url=settings.push_queue_url,
+            log=delivery_log(),
+        ),
+        log=delivery_log(),
     )
 
 
@@ -60,4 +80,7 @@ def nack(roomId: str, subscriptionId: str, body: ReceiptsRequest) -> NackRespons
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return json_body_required(event) or app.resolve(event, context)
+    try:
+        return json_body_required(event) or app.resolve(event, context)
+    finally:
+        delivery_log().flush(context.aws_request_id)

@@ -12,13 +12,15 @@ import random
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueClient, Received, visibility_seconds
 from roomcast.dal.repository import Repository
 from roomcast.dal.sender import SQS_MAX_VISIBILITY_SECONDS, EnvelopeSender, Outgoing, delay_seconds
+from roomcast.delivery.endings import Endings
+from roomcast.delivery.log import DeliveryLog, LogRecord, log_record_fields
 from roomcast.domain.clock import iso_timestamp, utc_now
 from roomcast.domain.envelope import Envelope, EnvelopeError, first_envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus
@@ -48,7 +50,10 @@ class _Plan:
     """What one batch of work will do, applied in the safe order by ``PullService._apply``."""
 
     queue_url: str
+    target: _Target
     outgoing: list[Outgoing] = field(default_factory=list)
+    # Destinations that end here: (envelope as it ends, reason, attempts made) → failover or dead letter.
+    endings: list[tuple[Envelope, str, int]] = field(default_factory=list)
     delete: list[str] = field(default_factory=list)
     records: list[Delivery] = field(default_factory=list)
     # Written only over a record with fewer attempts: a nack's own record (reason, next attempt) stays.
@@ -71,6 +76,8 @@ class PullService:
     messages: MessageStore
     queues: QueueClient
     sender: EnvelopeSender
+    endings: Endings
+    log: DeliveryLog
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
 
@@ -100,7 +107,7 @@ class PullService:
         while True:
             wait = max(0, round(deadline - time.monotonic()))
             received = self.queues.receive(target.queue_url, max_messages - len(handed), wait, visibility)
-            plan = _Plan(target.queue_url)
+            plan = _Plan(target.queue_url, target)
             for message in received:
                 view = self._classify(message, target, plan)
                 if view is not None:
@@ -127,21 +134,19 @@ class PullService:
             plan.records.append(
                 _envelope_record(envelope, DeliveryStatus.EXPIRED, attempt, "expired before delivery")
             )
+            self._log("expired", envelope, attempt=attempt)
             return None
         if envelope.due_at_ms > now + DUE_TOLERANCE_MS:
             # Not due yet (a wait longer than SQS can hold): send it on with the remaining delay.
             hop = envelope.hop(attempt)
             plan.outgoing.append(Outgoing(plan.queue_url, hop, delay_seconds(hop.due_at_ms, now)))
             plan.delete.append(received.handle)
+            self._log("hop", envelope, attempt=attempt, next_delay_ms=envelope.due_at_ms - now)
             return None
         if attempt > target.policy.delivery_attempts:
-            plan.outgoing.append(Outgoing(target.dead_letter_queue_url, envelope.hop(attempt - 1)))
+            last = replace(envelope, attempt=attempt - 1)
+            plan.endings.append((last, f"{ACK_WAIT_EXPIRED}; attempts exhausted", attempt))
             plan.delete.append(received.handle)
-            plan.records.append(
-                _envelope_record(
-                    envelope, DeliveryStatus.DEAD, attempt, f"{ACK_WAIT_EXPIRED}; attempts exhausted"
-                )
-            )
             return None
         if received.receive_count > 1:
             # The previous hand-out was neither acked nor nacked in time: that attempt failed.
@@ -149,8 +154,16 @@ class PullService:
                 _envelope_record(envelope, DeliveryStatus.RETRYING, attempt, ACK_WAIT_EXPIRED)
             )
         receipt = Receipt(
-            target.subscription.id, envelope.message_id, attempt, received.handle, envelope.expires_at_ms
+            target.subscription.id,
+            envelope.message_id,
+            attempt,
+            received.handle,
+            envelope.expires_at_ms,
+            envelope.correlation_id,
+            envelope.room_id,
+            envelope.published_at,
         )
+        self._log("attempt", envelope, attempt=attempt)
         return {
             "receipt": receipt.encode(),
             "messageId": envelope.message_id,
@@ -165,12 +178,40 @@ class PullService:
     def _apply(self, plan: _Plan) -> None:
         if plan.outgoing:
             self.sender.send(plan.outgoing)
+        for envelope, reason, attempts in plan.endings:
+            self.endings.dead_or_failover(
+                envelope,
+                plan.target.subscription,
+                reason,
+                attempts,
+                self.clock(),
+                dead_letter_copy=Outgoing(plan.target.dead_letter_queue_url, envelope),
+            )
         if plan.delete:
             self.queues.delete(plan.queue_url, plan.delete)
         for record in plan.records:
             self.messages.update_delivery(record)
         for record in plan.ack_timeouts:
             self.messages.update_delivery(record, only_if_attempts_below=record.attempts)
+
+    def _log(self, event: str, envelope: Envelope, **extra: Any) -> None:
+        self.log.add(LogRecord(event=event, subscription_type="PULL", **log_record_fields(envelope), **extra))
+
+    def _log_receipt(self, event: str, tenant_id: str, receipt: Receipt, **extra: Any) -> None:
+        self.log.add(
+            LogRecord(
+                event=event,
+                message_id=receipt.message_id,
+                correlation_id=receipt.correlation_id,
+                tenant_id=tenant_id,
+                room_id=receipt.room_id,
+                subscription_id=receipt.subscription_id,
+                subscription_type="PULL",
+                attempt=receipt.attempt,
+                published_at=receipt.published_at or None,
+                **extra,
+            )
+        )
 
     # -- ack / nack -------------------------------------------------------------------------------
 
@@ -193,6 +234,8 @@ class PullService:
         if records:
             with ThreadPoolExecutor(max_workers=min(len(records), 10)) as pool:
                 list(pool.map(self.messages.update_delivery, records))
+        for _, receipt in acked:
+            self._log_receipt("delivered", tenant_id, receipt)
         return {
             "acked": [r.message_id for _, r in acked],
             "failed": [
@@ -237,7 +280,7 @@ class PullService:
                 if t in hide or s.outcome is not Outcome.RETRY
             ],
         )
-        plan = _Plan(target.queue_url)
+        plan = _Plan(target.queue_url, target)
         outcomes: list[dict[str, Any]] = []
         for token, step in steps.items():
             receipt = receipts[token]
@@ -258,15 +301,17 @@ class PullService:
                 plan.records.append(
                     _receipt_record(tenant_id, receipt, DeliveryStatus.RETRYING, error, _iso(due))
                 )
+                self._log_receipt(
+                    "retry_scheduled", tenant_id, receipt, error=error, next_delay_ms=step.delay_ms
+                )
                 outcomes.append(
                     {"messageId": receipt.message_id, "outcome": "retry", "nextAttemptAt": _iso(due)}
                 )
             elif step.outcome is Outcome.DEAD:
                 assert envelope is not None
                 dead = envelope.next_attempt(receipt.attempt, 0, now)
-                plan.outgoing.append(Outgoing(target.dead_letter_queue_url, dead))
+                plan.endings.append((dead, f"{error}; attempts exhausted", receipt.attempt + 1))
                 plan.delete.append(receipt.handle)
-                plan.records.append(_receipt_record(tenant_id, receipt, DeliveryStatus.DEAD, error, None))
                 outcomes.append({"messageId": receipt.message_id, "outcome": "dead"})
             else:
                 plan.delete.append(receipt.handle)
@@ -275,6 +320,7 @@ class PullService:
                         tenant_id, receipt, DeliveryStatus.EXPIRED, "next attempt past expiry", None
                     )
                 )
+                self._log_receipt("expired", tenant_id, receipt, error=error)
                 outcomes.append({"messageId": receipt.message_id, "outcome": "expired"})
         self._apply(plan)
         return {

@@ -31,6 +31,7 @@ class Settings:
     pull_queue_prefix: str = "roomcast-pull-"
     allow_loopback_push_urls: bool = False
     push_queue_url: str = ""
+    log_bucket: str = ""
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -57,6 +58,7 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         pull_queue_prefix=queue_prefix,
         allow_loopback_push_urls=_flag(environ, "ALLOW_LOOPBACK_PUSH_URLS"),
         push_queue_url=environ.get("PUSH_QUEUE_URL", ""),
+        log_bucket=environ.get("LOG_BUCKET", ""),
     )
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_s3 import S3Client
     from mypy_boto3_sqs import SQSClient
 
 
@@ -35,7 +36,15 @@ def sqs_client() -> SQSClient:
     return boto3.client("sqs", config=_config())
 
 
+@cache
+def s3_client() -> S3Client:
+    import boto3
+
+    return boto3.client("s3", config=_config())
+
+
 def reset_clients() -> None:
     """Forget cached clients (tests that change the endpoint between cases)."""
     dynamodb_client.cache_clear()
     sqs_client.cache_clear()
+    s3_client.cache_clear()

@@ -21,6 +21,7 @@ from roomcast.domain.models import (
     DeliveryOverrides,
     EventTypeFilter,
     Room,
+    SigningSecret,
     Subscription,
     SubscriptionStatus,
     SubscriptionType,
@@ -164,7 +165,10 @@ def subscription_to_item(subscription: Subscription) -> Item:
         "failoverSubscriptionId": subscription.failover_subscription_id,
         "pushUrl": subscription.push_url,
         "timeoutMs": subscription.timeout_ms,
-        "signingSecrets": list(subscription.signing_secrets) or None,
+        "signingSecrets": [
+            {"secret": s.secret, "expiresAtMs": s.expires_at_ms} for s in subscription.signing_secrets
+        ]
+        or None,
         "ackWaitMs": subscription.ack_wait_ms,
         "queueUrl": subscription.queue_url,
         "deadLetterQueueUrl": subscription.dead_letter_queue_url,
@@ -195,7 +199,9 @@ def subscription_from_item(item: Item) -> Subscription:
         failover_subscription_id=item.get("failoverSubscriptionId"),
         push_url=item.get("pushUrl"),
         timeout_ms=item.get("timeoutMs"),
-        signing_secrets=tuple(item.get("signingSecrets") or ()),
+        signing_secrets=tuple(
+            SigningSecret(raw["secret"], raw.get("expiresAtMs")) for raw in item.get("signingSecrets") or ()
+        ),
         ack_wait_ms=item.get("ackWaitMs"),
         queue_url=item.get("queueUrl"),
         dead_letter_queue_url=item.get("deadLetterQueueUrl"),

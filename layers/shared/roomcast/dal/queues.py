@@ -75,6 +75,14 @@ class QueueAdmin:
             QueueUrl=queue_url, Attributes={"VisibilityTimeout": str(visibility_seconds(ack_wait_ms))}
         )
 
+    def purge(self, queue_url: str) -> None:
+        """Empty a queue; SQS allows one purge a minute, a second one soon after is a no-op here."""
+        try:
+            self._client.purge_queue(QueueUrl=queue_url)
+        except ClientError as error:
+            if "PurgeQueueInProgress" not in error.response.get("Error", {}).get("Code", ""):
+                raise
+
     def delete_queues(self, queue_urls: list[str]) -> None:
         """Delete queues; one that is already gone is not an error."""
         for url in queue_urls:

@@ -37,6 +37,7 @@ class Envelope:
     payload: Any
     hops: int = 0  # SQS re-sends waiting for the due time (not attempts)
     origin_subscription_id: str | None = None  # set when a failover handed the message over
+    failovers: int = 0  # how many failovers handed it on so far
 
     def to_json(self) -> str:
         return json.dumps({"v": ENVELOPE_VERSION, **asdict(self)}, separators=(",", ":"))
@@ -51,7 +52,7 @@ class Envelope:
             envelope = cls(**raw)
         except (ValueError, TypeError, RecursionError) as error:
             raise EnvelopeError(f"not a roomcast envelope: {error}") from error
-        for name in ("published_at_ms", "attempt", "due_at_ms", "next_delay_ms", "hops"):
+        for name in ("published_at_ms", "attempt", "due_at_ms", "next_delay_ms", "hops", "failovers"):
             if type(getattr(envelope, name)) is not int:
                 raise EnvelopeError(f"not a roomcast envelope: {name} is not an integer")
         if envelope.expires_at_ms is not None and type(envelope.expires_at_ms) is not int:

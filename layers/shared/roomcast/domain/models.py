@@ -60,6 +60,17 @@ class DeliveryOverrides:
 
 
 @dataclass(frozen=True)
+class SigningSecret:
+    """A webhook signing secret; a rotated-out secret keeps signing until ``expires_at_ms``."""
+
+    secret: str
+    expires_at_ms: int | None = None
+
+    def active(self, now_ms: int) -> bool:
+        return self.expires_at_ms is None or now_ms < self.expires_at_ms
+
+
+@dataclass(frozen=True)
 class Subscription:
     id: str
     room_id: str
@@ -74,7 +85,7 @@ class Subscription:
     # PUSH only
     push_url: str | None = None
     timeout_ms: int | None = None
-    signing_secrets: tuple[str, ...] = field(default=())
+    signing_secrets: tuple[SigningSecret, ...] = field(default=())
     # PULL only
     ack_wait_ms: int | None = None
     queue_url: str | None = None

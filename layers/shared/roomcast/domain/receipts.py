@@ -25,9 +25,20 @@ class Receipt:
     attempt: int
     handle: str
     expires_at_ms: int | None
+    correlation_id: str = ""
+    room_id: str = ""
+    published_at: str = ""
 
     def encode(self) -> str:
-        raw = {"s": self.subscription_id, "m": self.message_id, "a": self.attempt, "h": self.handle}
+        raw: dict[str, object] = {
+            "s": self.subscription_id,
+            "m": self.message_id,
+            "a": self.attempt,
+            "h": self.handle,
+            "c": self.correlation_id,
+            "r": self.room_id,
+            "p": self.published_at,
+        }
         if self.expires_at_ms is not None:
             raw["x"] = self.expires_at_ms
         text = json.dumps(raw, separators=(",", ":")).encode()
@@ -56,6 +67,9 @@ def decode_receipt(token: str, subscription_id: str, index: int = 0) -> Receipt:
             attempt=raw["a"],
             handle=raw["h"],
             expires_at_ms=raw.get("x"),
+            correlation_id=raw.get("c", ""),
+            room_id=raw.get("r", ""),
+            published_at=raw.get("p", ""),
         )
     except (ValueError, binascii.Error, KeyError, TypeError) as error:
         raise _invalid(index, "not a roomcast receipt") from error
@@ -68,6 +82,9 @@ def decode_receipt(token: str, subscription_id: str, index: int = 0) -> Receipt:
         and isinstance(receipt.handle, str)
         and 0 < len(receipt.handle) <= MAX_RECEIPT_LENGTH
         and (receipt.expires_at_ms is None or isinstance(receipt.expires_at_ms, int))
+        and isinstance(receipt.correlation_id, str)
+        and isinstance(receipt.room_id, str)
+        and isinstance(receipt.published_at, str)
     )
     if not valid_types:
         raise _invalid(index, "not a roomcast receipt")

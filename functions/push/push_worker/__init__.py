@@ -1,0 +1,1 @@
+"""Push function: delivers webhooks from the shared push queue."""

@@ -1,0 +1,2 @@
+"""Delivery mechanics shared by the push and pull functions: endings (dead letters, failover)
+and the delivery log."""

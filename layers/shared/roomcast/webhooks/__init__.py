@@ -1,0 +1,1 @@
+"""Webhook delivery for PUSH subscriptions: Standard Webhooks signatures and a pinned, capped POST."""
