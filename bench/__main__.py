@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from bench import cold_start, messaging
+from bench import cold_start, messaging, push
 
 
 def main() -> int:
     all_ok = cold_start.report(cold_start.measure())
     messaging.run()
+    push.run()
     print("\nall targets met" if all_ok else "\nsome targets missed (see above)")
     return 0
 

@@ -8,7 +8,9 @@ import importlib
 import io
 import json
 import os
+import socket
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -67,26 +69,53 @@ class FakeContext:
 
 @contextmanager
 def bench_stack() -> Iterator[tuple[StackModel, str]]:
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    model = read_stack(
-        BENCH_STACK, LOCAL_REGION, LOCAL_PARAMETERS, lambda name: queue_url_for(endpoint, name)
+    """moto in server mode in a process of its own: like AWS, the emulator's work does not compete
+    with the function for this process's interpreter lock."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
-    provision_resources(model, endpoint)
-    saved = dict(os.environ)
-    os.environ.update(aws_environment(endpoint))
-    os.environ.update({"POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_DISABLED": "true"})
-    os.environ["POWERTOOLS_LOG_LEVEL"] = "ERROR"
+    endpoint = f"http://127.0.0.1:{port}"
     try:
-        yield model, endpoint
+        _wait_until_up(endpoint)
+        model = read_stack(
+            BENCH_STACK, LOCAL_REGION, LOCAL_PARAMETERS, lambda name: queue_url_for(endpoint, name)
+        )
+        provision_resources(model, endpoint)
+        saved = dict(os.environ)
+        os.environ.update(aws_environment(endpoint))
+        os.environ.update({"POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_DISABLED": "true"})
+        os.environ["POWERTOOLS_LOG_LEVEL"] = "ERROR"
+        try:
+            yield model, endpoint
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
-        server.stop()
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_until_up(endpoint: str) -> None:
+    from urllib.request import urlopen
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urlopen(f"{endpoint}/moto-api/", timeout=1):  # noqa: S310 - local
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("moto server did not start")
 
 
 def load_handler(model: StackModel, function_id: str) -> Handler:

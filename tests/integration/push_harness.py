@@ -68,7 +68,10 @@ def webhook_server(statuses: list[int]) -> Iterator[Webhook]:
         def log_message(self, format: str, *args: Any) -> None:
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 128  # the default 5 drops SYNs of a burst: a 1 s retransmit
+
+    server = Server(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     webhook.url = f"http://127.0.0.1:{server.server_address[1]}/hook"

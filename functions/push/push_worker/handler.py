@@ -9,6 +9,7 @@ after the visibility timeout, and after 10 receives it moves to the poison queue
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
@@ -27,7 +28,7 @@ from roomcast.dal.repository import Repository
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import DeliveryLog
-from roomcast.domain.envelope import Envelope
+from roomcast.domain.envelope import Envelope, EnvelopeError
 from roomcast.domain.push_urls import PushUrlPolicy
 from roomcast.observability import logger, metrics
 
@@ -44,6 +45,9 @@ OUTCOME_METRICS = {
 }
 
 processor = AsyncBatchProcessor(event_type=EventType.SQS)
+# One thread per record of a full batch: asyncio's default pool has only cores + 4 threads, which
+# would make the fifth and later webhooks of a batch wait for the first ones.
+DELIVERY_THREADS = ThreadPoolExecutor(max_workers=10, thread_name_prefix="delivery")
 
 
 @cache
@@ -78,7 +82,7 @@ def service() -> PushService:
 
 async def record_handler(record: SQSRecord) -> str:
     envelope = Envelope.from_json(record.body)
-    outcome = await asyncio.to_thread(service().deliver, envelope)
+    outcome = await asyncio.get_running_loop().run_in_executor(DELIVERY_THREADS, service().deliver, envelope)
     metrics.add_metric(name=OUTCOME_METRICS.get(outcome, "WebhooksOther"), unit=MetricUnit.Count, value=1)
     return outcome
 
@@ -87,10 +91,25 @@ async def record_handler(record: SQSRecord) -> str:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     try:
-        return dict(
+        service().prefetch(_envelopes(event))
+        response = dict(
             async_process_partial_response(
                 event=event, record_handler=record_handler, processor=processor, context=context
             )
         )
+        # Before the batch is acknowledged: if this write fails, the batch comes back (duplicates).
+        service().flush_delivered()
+        return response
     finally:
         delivery_log().flush(context.aws_request_id)
+
+
+def _envelopes(event: dict[str, Any]) -> list[Envelope]:
+    """The batch's envelopes that parse (the others fail in the record handler, one by one)."""
+    found = []
+    for record in event.get("Records", []):
+        try:
+            found.append(Envelope.from_json(record.get("body", "")))
+        except EnvelopeError:
+            continue
+    return found

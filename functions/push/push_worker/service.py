@@ -80,8 +80,42 @@ class PushService:
     post: PostWebhook = post_webhook
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
-    _cache: dict[tuple[str, str, str], tuple[int, Room, Subscription]] = field(default_factory=dict)
+    _cache: dict[tuple[str, str, str], tuple[int, object]] = field(default_factory=dict)
     _cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    # 'delivered' records of the current batch, written together before the batch is acknowledged.
+    _delivered: list[Delivery] = field(default_factory=list)
+
+    def prefetch(self, envelopes: list[Envelope]) -> None:
+        """Read the rooms and subscriptions of a batch in one call (cached for a few seconds)."""
+        now = self.clock()
+        with self._cache_lock:
+            wanted = [
+                (e.tenant_id, e.room_id, e.subscription_id)
+                for e in envelopes
+                if not self._fresh(("subscription", e.tenant_id, e.subscription_id), now)
+                or not self._fresh(("room", e.tenant_id, e.room_id), now)
+            ]
+        if not wanted:
+            return
+        rooms, subscriptions = self.repository.rooms_and_subscriptions(wanted)
+        with self._cache_lock:
+            for tenant_id, room_id, subscription_id in wanted:
+                self._cache[("room", tenant_id, room_id)] = (now, rooms.get((tenant_id, room_id)))
+                self._cache[("subscription", tenant_id, subscription_id)] = (
+                    now,
+                    subscriptions.get((tenant_id, room_id, subscription_id)),
+                )
+
+    def flush_delivered(self) -> None:
+        """Write the batch's 'delivered' records (one call per 25)."""
+        with self._cache_lock:
+            delivered, self._delivered = self._delivered, []
+        if delivered:
+            self.messages.record_delivered(delivered)
+
+    def _fresh(self, key: tuple[str, str, str], now: int) -> bool:
+        cached = self._cache.get(key)
+        return cached is not None and now - cached[0] < SUBSCRIPTION_CACHE_MS
 
     def deliver(self, envelope: Envelope) -> str:
         """Handle one envelope; returns what happened (delivered, retry, hop, dead, ...)."""
@@ -168,7 +202,10 @@ class PushService:
         outcome = classify(result.status)
         finished_at = self.clock()
         if outcome == "delivered":
-            self._record(envelope, DeliveryStatus.DELIVERED, envelope.attempt + 1, None)
+            with self._cache_lock:
+                self._delivered.append(
+                    self._delivery(envelope, DeliveryStatus.DELIVERED, envelope.attempt + 1, None, None)
+                )
             self.log.add(
                 LogRecord(
                     event="delivered",
@@ -226,22 +263,42 @@ class PushService:
         return "retry"
 
     def _target(self, envelope: Envelope) -> tuple[Room, Subscription] | None:
-        key = (envelope.tenant_id, envelope.room_id, envelope.subscription_id)
+        """The room and subscription, read at most every few seconds per container (a batch's
+        deliveries to one room read the room once)."""
+        room = self._cached(("room", envelope.tenant_id, envelope.room_id), self._read_room, envelope)
+        subscription = self._cached(
+            ("subscription", envelope.tenant_id, envelope.subscription_id), self._read_subscription, envelope
+        )
+        if not isinstance(room, Room) or not isinstance(subscription, Subscription):
+            return None
+        return room, subscription
+
+    def _cached(
+        self, key: tuple[str, str, str], read: Callable[[Envelope], object], envelope: Envelope
+    ) -> object:
         now = self.clock()
         with self._cache_lock:
             cached = self._cache.get(key)
         if cached is not None and now - cached[0] < SUBSCRIPTION_CACHE_MS:
-            return cached[1], cached[2]
+            return cached[1]
+        value = read(envelope)
+        with self._cache_lock:
+            self._cache[key] = (now, value)
+        return value
+
+    def _read_room(self, envelope: Envelope) -> Room | None:
         try:
-            room = self.repository.get_room(envelope.tenant_id, envelope.room_id)
-            subscription = self.repository.get_subscription(
+            return self.repository.get_room(envelope.tenant_id, envelope.room_id)
+        except NotFound:
+            return None
+
+    def _read_subscription(self, envelope: Envelope) -> Subscription | None:
+        try:
+            return self.repository.get_subscription(
                 envelope.tenant_id, envelope.room_id, envelope.subscription_id
             )
         except NotFound:
             return None
-        with self._cache_lock:
-            self._cache[key] = (now, room, subscription)
-        return room, subscription
 
     def _disable(self, subscription: Subscription) -> None:
         """410 Gone: nothing more is routed to this subscription until someone re-enables it."""
@@ -255,7 +312,7 @@ class PushService:
                 "could not disable subscription after 410", extra={"subscriptionId": subscription.id}
             )
         with self._cache_lock:
-            self._cache.pop((subscription.tenant_id, subscription.room_id, subscription.id), None)
+            self._cache.pop(("subscription", subscription.tenant_id, subscription.id), None)
 
     def _record(
         self,
@@ -265,16 +322,20 @@ class PushService:
         error: str | None,
         next_at: str | None = None,
     ) -> None:
-        self.messages.update_delivery(
-            Delivery(
-                message_id=envelope.message_id,
-                tenant_id=envelope.tenant_id,
-                subscription_id=envelope.subscription_id,
-                subscription_type=SubscriptionType.PUSH,
-                status=status,
-                attempts=attempts,
-                last_error=error,
-                next_attempt_at=next_at,
-                updated_at=iso_timestamp(utc_now()),
-            )
+        self.messages.update_delivery(self._delivery(envelope, status, attempts, error, next_at))
+
+    @staticmethod
+    def _delivery(
+        envelope: Envelope, status: DeliveryStatus, attempts: int, error: str | None, next_at: str | None
+    ) -> Delivery:
+        return Delivery(
+            message_id=envelope.message_id,
+            tenant_id=envelope.tenant_id,
+            subscription_id=envelope.subscription_id,
+            subscription_type=SubscriptionType.PUSH,
+            status=status,
+            attempts=attempts,
+            last_error=error,
+            next_attempt_at=next_at,
+            updated_at=iso_timestamp(utc_now()),
         )

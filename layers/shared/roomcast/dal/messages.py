@@ -168,6 +168,24 @@ class MessageStore:
         self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item))
         return 1
 
+    def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
+        """Write 'delivered' records in batches of 25. Unconditional on purpose: a delivered
+        webhook is the truth, whatever an earlier (or a duplicate's) record said."""
+        rows = [delivery_to_item(d) for d in deliveries]
+        for start in range(0, len(rows), BATCH_WRITE_MAX_ITEMS):
+            requests: list[Any] = [
+                {"PutRequest": {"Item": items.to_attributes(row)}}
+                for row in rows[start : start + BATCH_WRITE_MAX_ITEMS]
+            ]
+            for round_number in range(_MAX_UNPROCESSED_ROUNDS):
+                response = self._client.batch_write_item(RequestItems={self._table_name: requests})
+                requests = list(response.get("UnprocessedItems", {}).get(self._table_name, []))
+                if not requests:
+                    break
+                time.sleep(min(0.05 * 2**round_number, 1.0))
+            else:
+                raise RuntimeError(f"DynamoDB left {len(requests)} delivery records unprocessed")
+
     def update_delivery(
         self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
     ) -> bool:

@@ -23,6 +23,7 @@ _SUBSCRIPTION_ID = re.compile(ids.SUBSCRIPTION_ID_PATTERN)
 # DynamoDB's limit on the items of one TransactWriteItems / BatchWriteItem call.
 TRANSACTION_MAX_ITEMS = 100
 BATCH_WRITE_MAX_ITEMS = 25
+BATCH_GET_MAX_KEYS = 100
 
 
 def _is_condition_failure(error: ClientError) -> bool:
@@ -214,6 +215,45 @@ class Repository:
         self._client.delete_item(
             TableName=self._table_name, Key=self._subscription_key(tenant_id, room_id, subscription_id)
         )
+
+    def rooms_and_subscriptions(
+        self, tenant_id_room_subscription: list[tuple[str, str, str]]
+    ) -> tuple[dict[tuple[str, str], Room], dict[tuple[str, str, str], Subscription]]:
+        """Rooms and subscriptions by (tenant, room[, subscription]) in one BatchGetItem per 100 keys;
+        missing ones are simply absent from the result."""
+        keys: dict[tuple[str, str], Any] = {}
+        for tenant_id, room_id, subscription_id in tenant_id_room_subscription:
+            keys[(items.tenant_key(tenant_id), items.room_sort_key(room_id))] = None
+            keys[
+                (items.room_partition_key(tenant_id, room_id), items.subscription_sort_key(subscription_id))
+            ] = None
+        rooms: dict[tuple[str, str], Room] = {}
+        subscriptions: dict[tuple[str, str, str], Subscription] = {}
+        key_list = list(keys)
+        for start in range(0, len(key_list), BATCH_GET_MAX_KEYS):
+            request: dict[str, Any] = {
+                self._table_name: {
+                    "Keys": [
+                        {"PK": {"S": pk}, "SK": {"S": sk}}
+                        for pk, sk in key_list[start : start + BATCH_GET_MAX_KEYS]
+                    ],
+                    "ConsistentRead": True,
+                }
+            }
+            while request:
+                response = self._client.batch_get_item(RequestItems=request)
+                for raw in response.get("Responses", {}).get(self._table_name, []):
+                    item = items.from_attributes(raw)
+                    if item.get("entity") == "room":
+                        room = items.room_from_item(item)
+                        rooms[(room.tenant_id, room.id)] = room
+                    elif item.get("entity") == "subscription":
+                        subscription = items.subscription_from_item(item)
+                        subscriptions[(subscription.tenant_id, subscription.room_id, subscription.id)] = (
+                            subscription
+                        )
+                request = dict(response.get("UnprocessedKeys", {}))
+        return rooms, subscriptions
 
     # -- helpers --------------------------------------------------------------------------------
 

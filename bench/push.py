@@ -1,0 +1,281 @@
+"""PUSH delivery: a batch of 10 webhooks next to 10 plain concurrent POSTs, a batch with one 2 s
+endpoint, and AWS requests (and cost) per delivered message for a workload with 10% first-try
+failures. The push handler runs in-process against moto in server mode; webhooks are local
+http.server endpoints on loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.request import Request, urlopen
+
+from roomcast_dev.event_sources import failed_message_ids, sqs_record
+
+from bench.harness import (
+    AwsCallCounter,
+    FakeContext,
+    bench_stack,
+    call,
+    load_handler,
+    median_ms,
+    reset,
+    timed,
+)
+from tests.support import api_event
+
+BATCH = 10
+REPEATS = 7
+SLOW_ENDPOINT_SECONDS = 2.0
+WORKLOAD_MESSAGES = 100
+FIRST_TRY_FAILURE_RATE = 0.10
+
+# Public list prices, us-east-1, USD, as published on the AWS pricing pages in 2025 (not
+# re-checked since: update PRICES_AS_OF and the figures together).
+PRICES_AS_OF = "2025-06 (AWS public pricing pages, us-east-1)"
+PRICE_PER_MILLION = {
+    "SQS request (standard, per 64 KB chunk)": 0.40,
+    "DynamoDB write request unit (on-demand)": 0.625,
+    "DynamoDB read request unit (on-demand)": 0.125,
+    "Lambda request": 0.20,
+    "S3 PUT request": 5.00,
+    "API Gateway HTTP API request": 1.00,
+}
+LAMBDA_ARM_PRICE_PER_GB_SECOND = 0.0000133334
+PUSH_FUNCTION_MEMORY_GB = 0.5
+
+
+@dataclass
+class Endpoint:
+    url: str
+    calls: Counter[str]
+    succeeded: set[str]
+
+
+@contextmanager
+def endpoint(delay_seconds: float = 0.0, fail_first_for: set[str] | None = None) -> Any:
+    """A webhook server: waits ``delay_seconds`` per request; answers 500 on the first call for
+    each message id in ``fail_first_for``, else 200."""
+    calls: Counter[str] = Counter()
+    succeeded: set[str] = set()
+    failing = fail_first_for if fail_first_for is not None else set()
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            message_id = json.loads(body).get("messageId", "") if body.startswith(b"{") else ""
+            with lock:
+                calls[message_id] += 1
+                first = calls[message_id] == 1
+            if delay_seconds:
+                time.sleep(delay_seconds)
+            status = 500 if first and message_id in failing else 200
+            if status == 200:
+                with lock:
+                    succeeded.add(message_id)
+            self.send_response(status)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 128  # the default 5 drops SYNs of a burst of 10: a 1 s retransmit
+
+    server = Server(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Endpoint(f"http://127.0.0.1:{server.server_address[1]}/hook", calls, succeeded)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _plain_posts(urls: list[str], bodies: list[bytes]) -> None:
+    def post(pair: tuple[str, bytes]) -> None:
+        request = Request(pair[0], data=pair[1], headers={"content-type": "application/json"}, method="POST")  # noqa: S310
+        with urlopen(request, timeout=10) as response:  # noqa: S310 - loopback
+            response.read()
+
+    with ThreadPoolExecutor(max_workers=len(urls)) as pool:
+        list(pool.map(post, zip(urls, bodies, strict=True)))
+
+
+def _setup(manage: Any, urls: list[str]) -> str:
+    """A room with one PUSH subscription per URL; returns its id."""
+    room = call(manage, api_event("POST", "/rooms", {"name": "bench", "deliveryAttempts": 3}))
+    for url in urls:
+        call(
+            manage, api_event("POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": url})
+        )
+    return str(room["id"])
+
+
+def _publish(publish: Any, room_id: str) -> None:
+    """One message: one envelope per subscription of the room on the push queue."""
+    body = {"eventType": "e", "eventVersion": "1", "payload": {"orderId": 42}}
+    call(publish, api_event("POST", f"/rooms/{room_id}/messages", body))
+
+
+def _drain_push_queue(sqs: Any, queue_url: str, wanted: int) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    while len(records) < wanted:
+        messages = sqs.receive_message(
+            QueueUrl=queue_url,
+            MaxNumberOfMessages=10,
+            VisibilityTimeout=360,
+            MessageSystemAttributeNames=["All"],
+        ).get("Messages", [])
+        if not messages:
+            break
+        records.extend(
+            sqs_record(m, "arn:aws:sqs:us-east-1:123456789012:push", "us-east-1") for m in messages
+        )
+    return records
+
+
+def run() -> None:
+    counter = AwsCallCounter()
+    counter.install()
+    with bench_stack() as (model, endpoint_url):
+        manage = load_handler(model, "ManagementFunction")
+        publish = load_handler(model, "PublishFunction")
+        push = load_handler(model, "PushFunction")
+        from push_worker.service import webhook_body  # importable once the handler is loaded
+        from roomcast.dal.aws import sqs_client
+        from roomcast.domain.envelope import Envelope
+
+        sqs = sqs_client()
+        push_queue = model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
+
+        print("\n## Push: one batch of 10 webhooks vs 10 plain concurrent POSTs of the same bodies\n")
+        print(f"{'endpoint answers after':<24} {'batch ms':>9} {'plain ms':>9} {'ratio':>6}  target <= 1.3")
+        for server_ms in (0, 100):
+            batch_samples, plain_samples = [], []
+            with endpoint(server_ms / 1000) as hook:
+                # One room with 10 subscriptions, reused: a warm container, as in steady traffic.
+                reset(model, endpoint_url)
+                room_id = _setup(manage, [hook.url] * BATCH)
+                for _ in range(REPEATS + 1):
+                    _publish(publish, room_id)
+                    records = _drain_push_queue(sqs, push_queue, BATCH)
+                    # the same bytes the webhooks carry
+                    bodies = [webhook_body(Envelope.from_json(r["body"])) for r in records]
+                    batch_samples.append(timed(partial(push, {"Records": records}, FakeContext())))
+                    plain_samples.append(timed(partial(_plain_posts, [hook.url] * BATCH, bodies)))
+            batch, plain = median_ms(batch_samples[1:]), median_ms(plain_samples[1:])
+            verdict = "ok" if batch / plain <= 1.3 else "over"
+            print(f"{server_ms:>5} ms{'':<16} {batch:>9.1f} {plain:>9.1f} {batch / plain:>6.2f}  {verdict}")
+
+        print(f"\n## Push: a batch of 10 where one endpoint takes {SLOW_ENDPOINT_SECONDS:.0f} s\n")
+        with endpoint() as fast, endpoint(SLOW_ENDPOINT_SECONDS) as slow:
+            reset(model, endpoint_url)
+            _publish(publish, _setup(manage, [slow.url] + [fast.url] * (BATCH - 1)))
+            records = _drain_push_queue(sqs, push_queue, BATCH)
+            seconds = timed(partial(push, {"Records": records}, FakeContext()))
+        print(f"batch took {seconds:.2f} s (target <= 2.5 s): {'ok' if seconds <= 2.5 else 'over'}")
+
+        # -- requests per delivered message ----------------------------------------------------------
+        reset(model, endpoint_url)
+        failing: set[str] = set()
+        with endpoint(fail_first_for=failing) as hook:
+            room = call(manage, api_event("POST", "/rooms", {"name": "workload", "deliveryDelayMs": 0}))
+            call(
+                manage,
+                api_event(
+                    "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": hook.url}
+                ),
+            )
+            counter.reset()
+            body = {"eventType": "e", "eventVersion": "1", "payload": {"orderId": 42}}
+            message_ids = [
+                call(publish, api_event("POST", f"/rooms/{room['id']}/messages", body))["messageId"]
+                for _ in range(WORKLOAD_MESSAGES)
+            ]
+            publish_calls = Counter(counter.calls)
+            failing.update(message_ids[: int(WORKLOAD_MESSAGES * FIRST_TRY_FAILURE_RATE)])
+            counter.reset()
+            esm_calls: Counter[str] = Counter()
+            invocations = 0
+            deadline = time.monotonic() + 120
+            while len(hook.succeeded) < WORKLOAD_MESSAGES and time.monotonic() < deadline:
+                invocations += _esm_round(sqs, push_queue, push, esm_calls)
+            push_calls = Counter(counter.calls)
+            push_calls.subtract(esm_calls)
+        _report_costs(publish_calls, +push_calls, esm_calls, invocations, len(hook.succeeded))
+
+
+def _esm_round(sqs: Any, queue_url: str, push: Any, esm_calls: Counter[str]) -> int:
+    """One poll of the event source mapping: receive, invoke, delete what succeeded."""
+    messages = sqs.receive_message(
+        QueueUrl=queue_url, MaxNumberOfMessages=10, VisibilityTimeout=360, MessageSystemAttributeNames=["All"]
+    ).get("Messages", [])
+    esm_calls["ReceiveMessage"] += 1
+    if not messages:
+        time.sleep(0.2)  # retries wait at least SQS's 1 s delay granularity
+        return 0
+    records = [sqs_record(m, "arn:aws:sqs:us-east-1:123456789012:push", "us-east-1") for m in messages]
+    result = push({"Records": records}, FakeContext())
+    kept = failed_message_ids(result, {m["MessageId"] for m in messages}) or set()
+    done = [m for m in messages if m["MessageId"] not in kept]
+    if done:
+        sqs.delete_message_batch(
+            QueueUrl=queue_url,
+            Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
+        )
+        esm_calls["DeleteMessageBatch"] += 1
+    return 1
+
+
+def _report_costs(
+    publish_calls: Counter[str],
+    push_calls: Counter[str],
+    esm_calls: Counter[str],
+    invocations: int,
+    delivered: int,
+) -> None:
+    sqs_ops = {"SendMessageBatch", "SendMessage", "ReceiveMessage", "DeleteMessageBatch", "DeleteMessage"}
+    rows: Counter[str] = Counter()
+    for calls in (publish_calls, push_calls, esm_calls):
+        for operation, count in calls.items():
+            if operation in sqs_ops:
+                rows["SQS request (standard, per 64 KB chunk)"] += count
+            elif operation in {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}:
+                rows["DynamoDB write request unit (on-demand)"] += count
+            elif operation in {"GetItem", "Query", "BatchGetItem"}:
+                rows["DynamoDB read request unit (on-demand)"] += count
+            elif operation == "PutObject":
+                rows["S3 PUT request"] += count
+    rows["Lambda request"] = WORKLOAD_MESSAGES + invocations  # one publish call each + push batches
+    rows["API Gateway HTTP API request"] = WORKLOAD_MESSAGES
+    print(
+        f"\n## AWS requests per delivered message: {WORKLOAD_MESSAGES} messages, "
+        f"{FIRST_TRY_FAILURE_RATE:.0%} fail their first try, 1 PUSH subscription\n"
+    )
+    print(f"delivered {delivered}/{WORKLOAD_MESSAGES} in {invocations} push invocations")
+    print(f"publish calls: {dict(publish_calls)}")
+    print(f"push calls:    {dict(push_calls)}")
+    print(f"event source mapping calls: {dict(esm_calls)}\n")
+    total_per_million = 0.0
+    print(f"{'request':<42} {'per message':>12} {'USD per 1M deliveries':>22}")
+    for name, count in rows.items():
+        per_message = count / max(delivered, 1)
+        cost = per_message * PRICE_PER_MILLION[name]
+        total_per_million += cost
+        print(f"{name:<42} {per_message:>12.2f} {cost:>22.2f}")
+    print(f"{'total (requests only; items <= 1 KB, chunks <= 64 KB)':<55} {total_per_million:>22.2f}")
+    print(
+        f"prices: {PRICES_AS_OF}; Lambda duration not included "
+        f"(arm64 {LAMBDA_ARM_PRICE_PER_GB_SECOND} USD per GB-s at {PUSH_FUNCTION_MEMORY_GB} GB)"
+    )
