@@ -17,14 +17,14 @@ UV := $(TOOLS)/uv/bin/uv
 SAM := $(TOOLS)/bin/sam
 VENV := .venv
 PY := $(VENV)/bin/python
-export PYTHONPATH := $(CURDIR)/layers/shared:$(CURDIR)/tools
+export PYTHONPATH := $(CURDIR)/layers/shared:$(CURDIR)/tools:$(CURDIR)/glue_jobs
 export UV_PYTHON_DOWNLOADS := never
 export SAM_CLI_TELEMETRY := 0
 # aws-sam-cli lives in its own environment (it pins its own boto3 and pydantic).
 export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
 export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 
-.PHONY: help setup run test lint format typecheck template-check test-unit test-integration test-e2e bench api-key build deploy clean
+.PHONY: compact analytics demo help setup run test lint format typecheck template-check test-unit test-integration test-e2e bench api-key build deploy clean
 
 help: ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -52,9 +52,18 @@ setup: $(VENV)/.synced $(SAM) ## install the project's tools (.venv and .tools/)
 run: $(VENV)/.synced ## start the local stack on http://127.0.0.1:3000 (ROOMCAST_PORT to change)
 	$(PY) -m roomcast_dev
 
+demo: $(VENV)/.synced ## with `make run` going: one message through PUSH retries and a PULL nack, live
+	$(PY) -m roomcast_dev.demo
+
 api-key: $(VENV)/.synced ## make api-key TENANT=<name> [STACK=<deployed stack>]: print a new API key
 	@if [ -z "$(TENANT)" ]; then echo "usage: make api-key TENANT=<name> [STACK=<deployed stack name>]"; exit 2; fi
 	@$(PY) -m roomcast_dev.keys --tenant "$(TENANT)" $(if $(STACK),--stack-name "$(STACK)")
+
+compact: $(VENV)/.synced ## make compact [DATE=YYYY-MM-DD]: compact the running local stack's delivery log
+	$(PY) -m roomcast_dev.glue_local compact $(if $(DATE),--date $(DATE))
+
+analytics: $(VENV)/.synced ## make analytics [DATE=YYYY-MM-DD] [OUT=dir]: delivery analytics (OUT: also print)
+	$(PY) -m roomcast_dev.glue_local analytics $(if $(DATE),--date $(DATE)) $(if $(OUT),--out $(OUT))
 
 lint: $(VENV)/.synced ## ruff lint and format check
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,109 @@
+"""`make demo` (roomcast_dev.demo) runs its whole scenario against a local stack."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+import time
+from collections.abc import Callable
+
+import pytest
+import requests
+from roomcast.credentials import new_signing_secret
+from roomcast.dal.repository import Repository
+from roomcast.webhooks.signing import webhook_headers
+from roomcast_dev.demo import run_demo, verify_signature, verify_with_roomcast
+from roomcast_dev.keys import create_api_key
+from roomcast_dev.stack import LocalStack
+
+
+def _line(output: str, pattern: str) -> str:
+    match = re.search(pattern, output, re.MULTILINE)
+    assert match, f"no line matches {pattern!r} in:\n{output}"
+    return match.group(0)
+
+
+def test_demo_shows_push_retries_and_pull_nack_then_cleans_up(local_stack: LocalStack) -> None:
+    repository = Repository(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
+    api_key = create_api_key(repository, "demo")
+    out = io.StringIO()
+
+    code = run_demo(local_stack.api_url, api_key, out)
+
+    output = out.getvalue()
+    assert code == 0, output
+    assert "Traceback" not in output
+    _line(output, r"^\s+\+0\.00 s  publish\s+msg_\w+ to 2 destinations \(correlation order-1001\)$")
+    # The webhook server's answers, attempt by attempt, each with a valid signature.
+    for attempt, answer in ((0, "500"), (1, "503 Retry-After 2 s"), (2, "500"), (3, "200 delivered")):
+        line = _line(output, rf"^\s+\+\d+\.\d\d s  webhook\s+attempt {attempt} → {answer}  \(.*\)$")
+        assert "signature ok" in line, line
+    # Between the failures the API reports the backoff: 1 s, then 2 s, then 4 s.
+    for attempts, wait in ((1, 1.0), (2, 2.0), (3, 4.0)):
+        line = _line(output, rf"status\s+PUSH retrying, attempts {attempts}, next attempt at .*")
+        shown = re.search(r"\(retry in (\d+\.\d) s\)", line)
+        assert shown, line
+        assert abs(float(shown.group(1)) - wait) <= 0.2, line
+    _line(output, r"status\s+PUSH delivered, attempts 4$")
+    # PULL: attempt 0 is nacked, comes back as attempt 1 after the backoff and is acked.
+    _line(output, r"PULL\s+pull → msg_\S+ attempt 0$")
+    _line(output, r"PULL\s+nack → outcome retry: .* comes back at \+\d+\.\d\d s$")
+    _line(output, r"PULL\s+pull → msg_\S+ attempt 1, back \d+\.\d s after the nack$")
+    _line(output, r"PULL\s+ack → acked msg_")
+    _line(output, r"status\s+PULL delivered, attempts 2$")
+    # Lines come in time order (a webhook line is stamped on arrival, printed a moment later).
+    stamps = [float(s) for s in re.findall(r"^\s+\+(\d+\.\d\d) s  ", output, re.MULTILINE)]
+    assert all(later >= earlier - 0.05 for earlier, later in itertools.pairwise(stamps)), output
+    assert "PUSH sub_" in _line(output, r"PUSH sub_\w+: delivered after 4 attempts")
+    _line(output, r"PULL sub_\w+: delivered after 2 attempts")
+
+    room_id = re.search(r"deleted room (room_\w+)", output)
+    assert room_id, output
+    response = requests.get(
+        f"{local_stack.api_url}/rooms/{room_id.group(1)}",
+        headers={"Authorization": f"Bearer {api_key}"},
+        timeout=30,
+    )
+    assert response.status_code == 404, response.text
+
+
+def test_demo_reports_an_unusable_key_without_a_traceback(local_stack: LocalStack) -> None:
+    out = io.StringIO()
+
+    code = run_demo(local_stack.api_url, "rc_not_a_key_of_this_stack_000000", out, timeout_s=10)
+
+    output = out.getvalue()
+    assert code == 1
+    assert "DEMO FAILED: POST /rooms answered 403" in output
+    assert "ROOMCAST_API_KEY" in output
+    assert "Traceback" not in output
+
+
+def test_demo_gives_up_with_a_clear_message_and_still_cleans_up(local_stack: LocalStack) -> None:
+    repository = Repository(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
+    api_key = create_api_key(repository, "demo")
+    out = io.StringIO()
+
+    code = run_demo(local_stack.api_url, api_key, out, timeout_s=3)
+
+    output = out.getvalue()
+    assert code == 1, output
+    assert "Traceback" not in output
+    line = _line(output, r"^DEMO FAILED: gave up after 3 s, still waiting for: .*$")
+    assert "the PUSH delivery" in line, line
+    _line(output, r"deleted room room_\w+")
+
+
+@pytest.mark.parametrize("verify", [verify_signature, verify_with_roomcast])
+def test_the_webhook_server_checks_standard_webhooks_signatures(
+    verify: Callable[[str, dict[str, str], bytes], str | None],
+) -> None:
+    secret = new_signing_secret()
+    body = b'{"messageId":"msg_1","attempt":0}'
+    headers = webhook_headers("msg_1", int(time.time()), body, [new_signing_secret(), secret], "corr-1")
+
+    assert verify(secret, headers, body) is None
+    assert verify(secret, headers, body + b" ") is not None
+    assert verify(new_signing_secret(), headers, body) is not None
+    assert verify(secret, {**headers, "webhook-timestamp": str(int(time.time()) - 3600)}, body) is not None
