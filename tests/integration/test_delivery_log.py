@@ -81,14 +81,14 @@ def test_a_failed_log_write_does_not_stop_or_delay_deliveries(
     function_handler: Callable[[str], Handler],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from roomcast.delivery import log as delivery_log
+    from roomcast import observability
 
     logged: list[tuple[str, dict[str, Any]]] = []
     counted: list[tuple[str, float]] = []
-    monkeypatch.setattr(delivery_log.logger, "error", lambda message, **kw: logged.append((message, kw)))
-    monkeypatch.setattr(delivery_log.logger, "info", lambda message, **kw: logged.append((message, kw)))
+    monkeypatch.setattr(observability.logger, "error", lambda message, **kw: logged.append((message, kw)))
+    monkeypatch.setattr(observability.logger, "info", lambda message, **kw: logged.append((message, kw)))
     monkeypatch.setattr(
-        delivery_log.metrics, "add_metric", lambda name, unit, value: counted.append((name, value))
+        observability.metrics, "add_metric", lambda name, unit, value: counted.append((name, value))
     )
     with webhook_server([200]) as webhook:
         # Given: the log bucket is gone (S3 refuses every write)
