@@ -100,8 +100,9 @@ bench: $(VENV)/.synced ## benchmarks, each next to a reference measured in the s
 build: $(SAM) ## sam build (for deployment)
 	PATH="$(PYTHON_BIN_DIR):$$PATH" $(SAM) build
 
-deploy: build ## sam deploy --guided (needs AWS credentials)
+deploy: build $(VENV)/.synced ## sam deploy --guided, then upload the Glue scripts (needs AWS credentials)
 	$(SAM) deploy --guided
+	$(PY) -m roomcast_dev.glue_assets
 
 clean: ## remove generated files (keeps .venv and .tools)
 	rm -rf .aws-sam .local .pytest_cache .mypy_cache .ruff_cache
