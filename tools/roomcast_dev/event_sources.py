@@ -150,6 +150,8 @@ class SqsPoller:
                 MessageAttributeNames=["All"],
             ).get("Messages", [])
             batch.extend(received)
+            if not received and wait_seconds == 0:
+                time.sleep(0.05)  # within the batching window: do not spin on empty receives
             if batch and deadline is None:
                 if self.trigger.batching_window_seconds <= 0:
                     break

@@ -86,15 +86,10 @@ class PushService:
     _delivered: list[Delivery] = field(default_factory=list)
 
     def prefetch(self, envelopes: list[Envelope]) -> None:
-        """Read the rooms and subscriptions of a batch in one call (cached for a few seconds)."""
+        """Read the rooms and subscriptions of a batch in one call, fresh for every batch: a PATCH
+        or a secret rotation applies from the next batch on."""
         now = self.clock()
-        with self._cache_lock:
-            wanted = [
-                (e.tenant_id, e.room_id, e.subscription_id)
-                for e in envelopes
-                if not self._fresh(("subscription", e.tenant_id, e.subscription_id), now)
-                or not self._fresh(("room", e.tenant_id, e.room_id), now)
-            ]
+        wanted = list(dict.fromkeys((e.tenant_id, e.room_id, e.subscription_id) for e in envelopes))
         if not wanted:
             return
         rooms, subscriptions = self.repository.rooms_and_subscriptions(wanted)
@@ -112,10 +107,6 @@ class PushService:
             delivered, self._delivered = self._delivered, []
         if delivered:
             self.messages.record_delivered(delivered)
-
-    def _fresh(self, key: tuple[str, str, str], now: int) -> bool:
-        cached = self._cache.get(key)
-        return cached is not None and now - cached[0] < SUBSCRIPTION_CACHE_MS
 
     def deliver(self, envelope: Envelope) -> str:
         """Handle one envelope; returns what happened (delivered, retry, hop, dead, ...)."""
