@@ -74,7 +74,7 @@ format: $(VENV)/.synced ## apply ruff's formatting and fixes
 	$(VENV)/bin/ruff check --fix .
 
 typecheck: $(VENV)/.synced ## mypy (strict)
-	$(VENV)/bin/mypy layers/shared functions tools tests bench
+	$(VENV)/bin/mypy layers/shared functions tools tests bench glue_jobs
 
 template-check: $(VENV)/.synced $(SAM) ## cfn-lint, sam validate --lint, sam build (no Docker)
 	$(VENV)/bin/cfn-lint template.yaml

@@ -18,8 +18,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.request import Request, urlopen
 
-from roomcast_dev.event_sources import failed_message_ids, sqs_record
-
 from bench.harness import (
     AwsCallCounter,
     FakeContext,
@@ -30,6 +28,7 @@ from bench.harness import (
     reset,
     timed,
 )
+from roomcast_dev.event_sources import failed_message_ids, sqs_record
 from tests.support import api_event
 
 BATCH = 10

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import requests
+
 from roomcast.dal.repository import Repository
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 import requests
+
 from roomcast.credentials import new_signing_secret
 from roomcast.dal.repository import Repository
 from roomcast.webhooks.signing import webhook_headers

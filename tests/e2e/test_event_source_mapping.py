@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from roomcast_dev.stack import LocalStack
 
+from roomcast_dev.stack import LocalStack
 from tests.support import PROJECT_ROOT
 
 FIXTURE_TEMPLATE = PROJECT_ROOT / "tests" / "fixtures" / "sqs_stack" / "template.yaml"

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from roomcast_dev.stack import LocalStack
 
+from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 import requests
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
 from roomcast.dal.repository import Repository
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
-from standardwebhooks.webhooks import Webhook, WebhookVerificationError
-
 from tests.e2e import webhook_server
 from tests.e2e.conftest import ApiClient, assert_error
 from tests.e2e.test_publish_and_pull import delivery_of, publish, pull_until, status

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from roomcast_dev.stack import LocalStack
 
+from roomcast_dev.stack import LocalStack
 from tests.support import SAMPLE_TENANT, function_of, load_event, sample_events, seed_sample_tenant
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from roomcast_dev.stack import LocalStack
 
+from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 
 PUBLIC_PUSH_URL = "https://93.184.216.34/hooks/roomcast"  # a public literal: no DNS needed

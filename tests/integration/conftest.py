@@ -13,6 +13,7 @@ from urllib.request import Request, urlopen
 
 import pytest
 from moto.server import ThreadedMotoServer
+
 from roomcast.config import load_settings
 from roomcast.dal import aws
 from roomcast_dev.stack import (
@@ -23,7 +24,6 @@ from roomcast_dev.stack import (
     queue_url_for,
 )
 from roomcast_dev.template import StackModel, read_stack
-
 from tests.support import FakeLambdaContext
 
 TEST_STACK = "roomcast-test"

@@ -15,7 +15,6 @@ from typing import Any
 
 from roomcast.dal.sender import EnvelopeSender, Outgoing
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
-
 from tests.support import FakeLambdaContext
 
 PUSH_QUEUE_VISIBILITY_SECONDS = 360

@@ -9,8 +9,8 @@ from typing import Any
 
 import boto3
 import pytest
-from roomcast_dev.template import StackModel
 
+from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.integration.push_harness import EventSourceMapping, webhook_server
 from tests.support import FakeLambdaContext, api_event

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import time_machine
-from roomcast_dev.template import StackModel
 
+from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import (
     SAMPLE_ROOM_ID,

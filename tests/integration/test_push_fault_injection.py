@@ -14,9 +14,9 @@ from typing import Any
 import boto3
 import pytest
 import time_machine
+
 from roomcast.dal.sender import EnvelopeSender
 from roomcast_dev.template import StackModel
-
 from tests.integration.conftest import Handler
 from tests.integration.push_harness import (
     PUSH_QUEUE_VISIBILITY_SECONDS,

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 import time_machine
-from roomcast_dev.template import StackModel
 from standardwebhooks.webhooks import Webhook as Verifier
 
+from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.integration.push_harness import EventSourceMapping, SendSpy, webhook_server
 from tests.support import FakeLambdaContext, api_event

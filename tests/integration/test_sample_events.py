@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from roomcast_dev.template import StackModel
 
+from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import (
     EVENTS_DIR,

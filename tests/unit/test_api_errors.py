@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from management_api.models import (
     PullSubscriptionCreate,
     PushSubscriptionCreate,
     RoomCreate,
     SubscriptionCreate,
 )
-from pydantic import TypeAdapter, ValidationError
 from roomcast.api.errors import ROOM_OWNER_ONLY, validation_error_response
 
 SUBSCRIPTION = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)

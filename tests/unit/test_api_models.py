@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
+
 from management_api.models import (
     PullSubscriptionCreate,
     PushSubscriptionCreate,
@@ -13,7 +15,6 @@ from management_api.models import (
     SubscriptionCreate,
     SubscriptionPatch,
 )
-from pydantic import TypeAdapter, ValidationError
 from roomcast.domain import limits
 
 SUBSCRIPTION = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)

@@ -8,6 +8,8 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from standardwebhooks import Webhook, WebhookVerificationError
+
 from roomcast.credentials import (
     API_KEY_PREFIX,
     SIGNING_SECRET_BYTES,
@@ -16,7 +18,6 @@ from roomcast.credentials import (
     new_api_key,
     new_signing_secret,
 )
-from standardwebhooks import Webhook, WebhookVerificationError
 
 
 def _urlsafe_b64decode(text: str) -> bytes:

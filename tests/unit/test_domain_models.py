@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from roomcast.domain.models import EventTypeFilter, accepts_event
 
 ORDERS_V1_V2 = EventTypeFilter(name="order.created", versions=("1", "2"))

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from roomcast.domain.envelope import ENVELOPE_VERSION, Envelope, EnvelopeError, first_envelope
 from roomcast.domain.messages import Message
 

@@ -6,6 +6,7 @@ import hashlib
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
 
 if TYPE_CHECKING:

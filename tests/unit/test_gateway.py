@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+
 from roomcast_dev.gateway import Gateway
 from roomcast_dev.template import Route
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from management_api.models import PushSubscriptionCreate
 from roomcast.dal.items import (
     from_attributes,

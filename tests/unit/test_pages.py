@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from roomcast.dal.pages import decode_cursor, encode_cursor
 from roomcast.errors import InvalidRequest
 

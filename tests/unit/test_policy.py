@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from roomcast.domain import limits
 from roomcast.domain.models import DeliveryOverrides, Room, Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.domain.policy import (

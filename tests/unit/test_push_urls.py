@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from roomcast.domain.limits import MAX_PUSH_URL_LENGTH
 from roomcast.domain.push_urls import (
     PushUrlPolicy,

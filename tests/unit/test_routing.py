@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from roomcast.domain.models import (
     DeliveryOverrides,
     EventTypeFilter,

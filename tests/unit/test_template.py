@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from roomcast_dev.template import (
     LOCAL_ACCOUNT_ID,
     PROJECT_ROOT,

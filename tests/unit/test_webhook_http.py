@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from standardwebhooks.webhooks import Webhook
+
 from roomcast.credentials import new_signing_secret
 from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
 from roomcast.webhooks.http import (
@@ -30,7 +32,6 @@ from roomcast.webhooks.http import (
     post_webhook,
 )
 from roomcast.webhooks.signing import webhook_headers
-from standardwebhooks.webhooks import Webhook
 
 LOCAL = PushUrlPolicy(allow_loopback=True)
 STRICT = PushUrlPolicy(allow_loopback=False)

@@ -7,9 +7,10 @@ import time
 from datetime import UTC, datetime
 
 import pytest
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
 from roomcast.credentials import new_signing_secret
 from roomcast.webhooks.signing import sign, webhook_headers
-from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 # The published Standard Webhooks / Svix example: secret, id, timestamp, payload, signature.
 EXAMPLE_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

@@ -9,7 +9,6 @@ import sys
 import threading
 
 from roomcast.dal.repository import Repository
-
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 

@@ -16,10 +16,10 @@ import tomllib
 from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError
+
 from roomcast.credentials import API_KEY_PREFIX, hash_api_key, new_api_key
 from roomcast.dal.repository import Repository
 from roomcast.domain.clock import now_iso
-
 from roomcast_dev.template import PROJECT_ROOT
 
 TENANT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")

@@ -10,6 +10,7 @@ from functools import cache
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
 from roomcast.config import load_settings
 from roomcast.credentials import API_KEY_PREFIX, hash_api_key
 from roomcast.dal.repository import Repository

@@ -7,6 +7,7 @@ No ``from __future__ import annotations`` here: powertools reads the annotations
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+
 from roomcast.api.publish_contract import PublishRequest, PublishResponse
 from roomcast.api.pull_contract import AckResponse, NackResponse, PullRequest, PullResponse, ReceiptsRequest
 

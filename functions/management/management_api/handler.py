@@ -13,19 +13,6 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from roomcast.api.errors import install_error_handlers, json_body_required
-from roomcast.api.errors import tenant_id as api_tenant_id
-from roomcast.config import load_settings
-from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.messages import MessageStore
-from roomcast.dal.queues import QueueAdmin
-from roomcast.dal.repository import Repository
-from roomcast.dal.sender import EnvelopeSender
-from roomcast.delivery.endings import Endings
-from roomcast.delivery.log import DeliveryLog
-from roomcast.domain import limits
-from roomcast.domain.push_urls import PushUrlPolicy
-from roomcast.observability import logger, metrics
 
 from management_api import api_docs, mapping
 from management_api.models import (
@@ -48,6 +35,19 @@ from management_api.models import (
     SubscriptionResponse,
 )
 from management_api.service import ManagementService
+from roomcast.api.errors import install_error_handlers, json_body_required
+from roomcast.api.errors import tenant_id as api_tenant_id
+from roomcast.config import load_settings
+from roomcast.dal.dead_letters import DeadLetterStore
+from roomcast.dal.messages import MessageStore
+from roomcast.dal.queues import QueueAdmin
+from roomcast.dal.repository import Repository
+from roomcast.dal.sender import EnvelopeSender
+from roomcast.delivery.endings import Endings
+from roomcast.delivery.log import DeliveryLog
+from roomcast.domain import limits
+from roomcast.domain.push_urls import PushUrlPolicy
+from roomcast.observability import logger, metrics
 
 app = APIGatewayHttpResolver(enable_validation=True)
 

@@ -4,12 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from roomcast.dal.dead_letters import DeadLetter
-from roomcast.domain.clock import iso_timestamp
-from roomcast.domain.messages import Delivery, Message
-from roomcast.domain.models import EventTypeFilter, Room, Subscription
-from roomcast.domain.policy import DeliveryPolicy, schedule
-
 from management_api.models import (
     DeadLetterView,
     DeliveryView,
@@ -22,6 +16,11 @@ from management_api.models import (
     SubscriptionCreated,
     SubscriptionResponse,
 )
+from roomcast.dal.dead_letters import DeadLetter
+from roomcast.domain.clock import iso_timestamp
+from roomcast.domain.messages import Delivery, Message
+from roomcast.domain.models import EventTypeFilter, Room, Subscription
+from roomcast.domain.policy import DeliveryPolicy, schedule
 
 
 def _event_types(filters: tuple[EventTypeFilter, ...]) -> list[EventTypeModel]:

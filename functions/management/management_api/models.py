@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, JsonValue
+
 from roomcast.api.models import ApiModel, EventTypeName, EventVersion, SubscriptionId
 from roomcast.domain import limits
 

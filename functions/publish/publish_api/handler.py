@@ -15,6 +15,8 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from publish_api.service import PublishService
 from roomcast.api.errors import body_too_large, install_error_handlers, json_body_required, tenant_id
 from roomcast.api.publish_contract import PublishRequest, PublishResponse
 from roomcast.config import load_settings
@@ -25,8 +27,6 @@ from roomcast.delivery.log import DeliveryLog
 from roomcast.domain import limits
 from roomcast.errors import Conflict, InvalidRequest
 from roomcast.observability import logger, metrics
-
-from publish_api.service import PublishService
 
 IDEMPOTENCY_KEY_HEADER = "idempotency-key"
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -61,6 +61,7 @@ def idempotent_publish() -> Any:
         IdempotencyConfig,
         idempotent_function,
     )
+
     from roomcast.dal.aws import dynamodb_client
 
     persistence = DynamoDBPersistenceLayer(

@@ -9,6 +9,8 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from pull_api.service import PullService
 from roomcast.api.errors import install_error_handlers, json_body_required, tenant_id
 from roomcast.api.pull_contract import AckResponse, NackResponse, PullRequest, PullResponse, ReceiptsRequest
 from roomcast.config import load_settings
@@ -20,8 +22,6 @@ from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import DeliveryLog
 from roomcast.observability import logger, metrics
-
-from pull_api.service import PullService
 
 app = APIGatewayHttpResolver(enable_validation=True)
 install_error_handlers(app)

@@ -21,6 +21,8 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from push_worker.service import PushService
 from roomcast.config import load_settings
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.messages import MessageStore
@@ -31,8 +33,6 @@ from roomcast.delivery.log import DeliveryLog
 from roomcast.domain.envelope import Envelope, EnvelopeError
 from roomcast.domain.push_urls import PushUrlPolicy
 from roomcast.observability import logger, metrics
-
-from push_worker.service import PushService
 
 OUTCOME_METRICS = {
     "delivered": "WebhooksDelivered",

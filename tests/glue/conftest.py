@@ -1,0 +1,32 @@
+"""One local SparkSession for every Glue test (starting one takes seconds)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+# The jobs import their transforms as Glue does (--extra-py-files puts roomcast_glue on the path).
+GLUE_JOBS_DIR = Path(__file__).resolve().parents[2] / "glue_jobs"
+if str(GLUE_JOBS_DIR) not in sys.path:
+    sys.path.insert(0, str(GLUE_JOBS_DIR))
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers run this interpreter
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("roomcast-glue-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
