@@ -53,7 +53,9 @@ def test_analytics_figures_match_the_traffic_the_test_sent(
     refusing = webhook_servers(always(Reply(status=400)))
     room = tenant_a.create_room(deliveryDelayMs=500, deliveryDelayMultiplier=1.0, deliveryAttempts=3)
     subscriptions = {
-        "healthy": tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=healthy.url(), timeoutMs=2000),
+        "healthy": tenant_a.create_subscription(
+            room["id"], type="PUSH", pushUrl=healthy.url(), timeoutMs=2000
+        ),
         "flaky": tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=flaky.url(), timeoutMs=2000),
         "refusing": tenant_a.create_subscription(
             room["id"], type="PUSH", pushUrl=refusing.url(), timeoutMs=2000

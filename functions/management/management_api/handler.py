@@ -38,11 +38,7 @@ from management_api.service import ManagementService
 from roomcast.api.errors import install_error_handlers, json_body_required
 from roomcast.api.errors import tenant_id as api_tenant_id
 from roomcast.config import load_settings
-from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueAdmin
-from roomcast.dal.repository import Repository
-from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import DeliveryLog
 from roomcast.domain import limits
@@ -67,22 +63,13 @@ ERROR_RESPONSES: dict[int, Any] = {
 @cache
 def service() -> ManagementService:
     settings = load_settings()
-    repository = Repository(settings.table_name)
-    messages = MessageStore(settings.table_name)
-    dead_letters = DeadLetterStore(settings.table_name)
+    endings = Endings.for_settings(settings, DeliveryLog(settings.log_bucket, "management"))
     return ManagementService(
-        repository=repository,
+        repository=endings.repository,
         queues=QueueAdmin(settings.pull_queue_prefix),
-        messages=messages,
-        dead_letter_store=dead_letters,
-        endings=Endings(
-            repository=repository,
-            messages=messages,
-            dead_letters=dead_letters,
-            sender=EnvelopeSender(),
-            push_queue_url=settings.push_queue_url,
-            log=DeliveryLog(settings.log_bucket, "management"),
-        ),
+        messages=endings.messages,
+        dead_letter_store=endings.dead_letters,
+        endings=endings,
         push_url_policy=PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls),
     )
 

@@ -14,11 +14,7 @@ from pull_api.service import PullService
 from roomcast.api.errors import install_error_handlers, json_body_required, tenant_id
 from roomcast.api.pull_contract import AckResponse, NackResponse, PullRequest, PullResponse, ReceiptsRequest
 from roomcast.config import load_settings
-from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueClient
-from roomcast.dal.repository import Repository
-from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import DeliveryLog
 from roomcast.observability import logger, metrics
@@ -36,22 +32,13 @@ def delivery_log() -> DeliveryLog:
 @cache
 def service() -> PullService:
     settings = load_settings()
-    repository = Repository(settings.table_name)
-    messages = MessageStore(settings.table_name)
-    sender = EnvelopeSender()
+    endings = Endings.for_settings(settings, delivery_log())
     return PullService(
-        repository=repository,
-        messages=messages,
+        repository=endings.repository,
+        messages=endings.messages,
         queues=QueueClient(),
-        sender=sender,
-        endings=Endings(
-            repository=repository,
-            messages=messages,
-            dead_letters=DeadLetterStore(settings.table_name),
-            sender=sender,
-            push_queue_url=settings.push_queue_url,
-            log=delivery_log(),
-        ),
+        sender=endings.sender,
+        endings=endings,
         log=delivery_log(),
     )
 

@@ -24,10 +24,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from push_worker.service import PushService
 from roomcast.config import load_settings
-from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.messages import MessageStore
-from roomcast.dal.repository import Repository
-from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import DeliveryLog
 from roomcast.domain.envelope import Envelope, EnvelopeError
@@ -59,22 +55,12 @@ def delivery_log() -> DeliveryLog:
 @cache
 def service() -> PushService:
     settings = load_settings()
-    repository = Repository(settings.table_name)
-    messages = MessageStore(settings.table_name)
-    sender = EnvelopeSender()
-    endings = Endings(
-        repository=repository,
-        messages=messages,
-        dead_letters=DeadLetterStore(settings.table_name),
-        sender=sender,
-        push_queue_url=settings.push_queue_url,
-        log=delivery_log(),
-    )
+    endings = Endings.for_settings(settings, delivery_log())
     return PushService(
-        repository=repository,
-        messages=messages,
+        repository=endings.repository,
+        messages=endings.messages,
         endings=endings,
-        sender=sender,
+        sender=endings.sender,
         log=delivery_log(),
         push_url_policy=PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from roomcast.config import Settings
 from roomcast.dal.dead_letters import DeadLetter, DeadLetterStore
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.repository import Repository
@@ -33,6 +34,18 @@ class Endings:
     sender: EnvelopeSender
     push_queue_url: str
     log: DeliveryLog
+
+    @classmethod
+    def for_settings(cls, settings: Settings, log: DeliveryLog) -> Endings:
+        """Endings with their own data access, as a function builds them at cold start."""
+        return cls(
+            repository=Repository(settings.table_name),
+            messages=MessageStore(settings.table_name),
+            dead_letters=DeadLetterStore(settings.table_name),
+            sender=EnvelopeSender(),
+            push_queue_url=settings.push_queue_url,
+            log=log,
+        )
 
     def dead_or_failover(
         self,
