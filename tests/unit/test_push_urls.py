@@ -400,3 +400,12 @@ def test_any_address_in_a_forbidden_network_is_refused_behind_a_hostname(
     # When / Then
     with pytest.raises(PushUrlRejected, match="refused"):
         check_push_url("https://hooks.example.com/", LOCAL, resolving_to(PUBLIC_V4, str(address)))
+
+
+def test_a_name_that_does_not_resolve_is_refused_as_unresolvable_a_temporary_kind() -> None:
+    # Given
+    from roomcast.domain.push_urls import PushUrlUnresolvable, system_resolver
+
+    # When / Then: refused at subscribe time, and the push function can tell it apart (retries it)
+    with pytest.raises(PushUrlUnresolvable, match="does not resolve"):
+        check_push_url("https://no-such-host.invalid/hook", PushUrlPolicy(), system_resolver)

@@ -121,6 +121,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         ("retries", 7),
         ("dead", 4),
         ("expired", 7),
+        ("failovers", 9),
         ("latency_p50_ms", 8),
         ("latency_p95_ms", 8),
         ("latency_p99_ms", 8),

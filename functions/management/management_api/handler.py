@@ -230,7 +230,7 @@ def replay_dead_letters(
 ) -> ReplayResponse:
     """Send dead letters again from attempt 0: the given messageIds, or all (100 per call)."""
     replayed, not_found, remaining = service().replay(
-        tenant_id(), roomId, subscriptionId, body.messageIds if body else None
+        tenant_id(), roomId, subscriptionId, body.messageIds if body is not None else None
     )
     return ReplayResponse(replayed=replayed, notFound=not_found, remaining=remaining)
 
@@ -246,4 +246,8 @@ install_error_handlers(app)
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return json_body_required(event) or app.resolve(event, context)
+    try:
+        return json_body_required(event) or app.resolve(event, context)
+    finally:
+        if service.cache_info().currsize:  # only requests that used the service can have log records
+            service().endings.log.flush(context.aws_request_id)

@@ -241,10 +241,15 @@ class DeadLetterList(BaseModel):
 
 
 class ReplayRequest(ApiModel):
-    messageIds: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=64)]],
-        Field(min_length=1, max_length=100, description="Absent: replay every dead letter (100 per call)."),
-    ]
+    messageIds: (
+        Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=64)]],
+            Field(
+                min_length=1, max_length=100, description="Absent: replay every dead letter (100 per call)."
+            ),
+        ]
+        | None
+    ) = None
 
 
 class ReplayResponse(BaseModel):

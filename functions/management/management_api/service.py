@@ -14,6 +14,7 @@ from roomcast.dal.pages import Page
 from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.repository import Repository
 from roomcast.delivery.endings import Endings
+from roomcast.delivery.log import LogRecord, log_record_fields
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
@@ -331,6 +332,16 @@ class ManagementService:
                     updated_at=now_iso(),
                 ),
                 force=True,
+            )
+        for letter in letters:
+            self.endings.log.add(
+                LogRecord(
+                    event="replayed",
+                    subscription_type=subscription.type.value,
+                    attempt=letter.envelope.attempt,
+                    error=letter.reason,
+                    **log_record_fields(letter.envelope),
+                )
             )
         replayed = [letter.envelope.message_id for letter in letters]
         self.dead_letter_store.delete(tenant_id, room_id, subscription_id, replayed)

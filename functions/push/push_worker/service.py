@@ -30,7 +30,7 @@ from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.domain.policy import Outcome, after_failure, effective_policy, is_expired
-from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
+from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected, PushUrlUnresolvable
 from roomcast.errors import NotFound
 from roomcast.observability import logger
 from roomcast.webhooks.http import HttpResult, classify, is_gone, post_webhook
@@ -157,6 +157,11 @@ class PushService:
                 headers,
                 subscription.timeout_ms or 10_000,
                 self.push_url_policy,
+            )
+        except PushUrlUnresolvable as unresolved:
+            # DNS may be down for a moment: a network error like any other, retried with backoff.
+            result = HttpResult(
+                status=None, retry_after_ms=None, error=str(unresolved), latency_ms=0, response_excerpt=""
             )
         except PushUrlRejected as refused:
             result = HttpResult(

@@ -41,6 +41,10 @@ class PushUrlRejected(ValueError):
     """The URL may not be used as a push target; the message says why."""
 
 
+class PushUrlUnresolvable(PushUrlRejected):
+    """The host does not resolve (now): refused at subscribe time, retried at delivery time."""
+
+
 @dataclass(frozen=True)
 class PushUrlPolicy:
     allow_loopback: bool = False
@@ -51,7 +55,7 @@ def system_resolver(host: str, port: int) -> list[str]:
     try:
         infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError) as error:
-        raise PushUrlRejected(f"host {host!r} does not resolve") from error
+        raise PushUrlUnresolvable(f"host {host!r} does not resolve") from error
     return [str(info[4][0]) for info in infos]
 
 
@@ -125,7 +129,7 @@ def check_push_url(url: str, policy: PushUrlPolicy, resolve: Resolver = system_r
         raise PushUrlRejected("push URL must use https")
     addresses = [str(literal)] if literal is not None else list(resolve(host, port))
     if not addresses:
-        raise PushUrlRejected(f"host {host!r} does not resolve")
+        raise PushUrlUnresolvable(f"host {host!r} does not resolve")
     for text in addresses:
         address = _unmapped(ipaddress.ip_address(text.split("%", 1)[0]))
         reason = forbidden_reason(address, policy)
