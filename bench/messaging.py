@@ -40,7 +40,8 @@ def _room_with(manage: object, subscription_type: str, count: int) -> str:
     return str(room["id"])
 
 
-def run() -> None:
+def run() -> bool:
+    """Prints the figures; returns whether calls per PUSH publish grow no faster than N/10."""
     counter = AwsCallCounter()
     counter.install()
     with bench_stack() as (model, endpoint):
@@ -174,3 +175,4 @@ def run() -> None:
         print(f"roomcast pull+ack: {api_count} messages, {api_rate:.0f} msg/s")
         print(f"bare SQS receive+delete: {raw_count} messages, {raw_rate:.0f} msg/s")
         print(f"ratio: roomcast at {api_rate / raw_rate:.2f}x the bare SQS rate")
+    return push_ok
