@@ -15,9 +15,7 @@ EVENT_VERSION_PATTERN = r"^[0-9]+(\.[0-9]+){0,3}$"
 class ApiModel(BaseModel):
     """Strict: unknown fields and wrong JSON types are refused, never coerced."""
 
-    model_config = ConfigDict(
-        extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True, defer_build=True
-    )
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
 
 
 EventTypeName = Annotated[
