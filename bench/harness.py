@@ -128,8 +128,16 @@ def load_handler(model: StackModel, function_id: str) -> Handler:
             sys.path.insert(0, path)
     os.environ.update(spec.environment)
     load_settings.cache_clear()
+    from roomcast.dal.aws import reset_clients
+
+    reset_clients()  # an earlier bench may have pointed them at another emulator
     module_name, _, attribute = spec.handler.rpartition(".")
-    handler: Handler = getattr(importlib.import_module(module_name), attribute)
+    module = importlib.import_module(module_name)
+    for cached in ("service", "delivery_log", "repository", "idempotent_publish"):
+        clear = getattr(getattr(module, cached, None), "cache_clear", None)
+        if clear is not None:
+            clear()
+    handler: Handler = getattr(module, attribute)
     return handler
 
 

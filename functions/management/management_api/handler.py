@@ -39,8 +39,6 @@ from roomcast.api.errors import install_error_handlers, json_body_required
 from roomcast.api.errors import tenant_id as api_tenant_id
 from roomcast.config import load_settings
 from roomcast.dal.queues import QueueAdmin
-from roomcast.delivery.endings import Endings
-from roomcast.delivery.log import DeliveryLog
 from roomcast.domain import limits
 from roomcast.domain.push_urls import PushUrlPolicy
 from roomcast.observability import logger, metrics
@@ -62,6 +60,10 @@ ERROR_RESPONSES: dict[int, Any] = {
 
 @cache
 def service() -> ManagementService:
+    # Imported here, not at cold start: only the routes that reach the data need them.
+    from roomcast.delivery.endings import Endings
+    from roomcast.delivery.log import DeliveryLog
+
     settings = load_settings()
     endings = Endings.for_settings(settings, DeliveryLog(settings.log_bucket, "management"))
     return ManagementService(

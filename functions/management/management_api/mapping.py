@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from management_api.models import (
     DeadLetterView,
@@ -16,11 +17,13 @@ from management_api.models import (
     SubscriptionCreated,
     SubscriptionResponse,
 )
-from roomcast.dal.dead_letters import DeadLetter
 from roomcast.domain.clock import iso_timestamp
 from roomcast.domain.messages import Delivery, Message
 from roomcast.domain.models import EventTypeFilter, Room, Subscription
 from roomcast.domain.policy import DeliveryPolicy, schedule
+
+if TYPE_CHECKING:
+    from roomcast.dal.dead_letters import DeadLetter
 
 
 def _event_types(filters: tuple[EventTypeFilter, ...]) -> list[EventTypeModel]:

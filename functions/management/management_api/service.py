@@ -5,16 +5,13 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roomcast.credentials import new_signing_secret
-from roomcast.dal.dead_letters import DeadLetter, DeadLetterStore
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.pages import Page
 from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.repository import Repository
-from roomcast.delivery.endings import Endings
-from roomcast.delivery.log import LogRecord, log_record_fields
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
@@ -36,6 +33,10 @@ from roomcast.domain.push_urls import (
     system_resolver,
 )
 from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, NotFound
+
+if TYPE_CHECKING:
+    from roomcast.dal.dead_letters import DeadLetter, DeadLetterStore
+    from roomcast.delivery.endings import Endings
 
 _MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
 SECRET_ROTATION_GRACE_MS = 24 * 3600 * 1000
@@ -333,6 +334,8 @@ class ManagementService:
                 ),
                 force=True,
             )
+        from roomcast.delivery.log import LogRecord, log_record_fields
+
         for letter in letters:
             self.endings.log.add(
                 LogRecord(
