@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.repository import Repository
@@ -111,25 +112,14 @@ class PushService:
     def deliver(self, envelope: Envelope) -> str:
         """Handle one envelope; returns what happened (delivered, retry, hop, dead, ...)."""
         now = self.clock()
-        fields = log_record_fields(envelope)
         if is_expired(now, envelope.expires_at_ms):
             self._record(envelope, DeliveryStatus.EXPIRED, envelope.attempt, "expired before delivery")
-            self.log.add(
-                LogRecord(event="expired", subscription_type="PUSH", attempt=envelope.attempt, **fields)
-            )
+            self._log("expired", envelope)
             return "expired"
         if envelope.due_at_ms > now + DUE_TOLERANCE_MS:
             hop = envelope.hop(envelope.attempt)
             self.sender.send([self.endings.push_outgoing(hop, delay_seconds(hop.due_at_ms, now))])
-            self.log.add(
-                LogRecord(
-                    event="hop",
-                    subscription_type="PUSH",
-                    attempt=envelope.attempt,
-                    next_delay_ms=envelope.due_at_ms - now,
-                    **fields,
-                )
-            )
+            self._log("hop", envelope, next_delay_ms=envelope.due_at_ms - now)
             return "hop"
         found = self._target(envelope)
         if found is None:
@@ -146,7 +136,6 @@ class PushService:
 
     def _attempt(self, envelope: Envelope, room: Room, subscription: Subscription, now: int) -> str:
         policy = effective_policy(room, subscription)
-        fields = log_record_fields(envelope)
         body = webhook_body(envelope)
         secrets = [s.secret for s in subscription.signing_secrets if s.active(now)]
         headers = webhook_headers(envelope.message_id, now // 1000, body, secrets, envelope.correlation_id)
@@ -171,30 +160,12 @@ class PushService:
                 latency_ms=0,
                 response_excerpt="",
             )
-            self.log.add(
-                LogRecord(
-                    event="attempt",
-                    subscription_type="PUSH",
-                    attempt=envelope.attempt,
-                    error=result.error,
-                    **fields,
-                )
-            )
+            self._log("attempt", envelope, error=result.error)
             return self.endings.dead_or_failover(
                 envelope, subscription, result.error or "", envelope.attempt + 1, self.clock()
             )
         error = result.error or (f"HTTP {result.status}" if result.status and result.status >= 300 else None)
-        self.log.add(
-            LogRecord(
-                event="attempt",
-                subscription_type="PUSH",
-                attempt=envelope.attempt,
-                http_status=result.status,
-                latency_ms=result.latency_ms,
-                error=error,
-                **fields,
-            )
-        )
+        self._log("attempt", envelope, http_status=result.status, latency_ms=result.latency_ms, error=error)
         outcome = classify(result.status)
         finished_at = self.clock()
         if outcome == "delivered":
@@ -202,16 +173,7 @@ class PushService:
                 self._delivered.append(
                     self._delivery(envelope, DeliveryStatus.DELIVERED, envelope.attempt + 1, None, None)
                 )
-            self.log.add(
-                LogRecord(
-                    event="delivered",
-                    subscription_type="PUSH",
-                    attempt=envelope.attempt,
-                    http_status=result.status,
-                    latency_ms=result.latency_ms,
-                    **fields,
-                )
-            )
+            self._log("delivered", envelope, http_status=result.status, latency_ms=result.latency_ms)
             return "delivered"
         if outcome == "permanent":
             if is_gone(result.status):
@@ -235,28 +197,28 @@ class PushService:
             self._record(
                 envelope, DeliveryStatus.EXPIRED, envelope.attempt + 1, f"{error}; next attempt past expiry"
             )
-            self.log.add(
-                LogRecord(
-                    event="expired", subscription_type="PUSH", attempt=envelope.attempt, error=error, **fields
-                )
-            )
+            self._log("expired", envelope, error=error)
             return "expired"
         due = step.due_at_ms or finished_at
         retry = envelope.next_attempt(step.next_attempt, step.delay_ms, due)
         self.sender.send([self.endings.push_outgoing(retry, delay_seconds(due, finished_at))])
         self._record(envelope, DeliveryStatus.RETRYING, envelope.attempt + 1, error, _iso(due))
-        self.log.add(
-            LogRecord(
-                event="retry_scheduled",
-                subscription_type="PUSH",
-                attempt=envelope.attempt,
-                http_status=result.status,
-                error=error,
-                next_delay_ms=step.delay_ms,
-                **fields,
-            )
+        self._log(
+            "retry_scheduled", envelope, http_status=result.status, error=error, next_delay_ms=step.delay_ms
         )
         return "retry"
+
+    def _log(self, event: str, envelope: Envelope, **extra: Any) -> None:
+        """A delivery-log record of this envelope's current attempt."""
+        self.log.add(
+            LogRecord(
+                event=event,
+                subscription_type="PUSH",
+                attempt=envelope.attempt,
+                **log_record_fields(envelope),
+                **extra,
+            )
+        )
 
     def _target(self, envelope: Envelope) -> tuple[Room, Subscription] | None:
         """The room and subscription, read at most every few seconds per container (a batch's
