@@ -24,7 +24,7 @@ from typing import Any
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.repository import Repository
 from roomcast.dal.sender import EnvelopeSender, delay_seconds
-from roomcast.delivery.endings import Endings
+from roomcast.delivery.endings import Endings, delivery_record
 from roomcast.delivery.log import DeliveryLog, LogRecord, log_record_fields
 from roomcast.domain.clock import iso_timestamp, utc_now
 from roomcast.domain.envelope import Envelope
@@ -286,14 +286,6 @@ class PushService:
     def _delivery(
         envelope: Envelope, status: DeliveryStatus, attempts: int, error: str | None, next_at: str | None
     ) -> Delivery:
-        return Delivery(
-            message_id=envelope.message_id,
-            tenant_id=envelope.tenant_id,
-            subscription_id=envelope.subscription_id,
-            subscription_type=SubscriptionType.PUSH,
-            status=status,
-            attempts=attempts,
-            last_error=error,
-            next_attempt_at=next_at,
-            updated_at=iso_timestamp(utc_now()),
+        return delivery_record(
+            envelope, envelope.subscription_id, SubscriptionType.PUSH, status, attempts, error, next_at
         )

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from roomcast.dal import items
-from roomcast.dal.aws import dynamodb_client
+from roomcast.dal.aws import TableAccess
 from roomcast.dal.pages import Page, decode_cursor, encode_cursor
 from roomcast.domain.envelope import Envelope
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb import DynamoDBClient
+    pass
 
 DEAD_LETTER_RETENTION_SECONDS: Final = 30 * 24 * 3600
 BATCH_WRITE_MAX_ITEMS: Final = 25
@@ -37,15 +37,7 @@ def dead_letter_partition_key(tenant_id: str, room_id: str, subscription_id: str
     return f"TENANT#{tenant_id}#ROOM#{room_id}#SUB#{subscription_id}#DEAD"
 
 
-class DeadLetterStore:
-    def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:
-        self._table_name = table_name
-        self._explicit_client = client
-
-    @property
-    def _client(self) -> DynamoDBClient:
-        return self._explicit_client or dynamodb_client()
-
+class DeadLetterStore(TableAccess):
     def put(self, dead_letter: DeadLetter) -> None:
         envelope = dead_letter.envelope
         item = {

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, Final
 from botocore.exceptions import ClientError
 
 from roomcast.dal import items
-from roomcast.dal.aws import dynamodb_client
+from roomcast.dal.aws import TableAccess
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import SubscriptionType
 from roomcast.errors import NotFound
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb import DynamoDBClient
+    pass
 
 RECORD_RETENTION_SECONDS: Final = 30 * 24 * 3600
 MESSAGE_MAX_LIFE_MS: Final = 365 * 24 * 3600 * 1000
@@ -150,15 +150,7 @@ def delivery_from_item(item: items.Item) -> Delivery:
     )
 
 
-class MessageStore:
-    def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:
-        self._table_name = table_name
-        self._explicit_client = client
-
-    @property
-    def _client(self) -> DynamoDBClient:
-        return self._explicit_client or dynamodb_client()
-
+class MessageStore(TableAccess):
     def put_message(self, message: Message, deliveries: Sequence[Delivery]) -> int:
         """Store a message with the first record of each destination inside it: one PutItem
         whatever the number of destinations. Later changes of a destination are items of their

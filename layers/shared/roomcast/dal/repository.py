@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from roomcast.dal import items
-from roomcast.dal.aws import dynamodb_client
+from roomcast.dal.aws import TableAccess
 from roomcast.dal.pages import Page, decode_cursor, encode_cursor
 from roomcast.domain import ids
 from roomcast.domain.models import Room, Subscription
 from roomcast.errors import Conflict, NotFound
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb import DynamoDBClient
+    pass
 
 _ROOM_ID = re.compile(ids.ROOM_ID_PATTERN)
 _SUBSCRIPTION_ID = re.compile(ids.SUBSCRIPTION_ID_PATTERN)
@@ -31,16 +31,8 @@ def _is_condition_failure(error: ClientError) -> bool:
     return code in {"ConditionalCheckFailedException", "TransactionCanceledException"}
 
 
-class Repository:
+class Repository(TableAccess):
     """Data access for the management API. Every call names the tenant: nothing crosses tenants."""
-
-    def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:
-        self._table_name = table_name
-        self._explicit_client = client
-
-    @property
-    def _client(self) -> DynamoDBClient:
-        return self._explicit_client or dynamodb_client()
 
     # -- API keys -------------------------------------------------------------------------------
 

@@ -144,15 +144,28 @@ class Endings:
         error: str | None,
     ) -> None:
         self.messages.update_delivery(
-            Delivery(
-                message_id=envelope.message_id,
-                tenant_id=envelope.tenant_id,
-                subscription_id=subscription.id,
-                subscription_type=subscription.type,
-                status=status,
-                attempts=attempts,
-                last_error=error,
-                next_attempt_at=None,
-                updated_at=iso_timestamp(utc_now()),
-            )
+            delivery_record(envelope, subscription.id, subscription.type, status, attempts, error)
         )
+
+
+def delivery_record(
+    envelope: Envelope,
+    subscription_id: str,
+    subscription_type: SubscriptionType,
+    status: DeliveryStatus,
+    attempts: int,
+    error: str | None,
+    next_attempt_at: str | None = None,
+) -> Delivery:
+    """A destination's delivery record as of now."""
+    return Delivery(
+        message_id=envelope.message_id,
+        tenant_id=envelope.tenant_id,
+        subscription_id=subscription_id,
+        subscription_type=subscription_type,
+        status=status,
+        attempts=attempts,
+        last_error=error,
+        next_attempt_at=next_attempt_at,
+        updated_at=iso_timestamp(utc_now()),
+    )
