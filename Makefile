@@ -24,7 +24,7 @@ export SAM_CLI_TELEMETRY := 0
 export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
 export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 
-.PHONY: compact analytics demo help setup run test lint format typecheck template-check test-unit test-integration test-e2e bench api-key build deploy clean
+.PHONY: compact analytics demo help setup run test lint format typecheck openapi template-check test-unit test-integration test-e2e bench api-key build deploy clean
 
 help: ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -76,7 +76,10 @@ format: $(VENV)/.synced ## apply ruff's formatting and fixes
 typecheck: $(VENV)/.synced ## mypy (strict)
 	$(VENV)/bin/mypy layers/shared functions tools tests bench glue_jobs
 
-template-check: $(VENV)/.synced $(SAM) ## cfn-lint, sam validate --lint, sam build (no Docker)
+openapi: $(VENV)/.synced ## merge every function's routes into the docs function's openapi.json
+	$(PY) -m roomcast_dev.openapi
+
+template-check: $(VENV)/.synced $(SAM) openapi ## cfn-lint, sam validate --lint, sam build (no Docker)
 	$(VENV)/bin/cfn-lint template.yaml
 	$(SAM) validate --lint
 	PATH="$(PYTHON_BIN_DIR):$$PATH" $(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache >/dev/null
@@ -97,7 +100,7 @@ test: lint typecheck template-check ## every check: lint, types, template, all t
 bench: $(VENV)/.synced ## benchmarks, each next to a reference measured in the same run
 	$(PY) -m bench
 
-build: $(SAM) ## sam build (for deployment)
+build: $(SAM) openapi ## sam build (for deployment), with the merged OpenAPI document
 	PATH="$(PYTHON_BIN_DIR):$$PATH" $(SAM) build
 
 deploy: build $(VENV)/.synced ## sam deploy --guided, then upload the Glue scripts (needs AWS credentials)

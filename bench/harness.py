@@ -26,6 +26,7 @@ from roomcast_dev.stack import (
     queue_url_for,
 )
 from roomcast_dev.template import StackModel, read_stack
+from tests.support import clear_cached_factories
 
 Handler = Callable[[dict[str, Any], Any], Any]
 BENCH_STACK = "roomcast-bench"
@@ -133,10 +134,7 @@ def load_handler(model: StackModel, function_id: str) -> Handler:
     reset_clients()  # an earlier bench may have pointed them at another emulator
     module_name, _, attribute = spec.handler.rpartition(".")
     module = importlib.import_module(module_name)
-    for cached in ("service", "delivery_log", "repository", "idempotent_publish"):
-        clear = getattr(getattr(module, cached, None), "cache_clear", None)
-        if clear is not None:
-            clear()
+    clear_cached_factories(module)
     handler: Handler = getattr(module, attribute)
     return handler
 

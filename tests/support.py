@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EVENTS_DIR = PROJECT_ROOT / "events"
 SAMPLE_API_KEY = "rc_sample_key_for_sam_local_invoke_0000000000"
 SAMPLE_TENANT = "sample"
+
+
+def clear_cached_factories(handler_module: ModuleType) -> None:
+    """Forget everything a function made once per container (its ``@cache`` factories: stores,
+    services, logs), so the next call builds them for the current environment, as a new Lambda
+    execution environment would."""
+    package = handler_module.__name__.partition(".")[0]
+    for name, module in list(sys.modules.items()):
+        if name == package or name.startswith(f"{package}."):
+            for value in vars(module).values():
+                if isinstance(value, functools._lru_cache_wrapper):
+                    value.cache_clear()
 
 
 def sample_events() -> list[Path]:
@@ -46,6 +61,18 @@ SAMPLE_SUBSCRIPTION_ID = "sub_0123456789abcdef0123456789abcdef"
 SAMPLE_PUSH_SUBSCRIPTION_ID = "sub_fedcba9876543210fedcba9876543210"
 # Nothing listens on the discard port: the sample webhook fails and is scheduled for a retry.
 SAMPLE_PUSH_URL = "http://127.0.0.1:9/hooks"
+SAMPLE_STAMP = "2026-11-22T00:00:00.000Z"
+SAMPLE_ROOM: dict[str, Any] = {
+    "id": SAMPLE_ROOM_ID,
+    "name": "sample",
+    "messageExpirationMs": None,
+    "deliveryDelayMs": 1000,
+    "deliveryDelayMultiplier": 2.0,
+    "deliveryAttempts": 5,
+    "eventTypes": [],
+    "createdAt": SAMPLE_STAMP,
+    "updatedAt": SAMPLE_STAMP,
+}
 
 
 def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None, sqs: Any = None) -> None:
@@ -63,7 +90,7 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
     )
 
     repository = Repository(table_name, client=dynamodb)
-    stamp = "2026-11-22T00:00:00.000Z"
+    stamp = SAMPLE_STAMP
     repository.put_api_key(hash_api_key(SAMPLE_API_KEY), SAMPLE_TENANT, stamp)
     repository.create_room(
         Room(SAMPLE_ROOM_ID, SAMPLE_TENANT, "sample", None, 1000, 2.0, 5, (), stamp, stamp)
@@ -141,3 +168,55 @@ def api_event(
         "body": json.dumps(body) if body is not None else None,
         "isBase64Encoded": False,
     }
+
+
+def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[str, Any]:
+    """The exact answer each sample event gets, after ``seed_sample_tenant`` (ids and times by shape);
+    ``api_document`` is the merged OpenAPI document the docs function serves."""
+    from tests.matchers import MESSAGE_ID, ROOM_ID, TIMESTAMP
+
+    name = event_file.name
+    if name == "docs-openapi-document.json":
+        return {"statusCode": 200, "body": api_document}
+    if name == "authorizer-request.json":
+        return {"isAuthorized": True, "context": {"tenantId": SAMPLE_TENANT}}
+    if name == "push-sqs-batch.json":
+        # The sample webhook's port refuses the connection: retried later, not a batch item failure.
+        return {"batchItemFailures": []}
+    if name == "management-create-room.json":
+        return {
+            "statusCode": 201,
+            "body": {
+                "id": ROOM_ID,
+                "name": "orders",
+                "messageExpirationMs": 3600000,
+                "deliveryDelayMs": 1000,
+                "deliveryDelayMultiplier": 2.0,
+                "deliveryAttempts": 4,
+                "eventTypes": [{"name": "order.created", "versions": ["1", "2"]}],
+                "createdAt": TIMESTAMP,
+                "updatedAt": TIMESTAMP,
+            },
+        }
+    if name == "management-list-rooms.json":
+        return {"statusCode": 200, "body": {"rooms": [SAMPLE_ROOM], "nextCursor": None}}
+    if name == "publish-message.json":
+        return {
+            "statusCode": 202,
+            "body": {
+                "messageId": MESSAGE_ID,
+                "correlationId": "order-42",
+                "destinations": sorted([SAMPLE_SUBSCRIPTION_ID, SAMPLE_PUSH_SUBSCRIPTION_ID]),
+                "publishedAt": TIMESTAMP,
+            },
+        }
+    if name == "pull-messages.json":
+        return {"statusCode": 200, "body": {"messages": []}}
+    raise AssertionError(f"no expected response for {name}; add one here")
+
+
+def actual_response(result: Any) -> Any:
+    """A handler's result with an HTTP API body parsed, for comparing with ``expected_response``."""
+    if isinstance(result, dict) and "statusCode" in result:
+        return {"statusCode": result["statusCode"], "body": json.loads(result["body"])}
+    return result

@@ -16,6 +16,7 @@ from moto.server import ThreadedMotoServer
 
 from roomcast.config import load_settings
 from roomcast.dal import aws
+from roomcast_dev.openapi import write_document
 from roomcast_dev.stack import (
     LOCAL_PARAMETERS,
     LOCAL_REGION,
@@ -24,7 +25,7 @@ from roomcast_dev.stack import (
     queue_url_for,
 )
 from roomcast_dev.template import StackModel, read_stack
-from tests.support import FakeLambdaContext
+from tests.support import FakeLambdaContext, clear_cached_factories
 
 TEST_STACK = "roomcast-test"
 Handler = Callable[[dict[str, Any], Any], Any]
@@ -48,6 +49,7 @@ def stack_model(moto_endpoint: str) -> StackModel:
         TEST_STACK, LOCAL_REGION, LOCAL_PARAMETERS, lambda name: queue_url_for(moto_endpoint, name)
     )
     provision_resources(model, moto_endpoint)
+    write_document(model)  # what `make build` does: the docs function serves it
     return model
 
 
@@ -67,9 +69,7 @@ def function_handler(
         aws.reset_clients()
         module_name, _, attribute = spec.handler.rpartition(".")
         module = importlib.import_module(module_name)
-        service_cache = getattr(module, "service", None) or getattr(module, "repository", None)
-        if service_cache is not None and hasattr(service_cache, "cache_clear"):
-            service_cache.cache_clear()
+        clear_cached_factories(module)
         handler: Handler = getattr(module, attribute)
         return handler
 

@@ -6,10 +6,10 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from management_api.models import (
+from management_api.rooms.models import RoomCreate
+from management_api.subscriptions.models import (
     PullSubscriptionCreate,
     PushSubscriptionCreate,
-    RoomCreate,
     SubscriptionCreate,
 )
 from roomcast.api.errors import ROOM_OWNER_ONLY, validation_error_response

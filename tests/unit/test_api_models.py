@@ -7,11 +7,10 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from management_api.models import (
+from management_api.rooms.models import RoomCreate, RoomPatch
+from management_api.subscriptions.models import (
     PullSubscriptionCreate,
     PushSubscriptionCreate,
-    RoomCreate,
-    RoomPatch,
     SubscriptionCreate,
     SubscriptionPatch,
 )

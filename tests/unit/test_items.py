@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from management_api.models import PushSubscriptionCreate
+from management_api.subscriptions.models import PushSubscriptionCreate
 from roomcast.dal.items import (
     from_attributes,
     room_from_item,

@@ -13,8 +13,8 @@ from roomcast.domain import limits
 from roomcast.domain.models import DeliveryOverrides, Room, Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.domain.policy import (
     DeliveryPolicy,
+    FailureOutcome,
     NextStep,
-    Outcome,
     ScheduledAttempt,
     after_failure,
     base_delay_ms,
@@ -215,7 +215,7 @@ def test_design_example_retries_at_1_3_7_15_seconds_then_dies() -> None:
 
     # When: every attempt fails the moment it is made
     step = after_failure(DESIGN_EXAMPLE, attempt, now_ms, expires_at_ms=None)
-    while step.outcome is Outcome.RETRY:
+    while step.outcome is FailureOutcome.RETRY:
         assert step.due_at_ms is not None
         now_ms = step.due_at_ms
         attempt = step.next_attempt
@@ -225,7 +225,7 @@ def test_design_example_retries_at_1_3_7_15_seconds_then_dies() -> None:
     # Then
     assert tries_at_ms == [0, 1_000, 3_000, 7_000, 15_000]
     assert attempt == 4
-    assert step.outcome is Outcome.DEAD
+    assert step.outcome is FailureOutcome.DEAD
 
 
 def test_retry_step_names_the_next_attempt_its_delay_and_due_time() -> None:
@@ -233,7 +233,7 @@ def test_retry_step_names_the_next_attempt_its_delay_and_due_time() -> None:
     step = after_failure(DESIGN_EXAMPLE, 2, now_ms=10_000, expires_at_ms=None)
 
     # Then
-    assert step == NextStep(Outcome.RETRY, next_attempt=3, delay_ms=4_000, due_at_ms=14_000)
+    assert step == NextStep(FailureOutcome.RETRY, next_attempt=3, delay_ms=4_000, due_at_ms=14_000)
 
 
 def test_failure_of_last_attempt_is_dead() -> None:
@@ -241,7 +241,7 @@ def test_failure_of_last_attempt_is_dead() -> None:
     step = after_failure(DESIGN_EXAMPLE, 4, now_ms=15_000, expires_at_ms=None)
 
     # Then
-    assert step.outcome is Outcome.DEAD
+    assert step.outcome is FailureOutcome.DEAD
     assert step.delay_ms == 0
     assert step.due_at_ms is None
 
@@ -254,7 +254,7 @@ def test_policy_without_redeliveries_is_dead_after_the_first_failure() -> None:
     step = after_failure(policy, 0, now_ms=0, expires_at_ms=None)
 
     # Then
-    assert step.outcome is Outcome.DEAD
+    assert step.outcome is FailureOutcome.DEAD
 
 
 def test_dead_wins_over_a_retry_after() -> None:
@@ -262,20 +262,20 @@ def test_dead_wins_over_a_retry_after() -> None:
     step = after_failure(DESIGN_EXAMPLE, 4, now_ms=0, expires_at_ms=None, retry_after_ms=1_000)
 
     # Then
-    assert step.outcome is Outcome.DEAD
+    assert step.outcome is FailureOutcome.DEAD
 
 
 @pytest.mark.parametrize(
     ("expires_at_ms", "expected_outcome"),
     [
-        pytest.param(5_999, Outcome.EXPIRED, id="due-after-expiry"),
-        pytest.param(6_000, Outcome.EXPIRED, id="due-at-expiry"),
-        pytest.param(6_001, Outcome.RETRY, id="due-1-ms-before-expiry"),
-        pytest.param(None, Outcome.RETRY, id="never-expires"),
+        pytest.param(5_999, FailureOutcome.EXPIRED, id="due-after-expiry"),
+        pytest.param(6_000, FailureOutcome.EXPIRED, id="due-at-expiry"),
+        pytest.param(6_001, FailureOutcome.RETRY, id="due-1-ms-before-expiry"),
+        pytest.param(None, FailureOutcome.RETRY, id="never-expires"),
     ],
 )
 def test_next_attempt_at_or_after_expiry_is_expired(
-    expires_at_ms: int | None, expected_outcome: Outcome
+    expires_at_ms: int | None, expected_outcome: FailureOutcome
 ) -> None:
     # Given: attempt 1 fails at 4 000 ms, so attempt 2 is due 2 000 ms later, at 6 000 ms
     now_ms = 4_000
@@ -293,7 +293,7 @@ def test_expired_step_still_says_when_the_attempt_would_have_been() -> None:
     step = after_failure(DESIGN_EXAMPLE, 1, now_ms=4_000, expires_at_ms=5_000)
 
     # Then
-    assert step == NextStep(Outcome.EXPIRED, next_attempt=2, delay_ms=2_000, due_at_ms=6_000)
+    assert step == NextStep(FailureOutcome.EXPIRED, next_attempt=2, delay_ms=2_000, due_at_ms=6_000)
 
 
 def test_without_expiry_even_a_7_day_wait_is_a_retry() -> None:
@@ -304,7 +304,7 @@ def test_without_expiry_even_a_7_day_wait_is_a_retry() -> None:
     step = after_failure(policy, 49, now_ms=10**15, expires_at_ms=None)
 
     # Then
-    assert step == NextStep(Outcome.RETRY, 50, SEVEN_DAYS_MS, 10**15 + SEVEN_DAYS_MS)
+    assert step == NextStep(FailureOutcome.RETRY, 50, SEVEN_DAYS_MS, 10**15 + SEVEN_DAYS_MS)
 
 
 def test_retry_after_that_reaches_the_expiry_makes_the_message_expired() -> None:
@@ -312,7 +312,7 @@ def test_retry_after_that_reaches_the_expiry_makes_the_message_expired() -> None
     step = after_failure(DESIGN_EXAMPLE, 0, now_ms=0, expires_at_ms=60_000, retry_after_ms=60_000)
 
     # Then
-    assert step.outcome is Outcome.EXPIRED
+    assert step.outcome is FailureOutcome.EXPIRED
     assert step.delay_ms == 60_000
 
 
@@ -324,7 +324,7 @@ def test_after_failure_draws_jitter_from_the_random_fraction() -> None:
     step = after_failure(policy, 0, now_ms=100, expires_at_ms=None, random_fraction=0.5)
 
     # Then
-    assert step == NextStep(Outcome.RETRY, next_attempt=1, delay_ms=1_250, due_at_ms=1_350)
+    assert step == NextStep(FailureOutcome.RETRY, next_attempt=1, delay_ms=1_250, due_at_ms=1_350)
 
 
 @pytest.mark.parametrize(

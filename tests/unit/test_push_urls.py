@@ -361,6 +361,16 @@ def test_other_spellings_of_a_private_address_are_refused_in_every_mode(
     assert "10.0.0.1" in str(refused.value)
 
 
+@pytest.mark.parametrize("policy", [STRICT, LOCAL])
+def test_the_metadata_address_as_one_decimal_number_is_refused_in_every_mode(policy: PushUrlPolicy) -> None:
+    # When: 169.254.169.254
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url("https://2852039166/", policy, system_resolver)
+
+    # Then
+    assert "link-local" in str(refused.value)
+
+
 def test_system_resolver_reports_an_unresolvable_name_as_a_rejection() -> None:
     # When (an empty non-ASCII label fails IDNA encoding before any DNS query is made)
     with pytest.raises(PushUrlRejected, match="does not resolve"):

@@ -61,13 +61,18 @@ def test_parameter_default_applies_when_not_given() -> None:
     assert stack.functions["ManagementFunction"].environment["ALLOW_LOOPBACK_PUSH_URLS"] == "false"
 
 
-def test_management_routes_are_the_authorized_proxy_and_the_public_documents(stack: StackModel) -> None:
+def test_management_is_the_authorized_proxy_and_the_docs_function_the_public_documents(
+    stack: StackModel,
+) -> None:
     # When
-    routes = {(r.method, r.path): r for r in stack.routes if r.function_id == "ManagementFunction"}
+    routes = {(r.method, r.path): r for r in stack.routes}
 
     # Then
+    assert routes[("ANY", "/{proxy+}")].function_id == "ManagementFunction"
     assert routes[("ANY", "/{proxy+}")].authorized is True
+    assert routes[("GET", "/openapi.json")].function_id == "DocsFunction"
     assert routes[("GET", "/openapi.json")].authorized is False
+    assert routes[("GET", "/docs")].function_id == "DocsFunction"
     assert routes[("GET", "/docs")].authorized is False
 
 

@@ -23,14 +23,14 @@ from standardwebhooks.webhooks import Webhook
 
 from roomcast.credentials import new_signing_secret
 from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
-from roomcast.webhooks.http import (
+from roomcast.webhooks.answers import (
     MAX_RETRY_AFTER_MS,
     HttpResult,
     classify,
     is_gone,
     parse_retry_after,
-    post_webhook,
 )
+from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.signing import webhook_headers
 
 LOCAL = PushUrlPolicy(allow_loopback=True)

@@ -14,6 +14,7 @@ from urllib.request import Request, urlopen
 from roomcast_dev.event_sources import SqsPoller
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
+from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.template import LOCAL_ACCOUNT_ID, PROJECT_ROOT, TEMPLATE_PATH, StackModel, read_stack
 
 logging.getLogger("werkzeug").setLevel(logging.WARNING)
@@ -77,6 +78,8 @@ class LocalStack:
         self.model = read_stack(
             self.stack_name, LOCAL_REGION, self.parameters, self.queue_url, path=self.template_path
         )
+        if DOCS_FUNCTION in self.model.functions:  # what `make build` does before `sam build`
+            write_document(self.model)
         self.provision()
         function_environment = {
             **{name: os.environ[name] for name in _PASSED_THROUGH if name in os.environ},

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from roomcast.dal.messages import MessageStore
-from roomcast.dal.repository import Repository
-from roomcast.dal.sender import EnvelopeSender, Outgoing
-from roomcast.delivery.log import DeliveryLog, LogRecord
+from publish_api.models import PublishRequest
+from roomcast.dal.ports import Catalog, MessageRecords, Sender
+from roomcast.delivery.endings import Destinations
+from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain import ids, limits
-from roomcast.domain.clock import iso_timestamp, utc_now
+from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.envelope import first_envelope
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import Subscription, SubscriptionType
+from roomcast.domain.messages import DeliveryStatus, Message, delivery_record
+from roomcast.domain.models import Subscription
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import resolve_destinations
 from roomcast.errors import RoomcastError
@@ -33,84 +33,73 @@ class PayloadTooLarge(RoomcastError):
 
 @dataclass
 class PublishService:
-    repository: Repository
-    messages: MessageStore
-    sender: EnvelopeSender
-    push_queue_url: str
-    log: DeliveryLog
+    catalog: Catalog
+    messages: MessageRecords
+    sender: Sender
+    destinations: Destinations
+    log: LogSink
+    clock: Callable[[], int] = now_ms
 
-    def publish(self, tenant_id: str, room_id: str, request: dict[str, Any]) -> dict[str, Any]:
+    def publish(self, tenant_id: str, room_id: str, request: PublishRequest) -> Message:
+        """Route, store (message and first records in one write), then send one envelope per
+        destination; a message routed nowhere is stored and logged all the same."""
         payload_size = len(
-            json.dumps(request["payload"], separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            json.dumps(request.payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         )
         if payload_size > limits.MAX_PAYLOAD_BYTES:
             raise PayloadTooLarge(payload_size)
-        room = self.repository.get_room(tenant_id, room_id)
-        subscriptions = self.repository.all_subscriptions(tenant_id, room_id)
-        destinations = resolve_destinations(
-            room, subscriptions, request["eventType"], request["eventVersion"], request.get("destinations")
+        room = self.catalog.get_room(tenant_id, room_id)
+        subscriptions = self.catalog.all_subscriptions(tenant_id, room_id)
+        targets = resolve_destinations(
+            room, subscriptions, request.eventType, request.eventVersion, request.destinations
         )
-        now = utc_now()
-        published_at_ms = int(now.timestamp() * 1000)
+        published_at_ms = self.clock()
         message = Message(
             id=ids.new_message_id(),
             tenant_id=tenant_id,
             room_id=room_id,
-            event_type=request["eventType"],
-            event_version=request["eventVersion"],
-            correlation_id=request.get("correlationId") or str(uuid.uuid4()),
-            payload=request["payload"],
-            published_at=iso_timestamp(now),
+            event_type=request.eventType,
+            event_version=request.eventVersion,
+            correlation_id=request.correlationId or str(uuid.uuid4()),
+            payload=request.payload,
+            published_at=iso_from_ms(published_at_ms),
             published_at_ms=published_at_ms,
             expires_at_ms=expires_at(published_at_ms, room.message_expiration_ms),
-            destinations=tuple(s.id for s in destinations),
+            destinations=tuple(s.id for s in targets),
         )
-        deliveries = [
-            Delivery(
+        first_records = [
+            delivery_record(
                 message_id=message.id,
                 tenant_id=tenant_id,
                 subscription_id=s.id,
                 subscription_type=s.type,
                 status=DeliveryStatus.PENDING,
                 attempts=0,
-                last_error=None,
                 next_attempt_at=message.published_at,
                 updated_at=message.published_at,
             )
-            for s in destinations
+            for s in targets
         ]
         # Stored first: a message is never on a queue without its record.
-        self.messages.put_message(message, deliveries)
-        self.sender.send(
-            [
-                Outgoing(
-                    queue_url=self.push_queue_url if s.type is SubscriptionType.PUSH else (s.queue_url or ""),
-                    envelope=first_envelope(message, s.id),
-                    group_id=s.id if s.type is SubscriptionType.PUSH else None,
-                )
-                for s in destinations
-            ]
-        )
-        targets: list[Subscription | None] = [*destinations] or [
-            None
-        ]  # a message with no destination is logged too
-        for target in targets:
+        self.messages.put_message(message, first_records)
+        self.sender.send([self.destinations.outgoing_for(s, first_envelope(message, s.id)) for s in targets])
+        self._log(message, targets)
+        return message
+
+    def _log(self, message: Message, targets: list[Subscription]) -> None:
+        # One record per destination, or one without a subscription for a message routed nowhere.
+        none: list[Subscription | None] = [None]
+        for target in [*targets] or none:
             self.log.add(
                 LogRecord(
                     event="published",
                     message_id=message.id,
                     correlation_id=message.correlation_id,
-                    tenant_id=tenant_id,
-                    room_id=room_id,
+                    tenant_id=message.tenant_id,
+                    room_id=message.room_id,
                     subscription_id=target.id if target else None,
                     subscription_type=target.type.value if target else None,
                     published_at=message.published_at,
                     timestamp=message.published_at,
                 )
             )
-        return {
-            "messageId": message.id,
-            "correlationId": message.correlation_id,
-            "destinations": list(message.destinations),
-            "publishedAt": message.published_at,
-        }

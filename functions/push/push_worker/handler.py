@@ -24,20 +24,20 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from push_worker.service import PushService
 from roomcast.config import load_settings
-from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import DeliveryLog
 from roomcast.domain.envelope import Envelope, EnvelopeError
+from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.domain.push_urls import PushUrlPolicy
 from roomcast.observability import logger, metrics
 
 OUTCOME_METRICS = {
-    "delivered": "WebhooksDelivered",
-    "retry": "WebhookRetriesScheduled",
-    "hop": "EnvelopeHops",
-    "dead": "WebhooksDead",
-    "failover": "WebhooksFailedOver",
-    "expired": "WebhooksExpired",
-    "dropped": "WebhooksDropped",
+    DeliveryOutcome.DELIVERED: "WebhooksDelivered",
+    DeliveryOutcome.RETRY: "WebhookRetriesScheduled",
+    DeliveryOutcome.HOP: "EnvelopeHops",
+    DeliveryOutcome.DEAD: "WebhooksDead",
+    DeliveryOutcome.FAILOVER: "WebhooksFailedOver",
+    DeliveryOutcome.EXPIRED: "WebhooksExpired",
+    DeliveryOutcome.DROPPED: "WebhooksDropped",
 }
 
 processor = AsyncBatchProcessor(event_type=EventType.SQS)
@@ -48,28 +48,43 @@ DELIVERY_THREADS = ThreadPoolExecutor(max_workers=10, thread_name_prefix="delive
 
 @cache
 def delivery_log() -> DeliveryLog:
-    settings = load_settings()
-    return DeliveryLog(settings.log_bucket, "push")
+    return DeliveryLog(load_settings().log_bucket, "push")
 
 
 @cache
 def service() -> PushService:
+    """The push service with its data access, made on the first batch (boto3 is imported then)."""
+    from roomcast.dal.dead_letters import DeadLetterStore
+    from roomcast.dal.messages import MessageStore
+    from roomcast.dal.repository import Repository
+    from roomcast.dal.sender import EnvelopeSender
+    from roomcast.delivery.endings import Destinations, Endings
+
     settings = load_settings()
-    endings = Endings.for_settings(settings, delivery_log())
+    catalog, messages, sender = (
+        Repository(settings.table_name),
+        MessageStore(settings.table_name),
+        EnvelopeSender(),
+    )
+    destinations = Destinations(settings.push_queue_url)
+    endings = Endings(
+        catalog, messages, DeadLetterStore(settings.table_name), sender, destinations, delivery_log()
+    )
     return PushService(
-        repository=endings.repository,
-        messages=endings.messages,
+        catalog=catalog,
+        messages=messages,
         endings=endings,
-        sender=endings.sender,
+        sender=sender,
+        destinations=destinations,
         log=delivery_log(),
         push_url_policy=PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls),
     )
 
 
-async def record_handler(record: SQSRecord) -> str:
+async def record_handler(record: SQSRecord) -> DeliveryOutcome:
     envelope = Envelope.from_json(record.body)
     outcome = await asyncio.get_running_loop().run_in_executor(DELIVERY_THREADS, service().deliver, envelope)
-    metrics.add_metric(name=OUTCOME_METRICS.get(outcome, "WebhooksOther"), unit=MetricUnit.Count, value=1)
+    metrics.add_metric(name=OUTCOME_METRICS[outcome], unit=MetricUnit.Count, value=1)
     return outcome
 
 

@@ -1,10 +1,13 @@
-"""Request-model building blocks shared by the API functions."""
+"""Model building blocks shared by the API functions: the strict base model, field types that
+several functions accept, and the error shapes every operation documents."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 from roomcast.domain import limits
 
@@ -18,8 +21,79 @@ class ApiModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
 
 
+class _NotNull:
+    """A PATCH field that may be absent but not null: ``Annotated[X | None, NOT_NULL] = None``.
+
+    Absent keeps the stored value; an explicit null is refused (``null_not_allowed``), and the
+    documented schema does not offer null either.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(_refuse_null, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        options = json_schema.pop("anyOf", None)
+        if options:
+            json_schema.update(next(option for option in options if option.get("type") != "null"))
+        return json_schema
+
+
+def _refuse_null(value: Any) -> Any:
+    if value is None:
+        raise PydanticCustomError("null_not_allowed", "may not be null")
+    return value
+
+
+NOT_NULL = _NotNull()
+
+
+def examples(*values: dict[str, Any]) -> ConfigDict:
+    """A response model's config with its documented examples."""
+    return ConfigDict(json_schema_extra={"examples": list(values)})
+
+
 EventTypeName = Annotated[
-    str, Field(min_length=1, max_length=limits.MAX_NAME_LENGTH, pattern=EVENT_TYPE_NAME_PATTERN)
+    str,
+    Field(
+        min_length=1,
+        max_length=limits.MAX_NAME_LENGTH,
+        pattern=EVENT_TYPE_NAME_PATTERN,
+        examples=["order.created"],
+    ),
 ]
 EventVersion = Annotated[str, Field(pattern=EVENT_VERSION_PATTERN, max_length=32, examples=["1", "2.1"])]
-SubscriptionId = Annotated[str, Field(min_length=1, max_length=64)]
+SubscriptionId = Annotated[
+    str, Field(min_length=1, max_length=64, examples=["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"])
+]
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+
+class ErrorDetail(BaseModel):
+    field: str = Field(description="Where: body.<field>, query.<name>, header.<name>, or body.")
+    problem: str
+    type: str = Field(description="Machine-readable kind of problem (pydantic's error type, or ours).")
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="Machine-readable: validation_error, not_found, conflict, ...")
+    message: str = Field(description="What is wrong, in words.")
+    details: list[ErrorDetail] = []
+
+
+class ErrorResponse(BaseModel):
+    """Every error the API itself answers."""
+
+    error: ErrorBody
+
+
+class GatewayError(BaseModel):
+    """Errors API Gateway answers before a function runs (no or a wrong API key, no route)."""
+
+    message: str

@@ -43,17 +43,16 @@ def s3_client() -> S3Client:
     return boto3.client("s3", config=_config())
 
 
-class TableAccess:
-    """Base of the DynamoDB data-access classes: the table's name and a client (the shared lazy
-    one unless a test or tool passes its own)."""
+class SqsAccess:
+    """Base of the SQS data-access classes: a client, the shared lazy one unless a test or tool
+    passes its own."""
 
-    def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:
-        self._table_name = table_name
-        self._explicit_client = client
+    def __init__(self, client: SQSClient | None = None) -> None:
+        self._explicit_sqs_client = client
 
     @property
-    def _client(self) -> DynamoDBClient:
-        return self._explicit_client or dynamodb_client()
+    def _sqs(self) -> SQSClient:
+        return self._explicit_sqs_client or sqs_client()
 
 
 def reset_clients() -> None:

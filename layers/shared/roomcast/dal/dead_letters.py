@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
 from roomcast.dal import items
-from roomcast.dal.aws import TableAccess
-from roomcast.dal.pages import Page, decode_cursor, encode_cursor
+from roomcast.dal.pages import Page
+from roomcast.dal.table import TableAccess, key
 from roomcast.domain.envelope import Envelope
 
-if TYPE_CHECKING:
-    pass
-
 DEAD_LETTER_RETENTION_SECONDS: Final = 30 * 24 * 3600
-BATCH_WRITE_MAX_ITEMS: Final = 25
 
 
 @dataclass(frozen=True)
@@ -56,46 +52,25 @@ class DeadLetterStore(TableAccess):
         self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None
     ) -> Page[DeadLetter]:
         partition = dead_letter_partition_key(tenant_id, room_id, subscription_id)
-        kwargs: dict[str, Any] = {
-            "TableName": self._table_name,
-            "KeyConditionExpression": "PK = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": partition}},
-            "Limit": limit,
-            "ConsistentRead": True,
-        }
-        start = decode_cursor(cursor, partition)
-        if start is not None:
-            kwargs["ExclusiveStartKey"] = start
-        response = self._client.query(**kwargs)
-        found = [_from_item(items.from_attributes(raw)) for raw in response.get("Items", [])]
-        return Page(found, encode_cursor(response.get("LastEvaluatedKey")))
+        page = self._query_page(partition, limit, cursor)
+        return Page([_from_item(item) for item in page.items], page.next_cursor)
 
     def get_many(
         self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]
     ) -> list[DeadLetter]:
+        """The dead letters of these messages that exist, in the order asked for."""
         partition = dead_letter_partition_key(tenant_id, room_id, subscription_id)
-        found: list[DeadLetter] = []
-        for message_id in dict.fromkeys(message_ids):
-            response = self._client.get_item(
-                TableName=self._table_name,
-                Key={"PK": {"S": partition}, "SK": {"S": message_id}},
-                ConsistentRead=True,
+        found = {
+            letter.envelope.message_id: letter
+            for letter in (
+                _from_item(item) for item in self._batch_get([key(partition, m) for m in message_ids])
             )
-            if "Item" in response:
-                found.append(_from_item(items.from_attributes(response["Item"])))
-        return found
+        }
+        return [found[m] for m in dict.fromkeys(message_ids) if m in found]
 
     def delete(self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]) -> None:
         partition = dead_letter_partition_key(tenant_id, room_id, subscription_id)
-        unique = list(dict.fromkeys(message_ids))
-        for start in range(0, len(unique), BATCH_WRITE_MAX_ITEMS):
-            requests: list[Any] = [
-                {"DeleteRequest": {"Key": {"PK": {"S": partition}, "SK": {"S": message_id}}}}
-                for message_id in unique[start : start + BATCH_WRITE_MAX_ITEMS]
-            ]
-            while requests:
-                response = self._client.batch_write_item(RequestItems={self._table_name: requests})
-                requests = list(response.get("UnprocessedItems", {}).get(self._table_name, []))
+        self._batch_write([{"DeleteRequest": {"Key": key(partition, m)}} for m in dict.fromkeys(message_ids)])
 
 
 def _from_item(item: items.Item) -> DeadLetter:

@@ -16,24 +16,20 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from botocore.exceptions import ClientError
 
 from roomcast.dal import items
-from roomcast.dal.aws import TableAccess
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.dal.table import TableAccess, is_condition_failure, key
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
 from roomcast.domain.models import SubscriptionType
 from roomcast.errors import NotFound
 
-if TYPE_CHECKING:
-    pass
-
 RECORD_RETENTION_SECONDS: Final = 30 * 24 * 3600
 MESSAGE_MAX_LIFE_MS: Final = 365 * 24 * 3600 * 1000
-BATCH_WRITE_MAX_ITEMS: Final = 25
-BATCH_GET_MAX_KEYS: Final = 100
-_MAX_UNPROCESSED_ROUNDS: Final = 8
+_MESSAGE_SORT_KEY: Final = "MSG"
+_DELIVERY_PREFIX: Final = "DLV#"
 
 
 def message_partition_key(tenant_id: str, message_id: str) -> str:
@@ -56,7 +52,7 @@ def _message_ttl(message: Message) -> int:
 def message_to_item(message: Message) -> items.Item:
     return {
         "PK": message_partition_key(message.tenant_id, message.id),
-        "SK": "MSG",
+        "SK": _MESSAGE_SORT_KEY,
         "entity": "message",
         "id": message.id,
         "tenantId": message.tenant_id,
@@ -93,7 +89,7 @@ def message_from_item(item: items.Item) -> Message:
 def delivery_to_item(delivery: Delivery) -> items.Item:
     return {
         "PK": message_partition_key(delivery.tenant_id, delivery.message_id),
-        "SK": f"DLV#{delivery.subscription_id}",
+        "SK": f"{_DELIVERY_PREFIX}{delivery.subscription_id}",
         "entity": "delivery",
         "messageId": delivery.message_id,
         "tenantId": delivery.tenant_id,
@@ -163,20 +159,9 @@ class MessageStore(TableAccess):
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
         """Write 'delivered' records in batches of 25. Unconditional on purpose: a delivered
         webhook is the truth, whatever an earlier (or a duplicate's) record said."""
-        rows = [delivery_to_item(d) for d in deliveries]
-        for start in range(0, len(rows), BATCH_WRITE_MAX_ITEMS):
-            requests: list[Any] = [
-                {"PutRequest": {"Item": items.to_attributes(row)}}
-                for row in rows[start : start + BATCH_WRITE_MAX_ITEMS]
-            ]
-            for round_number in range(_MAX_UNPROCESSED_ROUNDS):
-                response = self._client.batch_write_item(RequestItems={self._table_name: requests})
-                requests = list(response.get("UnprocessedItems", {}).get(self._table_name, []))
-                if not requests:
-                    break
-                time.sleep(min(0.05 * 2**round_number, 1.0))
-            else:
-                raise RuntimeError(f"DynamoDB left {len(requests)} delivery records unprocessed")
+        self._batch_write(
+            [{"PutRequest": {"Item": items.to_attributes(delivery_to_item(d))}} for d in deliveries]
+        )
 
     def update_delivery(
         self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
@@ -206,53 +191,27 @@ class MessageStore(TableAccess):
                 TableName=self._table_name, Item=items.to_attributes(delivery_to_item(delivery)), **kwargs
             )
         except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            if is_condition_failure(error):
                 return False
             raise
         return True
 
-    def get_message(self, tenant_id: str, message_id: str) -> tuple[Message, list[Delivery]]:
-        response = self._client.query(
-            TableName=self._table_name,
-            KeyConditionExpression="PK = :pk",
-            ExpressionAttributeValues={":pk": {"S": message_partition_key(tenant_id, message_id)}},
-            ConsistentRead=True,
-        )
-        found = [items.from_attributes(raw) for raw in response.get("Items", [])]
-        while "LastEvaluatedKey" in response:
-            response = self._client.query(
-                TableName=self._table_name,
-                KeyConditionExpression="PK = :pk",
-                ExpressionAttributeValues={":pk": {"S": message_partition_key(tenant_id, message_id)}},
-                ConsistentRead=True,
-                ExclusiveStartKey=response["LastEvaluatedKey"],
-            )
-            found.extend(items.from_attributes(raw) for raw in response.get("Items", []))
-        message_items = [row for row in found if row["SK"] == "MSG"]
+    def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage:
+        found = list(self._query_all(message_partition_key(tenant_id, message_id)))
+        message_items = [row for row in found if row["SK"] == _MESSAGE_SORT_KEY]
         if not message_items:
             raise NotFound(f"message {message_id} not found")
         # A destination's own item, once written, supersedes the first record inside the message.
         latest = {d.subscription_id: d for d in embedded_deliveries(message_items[0])}
         latest.update(
             (d.subscription_id, d)
-            for d in (delivery_from_item(row) for row in found if row["SK"].startswith("DLV#"))
+            for d in (delivery_from_item(row) for row in found if row["SK"].startswith(_DELIVERY_PREFIX))
         )
-        return message_from_item(message_items[0]), sorted(latest.values(), key=lambda d: d.subscription_id)
+        deliveries = tuple(sorted(latest.values(), key=lambda d: d.subscription_id))
+        return TrackedMessage(message_from_item(message_items[0]), deliveries)
 
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         """Messages by id (without deliveries), in as few calls as DynamoDB allows."""
-        unique = list(dict.fromkeys(message_ids))
-        found: dict[str, Message] = {}
-        for start in range(0, len(unique), BATCH_GET_MAX_KEYS):
-            keys: list[Any] = [
-                {"PK": {"S": message_partition_key(tenant_id, mid)}, "SK": {"S": "MSG"}}
-                for mid in unique[start : start + BATCH_GET_MAX_KEYS]
-            ]
-            request: dict[str, Any] = {self._table_name: {"Keys": keys, "ConsistentRead": True}}
-            while request:
-                response = self._client.batch_get_item(RequestItems=request)
-                for raw in response.get("Responses", {}).get(self._table_name, []):
-                    message = message_from_item(items.from_attributes(raw))
-                    found[message.id] = message
-                request = dict(response.get("UnprocessedKeys", {}))
-        return found
+        keys = [key(message_partition_key(tenant_id, mid), _MESSAGE_SORT_KEY) for mid in message_ids]
+        found = (message_from_item(item) for item in self._batch_get(keys))
+        return {message.id: message for message in found}

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from botocore.exceptions import ClientError
 
-from roomcast.dal.aws import sqs_client
+from roomcast.dal.aws import SqsAccess
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -29,16 +29,12 @@ class PullQueues:
     dead_letter_queue_url: str
 
 
-class QueueAdmin:
+class QueueAdmin(SqsAccess):
     """Creates and deletes per-subscription queues named ``<prefix><subscriptionId>[-dlq]``."""
 
     def __init__(self, queue_prefix: str, client: SQSClient | None = None) -> None:
+        super().__init__(client)
         self._queue_prefix = queue_prefix
-        self._explicit_client = client
-
-    @property
-    def _client(self) -> SQSClient:
-        return self._explicit_client or sqs_client()
 
     def create_pull_queues(
         self, subscription_id: str, tenant_id: str, room_id: str, ack_wait_ms: int
@@ -52,11 +48,11 @@ class QueueAdmin:
             "MessageRetentionPeriod": str(SQS_MAX_RETENTION_SECONDS),
             "SqsManagedSseEnabled": "true",
         }
-        dead_letter = self._client.create_queue(
+        dead_letter = self._sqs.create_queue(
             QueueName=f"{self._queue_prefix}{subscription_id}-dlq", Attributes=retention, tags=tags
         )["QueueUrl"]
         try:
-            queue = self._client.create_queue(
+            queue = self._sqs.create_queue(
                 QueueName=f"{self._queue_prefix}{subscription_id}",
                 Attributes={
                     **retention,
@@ -71,14 +67,14 @@ class QueueAdmin:
         return PullQueues(queue_url=queue, dead_letter_queue_url=dead_letter)
 
     def set_ack_wait(self, queue_url: str, ack_wait_ms: int) -> None:
-        self._client.set_queue_attributes(
+        self._sqs.set_queue_attributes(
             QueueUrl=queue_url, Attributes={"VisibilityTimeout": str(visibility_seconds(ack_wait_ms))}
         )
 
     def purge(self, queue_url: str) -> None:
         """Empty a queue; SQS allows one purge a minute, a second one soon after is a no-op here."""
         try:
-            self._client.purge_queue(QueueUrl=queue_url)
+            self._sqs.purge_queue(QueueUrl=queue_url)
         except ClientError as error:
             if "PurgeQueueInProgress" not in error.response.get("Error", {}).get("Code", ""):
                 raise
@@ -87,7 +83,7 @@ class QueueAdmin:
         """Delete queues; one that is already gone is not an error."""
         for url in queue_urls:
             try:
-                self._client.delete_queue(QueueUrl=url)
+                self._sqs.delete_queue(QueueUrl=url)
             except ClientError as error:
                 if error.response.get("Error", {}).get("Code") not in {
                     "AWS.SimpleQueueService.NonExistentQueue",
@@ -103,20 +99,13 @@ class Received:
     receive_count: int  # 1 on the first receive
 
 
-class QueueClient:
+class QueueClient(SqsAccess):
     """Receive, delete and hide messages of one subscription's queue (the PULL operations)."""
-
-    def __init__(self, client: SQSClient | None = None) -> None:
-        self._explicit_client = client
-
-    @property
-    def _client(self) -> SQSClient:
-        return self._explicit_client or sqs_client()
 
     def receive(
         self, queue_url: str, max_messages: int, wait_seconds: int, visibility_seconds: int
     ) -> list[Received]:
-        response = self._client.receive_message(
+        response = self._sqs.receive_message(
             QueueUrl=queue_url,
             MaxNumberOfMessages=max_messages,
             WaitTimeSeconds=min(wait_seconds, SQS_MAX_LONG_POLL_SECONDS),
@@ -137,7 +126,7 @@ class QueueClient:
         failed: dict[str, str] = {}
         for start in range(0, len(handles), SQS_BATCH_ENTRIES):
             chunk = handles[start : start + SQS_BATCH_ENTRIES]
-            response = self._client.delete_message_batch(
+            response = self._sqs.delete_message_batch(
                 QueueUrl=queue_url, Entries=[{"Id": str(i), "ReceiptHandle": h} for i, h in enumerate(chunk)]
             )
             for failure in response.get("Failed", []):
@@ -149,7 +138,7 @@ class QueueClient:
         failed: dict[str, str] = {}
         for start in range(0, len(visibility), SQS_BATCH_ENTRIES):
             chunk = visibility[start : start + SQS_BATCH_ENTRIES]
-            response = self._client.change_message_visibility_batch(
+            response = self._sqs.change_message_visibility_batch(
                 QueueUrl=queue_url,
                 Entries=[
                     {"Id": str(i), "ReceiptHandle": handle, "VisibilityTimeout": seconds}

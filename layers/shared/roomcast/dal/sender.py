@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from roomcast.dal.aws import sqs_client
+from roomcast.dal.aws import SqsAccess
 from roomcast.domain.envelope import Envelope
 
 if TYPE_CHECKING:
@@ -42,14 +42,10 @@ class Outgoing:
     group_id: str | None = None  # fair queues: one noisy group cannot starve the others
 
 
-class EnvelopeSender:
+class EnvelopeSender(SqsAccess):
     def __init__(self, client: SQSClient | None = None) -> None:
-        self._explicit_client = client
+        super().__init__(client)
         self.calls = 0
-
-    @property
-    def _client(self) -> SQSClient:
-        return self._explicit_client or sqs_client()
 
     def send(self, outgoing: Sequence[Outgoing]) -> None:
         """Send everything or raise SendFailed: batches of up to 10 per queue, sent in parallel."""
@@ -92,7 +88,7 @@ class EnvelopeSender:
                 if item.group_id:
                     entry["MessageGroupId"] = item.group_id
                 entries.append(entry)
-            response = self._client.send_message_batch(QueueUrl=queue_url, Entries=entries)
+            response = self._sqs.send_message_batch(QueueUrl=queue_url, Entries=entries)
             self.calls += 1
             failed = response.get("Failed", [])
             permanent = [f for f in failed if f.get("SenderFault")]

@@ -13,7 +13,7 @@ import json
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from roomcast.dal.aws import s3_client
 from roomcast.domain.clock import iso_timestamp, utc_now
@@ -86,6 +86,12 @@ def object_key(moment: datetime, function_name: str, invocation_id: str) -> str:
         f"{RAW_PREFIX}/dt={moment:%Y-%m-%d}/hour={moment:%H}/"
         f"{moment:%Y%m%dT%H%M%S}-{function_name}-{invocation_id}.ndjson.gz"
     )
+
+
+class LogSink(Protocol):
+    """Where services put delivery-log records (a DeliveryLog, or a list in tests)."""
+
+    def add(self, record: LogRecord) -> None: ...
 
 
 class DeliveryLog:

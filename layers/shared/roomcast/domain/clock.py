@@ -1,12 +1,22 @@
-"""Wall-clock helpers; every timestamp roomcast writes is UTC ISO-8601 with milliseconds."""
+"""Wall-clock helpers, the only ones: every timestamp roomcast writes is UTC ISO-8601 with milliseconds.
+
+Services take a clock (a ``Callable[[], int]`` of epoch milliseconds, default ``now_ms``) so that
+tests can move time; these are the defaults and the conversions.
+"""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def now_ms() -> int:
+    """Epoch milliseconds now."""
+    return int(time.time() * 1000)
 
 
 def iso_timestamp(moment: datetime) -> str:
@@ -15,3 +25,8 @@ def iso_timestamp(moment: datetime) -> str:
 
 def now_iso() -> str:
     return iso_timestamp(utc_now())
+
+
+def iso_from_ms(epoch_ms: int) -> str:
+    """Epoch milliseconds as the ISO-8601 text roomcast writes."""
+    return iso_timestamp(datetime.fromtimestamp(epoch_ms / 1000, UTC))

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, replace
-from typing import Any
 
-from roomcast.domain.messages import Message
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, delivery_record
+from roomcast.domain.models import SubscriptionType
+from roomcast.domain.payloads import JsonValue
 
 ENVELOPE_VERSION = 1
 
@@ -34,7 +35,7 @@ class Envelope:
     attempt: int  # attempts made before this delivery (0 = first delivery)
     due_at_ms: int  # not to be delivered before this time
     next_delay_ms: int  # the delay that led to this attempt (0 on the first delivery)
-    payload: Any
+    payload: JsonValue
     hops: int = 0  # SQS re-sends waiting for the due time (not attempts)
     origin_subscription_id: str | None = None  # set when a failover handed the message over
     failovers: int = 0  # how many failovers handed it on so far
@@ -65,6 +66,26 @@ class Envelope:
     def hop(self, attempt: int) -> Envelope:
         """The same attempt, re-sent to wait longer (SQS delays at most 15 minutes)."""
         return replace(self, attempt=attempt, hops=self.hops + 1)
+
+    def record(
+        self,
+        subscription_type: SubscriptionType,
+        status: DeliveryStatus,
+        attempts: int,
+        error: str | None = None,
+        next_attempt_at: str | None = None,
+    ) -> Delivery:
+        """This destination's delivery record as of now."""
+        return delivery_record(
+            message_id=self.message_id,
+            tenant_id=self.tenant_id,
+            subscription_id=self.subscription_id,
+            subscription_type=subscription_type,
+            status=status,
+            attempts=attempts,
+            error=error,
+            next_attempt_at=next_attempt_at,
+        )
 
 
 def first_envelope(message: Message, subscription_id: str) -> Envelope:

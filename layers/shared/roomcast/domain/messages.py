@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
+from roomcast.domain.clock import now_iso
 from roomcast.domain.models import SubscriptionType
+from roomcast.domain.payloads import JsonValue
 
 
 class DeliveryStatus(StrEnum):
@@ -28,7 +29,7 @@ class Message:
     event_type: str
     event_version: str
     correlation_id: str
-    payload: Any
+    payload: JsonValue
     published_at: str
     published_at_ms: int
     expires_at_ms: int | None
@@ -46,3 +47,37 @@ class Delivery:
     last_error: str | None
     next_attempt_at: str | None
     updated_at: str
+
+
+@dataclass(frozen=True)
+class TrackedMessage:
+    """A message with the current delivery record of each destination."""
+
+    message: Message
+    deliveries: tuple[Delivery, ...]
+
+
+def delivery_record(
+    *,
+    message_id: str,
+    tenant_id: str,
+    subscription_id: str,
+    subscription_type: SubscriptionType,
+    status: DeliveryStatus,
+    attempts: int,
+    error: str | None = None,
+    next_attempt_at: str | None = None,
+    updated_at: str | None = None,
+) -> Delivery:
+    """A destination's delivery record as of ``updated_at`` (default: now): the one way to make one."""
+    return Delivery(
+        message_id=message_id,
+        tenant_id=tenant_id,
+        subscription_id=subscription_id,
+        subscription_type=subscription_type,
+        status=status,
+        attempts=attempts,
+        last_error=error,
+        next_attempt_at=next_attempt_at,
+        updated_at=updated_at or now_iso(),
+    )

@@ -96,7 +96,9 @@ def retry_delay_ms(
     return delay
 
 
-class Outcome(StrEnum):
+class FailureOutcome(StrEnum):
+    """What follows a failed attempt."""
+
     RETRY = "retry"
     DEAD = "dead"
     EXPIRED = "expired"
@@ -104,7 +106,7 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True)
 class NextStep:
-    outcome: Outcome
+    outcome: FailureOutcome
     next_attempt: int
     delay_ms: int = 0
     due_at_ms: int | None = None
@@ -121,14 +123,14 @@ def after_failure(
 ) -> NextStep:
     """What happens after attempt ``failed_attempt`` failed (retryably) at ``now_ms``."""
     if failed_attempt >= policy.delivery_attempts:
-        return NextStep(Outcome.DEAD, failed_attempt)
+        return NextStep(FailureOutcome.DEAD, failed_attempt)
     delay = retry_delay_ms(
         policy, failed_attempt, retry_after_ms=retry_after_ms, random_fraction=random_fraction
     )
     due = now_ms + delay
     if expires_at_ms is not None and due >= expires_at_ms:
-        return NextStep(Outcome.EXPIRED, failed_attempt + 1, delay, due)
-    return NextStep(Outcome.RETRY, failed_attempt + 1, delay, due)
+        return NextStep(FailureOutcome.EXPIRED, failed_attempt + 1, delay, due)
+    return NextStep(FailureOutcome.RETRY, failed_attempt + 1, delay, due)
 
 
 def is_expired(now_ms: int, expires_at_ms: int | None) -> bool:

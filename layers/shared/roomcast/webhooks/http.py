@@ -14,20 +14,14 @@
 
 from __future__ import annotations
 
-import email.utils
 import functools
 import http.client
 import io
-import math
 import re
 import socket
 import ssl
 import time
 from collections.abc import Buffer, Callable, Mapping
-from dataclasses import dataclass
-from datetime import UTC
-from decimal import Decimal
-from typing import Literal
 from urllib.parse import quote, urlsplit
 
 from roomcast.domain.push_urls import (
@@ -37,81 +31,17 @@ from roomcast.domain.push_urls import (
     check_push_url,
     system_resolver,
 )
-
-Outcome = Literal["delivered", "retryable", "permanent"]
+from roomcast.webhooks.answers import HttpResult, parse_retry_after
 
 RESPONSE_EXCERPT_CHARS = 512
-MAX_RETRY_AFTER_MS = 7 * 24 * 60 * 60 * 1000  # a week: anything longer is a mistake, not a plan
 DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024
 _READ_CHUNK_BYTES = 16 * 1024
 _SEND_CHUNK_BYTES = 64 * 1024
-_RETRY_AFTER_SECONDS = re.compile(r"\d+(\.\d+)?")
 # Header names are RFC 9110 tokens; values may not break the line (no obsolete folding either).
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _BAD_HEADER_VALUE = re.compile(r"[\r\n\x00]")
 # Framing and routing are ours to set: a caller-supplied copy could desynchronise the request.
 _HEADERS_WE_SET = frozenset({"host", "content-length", "transfer-encoding", "connection"})
-
-
-@dataclass(frozen=True)
-class HttpResult:
-    """What one POST came to.
-
-    ``status`` is None when no HTTP answer arrived (network error, TLS failure, timeout);
-    ``error`` then says why in a few words. ``error`` can also accompany a status when the
-    body was cut short (e.g. a timeout while reading it): the status still stands.
-    """
-
-    status: int | None
-    retry_after_ms: int | None
-    error: str | None
-    latency_ms: int
-    response_excerpt: str
-
-
-def classify(status: int | None) -> Outcome:
-    """The PUSH outcome class of an answer (DESIGN: "PUSH outcome classes")."""
-    if status is None:
-        return "retryable"  # network error or timeout
-    if 200 <= status < 300:
-        return "delivered"
-    if 400 <= status < 500 and status not in (408, 425, 429):
-        return "permanent"
-    # 1xx (not a final answer), 3xx (redirects are not followed), 408, 425, 429, 5xx and
-    # anything non-standard above 599 are worth trying again.
-    return "retryable"
-
-
-def is_gone(status: int | None) -> bool:
-    """410 Gone: the subscriber says the endpoint is gone for good (the subscription is disabled)."""
-    return status == 410
-
-
-def parse_retry_after(value: str | None, now_s: float) -> int | None:
-    """``Retry-After`` (delay-seconds or an HTTP-date) as milliseconds from ``now_s``.
-
-    None when absent or unreadable; a date in the past is 0; anything beyond a week is a week.
-    """
-    if value is None:
-        return None
-    text = value.strip()
-    if not text:
-        return None
-    if _RETRY_AFTER_SECONDS.fullmatch(text):
-        if len(text.partition(".")[0]) > 12:  # far beyond the cap; no need to do the arithmetic
-            return MAX_RETRY_AFTER_MS
-        return min(math.ceil(Decimal(text) * 1000), MAX_RETRY_AFTER_MS)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if when.tzinfo is None:  # "-0000" or no zone: HTTP dates are GMT
-        when = when.replace(tzinfo=UTC)
-    try:
-        delay_ms = math.ceil((when.timestamp() - now_s) * 1000)
-    except (OverflowError, ValueError):
-        return None
-    return min(max(delay_ms, 0), MAX_RETRY_AFTER_MS)
 
 
 class _DeadlineSocket:

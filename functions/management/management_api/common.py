@@ -1,0 +1,44 @@
+"""Parameters and answers every management resource uses: path ids, pagination, 204."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from roomcast.domain import limits
+
+RoomId = Annotated[
+    str,
+    Path(
+        description="The room's id (`room_` and 32 hex digits).",
+        examples=["room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21"],
+    ),
+]
+SubscriptionIdPath = Annotated[
+    str,
+    Path(
+        description="The subscription's id (`sub_` and 32 hex digits).",
+        examples=["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"],
+    ),
+]
+MessageIdPath = Annotated[
+    str,
+    Path(
+        description="The message's id (`msg_` and 32 hex digits).",
+        examples=["msg_576e648137579110cd6d80e1bdbec8d3"],
+    ),
+]
+Limit = Annotated[
+    int, Query(ge=1, le=limits.MAX_PAGE_SIZE, description=f"Page size, default {limits.DEFAULT_PAGE_SIZE}.")
+]
+Cursor = Annotated[
+    str | None,
+    Query(max_length=1024, description="The `nextCursor` of the previous page; absent for the first page."),
+]
+
+
+def no_content() -> Response[None]:
+    return Response(status_code=HTTPStatus.NO_CONTENT, body=None)

@@ -1,0 +1,1 @@
+"""Dead letters: messages that ended dead for a subscription — listed, replayed, purged."""

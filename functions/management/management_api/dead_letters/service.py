@@ -1,0 +1,106 @@
+"""Dead-letter use cases: list, replay from attempt 0, purge."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from management_api.dead_letters.models import REPLAY_BATCH
+from roomcast.dal.dead_letters import DeadLetter
+from roomcast.dal.pages import Page
+from roomcast.dal.ports import Catalog, DeadLetterRecords, MessageRecords, PullQueueAdmin, Sender
+from roomcast.delivery.endings import Destinations
+from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
+from roomcast.domain.clock import iso_from_ms, now_ms
+from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.models import Subscription
+
+
+@dataclass(frozen=True)
+class Replayed:
+    replayed: list[str]
+    not_found: list[str]
+    remaining: bool  # more dead letters are left
+
+
+@dataclass
+class DeadLettersService:
+    catalog: Catalog
+    dead_letters: DeadLetterRecords
+    messages: MessageRecords
+    queues: PullQueueAdmin
+    sender: Sender
+    destinations: Destinations
+    log: LogSink
+    clock: Callable[[], int] = now_ms
+
+    def page(
+        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None
+    ) -> Page[DeadLetter]:
+        self._subscription(tenant_id, room_id, subscription_id)
+        return self.dead_letters.page(tenant_id, room_id, subscription_id, limit, cursor)
+
+    def replay(
+        self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str] | None
+    ) -> Replayed:
+        """Send dead letters again from attempt 0: the given ones, or the next batch of all."""
+        subscription = self._subscription(tenant_id, room_id, subscription_id)
+        if message_ids is None:
+            page = self.dead_letters.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, None)
+            letters, remaining = page.items, page.next_cursor is not None
+        else:
+            letters = self.dead_letters.get_many(tenant_id, room_id, subscription_id, message_ids)
+            remaining = False
+        now = self.clock()
+        # Sent first, then marked and removed: a crash in between replays twice, never zero times.
+        self.sender.send(
+            [
+                self.destinations.outgoing_for(
+                    subscription, replace(letter.envelope.next_attempt(0, 0, now), failovers=0)
+                )
+                for letter in letters
+            ]
+        )
+        for letter in letters:
+            self.messages.update_delivery(
+                letter.envelope.record(
+                    subscription.type,
+                    DeliveryStatus.PENDING,
+                    0,
+                    f"replayed from dead letters ({letter.reason})",
+                    iso_from_ms(now),
+                ),
+                force=True,
+            )
+            self.log.add(
+                LogRecord(
+                    event="replayed",
+                    subscription_type=subscription.type.value,
+                    attempt=letter.envelope.attempt,
+                    error=letter.reason,
+                    **log_record_fields(letter.envelope),
+                )
+            )
+        replayed = [letter.envelope.message_id for letter in letters]
+        self.dead_letters.delete(tenant_id, room_id, subscription_id, replayed)
+        not_found = [m for m in dict.fromkeys(message_ids or []) if m not in set(replayed)]
+        return Replayed(replayed, not_found, remaining)
+
+    def purge(self, tenant_id: str, room_id: str, subscription_id: str) -> int:
+        """Delete every dead letter of the subscription (and empty a PULL one's dead-letter queue)."""
+        subscription = self._subscription(tenant_id, room_id, subscription_id)
+        purged = 0
+        while letters := self.dead_letters.page(
+            tenant_id, room_id, subscription_id, REPLAY_BATCH, None
+        ).items:
+            self.dead_letters.delete(
+                tenant_id, room_id, subscription_id, [letter.envelope.message_id for letter in letters]
+            )
+            purged += len(letters)
+        if subscription.dead_letter_queue_url:
+            self.queues.purge(subscription.dead_letter_queue_url)
+        return purged
+
+    def _subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
+        self.catalog.get_room(tenant_id, room_id)
+        return self.catalog.get_subscription(tenant_id, room_id, subscription_id)

@@ -1,0 +1,1 @@
+"""Messages: a published message and the delivery status of each of its destinations."""

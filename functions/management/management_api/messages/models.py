@@ -1,0 +1,87 @@
+"""Message status responses (the public contract; see /openapi.json)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, JsonValue
+
+from roomcast.api.models import examples
+from roomcast.domain.clock import iso_from_ms
+from roomcast.domain.messages import Delivery, TrackedMessage
+
+
+class DeliveryView(BaseModel):
+    subscriptionId: str
+    subscriptionType: Literal["PUSH", "PULL"]
+    status: Literal["pending", "retrying", "delivered", "dead", "expired"]
+    attempts: int = Field(description="Attempts made so far (a first-try success counts 1).")
+    lastError: str | None
+    nextAttemptAt: str | None
+    updatedAt: str
+
+    @classmethod
+    def of(cls, delivery: Delivery) -> DeliveryView:
+        return cls(
+            subscriptionId=delivery.subscription_id,
+            subscriptionType=delivery.subscription_type.value,
+            status=delivery.status.value,
+            attempts=delivery.attempts,
+            lastError=delivery.last_error,
+            nextAttemptAt=delivery.next_attempt_at,
+            updatedAt=delivery.updated_at,
+        )
+
+
+class MessageStatus(BaseModel):
+    model_config = examples(
+        {
+            "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
+            "roomId": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
+            "eventType": "order.created",
+            "eventVersion": "1",
+            "correlationId": "order-1001",
+            "payload": {"orderId": 1001},
+            "publishedAt": "2026-11-22T10:00:00.000Z",
+            "expiresAt": "2026-11-22T11:00:00.000Z",
+            "destinations": ["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"],
+            "deliveries": [
+                {
+                    "subscriptionId": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
+                    "subscriptionType": "PUSH",
+                    "status": "retrying",
+                    "attempts": 1,
+                    "lastError": "HTTP 503",
+                    "nextAttemptAt": "2026-11-22T10:00:01.120Z",
+                    "updatedAt": "2026-11-22T10:00:00.120Z",
+                }
+            ],
+        }
+    )
+
+    messageId: str
+    roomId: str
+    eventType: str
+    eventVersion: str
+    correlationId: str
+    payload: JsonValue
+    publishedAt: str
+    expiresAt: str | None
+    destinations: list[str]
+    deliveries: list[DeliveryView]
+
+    @classmethod
+    def of(cls, tracked: TrackedMessage) -> MessageStatus:
+        message = tracked.message
+        return cls(
+            messageId=message.id,
+            roomId=message.room_id,
+            eventType=message.event_type,
+            eventVersion=message.event_version,
+            correlationId=message.correlation_id,
+            payload=message.payload,
+            publishedAt=message.published_at,
+            expiresAt=iso_from_ms(message.expires_at_ms) if message.expires_at_ms is not None else None,
+            destinations=list(message.destinations),
+            deliveries=[DeliveryView.of(d) for d in tracked.deliveries],
+        )

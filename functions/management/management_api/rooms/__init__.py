@@ -1,0 +1,1 @@
+"""Rooms: a tenant's channels, with the message expiry and the default delivery policy."""

@@ -1,0 +1,103 @@
+"""Room requests and responses (the public contract; see /openapi.json)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from management_api.fields import (
+    DeliveryAttempts,
+    DeliveryDelayMs,
+    DeliveryDelayMultiplier,
+    EventTypeModel,
+    EventTypes,
+    MessageExpirationMs,
+    Name,
+)
+from roomcast.api.models import NOT_NULL, ApiModel, examples
+from roomcast.domain import limits
+from roomcast.domain.models import Room
+
+_ROOM_EXAMPLE = {
+    "id": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
+    "name": "orders",
+    "messageExpirationMs": 3600000,
+    "deliveryDelayMs": 1000,
+    "deliveryDelayMultiplier": 2.0,
+    "deliveryAttempts": 5,
+    "eventTypes": [{"name": "order.created", "versions": ["1", "2"]}],
+    "createdAt": "2026-11-22T10:00:00.000Z",
+    "updatedAt": "2026-11-22T10:00:00.000Z",
+}
+
+
+class RoomCreate(ApiModel):
+    model_config = examples(
+        {"name": "orders"},
+        {
+            "name": "orders",
+            "messageExpirationMs": 3600000,
+            "deliveryDelayMs": 1000,
+            "deliveryDelayMultiplier": 2.0,
+            "deliveryAttempts": 5,
+            "eventTypes": [{"name": "order.created", "versions": ["1", "2"]}],
+        },
+    )
+
+    name: Name
+    messageExpirationMs: MessageExpirationMs = None
+    deliveryDelayMs: DeliveryDelayMs = limits.DEFAULT_DELIVERY_DELAY_MS
+    deliveryDelayMultiplier: DeliveryDelayMultiplier = limits.DEFAULT_DELIVERY_DELAY_MULTIPLIER
+    deliveryAttempts: DeliveryAttempts = limits.DEFAULT_DELIVERY_ATTEMPTS
+    eventTypes: EventTypes = []
+
+
+class RoomPatch(ApiModel):
+    """Fields to change; absent ones keep their value. Only messageExpirationMs may be null (never)."""
+
+    model_config = examples({"deliveryAttempts": 8}, {"messageExpirationMs": None})
+
+    name: Annotated[Name | None, NOT_NULL] = None
+    messageExpirationMs: MessageExpirationMs = None
+    deliveryDelayMs: Annotated[DeliveryDelayMs | None, NOT_NULL] = None
+    deliveryDelayMultiplier: Annotated[DeliveryDelayMultiplier | None, NOT_NULL] = None
+    deliveryAttempts: Annotated[DeliveryAttempts | None, NOT_NULL] = None
+    eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
+
+
+class RoomResponse(BaseModel):
+    model_config = examples(_ROOM_EXAMPLE)
+
+    id: str
+    name: str
+    messageExpirationMs: int | None = Field(description="null: messages never expire.")
+    deliveryDelayMs: int
+    deliveryDelayMultiplier: float
+    deliveryAttempts: int
+    eventTypes: list[EventTypeModel]
+    createdAt: str
+    updatedAt: str
+
+    @classmethod
+    def of(cls, room: Room) -> RoomResponse:
+        return cls(
+            id=room.id,
+            name=room.name,
+            messageExpirationMs=room.message_expiration_ms,
+            deliveryDelayMs=room.delivery_delay_ms,
+            deliveryDelayMultiplier=room.delivery_delay_multiplier,
+            deliveryAttempts=room.delivery_attempts,
+            eventTypes=[EventTypeModel.of(f) for f in room.event_types],
+            createdAt=room.created_at,
+            updatedAt=room.updated_at,
+        )
+
+
+class RoomList(BaseModel):
+    model_config = examples({"rooms": [_ROOM_EXAMPLE], "nextCursor": None})
+
+    rooms: list[RoomResponse]
+    nextCursor: str | None = Field(
+        default=None, description="Pass as `cursor` for the next page; null at the end."
+    )

@@ -1,0 +1,76 @@
+"""Room use cases: create, read, list, change, delete (with the room's subscriptions and queues)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from management_api.rooms.models import RoomCreate, RoomPatch
+from management_api.subscriptions.removal import remove_subscription
+from roomcast.dal.pages import Page
+from roomcast.dal.ports import Catalog, PullQueueAdmin
+from roomcast.domain import ids
+from roomcast.domain.clock import now_iso
+from roomcast.domain.models import Room
+
+
+@dataclass
+class RoomsService:
+    catalog: Catalog
+    queues: PullQueueAdmin
+
+    def create(self, tenant_id: str, request: RoomCreate) -> Room:
+        now = now_iso()
+        room = Room(
+            id=ids.new_room_id(),
+            tenant_id=tenant_id,
+            name=request.name,
+            message_expiration_ms=request.messageExpirationMs or None,
+            delivery_delay_ms=request.deliveryDelayMs,
+            delivery_delay_multiplier=request.deliveryDelayMultiplier,
+            delivery_attempts=request.deliveryAttempts,
+            event_types=tuple(e.to_domain() for e in request.eventTypes),
+            created_at=now,
+            updated_at=now,
+        )
+        self.catalog.create_room(room)
+        return room
+
+    def get(self, tenant_id: str, room_id: str) -> Room:
+        return self.catalog.get_room(tenant_id, room_id)
+
+    def page(self, tenant_id: str, limit: int, cursor: str | None) -> Page[Room]:
+        return self.catalog.list_rooms(tenant_id, limit, cursor)
+
+    def update(self, tenant_id: str, room_id: str, patch: RoomPatch) -> Room:
+        """Apply the fields the patch names (absent ones keep their value)."""
+        room = self.get(tenant_id, room_id)
+        changed = patch.model_fields_set
+        if not changed:
+            return room
+        updated = replace(
+            room,
+            name=patch.name if patch.name is not None else room.name,
+            message_expiration_ms=(patch.messageExpirationMs or None)
+            if "messageExpirationMs" in changed
+            else room.message_expiration_ms,
+            delivery_delay_ms=_or(patch.deliveryDelayMs, room.delivery_delay_ms),
+            delivery_delay_multiplier=_or(patch.deliveryDelayMultiplier, room.delivery_delay_multiplier),
+            delivery_attempts=_or(patch.deliveryAttempts, room.delivery_attempts),
+            event_types=tuple(e.to_domain() for e in patch.eventTypes)
+            if patch.eventTypes is not None
+            else room.event_types,
+            updated_at=now_iso(),
+        )
+        self.catalog.replace_room(updated)
+        return updated
+
+    def delete(self, tenant_id: str, room_id: str) -> None:
+        """Delete a room with all its subscriptions (and their queues)."""
+        self.get(tenant_id, room_id)
+        for subscription in self.catalog.all_subscriptions(tenant_id, room_id):
+            remove_subscription(self.catalog, self.queues, subscription)
+        self.catalog.delete_room(tenant_id, room_id)
+
+
+def _or[T](value: T | None, current: T) -> T:
+    return current if value is None else value

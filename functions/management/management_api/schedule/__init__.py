@@ -1,0 +1,1 @@
+"""Schedule preview: a subscription's effective retry schedule, cut where the room's expiry falls."""

@@ -1,0 +1,1 @@
+"""Signing secrets: rotating a PUSH subscription's webhook signing secret."""

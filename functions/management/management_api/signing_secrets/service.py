@@ -1,0 +1,44 @@
+"""Rotating a PUSH subscription's signing secret, with a grace period for the old ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from roomcast.credentials import new_signing_secret
+from roomcast.dal.ports import Catalog
+from roomcast.domain.clock import now_iso, now_ms
+from roomcast.domain.models import SigningSecret, SubscriptionType
+from roomcast.errors import Conflict
+
+SECRET_ROTATION_GRACE_MS = 24 * 3600 * 1000
+
+
+@dataclass(frozen=True)
+class Rotation:
+    signing_secret: str  # the new one, shown once
+    previous_valid_until_ms: int | None  # when the old ones stop signing (None: there were none)
+
+
+@dataclass
+class SigningSecretsService:
+    catalog: Catalog
+    clock: Callable[[], int] = now_ms
+
+    def rotate(self, tenant_id: str, room_id: str, subscription_id: str) -> Rotation:
+        """A new signing secret; the current ones keep signing for the grace period."""
+        self.catalog.get_room(tenant_id, room_id)
+        current = self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        if current.type is not SubscriptionType.PUSH:
+            raise Conflict(f"subscription {subscription_id} is PULL; only PUSH subscriptions sign webhooks")
+        now = self.clock()
+        grace_until = now + SECRET_ROTATION_GRACE_MS
+        kept = tuple(
+            SigningSecret(s.secret, s.expires_at_ms if s.expires_at_ms is not None else grace_until)
+            for s in current.signing_secrets
+            if s.active(now)
+        )
+        secret = new_signing_secret()
+        updated = replace(current, signing_secrets=(SigningSecret(secret), *kept), updated_at=now_iso())
+        self.catalog.replace_subscription(updated, expected_updated_at=current.updated_at)
+        return Rotation(secret, max((s.expires_at_ms or 0 for s in kept), default=None))

@@ -1,0 +1,1 @@
+"""Subscriptions: a room's PUSH (signed webhook) and PULL (own queue) receivers."""

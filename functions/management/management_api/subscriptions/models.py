@@ -1,0 +1,220 @@
+"""Subscription requests and responses (the public contract; see /openapi.json).
+
+Creation is a union discriminated by ``type``. A PATCH body is checked twice: against every
+field a subscription can have (the documented schema), then against the fields of the
+subscription's own type (``SubscriptionPatch.for_type``), so ``pushUrl`` on a PULL subscription
+is refused by a model, not by service code.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from management_api.fields import (
+    AckWaitMs,
+    DeliveryAttempts,
+    DeliveryDelayMs,
+    DeliveryDelayMultiplier,
+    EventTypeModel,
+    EventTypes,
+    Jitter,
+    MaxDelayMs,
+    PushUrl,
+    RetryScheduleMs,
+    TimeoutMs,
+)
+from roomcast.api.errors import invalid_request
+from roomcast.api.models import NOT_NULL, ApiModel, SubscriptionId, examples
+from roomcast.domain.models import DeliveryOverrides, Subscription, SubscriptionType
+
+Status = Literal["active", "disabled"]
+_PUSH_EXAMPLE = {
+    "id": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
+    "roomId": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
+    "type": "PUSH",
+    "status": "active",
+    "eventTypes": [{"name": "order.created", "versions": []}],
+    "pushUrl": "https://hooks.example.com/roomcast",
+    "deliveryDelayMs": None,
+    "deliveryDelayMultiplier": None,
+    "deliveryAttempts": 8,
+    "maxDelayMs": 3600000,
+    "jitter": 0.2,
+    "retryScheduleMs": None,
+    "failoverSubscriptionId": None,
+    "timeoutMs": 10000,
+    "ackWaitMs": None,
+    "createdAt": "2026-11-22T10:00:00.000Z",
+    "updatedAt": "2026-11-22T10:00:00.000Z",
+}
+
+
+class _Overrides(ApiModel):
+    """The room's policy fields a subscription may override (never the expiry); null = the room's."""
+
+    deliveryDelayMs: DeliveryDelayMs | None = None
+    deliveryDelayMultiplier: DeliveryDelayMultiplier | None = None
+    deliveryAttempts: DeliveryAttempts | None = None
+    maxDelayMs: MaxDelayMs | None = None
+    jitter: Jitter | None = None
+    retryScheduleMs: RetryScheduleMs | None = None
+    failoverSubscriptionId: SubscriptionId | None = Field(
+        default=None, description="Another subscription of the room that gets the message instead of dead."
+    )
+
+    def overrides(self) -> DeliveryOverrides:
+        return DeliveryOverrides(
+            delivery_delay_ms=self.deliveryDelayMs,
+            delivery_delay_multiplier=self.deliveryDelayMultiplier,
+            delivery_attempts=self.deliveryAttempts,
+            max_delay_ms=self.maxDelayMs,
+            jitter=self.jitter,
+            retry_schedule_ms=tuple(self.retryScheduleMs) if self.retryScheduleMs is not None else None,
+        )
+
+
+class _SubscriptionCreate(_Overrides):
+    eventTypes: EventTypes = []
+
+
+class PushSubscriptionCreate(_SubscriptionCreate):
+    model_config = examples(
+        {"type": "PUSH", "pushUrl": "https://hooks.example.com/roomcast"},
+        {
+            "type": "PUSH",
+            "pushUrl": "https://hooks.example.com/roomcast",
+            "eventTypes": [{"name": "order.created"}],
+            "deliveryAttempts": 8,
+            "maxDelayMs": 3600000,
+            "jitter": 0.2,
+            "timeoutMs": 10000,
+        },
+    )
+
+    type: Literal["PUSH"]
+    pushUrl: PushUrl
+    timeoutMs: TimeoutMs | None = None
+
+
+class PullSubscriptionCreate(_SubscriptionCreate):
+    model_config = examples({"type": "PULL"}, {"type": "PULL", "ackWaitMs": 60000, "deliveryAttempts": 3})
+
+    type: Literal["PULL"]
+    ackWaitMs: AckWaitMs | None = None
+
+
+SubscriptionCreate = Annotated[PushSubscriptionCreate | PullSubscriptionCreate, Field(discriminator="type")]
+
+
+class _SubscriptionPatchFields(_Overrides):
+    eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
+    status: Annotated[Status | None, NOT_NULL] = Field(
+        default=None, description="`disabled`: nothing is routed to it and queued deliveries end dead."
+    )
+
+
+class PushSubscriptionPatch(_SubscriptionPatchFields):
+    pushUrl: Annotated[PushUrl | None, NOT_NULL] = None
+    timeoutMs: TimeoutMs | None = Field(default=None, description="null: back to the default.")
+
+
+class PullSubscriptionPatch(_SubscriptionPatchFields):
+    ackWaitMs: AckWaitMs | None = Field(default=None, description="null: back to the default.")
+
+
+class SubscriptionPatch(PushSubscriptionPatch, PullSubscriptionPatch):
+    """Fields to change (absent ones keep their value); ``null`` clears an override so the room's
+    value applies again. ``pushUrl`` and ``timeoutMs`` are for PUSH, ``ackWaitMs`` for PULL."""
+
+    model_config = examples({"deliveryAttempts": 3, "jitter": None}, {"status": "disabled"})
+
+    def for_type(self, subscription_type: SubscriptionType) -> PushSubscriptionPatch | PullSubscriptionPatch:
+        """The same changes, checked against the fields of ``subscription_type`` (422 otherwise)."""
+        model = PushSubscriptionPatch if subscription_type is SubscriptionType.PUSH else PullSubscriptionPatch
+        try:
+            return model.model_validate_json(self.model_dump_json(include=self.model_fields_set))
+        except ValidationError as error:
+            other = sorted(
+                {str(e["loc"][0]) for e in error.errors() if e["type"] == "extra_forbidden" and e["loc"]}
+            )
+            message = (
+                f"{', '.join(other)} does not apply to a {subscription_type.value} subscription"
+                if other
+                else None
+            )
+            raise invalid_request(error, message=message) from error
+
+
+class SubscriptionResponse(BaseModel):
+    model_config = examples(_PUSH_EXAMPLE)
+
+    id: str
+    roomId: str
+    type: Literal["PUSH", "PULL"]
+    status: Status
+    eventTypes: list[EventTypeModel]
+    pushUrl: str | None = None
+    deliveryDelayMs: int | None = None
+    deliveryDelayMultiplier: float | None = None
+    deliveryAttempts: int | None = None
+    maxDelayMs: int | None = None
+    jitter: float | None = None
+    retryScheduleMs: list[int] | None = None
+    failoverSubscriptionId: str | None = None
+    timeoutMs: int | None = None
+    ackWaitMs: int | None = None
+    createdAt: str
+    updatedAt: str
+
+    @classmethod
+    def of(cls, subscription: Subscription) -> SubscriptionResponse:
+        return cls.model_validate(_fields(subscription))
+
+
+def _fields(subscription: Subscription) -> dict[str, object]:
+    overrides = subscription.overrides
+    return {
+        "id": subscription.id,
+        "roomId": subscription.room_id,
+        "type": subscription.type.value,
+        "status": subscription.status.value,
+        "eventTypes": [EventTypeModel.of(f) for f in subscription.event_types],
+        "pushUrl": subscription.push_url,
+        "deliveryDelayMs": overrides.delivery_delay_ms,
+        "deliveryDelayMultiplier": overrides.delivery_delay_multiplier,
+        "deliveryAttempts": overrides.delivery_attempts,
+        "maxDelayMs": overrides.max_delay_ms,
+        "jitter": overrides.jitter,
+        "retryScheduleMs": list(overrides.retry_schedule_ms)
+        if overrides.retry_schedule_ms is not None
+        else None,
+        "failoverSubscriptionId": subscription.failover_subscription_id,
+        "timeoutMs": subscription.timeout_ms,
+        "ackWaitMs": subscription.ack_wait_ms,
+        "createdAt": subscription.created_at,
+        "updatedAt": subscription.updated_at,
+    }
+
+
+class SubscriptionCreated(SubscriptionResponse):
+    model_config = examples({**_PUSH_EXAMPLE, "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+
+    signingSecret: str | None = Field(
+        default=None,
+        description="PUSH only, shown once: verify webhook signatures with it (Standard Webhooks).",
+    )
+
+    @classmethod
+    def of_new(cls, subscription: Subscription, signing_secret: str | None) -> SubscriptionCreated:
+        return cls.model_validate({**_fields(subscription), "signingSecret": signing_secret})
+
+
+class SubscriptionList(BaseModel):
+    model_config = examples({"subscriptions": [_PUSH_EXAMPLE], "nextCursor": None})
+
+    subscriptions: list[SubscriptionResponse]
+    nextCursor: str | None = Field(
+        default=None, description="Pass as `cursor` for the next page; null at the end."
+    )

@@ -1,0 +1,193 @@
+"""Subscription use cases: create (with a signing secret or queues), read, list, change, delete."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+from management_api.subscriptions.failover import check_failover
+from management_api.subscriptions.models import (
+    PullSubscriptionCreate,
+    PushSubscriptionCreate,
+    PushSubscriptionPatch,
+    SubscriptionPatch,
+)
+from management_api.subscriptions.removal import remove_subscription
+from roomcast.credentials import new_signing_secret
+from roomcast.dal.pages import Page
+from roomcast.dal.ports import Catalog, PullQueueAdmin
+from roomcast.domain import ids, limits
+from roomcast.domain.clock import now_iso
+from roomcast.domain.models import (
+    SigningSecret,
+    Subscription,
+    SubscriptionStatus,
+    SubscriptionType,
+)
+from roomcast.domain.push_urls import (
+    PushUrlPolicy,
+    PushUrlRejected,
+    Resolver,
+    check_push_url,
+    system_resolver,
+)
+from roomcast.errors import Conflict, InvalidRequest, LimitExceeded
+
+
+@dataclass(frozen=True)
+class CreatedSubscription:
+    subscription: Subscription
+    signing_secret: str | None  # PUSH only, shown once
+
+
+@dataclass
+class SubscriptionsService:
+    catalog: Catalog
+    queues: PullQueueAdmin
+    push_url_policy: PushUrlPolicy
+    resolve: Resolver = system_resolver
+
+    def create(
+        self, tenant_id: str, room_id: str, request: PushSubscriptionCreate | PullSubscriptionCreate
+    ) -> CreatedSubscription:
+        """A PUSH subscription gets a signing secret (returned once); a PULL one its queues."""
+        self.catalog.get_room(tenant_id, room_id)
+        if self.catalog.count_subscriptions(tenant_id, room_id) >= limits.MAX_SUBSCRIPTIONS_PER_ROOM:
+            raise LimitExceeded(f"a room holds at most {limits.MAX_SUBSCRIPTIONS_PER_ROOM} subscriptions")
+        subscription_id = ids.new_subscription_id()
+        if request.failoverSubscriptionId is not None:
+            self._check_failover(tenant_id, room_id, subscription_id, request.failoverSubscriptionId)
+        now = now_iso()
+        subscription = Subscription(
+            id=subscription_id,
+            room_id=room_id,
+            tenant_id=tenant_id,
+            type=SubscriptionType(request.type),
+            status=SubscriptionStatus.ACTIVE,
+            event_types=tuple(e.to_domain() for e in request.eventTypes),
+            overrides=request.overrides(),
+            failover_subscription_id=request.failoverSubscriptionId,
+            created_at=now,
+            updated_at=now,
+        )
+        if isinstance(request, PushSubscriptionCreate):
+            self._check_push_url(request.pushUrl)
+            secret = new_signing_secret()
+            subscription = replace(
+                subscription,
+                push_url=request.pushUrl,
+                timeout_ms=request.timeoutMs or limits.DEFAULT_PUSH_TIMEOUT_MS,
+                signing_secrets=(SigningSecret(secret),),
+            )
+            self.catalog.create_subscription(subscription)
+            return CreatedSubscription(subscription, secret)
+        ack_wait_ms = request.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS
+        # Queues first, then the record: a record never points at a queue that does not exist.
+        queues = self.queues.create_pull_queues(subscription_id, tenant_id, room_id, ack_wait_ms)
+        subscription = replace(
+            subscription,
+            ack_wait_ms=ack_wait_ms,
+            queue_url=queues.queue_url,
+            dead_letter_queue_url=queues.dead_letter_queue_url,
+        )
+        try:
+            self.catalog.create_subscription(subscription)
+        except Exception:
+            self.queues.delete_queues([queues.queue_url, queues.dead_letter_queue_url])
+            raise
+        return CreatedSubscription(subscription, None)
+
+    def get(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
+        self.catalog.get_room(tenant_id, room_id)
+        return self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+
+    def page(self, tenant_id: str, room_id: str, limit: int, cursor: str | None) -> Page[Subscription]:
+        self.catalog.get_room(tenant_id, room_id)
+        return self.catalog.list_subscriptions(tenant_id, room_id, limit, cursor)
+
+    def update(
+        self, tenant_id: str, room_id: str, subscription_id: str, patch: SubscriptionPatch
+    ) -> Subscription:
+        current = self.get(tenant_id, room_id, subscription_id)
+        changes = patch.for_type(current.type)
+        changed = changes.model_fields_set
+        if not changed:
+            return current
+        if isinstance(changes, PushSubscriptionPatch) and changes.pushUrl is not None:
+            self._check_push_url(changes.pushUrl)
+        if changes.failoverSubscriptionId is not None:
+            self._check_failover(tenant_id, room_id, subscription_id, changes.failoverSubscriptionId)
+        kept = current.overrides
+        given = changes.overrides()
+        updated = replace(
+            current,
+            event_types=tuple(e.to_domain() for e in changes.eventTypes)
+            if changes.eventTypes is not None
+            else current.event_types,
+            overrides=replace(
+                kept,
+                **{
+                    name: getattr(given, name)
+                    for name in _OVERRIDE_ATTRIBUTES
+                    if _OVERRIDE_ATTRIBUTES[name] in changed
+                },
+            ),
+            failover_subscription_id=changes.failoverSubscriptionId
+            if "failoverSubscriptionId" in changed
+            else current.failover_subscription_id,
+            status=SubscriptionStatus(changes.status) if changes.status is not None else current.status,
+            updated_at=now_iso(),
+        )
+        if isinstance(changes, PushSubscriptionPatch):
+            updated = replace(
+                updated,
+                push_url=changes.pushUrl if changes.pushUrl is not None else current.push_url,
+                timeout_ms=(changes.timeoutMs or limits.DEFAULT_PUSH_TIMEOUT_MS)
+                if "timeoutMs" in changed
+                else current.timeout_ms,
+            )
+        elif "ackWaitMs" in changed:
+            updated = replace(updated, ack_wait_ms=changes.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS)
+        self.catalog.replace_subscription(updated, expected_updated_at=current.updated_at)
+        if updated.queue_url and updated.ack_wait_ms and updated.ack_wait_ms != current.ack_wait_ms:
+            self.queues.set_ack_wait(updated.queue_url, updated.ack_wait_ms)
+        return updated
+
+    def delete(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
+        subscription = self.get(tenant_id, room_id, subscription_id)
+        referrers = [
+            other.id
+            for other in self.catalog.all_subscriptions(tenant_id, room_id)
+            if other.failover_subscription_id == subscription_id and other.id != subscription_id
+        ]
+        if referrers:
+            raise Conflict(
+                f"subscription {subscription_id} is the failover of {', '.join(referrers)}; "
+                "change their failoverSubscriptionId first"
+            )
+        remove_subscription(self.catalog, self.queues, subscription)
+
+    def _check_push_url(self, url: str) -> None:
+        try:
+            check_push_url(url, self.push_url_policy, self.resolve)
+        except PushUrlRejected as error:
+            raise InvalidRequest(
+                str(error),
+                code="invalid_push_url",
+                details=[{"field": "body.pushUrl", "problem": str(error), "type": "invalid_push_url"}],
+            ) from error
+
+    def _check_failover(self, tenant_id: str, room_id: str, subscription_id: str, failover_id: str) -> None:
+        lookup = partial(self.get, tenant_id, room_id)
+        check_failover(lookup, room_id, subscription_id, failover_id)
+
+
+# DeliveryOverrides attribute -> the API field that sets it.
+_OVERRIDE_ATTRIBUTES = {
+    "delivery_delay_ms": "deliveryDelayMs",
+    "delivery_delay_multiplier": "deliveryDelayMultiplier",
+    "delivery_attempts": "deliveryAttempts",
+    "max_delay_ms": "maxDelayMs",
+    "jitter": "jitter",
+    "retry_schedule_ms": "retryScheduleMs",
+}

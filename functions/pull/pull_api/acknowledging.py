@@ -1,0 +1,143 @@
+"""Ack and nack: what a consumer says about messages it pulled, by their receipts.
+
+Every receipt is decoded before anything changes (400 at the first bad one). SQS proves a handle
+current (a delete or a visibility change it accepts); only then is anything recorded for it.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from pull_api.work import Plan, PullWork, receipt_record
+from roomcast.dal.queues import visibility_seconds
+from roomcast.dal.sender import SQS_MAX_VISIBILITY_SECONDS, Outgoing, delay_seconds
+from roomcast.domain.clock import iso_from_ms
+from roomcast.domain.envelope import first_envelope
+from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.policy import FailureOutcome
+from roomcast.domain.receipts import Receipt, decode_receipt
+
+NACKED = "nacked by the consumer"
+
+
+@dataclass(frozen=True)
+class RefusedReceipt:
+    receipt: str
+    message_id: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Nacked:
+    message_id: str
+    outcome: FailureOutcome
+    next_attempt_at: str | None = None
+
+
+@dataclass
+class AckResult:
+    acked: list[str] = field(default_factory=list)
+    failed: list[RefusedReceipt] = field(default_factory=list)
+
+
+@dataclass
+class NackResult:
+    nacked: list[Nacked] = field(default_factory=list)
+    failed: list[RefusedReceipt] = field(default_factory=list)
+
+
+def _receipts(subscription_id: str, tokens: list[str]) -> dict[str, Receipt]:
+    """Every token decoded (400 at the first bad one, before anything changes), duplicates merged."""
+    return {token: decode_receipt(token, subscription_id, index) for index, token in enumerate(tokens)}
+
+
+def _refused(receipts: dict[str, Receipt], failed: dict[str, str]) -> list[RefusedReceipt]:
+    return [
+        RefusedReceipt(t, r.message_id, failed[r.handle]) for t, r in receipts.items() if r.handle in failed
+    ]
+
+
+def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]) -> AckResult:
+    target = work.target(tenant_id, room_id, subscription_id)
+    receipts = _receipts(subscription_id, tokens)
+    failed = work.queues.delete(target.queue_url, [r.handle for r in receipts.values()])
+    acked = [r for r in receipts.values() if r.handle not in failed]
+    # Conditional writes: an ack that comes after the message ended dead or expired changes nothing.
+    records = [receipt_record(tenant_id, r, DeliveryStatus.DELIVERED) for r in acked]
+    if records:
+        with ThreadPoolExecutor(max_workers=min(len(records), 10)) as pool:
+            list(pool.map(work.messages.update_delivery, records))
+    for receipt in acked:
+        work.log_receipt("delivered", tenant_id, receipt)
+    return AckResult([r.message_id for r in acked], _refused(receipts, failed))
+
+
+def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]) -> NackResult:
+    target = work.target(tenant_id, room_id, subscription_id)
+    receipts = _receipts(subscription_id, tokens)
+    now = work.clock()
+    steps = {token: work.next_step(target.policy, r, now) for token, r in receipts.items()}
+    # Within SQS's visibility limit a nack just hides the message for the delay; longer waits and
+    # dead letters need the whole envelope, rebuilt from the stored message.
+    hide = {
+        t
+        for t, s in steps.items()
+        if s.outcome is FailureOutcome.RETRY and s.delay_ms <= SQS_MAX_VISIBILITY_SECONDS * 1000
+    }
+    needs_envelope = [
+        t
+        for t, s in steps.items()
+        if (s.outcome is FailureOutcome.RETRY and t not in hide) or s.outcome is FailureOutcome.DEAD
+    ]
+    stored = work.messages.get_messages(tenant_id, [receipts[t].message_id for t in needs_envelope])
+    # Hiding also proves a handle is current: one SQS refuses is reported and nothing else
+    # happens to it (no dead-letter copy, no record). Messages about to end dead or expired
+    # are hidden for their ack wait, which changes nothing but proves the same.
+    ack_wait_seconds = visibility_seconds(target.subscription.ack_wait_ms or 0)
+    failed = work.queues.hide(
+        target.queue_url,
+        [
+            (receipts[t].handle, -(-s.delay_ms // 1000) if t in hide else ack_wait_seconds)
+            for t, s in steps.items()
+            if t in hide or s.outcome is not FailureOutcome.RETRY
+        ],
+    )
+    plan = Plan(target)
+    result = NackResult()
+    for token, step in steps.items():
+        receipt = receipts[token]
+        if receipt.handle in failed:
+            continue
+        message = stored.get(receipt.message_id)
+        if token in needs_envelope and message is None:
+            failed[receipt.handle] = "message record no longer exists"
+            continue
+        envelope = first_envelope(message, subscription_id) if message else None
+        if step.outcome is FailureOutcome.RETRY:
+            due = step.due_at_ms or now
+            if token not in hide and envelope is not None:
+                resent = envelope.next_attempt(step.next_attempt, step.delay_ms, due)
+                plan.outgoing.append(Outgoing(target.queue_url, resent, delay_seconds(due, now)))
+                plan.delete.append(receipt.handle)
+            plan.records.append(
+                receipt_record(tenant_id, receipt, DeliveryStatus.RETRYING, NACKED, iso_from_ms(due))
+            )
+            work.log_receipt("retry_scheduled", tenant_id, receipt, error=NACKED, next_delay_ms=step.delay_ms)
+            result.nacked.append(Nacked(receipt.message_id, step.outcome, iso_from_ms(due)))
+        elif step.outcome is FailureOutcome.DEAD:
+            assert envelope is not None
+            dead = envelope.next_attempt(receipt.attempt, 0, now)
+            plan.endings.append((dead, f"{NACKED}; attempts exhausted", receipt.attempt + 1))
+            plan.delete.append(receipt.handle)
+            result.nacked.append(Nacked(receipt.message_id, step.outcome))
+        else:
+            plan.delete.append(receipt.handle)
+            plan.records.append(
+                receipt_record(tenant_id, receipt, DeliveryStatus.EXPIRED, "next attempt past expiry")
+            )
+            work.log_receipt("expired", tenant_id, receipt, error=NACKED)
+            result.nacked.append(Nacked(receipt.message_id, step.outcome))
+    work.apply(plan)
+    result.failed = _refused(receipts, failed)
+    return result

@@ -1,0 +1,102 @@
+"""Pull, ack, nack requests and responses (the public contract; see /openapi.json)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, JsonValue
+
+from roomcast.api.models import ApiModel, examples
+
+MAX_RECEIPTS_PER_REQUEST = 100
+_RECEIPT = "rcpt_eyJzIjoic3ViXzRmOGY3ZDFjMmIzYTQ5ZTZhMGMxZDJlM2Y0YTViNmM3In0"
+
+
+class PullRequest(ApiModel):
+    model_config = examples({"maxMessages": 10, "waitSeconds": 20}, {})
+
+    maxMessages: Annotated[int, Field(ge=1, le=10, description="At most this many messages.")] = 10
+    waitSeconds: Annotated[
+        int, Field(ge=0, le=20, description="Long polling: wait this long for a message.")
+    ] = 0
+
+
+Receipts = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=4096)]],
+    Field(min_length=1, max_length=MAX_RECEIPTS_PER_REQUEST),
+]
+
+
+class ReceiptsRequest(ApiModel):
+    model_config = examples({"receipts": [_RECEIPT]})
+
+    receipts: Receipts
+
+
+class PulledMessage(BaseModel):
+    receipt: str = Field(description="Give it back to ack or nack this message.")
+    messageId: str
+    correlationId: str
+    eventType: str
+    eventVersion: str
+    payload: JsonValue
+    attempt: int = Field(description="0 on the first hand-out; each nack or ack-wait timeout adds one.")
+    publishedAt: str
+
+
+class PullResponse(BaseModel):
+    model_config = examples(
+        {
+            "messages": [
+                {
+                    "receipt": _RECEIPT,
+                    "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
+                    "correlationId": "order-1001",
+                    "eventType": "order.created",
+                    "eventVersion": "1",
+                    "payload": {"orderId": 1001},
+                    "attempt": 0,
+                    "publishedAt": "2026-11-22T10:00:00.000Z",
+                }
+            ]
+        }
+    )
+
+    messages: list[PulledMessage]
+
+
+class ReceiptFailure(BaseModel):
+    receipt: str
+    messageId: str
+    error: str
+
+
+class AckResponse(BaseModel):
+    model_config = examples({"acked": ["msg_576e648137579110cd6d80e1bdbec8d3"], "failed": []})
+
+    acked: list[str]
+    failed: list[ReceiptFailure] = []
+
+
+class NackOutcome(BaseModel):
+    messageId: str
+    outcome: Literal["retry", "dead", "expired"]
+    nextAttemptAt: str | None = None
+
+
+class NackResponse(BaseModel):
+    model_config = examples(
+        {
+            "nacked": [
+                {
+                    "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
+                    "outcome": "retry",
+                    "nextAttemptAt": "2026-11-22T10:00:02.000Z",
+                }
+            ],
+            "failed": [],
+        }
+    )
+
+    nacked: list[NackOutcome]
+    failed: list[ReceiptFailure] = []

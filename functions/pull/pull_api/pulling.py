@@ -1,0 +1,106 @@
+"""Pull: hand out due messages with receipts; plan the hop, expiry or ending of the others.
+
+Attempts: a message's attempt is ``envelope.attempt + ApproximateReceiveCount - 1``; every
+receive after the first (a nack's delay, or an ack wait that ran out) is one more attempt
+(docs/decisions/0009-pull-attempts.md).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from pull_api.work import Plan, PullWork, Target
+from roomcast.dal.queues import Received, visibility_seconds
+from roomcast.dal.sender import Outgoing, delay_seconds
+from roomcast.domain.envelope import Envelope, EnvelopeError
+from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.models import SubscriptionType
+from roomcast.domain.policy import is_expired
+from roomcast.domain.receipts import Receipt
+from roomcast.observability import logger
+
+# A message received this close to its due time is handed out (SQS delays are whole seconds).
+DUE_TOLERANCE_MS = 1_000
+ACK_WAIT_EXPIRED = "not acknowledged within ackWaitMs"
+
+
+@dataclass(frozen=True)
+class Handout:
+    """A message handed to a consumer, with the receipt it acks or nacks it by."""
+
+    receipt: str
+    envelope: Envelope
+    attempt: int
+
+
+def pull(
+    work: PullWork, tenant_id: str, room_id: str, subscription_id: str, max_messages: int, wait_seconds: int
+) -> list[Handout]:
+    """Up to ``max_messages`` due messages, waiting up to ``wait_seconds`` for the first one."""
+    target = work.target(tenant_id, room_id, subscription_id)
+    visibility = visibility_seconds(target.subscription.ack_wait_ms or 0)
+    deadline = time.monotonic() + wait_seconds
+    handed: list[Handout] = []
+    while True:
+        wait = max(0, round(deadline - time.monotonic()))
+        received = work.queues.receive(target.queue_url, max_messages - len(handed), wait, visibility)
+        plan = Plan(target)
+        for message in received:
+            handout = _classify(work, message, target, plan)
+            if handout is not None:
+                handed.append(handout)
+        work.apply(plan)
+        if handed or not received or time.monotonic() >= deadline:
+            return handed
+
+
+def _classify(work: PullWork, received: Received, target: Target, plan: Plan) -> Handout | None:
+    """Hand the message out (returned), or plan its hop, dead letter or expiry (None)."""
+    now = work.clock()
+    try:
+        envelope = Envelope.from_json(received.body)
+    except EnvelopeError:
+        logger.error(
+            "not a roomcast envelope; moved to the dead-letter queue", extra={"queue": target.queue_url}
+        )
+        plan.outgoing.append(Outgoing(target.dead_letter_queue_url, received.body))
+        plan.delete.append(received.handle)
+        return None
+    attempt = envelope.attempt + received.receive_count - 1
+    if is_expired(now, envelope.expires_at_ms):
+        plan.delete.append(received.handle)
+        plan.records.append(
+            envelope.record(SubscriptionType.PULL, DeliveryStatus.EXPIRED, attempt, "expired before delivery")
+        )
+        work.log_envelope("expired", envelope, attempt=attempt)
+        return None
+    if envelope.due_at_ms > now + DUE_TOLERANCE_MS:
+        # Not due yet (a wait longer than SQS can hold): send it on with the remaining delay.
+        hop = envelope.hop(attempt)
+        plan.outgoing.append(Outgoing(target.queue_url, hop, delay_seconds(hop.due_at_ms, now)))
+        plan.delete.append(received.handle)
+        work.log_envelope("hop", envelope, attempt=attempt, next_delay_ms=envelope.due_at_ms - now)
+        return None
+    if attempt > target.policy.delivery_attempts:
+        last = replace(envelope, attempt=attempt - 1)
+        plan.endings.append((last, f"{ACK_WAIT_EXPIRED}; attempts exhausted", attempt))
+        plan.delete.append(received.handle)
+        return None
+    if received.receive_count > 1:
+        # The previous hand-out was neither acked nor nacked in time: that attempt failed.
+        plan.ack_timeouts.append(
+            envelope.record(SubscriptionType.PULL, DeliveryStatus.RETRYING, attempt, ACK_WAIT_EXPIRED)
+        )
+    receipt = Receipt(
+        target.subscription.id,
+        envelope.message_id,
+        attempt,
+        received.handle,
+        envelope.expires_at_ms,
+        envelope.correlation_id,
+        envelope.room_id,
+        envelope.published_at,
+    )
+    work.log_envelope("attempt", envelope, attempt=attempt)
+    return Handout(receipt.encode(), envelope, attempt)

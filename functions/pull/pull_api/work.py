@@ -1,0 +1,136 @@
+"""What pulls, acks and nacks share: the subscription they work on, a plan of sends, endings,
+deletes and records, and the order it is applied in (send first, delete second, record third —
+a crash duplicates, never loses)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from roomcast.dal.ports import Catalog, MessageRecords, PullQueue, Sender
+from roomcast.dal.sender import Outgoing
+from roomcast.delivery.endings import Endings
+from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
+from roomcast.domain.clock import now_ms
+from roomcast.domain.envelope import Envelope
+from roomcast.domain.messages import Delivery, DeliveryStatus, delivery_record
+from roomcast.domain.models import Subscription, SubscriptionType
+from roomcast.domain.policy import DeliveryPolicy, NextStep, after_failure, effective_policy
+from roomcast.domain.receipts import Receipt
+from roomcast.errors import Conflict
+
+
+@dataclass(frozen=True)
+class Target:
+    """A PULL subscription with its effective policy and queues."""
+
+    subscription: Subscription
+    policy: DeliveryPolicy
+    queue_url: str
+    dead_letter_queue_url: str
+
+
+@dataclass
+class Plan:
+    """What one batch of work will do, applied in the safe order by ``PullWork.apply``."""
+
+    target: Target
+    outgoing: list[Outgoing] = field(default_factory=list)
+    # Destinations that end here: (envelope as it ends, reason, attempts made) → failover or dead letter.
+    endings: list[tuple[Envelope, str, int]] = field(default_factory=list)
+    delete: list[str] = field(default_factory=list)
+    records: list[Delivery] = field(default_factory=list)
+    # Written only over a record with fewer attempts: a nack's own record (reason, next attempt) stays.
+    ack_timeouts: list[Delivery] = field(default_factory=list)
+
+
+@dataclass
+class PullWork:
+    catalog: Catalog
+    messages: MessageRecords
+    queues: PullQueue
+    sender: Sender
+    endings: Endings
+    log: LogSink
+    clock: Callable[[], int] = now_ms
+    random_fraction: Callable[[], float] = random.random
+
+    def target(self, tenant_id: str, room_id: str, subscription_id: str) -> Target:
+        room = self.catalog.get_room(tenant_id, room_id)
+        subscription = self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        if subscription.type is not SubscriptionType.PULL or not subscription.queue_url:
+            raise Conflict(
+                f"subscription {subscription_id} is {subscription.type.value}; only PULL ones are pulled"
+            )
+        return Target(
+            subscription=subscription,
+            policy=effective_policy(room, subscription),
+            queue_url=subscription.queue_url,
+            dead_letter_queue_url=subscription.dead_letter_queue_url or "",
+        )
+
+    def apply(self, plan: Plan) -> None:
+        if plan.outgoing:
+            self.sender.send(plan.outgoing)
+        for envelope, reason, attempts in plan.endings:
+            self.endings.dead_or_failover(
+                envelope,
+                plan.target.subscription,
+                reason,
+                attempts,
+                self.clock(),
+                dead_letter_copy=Outgoing(plan.target.dead_letter_queue_url, envelope),
+            )
+        if plan.delete:
+            self.queues.delete(plan.target.queue_url, plan.delete)
+        for record in plan.records:
+            self.messages.update_delivery(record)
+        for record in plan.ack_timeouts:
+            self.messages.update_delivery(record, only_if_attempts_below=record.attempts)
+
+    def next_step(self, policy: DeliveryPolicy, receipt: Receipt, now_ms: int) -> NextStep:
+        """What follows the failure (a nack) of the receipt's attempt."""
+        return after_failure(
+            policy, receipt.attempt, now_ms, receipt.expires_at_ms, random_fraction=self.random_fraction()
+        )
+
+    def log_envelope(self, event: str, envelope: Envelope, **extra: Any) -> None:
+        self.log.add(LogRecord(event=event, subscription_type="PULL", **log_record_fields(envelope), **extra))
+
+    def log_receipt(self, event: str, tenant_id: str, receipt: Receipt, **extra: Any) -> None:
+        self.log.add(
+            LogRecord(
+                event=event,
+                message_id=receipt.message_id,
+                correlation_id=receipt.correlation_id,
+                tenant_id=tenant_id,
+                room_id=receipt.room_id,
+                subscription_id=receipt.subscription_id,
+                subscription_type="PULL",
+                attempt=receipt.attempt,
+                published_at=receipt.published_at or None,
+                **extra,
+            )
+        )
+
+
+def receipt_record(
+    tenant_id: str,
+    receipt: Receipt,
+    status: DeliveryStatus,
+    error: str | None = None,
+    next_attempt_at: str | None = None,
+) -> Delivery:
+    """The record of a handed-out message, as of its receipt's attempt (which counts as made)."""
+    return delivery_record(
+        message_id=receipt.message_id,
+        tenant_id=tenant_id,
+        subscription_id=receipt.subscription_id,
+        subscription_type=SubscriptionType.PULL,
+        status=status,
+        attempts=receipt.attempt + 1,
+        error=error,
+        next_attempt_at=next_attempt_at,
+    )

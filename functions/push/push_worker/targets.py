@@ -1,0 +1,82 @@
+"""The rooms and subscriptions a push batch delivers to, read once per batch (one BatchGetItem)
+and kept a few seconds per container; a PATCH or a secret rotation applies from the next batch."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from roomcast.dal.ports import Catalog
+from roomcast.domain.clock import now_ms
+from roomcast.domain.envelope import Envelope
+from roomcast.domain.models import Room, Subscription
+from roomcast.errors import NotFound
+
+SUBSCRIPTION_CACHE_MS = 5_000
+
+Key = tuple[str, str, str]  # (kind, tenant, id)
+
+
+@dataclass
+class Targets:
+    catalog: Catalog
+    clock: Callable[[], int] = now_ms
+    _cache: dict[Key, tuple[int, Room | Subscription | None]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def prefetch(self, envelopes: Sequence[Envelope]) -> None:
+        """Read the rooms and subscriptions of a batch in one call, fresh for every batch."""
+        now = self.clock()
+        wanted = list(dict.fromkeys((e.tenant_id, e.room_id, e.subscription_id) for e in envelopes))
+        if not wanted:
+            return
+        rooms, subscriptions = self.catalog.rooms_and_subscriptions(wanted)
+        with self._lock:
+            for tenant_id, room_id, subscription_id in wanted:
+                self._cache[("room", tenant_id, room_id)] = (now, rooms.get((tenant_id, room_id)))
+                self._cache[("subscription", tenant_id, subscription_id)] = (
+                    now,
+                    subscriptions.get((tenant_id, room_id, subscription_id)),
+                )
+
+    def of(self, envelope: Envelope) -> tuple[Room, Subscription] | None:
+        """The envelope's room and subscription, or None when either no longer exists."""
+        room = self._cached(("room", envelope.tenant_id, envelope.room_id), self._read_room, envelope)
+        subscription = self._cached(
+            ("subscription", envelope.tenant_id, envelope.subscription_id), self._read_subscription, envelope
+        )
+        if not isinstance(room, Room) or not isinstance(subscription, Subscription):
+            return None
+        return room, subscription
+
+    def forget(self, subscription: Subscription) -> None:
+        with self._lock:
+            self._cache.pop(("subscription", subscription.tenant_id, subscription.id), None)
+
+    def _cached(
+        self, key: Key, read: Callable[[Envelope], Room | Subscription | None], envelope: Envelope
+    ) -> Room | Subscription | None:
+        now = self.clock()
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None and now - cached[0] < SUBSCRIPTION_CACHE_MS:
+            return cached[1]
+        value = read(envelope)
+        with self._lock:
+            self._cache[key] = (now, value)
+        return value
+
+    def _read_room(self, envelope: Envelope) -> Room | None:
+        try:
+            return self.catalog.get_room(envelope.tenant_id, envelope.room_id)
+        except NotFound:
+            return None
+
+    def _read_subscription(self, envelope: Envelope) -> Subscription | None:
+        try:
+            return self.catalog.get_subscription(
+                envelope.tenant_id, envelope.room_id, envelope.subscription_id
+            )
+        except NotFound:
+            return None

@@ -1,0 +1,120 @@
+"""What every operation's OpenAPI entry needs besides its models: the documented responses
+(success, errors with the one error shape), the security scheme, and the document's header.
+
+Each function documents its own routes with these; the published document is merged from the
+functions' resolvers (``roomcast_dev.openapi``, docs/decisions/0015-one-home-per-route.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from roomcast.api.models import ErrorResponse, GatewayError
+
+TITLE: Final = "roomcast"
+API_VERSION: Final = "1"
+SUMMARY: Final = "Rooms and subscriptions: signed webhooks and pull queues without running brokers."
+DESCRIPTION: Final = (
+    "Publishers POST messages to rooms; every matching subscription receives them as signed "
+    "webhooks (PUSH, retried with exponential backoff) or from its own queue (PULL). "
+    "Authenticate with `Authorization: Bearer <API key>`. Every error the API answers has one shape, "
+    '`{"error": {"code", "message", "details"}}`; errors API Gateway answers before a function '
+    'runs (401, 403) are `{"message"}`.'
+)
+SECURITY_SCHEME: Final = "apiKey"
+TAGS: Final = (
+    ("rooms", "A room holds the message expiry and the default delivery policy."),
+    ("subscriptions", "PUSH (signed webhooks) or PULL (own queue) receivers of a room's messages."),
+    ("messages", "Publishing, and each message's delivery status per destination."),
+    ("pull", "Reading a PULL subscription's queue: pull, ack, nack."),
+    ("dead letters", "Messages that ended dead, per subscription: list, replay, purge."),
+)
+
+_ERRORS: Final = {
+    400: (
+        "Malformed request: the body is not JSON, or a cursor, receipt or header is invalid",
+        "malformed_json",
+        "request body is not valid JSON",
+    ),
+    404: (
+        "Not found (a resource of another tenant is not found either)",
+        "not_found",
+        "room room_0123456789abcdef0123456789abcdef not found",
+    ),
+    409: (
+        "Conflict with the current state",
+        "conflict",
+        "subscription sub_0123456789abcdef0123456789abcdef was changed or deleted meanwhile; read it again",
+    ),
+    413: (
+        "The payload or the request body is too large",
+        "payload_too_large",
+        "payload is 140000 bytes serialized; the limit is 131072",
+    ),
+    415: (
+        "The body is not declared JSON",
+        "unsupported_media_type",
+        "request body must be JSON: send Content-Type: application/json (got 'text/plain')",
+    ),
+    422: (
+        "Validation error: a field is missing, of the wrong type, out of bounds or refused",
+        "validation_error",
+        "body.deliveryAttempts: Input should be less than or equal to 50",
+    ),
+    500: (
+        "Internal error (a bug, or AWS failing); the request may be retried",
+        "internal_error",
+        "internal error; the request may be retried",
+    ),
+}
+# Every operation can answer these: powertools validates every request (422), anything can fail (500).
+_ALWAYS: Final = (422, 500)
+_GATEWAY_ERRORS: Final = {
+    401: ("No API key (answered by API Gateway)", "Unauthorized"),
+    403: ("The API key is not valid (answered by API Gateway)", "Forbidden"),
+}
+
+
+def _error(status: int) -> dict[str, Any]:
+    description, code, message = _ERRORS[status]
+    example = {"error": {"code": code, "message": message, "details": []}}
+    return {
+        "description": description,
+        "content": {"application/json": {"model": ErrorResponse, "examples": {code: {"value": example}}}},
+    }
+
+
+def _gateway_error(status: int) -> dict[str, Any]:
+    description, message = _GATEWAY_ERRORS[status]
+    return {
+        "description": description,
+        "content": {
+            "application/json": {
+                "model": GatewayError,
+                "examples": {message: {"value": {"message": message}}},
+            }
+        },
+    }
+
+
+def responses(
+    status: int,
+    description: str,
+    *errors: int,
+    links: dict[str, Any] | None = None,
+    authorized: bool = True,
+) -> dict[int, Any]:
+    """An operation's documented responses: the success (its schema and examples come from the
+    route's return model), the given error statuses, and 401/403 for every operation behind the key."""
+    success: dict[str, Any] = {"description": description}
+    if links:
+        success["links"] = links
+    documented: dict[int, Any] = {status: success}
+    if authorized:
+        documented |= {code: _gateway_error(code) for code in _GATEWAY_ERRORS}
+    return documented | {code: _error(code) for code in sorted({*errors, *_ALWAYS})}
+
+
+def link(operation_id: str, description: str, **parameters: str) -> dict[str, Any]:
+    """An OpenAPI link to ``operation_id`` with parameters taken from this response or request."""
+    return {"operationId": operation_id, "parameters": parameters, "description": description}

@@ -1,0 +1,22 @@
+"""The caller's tenant, as the authorizer resolved it from the API key: a route dependency."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Request
+from aws_lambda_powertools.event_handler.depends import Depends
+
+from roomcast.errors import RoomcastError
+
+
+def tenant_id(request: Request) -> str:
+    """The tenant in the authorizer's context (``requestContext.authorizer.lambda.tenantId``)."""
+    context = request.resolved_event.request_context.authorizer.get_lambda or {}  # type: ignore[attr-defined]
+    tenant = context.get("tenantId")
+    if not isinstance(tenant, str) or not tenant:
+        raise RoomcastError("missing or invalid API key", code="unauthorized", http_status=401)
+    return tenant
+
+
+Tenant = Annotated[str, Depends(tenant_id)]

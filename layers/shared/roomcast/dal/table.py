@@ -1,0 +1,117 @@
+"""The base of the DynamoDB stores: the table, a client, and the loops DynamoDB makes every caller
+write (pages, cursors, batches with unprocessed items) written once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from roomcast.dal import items
+from roomcast.dal.aws import dynamodb_client
+from roomcast.dal.pages import Page, decode_cursor, encode_cursor
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+# DynamoDB's own limits per call.
+BATCH_WRITE_MAX_ITEMS: Final = 25
+BATCH_GET_MAX_KEYS: Final = 100
+_MAX_UNPROCESSED_ROUNDS: Final = 8
+
+Key = dict[str, Any]
+
+
+def key(partition: str, sort: str) -> Key:
+    return {"PK": {"S": partition}, "SK": {"S": sort}}
+
+
+class UnprocessedItems(RuntimeError):
+    """DynamoDB kept refusing part of a batch (throttling): nothing may be acknowledged."""
+
+
+class TableAccess:
+    """A DynamoDB store: the table's name and a client (the shared lazy one unless a test or tool
+    passes its own)."""
+
+    def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:
+        self._table_name = table_name
+        self._explicit_client = client
+
+    @property
+    def _client(self) -> DynamoDBClient:
+        return self._explicit_client or dynamodb_client()
+
+    def _key_condition(self, partition: str, prefix: str | None) -> dict[str, Any]:
+        condition: dict[str, Any] = {
+            "TableName": self._table_name,
+            "KeyConditionExpression": "PK = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": partition}},
+            "ConsistentRead": True,
+        }
+        if prefix:
+            condition["KeyConditionExpression"] += " AND begins_with(SK, :prefix)"
+            condition["ExpressionAttributeValues"][":prefix"] = {"S": prefix}
+        return condition
+
+    def _query_page(
+        self, partition: str, limit: int, cursor: str | None, prefix: str | None = None
+    ) -> Page[items.Item]:
+        """One page of a partition (optionally the items whose sort key starts with ``prefix``);
+        the cursor is verified to belong to this partition before it is used."""
+        request = {**self._key_condition(partition, prefix), "Limit": limit}
+        start = decode_cursor(cursor, partition)
+        if start is not None:
+            request["ExclusiveStartKey"] = start
+        response = self._client.query(**request)
+        found = [items.from_attributes(raw) for raw in response.get("Items", [])]
+        return Page(found, encode_cursor(response.get("LastEvaluatedKey")))
+
+    def _query_all(self, partition: str, prefix: str | None = None) -> Iterator[items.Item]:
+        """Every item of a partition (or of a sort-key prefix), page after page."""
+        for page in self._client.get_paginator("query").paginate(**self._key_condition(partition, prefix)):
+            yield from (items.from_attributes(raw) for raw in page.get("Items", []))
+
+    def _count(self, partition: str, prefix: str | None = None) -> int:
+        pages = self._client.get_paginator("query").paginate(
+            **self._key_condition(partition, prefix), Select="COUNT"
+        )
+        return sum(page.get("Count", 0) for page in pages)
+
+    def _batch_get(self, keys: Sequence[Key]) -> list[items.Item]:
+        """Items by key, 100 keys a call, asking again for what DynamoDB left unprocessed;
+        missing items are simply absent."""
+        unique = list({(k["PK"]["S"], k["SK"]["S"]): k for k in keys}.values())
+        found: list[items.Item] = []
+        for start in range(0, len(unique), BATCH_GET_MAX_KEYS):
+            request: dict[str, Any] = {
+                self._table_name: {"Keys": unique[start : start + BATCH_GET_MAX_KEYS], "ConsistentRead": True}
+            }
+            while request:
+                response = self._client.batch_get_item(RequestItems=request)
+                found.extend(
+                    items.from_attributes(raw)
+                    for raw in response.get("Responses", {}).get(self._table_name, [])
+                )
+                request = dict(response.get("UnprocessedKeys", {}))
+        return found
+
+    def _batch_write(self, requests: Sequence[dict[str, Any]]) -> None:
+        """Put and delete requests, 25 a call, retrying what DynamoDB left unprocessed with backoff."""
+        for start in range(0, len(requests), BATCH_WRITE_MAX_ITEMS):
+            pending: list[Any] = list(requests[start : start + BATCH_WRITE_MAX_ITEMS])
+            for round_number in range(_MAX_UNPROCESSED_ROUNDS):
+                response = self._client.batch_write_item(RequestItems={self._table_name: pending})
+                pending = list(response.get("UnprocessedItems", {}).get(self._table_name, []))
+                if not pending:
+                    break
+                time.sleep(min(0.05 * 2**round_number, 1.0))
+            else:
+                raise UnprocessedItems(f"DynamoDB left {len(pending)} writes unprocessed")
+
+
+def is_condition_failure(error: Exception) -> bool:
+    """A conditional write (or a transaction with one) that DynamoDB refused because of its condition."""
+    response = getattr(error, "response", None) or {}
+    code = response.get("Error", {}).get("Code", "")
+    return code in {"ConditionalCheckFailedException", "TransactionCanceledException"}

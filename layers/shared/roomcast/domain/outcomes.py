@@ -1,0 +1,15 @@
+"""What one envelope's handling came to: the push function's and the endings' results."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class DeliveryOutcome(StrEnum):
+    DELIVERED = "delivered"  # the subscriber answered 2xx
+    RETRY = "retry"  # an attempt failed; the next one is scheduled
+    HOP = "hop"  # not due yet: re-sent to wait longer than SQS holds a message (not an attempt)
+    DEAD = "dead"  # attempts used up or a permanent failure; kept as a dead letter
+    FAILOVER = "failover"  # handed to the subscription's failover instead of dead
+    EXPIRED = "expired"  # the room's expiry came first
+    DROPPED = "dropped"  # the subscription or room no longer exists

@@ -1,0 +1,82 @@
+"""What a webhook answer means: its outcome class, 410 Gone and Retry-After (DESIGN: "PUSH outcome
+classes"). Pure: no sockets here (the POST itself is ``roomcast.webhooks.http``)."""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import re
+from dataclasses import dataclass
+from datetime import UTC
+from decimal import Decimal
+from enum import StrEnum
+
+MAX_RETRY_AFTER_MS = 7 * 24 * 60 * 60 * 1000  # a week: anything longer is a mistake, not a plan
+_RETRY_AFTER_SECONDS = re.compile(r"\d+(\.\d+)?")
+
+
+class AnswerClass(StrEnum):
+    DELIVERED = "delivered"
+    RETRYABLE = "retryable"
+    PERMANENT = "permanent"
+
+
+@dataclass(frozen=True)
+class HttpResult:
+    """What one POST came to.
+
+    ``status`` is None when no HTTP answer arrived (network error, TLS failure, timeout);
+    ``error`` then says why in a few words. ``error`` can also accompany a status when the
+    body was cut short (e.g. a timeout while reading it): the status still stands.
+    """
+
+    status: int | None
+    retry_after_ms: int | None
+    error: str | None
+    latency_ms: int
+    response_excerpt: str
+
+
+def classify(status: int | None) -> AnswerClass:
+    """The PUSH outcome class of an answer (DESIGN: "PUSH outcome classes")."""
+    if status is None:
+        return AnswerClass.RETRYABLE  # network error or timeout
+    if 200 <= status < 300:
+        return AnswerClass.DELIVERED
+    if 400 <= status < 500 and status not in (408, 425, 429):
+        return AnswerClass.PERMANENT
+    # 1xx (not a final answer), 3xx (redirects are not followed), 408, 425, 429, 5xx and
+    # anything non-standard above 599 are worth trying again.
+    return AnswerClass.RETRYABLE
+
+
+def is_gone(status: int | None) -> bool:
+    """410 Gone: the subscriber says the endpoint is gone for good (the subscription is disabled)."""
+    return status == 410
+
+
+def parse_retry_after(value: str | None, now_s: float) -> int | None:
+    """``Retry-After`` (delay-seconds or an HTTP-date) as milliseconds from ``now_s``.
+
+    None when absent or unreadable; a date in the past is 0; anything beyond a week is a week.
+    """
+    if value is None:
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    if _RETRY_AFTER_SECONDS.fullmatch(text):
+        if len(text.partition(".")[0]) > 12:  # far beyond the cap; no need to do the arithmetic
+            return MAX_RETRY_AFTER_MS
+        return min(math.ceil(Decimal(text) * 1000), MAX_RETRY_AFTER_MS)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000" or no zone: HTTP dates are GMT
+        when = when.replace(tzinfo=UTC)
+    try:
+        delay_ms = math.ceil((when.timestamp() - now_s) * 1000)
+    except (OverflowError, ValueError):
+        return None
+    return min(max(delay_ms, 0), MAX_RETRY_AFTER_MS)

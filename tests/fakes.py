@@ -1,0 +1,212 @@
+"""In-memory stand-ins for the data-access interfaces (roomcast.dal.ports), for service tests.
+
+They keep the rules the real stores enforce that services rely on — tenant-scoped keys,
+NotFound for what is missing, optimistic locking on subscriptions, a delivery record that
+never leaves a terminal status — and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from roomcast.dal.dead_letters import DeadLetter
+from roomcast.dal.pages import Page
+from roomcast.dal.queues import PullQueues
+from roomcast.dal.sender import Outgoing
+from roomcast.delivery.log import LogRecord
+from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, Message, TrackedMessage
+from roomcast.domain.models import Room, Subscription
+from roomcast.errors import Conflict, NotFound
+
+
+def _page[T](items: list[T], limit: int, cursor: str | None) -> Page[T]:
+    start = int(cursor or 0)
+    end = start + limit
+    return Page(items[start:end], str(end) if end < len(items) else None)
+
+
+@dataclass
+class FakeCatalog:
+    rooms: dict[tuple[str, str], Room] = field(default_factory=dict)
+    subscriptions: dict[tuple[str, str, str], Subscription] = field(default_factory=dict)
+
+    def create_room(self, room: Room) -> None:
+        self.rooms[(room.tenant_id, room.id)] = room
+
+    def get_room(self, tenant_id: str, room_id: str) -> Room:
+        try:
+            return self.rooms[(tenant_id, room_id)]
+        except KeyError:
+            raise NotFound(f"room {room_id} not found") from None
+
+    def list_rooms(self, tenant_id: str, limit: int, cursor: str | None) -> Page[Room]:
+        found = sorted((r for (t, _), r in self.rooms.items() if t == tenant_id), key=lambda r: r.id)
+        return _page(found, limit, cursor)
+
+    def replace_room(self, room: Room) -> None:
+        self.get_room(room.tenant_id, room.id)
+        self.rooms[(room.tenant_id, room.id)] = room
+
+    def delete_room(self, tenant_id: str, room_id: str) -> None:
+        self.rooms.pop((tenant_id, room_id), None)
+
+    def create_subscription(self, subscription: Subscription) -> None:
+        self.get_room(subscription.tenant_id, subscription.room_id)
+        self.subscriptions[(subscription.tenant_id, subscription.room_id, subscription.id)] = subscription
+
+    def get_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
+        try:
+            return self.subscriptions[(tenant_id, room_id, subscription_id)]
+        except KeyError:
+            raise NotFound(f"subscription {subscription_id} not found in room {room_id}") from None
+
+    def list_subscriptions(
+        self, tenant_id: str, room_id: str, limit: int, cursor: str | None
+    ) -> Page[Subscription]:
+        return _page(self.all_subscriptions(tenant_id, room_id), limit, cursor)
+
+    def all_subscriptions(self, tenant_id: str, room_id: str) -> list[Subscription]:
+        found = (s for (t, r, _), s in self.subscriptions.items() if (t, r) == (tenant_id, room_id))
+        return sorted(found, key=lambda s: s.id)
+
+    def count_subscriptions(self, tenant_id: str, room_id: str) -> int:
+        return len(self.all_subscriptions(tenant_id, room_id))
+
+    def replace_subscription(self, subscription: Subscription, expected_updated_at: str) -> None:
+        key = (subscription.tenant_id, subscription.room_id, subscription.id)
+        current = self.subscriptions.get(key)
+        if current is None or current.updated_at != expected_updated_at:
+            raise Conflict(f"subscription {subscription.id} was changed or deleted meanwhile; read it again")
+        self.subscriptions[key] = subscription
+
+    def delete_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
+        self.subscriptions.pop((tenant_id, room_id, subscription_id), None)
+
+    def rooms_and_subscriptions(
+        self, wanted: Sequence[tuple[str, str, str]]
+    ) -> tuple[dict[tuple[str, str], Room], dict[tuple[str, str, str], Subscription]]:
+        rooms = {(t, r): self.rooms[(t, r)] for t, r, _ in wanted if (t, r) in self.rooms}
+        subscriptions = {key: self.subscriptions[key] for key in wanted if key in self.subscriptions}
+        return rooms, subscriptions
+
+
+@dataclass
+class FakeMessages:
+    messages: dict[tuple[str, str], Message] = field(default_factory=dict)
+    # Every record ever written, in order; ``current`` is the latest per destination.
+    written: list[Delivery] = field(default_factory=list)
+
+    def current(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
+        found = [
+            d
+            for d in self.written
+            if (d.tenant_id, d.message_id, d.subscription_id) == (tenant_id, message_id, subscription_id)
+        ]
+        return found[-1] if found else None
+
+    def put_message(self, message: Message, deliveries: Sequence[Delivery]) -> int:
+        self.messages[(message.tenant_id, message.id)] = message
+        self.written.extend(deliveries)
+        return 1
+
+    def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
+        self.written.extend(deliveries)
+
+    def update_delivery(
+        self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
+    ) -> bool:
+        current = self.current(delivery.tenant_id, delivery.message_id, delivery.subscription_id)
+        if current is not None and not force:
+            if current.status in TERMINAL_STATUSES:
+                return False
+            if only_if_attempts_below is not None and current.attempts >= only_if_attempts_below:
+                return False
+        self.written.append(delivery)
+        return True
+
+    def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage:
+        message = self.messages.get((tenant_id, message_id))
+        if message is None:
+            raise NotFound(f"message {message_id} not found")
+        deliveries = [self.current(tenant_id, message_id, s) for s in message.destinations]
+        return TrackedMessage(message, tuple(d for d in deliveries if d is not None))
+
+    def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
+        return {m: self.messages[(tenant_id, m)] for m in message_ids if (tenant_id, m) in self.messages}
+
+
+@dataclass
+class FakeDeadLetters:
+    letters: dict[tuple[str, str, str, str], DeadLetter] = field(default_factory=dict)
+
+    def put(self, dead_letter: DeadLetter) -> None:
+        e = dead_letter.envelope
+        self.letters[(e.tenant_id, e.room_id, e.subscription_id, e.message_id)] = dead_letter
+
+    def _of(self, tenant_id: str, room_id: str, subscription_id: str) -> list[DeadLetter]:
+        return [
+            letter
+            for key, letter in sorted(self.letters.items())
+            if key[:3] == (tenant_id, room_id, subscription_id)
+        ]
+
+    def page(
+        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None
+    ) -> Page[DeadLetter]:
+        return _page(self._of(tenant_id, room_id, subscription_id), limit, cursor)
+
+    def get_many(
+        self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]
+    ) -> list[DeadLetter]:
+        keys = [(tenant_id, room_id, subscription_id, m) for m in dict.fromkeys(message_ids)]
+        return [self.letters[k] for k in keys if k in self.letters]
+
+    def delete(self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]) -> None:
+        for message_id in message_ids:
+            self.letters.pop((tenant_id, room_id, subscription_id, message_id), None)
+
+
+@dataclass
+class FakeSender:
+    sent: list[Outgoing] = field(default_factory=list)
+
+    def send(self, outgoing: Sequence[Outgoing]) -> None:
+        self.sent.extend(outgoing)
+
+
+@dataclass
+class FakeQueueAdmin:
+    queues: dict[str, int] = field(default_factory=dict)  # queue URL -> visibility seconds
+    purged: list[str] = field(default_factory=list)
+
+    def create_pull_queues(
+        self, subscription_id: str, tenant_id: str, room_id: str, ack_wait_ms: int
+    ) -> PullQueues:
+        found = PullQueues(
+            f"https://sqs.local/pull-{subscription_id}", f"https://sqs.local/pull-{subscription_id}-dlq"
+        )
+        self.queues[found.queue_url] = -(-ack_wait_ms // 1000)
+        self.queues[found.dead_letter_queue_url] = 0
+        return found
+
+    def set_ack_wait(self, queue_url: str, ack_wait_ms: int) -> None:
+        self.queues[queue_url] = -(-ack_wait_ms // 1000)
+
+    def purge(self, queue_url: str) -> None:
+        self.purged.append(queue_url)
+
+    def delete_queues(self, queue_urls: list[str]) -> None:
+        for url in queue_urls:
+            self.queues.pop(url, None)
+
+
+@dataclass
+class FakeLog:
+    records: list[LogRecord] = field(default_factory=list)
+
+    def add(self, record: LogRecord) -> None:
+        self.records.append(record)
+
+    def events(self) -> list[str]:
+        return [r.event for r in self.records]

@@ -1,0 +1,89 @@
+"""Management services wired to in-memory fakes, and the rooms and subscriptions tests start from."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from pydantic import TypeAdapter
+
+from management_api.dead_letters.service import DeadLettersService
+from management_api.rooms.models import RoomCreate
+from management_api.rooms.service import RoomsService
+from management_api.signing_secrets.service import SigningSecretsService
+from management_api.subscriptions.models import (
+    PullSubscriptionCreate,
+    PushSubscriptionCreate,
+    SubscriptionCreate,
+)
+from management_api.subscriptions.service import SubscriptionsService
+from roomcast.delivery.endings import Destinations
+from roomcast.domain.models import Room, Subscription
+from roomcast.domain.push_urls import PushUrlPolicy, Resolver
+from tests.fakes import FakeCatalog, FakeDeadLetters, FakeLog, FakeMessages, FakeQueueAdmin, FakeSender
+
+TENANT = "tenant-a"
+OTHER_TENANT = "tenant-b"
+PUSH_QUEUE_URL = "https://sqs.local/push"
+PUBLIC_ADDRESS = "93.184.216.34"
+SUBSCRIPTION_CREATE = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
+
+
+def resolve_to(*addresses: str) -> Resolver:
+    return lambda host, port: list(addresses)
+
+
+def subscription_request(**fields: object) -> PushSubscriptionCreate | PullSubscriptionCreate:
+    """A subscription body as the API validates it (JSON in; PULL unless ``type`` says otherwise)."""
+    return SUBSCRIPTION_CREATE.validate_json(json.dumps({"type": "PULL", **fields}))
+
+
+@dataclass
+class Management:
+    """The management services over one set of fakes, as the function wires them over DynamoDB/SQS."""
+
+    catalog: FakeCatalog = field(default_factory=FakeCatalog)
+    queues: FakeQueueAdmin = field(default_factory=FakeQueueAdmin)
+    messages: FakeMessages = field(default_factory=FakeMessages)
+    dead_letter_store: FakeDeadLetters = field(default_factory=FakeDeadLetters)
+    sender: FakeSender = field(default_factory=FakeSender)
+    log: FakeLog = field(default_factory=FakeLog)
+    allow_loopback: bool = False
+    addresses: tuple[str, ...] = (PUBLIC_ADDRESS,)  # what every push URL host resolves to
+
+    @property
+    def rooms(self) -> RoomsService:
+        return RoomsService(self.catalog, self.queues)
+
+    @property
+    def subscriptions(self) -> SubscriptionsService:
+        return SubscriptionsService(
+            self.catalog,
+            self.queues,
+            PushUrlPolicy(allow_loopback=self.allow_loopback),
+            resolve_to(*self.addresses),
+        )
+
+    @property
+    def dead_letters(self) -> DeadLettersService:
+        return DeadLettersService(
+            self.catalog,
+            self.dead_letter_store,
+            self.messages,
+            self.queues,
+            self.sender,
+            Destinations(PUSH_QUEUE_URL),
+            self.log,
+        )
+
+    @property
+    def secrets(self) -> SigningSecretsService:
+        return SigningSecretsService(self.catalog)
+
+    def room(self, tenant_id: str = TENANT, **fields: object) -> Room:
+        return self.rooms.create(
+            tenant_id, RoomCreate.model_validate_json(json.dumps({"name": "orders", **fields}))
+        )
+
+    def subscription(self, room: Room, **fields: object) -> Subscription:
+        return self.subscriptions.create(room.tenant_id, room.id, subscription_request(**fields)).subscription

@@ -1,0 +1,132 @@
+"""PublishService with in-memory fakes: size limit, routing, stored before sent, one log record each."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pytest
+
+from publish_api.models import PublishRequest
+from publish_api.service import PayloadTooLarge, PublishService
+from roomcast.dal.sender import Outgoing
+from roomcast.delivery.endings import Destinations
+from roomcast.domain import limits
+from roomcast.domain.envelope import Envelope
+from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.models import Subscription
+from roomcast.errors import InvalidRequest
+from tests.fakes import FakeLog, FakeMessages
+from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
+
+NOW_MS = 1_795_435_200_000
+
+
+class StoreCheckingSender:
+    """Fails the test if anything is sent before its message is stored."""
+
+    def __init__(self, messages: FakeMessages) -> None:
+        self.messages = messages
+        self.sent: list[Envelope] = []
+
+    def send(self, outgoing: Sequence[Outgoing]) -> None:
+        for item in outgoing:
+            assert isinstance(item.envelope, Envelope)
+            key = (item.envelope.tenant_id, item.envelope.message_id)
+            assert key in self.messages.messages, "sent before stored"
+            self.sent.append(item.envelope)
+
+
+def _service(management: Management) -> tuple[PublishService, StoreCheckingSender, FakeLog]:
+    sender, log = StoreCheckingSender(management.messages), FakeLog()
+    service = PublishService(
+        catalog=management.catalog,
+        messages=management.messages,
+        sender=sender,
+        destinations=Destinations(PUSH_QUEUE_URL),
+        log=log,
+        clock=lambda: NOW_MS,
+    )
+    return service, sender, log
+
+
+def _request(**fields: object) -> PublishRequest:
+    body = {"eventType": "order.created", "eventVersion": "1", "payload": {"orderId": 1}, **fields}
+    return PublishRequest.model_validate_json(json.dumps(body))
+
+
+def test_a_message_is_stored_with_a_pending_record_per_destination_then_sent_to_each() -> None:
+    # Given
+    management = Management()
+    room = management.room(messageExpirationMs=60_000)
+    push = management.subscription(room, type="PUSH", pushUrl="https://hooks.example.com/in")
+    pull = management.subscription(room)
+    service, sender, log = _service(management)
+
+    # When
+    message = service.publish(TENANT, room.id, _request(correlationId="order-1"))
+
+    # Then
+    assert message.destinations == tuple(sorted([push.id, pull.id]))
+    assert message.expires_at_ms == NOW_MS + 60_000
+    assert message.correlation_id == "order-1"
+    tracked = management.messages.get_message(TENANT, message.id)
+    assert {(d.subscription_id, d.status, d.attempts) for d in tracked.deliveries} == {
+        (push.id, DeliveryStatus.PENDING, 0),
+        (pull.id, DeliveryStatus.PENDING, 0),
+    }
+    assert sorted((e.subscription_id, e.attempt, e.due_at_ms) for e in sender.sent) == sorted(
+        [(push.id, 0, NOW_MS), (pull.id, 0, NOW_MS)]
+    )
+    assert [(r.event, r.subscription_id) for r in log.records] == [
+        ("published", s) for s in message.destinations
+    ]
+
+
+def test_a_message_routed_nowhere_is_stored_and_logged_once() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    management.subscription(room, eventTypes=[{"name": "order.paid"}])
+    service, sender, log = _service(management)
+
+    # When
+    message = service.publish(TENANT, room.id, _request())
+
+    # Then
+    assert message.destinations == ()
+    assert (TENANT, message.id) in management.messages.messages
+    assert sender.sent == []
+    assert [(r.event, r.subscription_id) for r in log.records] == [("published", None)]
+
+
+def test_a_payload_over_the_limit_is_refused_before_anything_is_read_or_stored() -> None:
+    # Given: not even a room
+    management = Management()
+    service, _sender, _ = _service(management)
+
+    # When
+    with pytest.raises(PayloadTooLarge) as refused:
+        service.publish(TENANT, "room_missing", _request(payload="x" * limits.MAX_PAYLOAD_BYTES))
+
+    # Then
+    assert refused.value.http_status == 413
+    assert management.messages.messages == {}
+
+
+def test_a_named_destination_that_is_not_an_active_subscription_of_the_room_is_refused() -> None:
+    # Given
+    management = Management()
+    room, other = management.room(), management.room(name="other")
+    foreign: Subscription = management.subscription(other)
+    service, sender, _ = _service(management)
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        service.publish(TENANT, room.id, _request(destinations=[foreign.id]))
+
+    # Then
+    assert refused.value.code == "unroutable"
+    assert "not a subscription of room" in refused.value.message
+    assert management.messages.messages == {}
+    assert sender.sent == []

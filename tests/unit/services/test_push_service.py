@@ -1,0 +1,309 @@
+"""PushService with in-memory fakes and a scripted webhook answer: what each answer leads to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from push_worker.service import PushService
+from roomcast.delivery.endings import Destinations, Endings
+from roomcast.domain.envelope import Envelope, first_envelope
+from roomcast.domain.messages import DeliveryStatus, Message
+from roomcast.domain.models import Room, Subscription, SubscriptionStatus
+from roomcast.domain.outcomes import DeliveryOutcome
+from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected, PushUrlUnresolvable
+from roomcast.webhooks.answers import HttpResult
+from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
+
+NOW_MS = 1_795_435_200_000
+PUSH_URL = "https://hooks.example.com/in"
+
+
+@dataclass
+class ScriptedWebhook:
+    """Answers each POST with the next result (or raises it); records what was posted."""
+
+    answers: list[HttpResult | Exception]
+    posted: list[dict[str, Any]] = field(default_factory=list)
+
+    def __call__(
+        self, url: str, body: bytes, headers: dict[str, str], timeout_ms: int, policy: Any
+    ) -> HttpResult:
+        self.posted.append({"url": url, "headers": headers, "timeout_ms": timeout_ms})
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def answer(status: int | None, retry_after_ms: int | None = None, error: str | None = None) -> HttpResult:
+    return HttpResult(status, retry_after_ms, error, 12, "")
+
+
+@dataclass
+class Push:
+    management: Management = field(default_factory=Management)
+
+    def __post_init__(self) -> None:
+        self.room: Room = self.management.room(
+            deliveryDelayMs=1000, deliveryDelayMultiplier=2.0, deliveryAttempts=2
+        )
+        self.subscription: Subscription = self.management.subscription(
+            self.room, type="PUSH", pushUrl=PUSH_URL
+        )
+
+    def service(self, webhook: ScriptedWebhook) -> PushService:
+        m = self.management
+        destinations = Destinations(PUSH_QUEUE_URL)
+        endings = Endings(m.catalog, m.messages, m.dead_letter_store, m.sender, destinations, m.log)
+        return PushService(
+            catalog=m.catalog,
+            messages=m.messages,
+            endings=endings,
+            sender=m.sender,
+            destinations=destinations,
+            log=m.log,
+            push_url_policy=PushUrlPolicy(),
+            post=webhook,
+            clock=lambda: NOW_MS,
+            random_fraction=lambda: 0.0,
+        )
+
+    def envelope(self, **changes: Any) -> Envelope:
+        message = Message(
+            id="msg_" + "1" * 32,
+            tenant_id=TENANT,
+            room_id=self.room.id,
+            event_type="order.created",
+            event_version="1",
+            correlation_id="order-1",
+            payload={"orderId": 1},
+            published_at="2026-11-22T10:00:00.000Z",
+            published_at_ms=NOW_MS,
+            expires_at_ms=None,
+            destinations=(self.subscription.id,),
+        )
+        return replace(first_envelope(message, self.subscription.id), **changes)
+
+    def status(self) -> tuple[DeliveryStatus, int, str | None] | None:
+        record = self.management.messages.current(TENANT, "msg_" + "1" * 32, self.subscription.id)
+        return None if record is None else (record.status, record.attempts, record.last_error)
+
+
+def test_a_2xx_is_delivered_and_recorded_when_the_batch_is_flushed() -> None:
+    # Given
+    push = Push()
+    webhook = ScriptedWebhook([answer(204)])
+    service = push.service(webhook)
+
+    # When
+    outcome = service.deliver(push.envelope())
+    before_flush = push.status()
+    service.flush_delivered()
+
+    # Then
+    assert outcome is DeliveryOutcome.DELIVERED
+    assert before_flush is None
+    assert push.status() == (DeliveryStatus.DELIVERED, 1, None)
+    assert webhook.posted[0]["headers"]["webhook-id"] == "msg_" + "1" * 32
+    assert push.management.log.events() == ["attempt", "delivered"]
+
+
+def test_a_5xx_is_retried_after_the_backoff_delay_on_the_subscriptions_group() -> None:
+    # Given
+    push = Push()
+    service = push.service(ScriptedWebhook([answer(503)]))
+
+    # When
+    outcome = service.deliver(push.envelope())
+
+    # Then
+    assert outcome is DeliveryOutcome.RETRY
+    [retry] = push.management.sender.sent
+    assert (retry.queue_url, retry.group_id, retry.delay_seconds) == (PUSH_QUEUE_URL, push.subscription.id, 1)
+    assert isinstance(retry.envelope, Envelope)
+    assert (retry.envelope.attempt, retry.envelope.due_at_ms) == (1, NOW_MS + 1000)
+    assert push.status() == (DeliveryStatus.RETRYING, 1, "HTTP 503")
+
+
+def test_retry_after_lengthens_the_wait_but_never_shortens_it() -> None:
+    # Given
+    push = Push()
+    service = push.service(
+        ScriptedWebhook([answer(429, retry_after_ms=5_000), answer(503, retry_after_ms=10)])
+    )
+
+    # When
+    service.deliver(push.envelope())
+    service.deliver(push.envelope(attempt=1))
+
+    # Then
+    delays = [o.delay_seconds for o in push.management.sender.sent]
+    assert delays == [5, 2]
+
+
+def test_the_last_attempt_failing_makes_a_dead_letter() -> None:
+    # Given: deliveryAttempts 2 → attempt 2 is the last
+    push = Push()
+    service = push.service(ScriptedWebhook([answer(None, error="connection refused")]))
+
+    # When
+    outcome = service.deliver(push.envelope(attempt=2))
+
+    # Then
+    assert outcome is DeliveryOutcome.DEAD
+    [letter] = push.management.dead_letter_store.letters.values()
+    assert letter.reason == "connection refused; attempts exhausted"
+    assert push.status() == (DeliveryStatus.DEAD, 3, "connection refused; attempts exhausted")
+    assert push.management.sender.sent == []
+
+
+def test_a_permanent_4xx_is_dead_at_once_and_410_also_disables_the_subscription() -> None:
+    # Given
+    push = Push()
+    service = push.service(ScriptedWebhook([answer(410)]))
+
+    # When
+    outcome = service.deliver(push.envelope())
+
+    # Then
+    assert outcome is DeliveryOutcome.DEAD
+    assert push.status() == (DeliveryStatus.DEAD, 1, "HTTP 410 (permanent)")
+    stored = push.management.catalog.get_subscription(TENANT, push.room.id, push.subscription.id)
+    assert stored.status is SubscriptionStatus.DISABLED
+
+
+def test_a_failure_hands_the_message_to_the_failover_from_attempt_0() -> None:
+    # Given
+    push = Push()
+    failover = push.management.subscription(push.room)
+    push.management.catalog.subscriptions[(TENANT, push.room.id, push.subscription.id)] = replace(
+        push.subscription, failover_subscription_id=failover.id
+    )
+    service = push.service(ScriptedWebhook([answer(400)]))
+
+    # When
+    outcome = service.deliver(push.envelope())
+
+    # Then
+    assert outcome is DeliveryOutcome.FAILOVER
+    [handed] = push.management.sender.sent
+    assert handed.queue_url == failover.queue_url
+    assert isinstance(handed.envelope, Envelope)
+    assert (handed.envelope.subscription_id, handed.envelope.attempt, handed.envelope.failovers) == (
+        failover.id,
+        0,
+        1,
+    )
+    assert handed.envelope.origin_subscription_id == push.subscription.id
+    assert push.status() == (
+        DeliveryStatus.DEAD,
+        1,
+        f"HTTP 400 (permanent); handed to failover {failover.id}",
+    )
+    assert push.management.dead_letter_store.letters == {}
+
+
+def test_an_envelope_past_its_expiry_is_expired_without_a_request() -> None:
+    # Given
+    push = Push()
+    webhook = ScriptedWebhook([])
+    service = push.service(webhook)
+
+    # When
+    outcome = service.deliver(push.envelope(expires_at_ms=NOW_MS))
+
+    # Then
+    assert outcome is DeliveryOutcome.EXPIRED
+    assert webhook.posted == []
+    assert push.status() == (DeliveryStatus.EXPIRED, 0, "expired before delivery")
+
+
+def test_a_retry_that_would_fall_past_the_expiry_expires_at_once() -> None:
+    # Given: the next attempt would be due after 1 s, the message expires in 0.5 s
+    push = Push()
+    service = push.service(ScriptedWebhook([answer(500)]))
+
+    # When
+    outcome = service.deliver(push.envelope(expires_at_ms=NOW_MS + 500))
+
+    # Then
+    assert outcome is DeliveryOutcome.EXPIRED
+    assert push.management.sender.sent == []
+    assert push.status() == (DeliveryStatus.EXPIRED, 1, "HTTP 500; next attempt past expiry")
+
+
+def test_an_envelope_not_yet_due_hops_without_an_attempt() -> None:
+    # Given: due in an hour (more than SQS can delay)
+    push = Push()
+    webhook = ScriptedWebhook([])
+    service = push.service(webhook)
+
+    # When
+    outcome = service.deliver(push.envelope(attempt=1, due_at_ms=NOW_MS + 3_600_000))
+
+    # Then
+    assert outcome is DeliveryOutcome.HOP
+    [hop] = push.management.sender.sent
+    assert hop.delay_seconds == 900
+    assert isinstance(hop.envelope, Envelope)
+    assert (hop.envelope.attempt, hop.envelope.hops) == (1, 1)
+    assert webhook.posted == []
+
+
+def test_a_disabled_subscription_ends_its_deliveries_dead() -> None:
+    # Given
+    push = Push()
+    push.management.catalog.subscriptions[(TENANT, push.room.id, push.subscription.id)] = replace(
+        push.subscription, status=SubscriptionStatus.DISABLED
+    )
+    webhook = ScriptedWebhook([])
+
+    # When
+    outcome = push.service(webhook).deliver(push.envelope())
+
+    # Then
+    assert outcome is DeliveryOutcome.DEAD
+    assert webhook.posted == []
+    assert push.status() == (DeliveryStatus.DEAD, 0, "subscription is disabled")
+
+
+def test_a_message_of_a_deleted_subscription_is_dropped() -> None:
+    # Given
+    push = Push()
+    push.management.catalog.delete_subscription(TENANT, push.room.id, push.subscription.id)
+
+    # When
+    outcome = push.service(ScriptedWebhook([])).deliver(push.envelope())
+
+    # Then
+    assert outcome is DeliveryOutcome.DROPPED
+    assert push.status() is None
+
+
+def test_a_push_url_refused_at_delivery_time_is_dead_at_once() -> None:
+    # Given: the host now resolves into a private network
+    push = Push()
+
+    # When
+    outcome = push.service(ScriptedWebhook([PushUrlRejected("resolves to a private address")])).deliver(
+        push.envelope()
+    )
+
+    # Then
+    assert outcome is DeliveryOutcome.DEAD
+    assert push.status() == (DeliveryStatus.DEAD, 1, "push URL refused: resolves to a private address")
+
+
+def test_a_host_that_does_not_resolve_at_delivery_time_is_retried_like_a_network_error() -> None:
+    # Given: DNS fails for a moment
+    push = Push()
+
+    # When
+    outcome = push.service(ScriptedWebhook([PushUrlUnresolvable("host 'x' does not resolve")])).deliver(
+        push.envelope()
+    )
+
+    # Then
+    assert outcome is DeliveryOutcome.RETRY
+    assert push.status() == (DeliveryStatus.RETRYING, 1, "host 'x' does not resolve")

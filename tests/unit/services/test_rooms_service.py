@@ -1,0 +1,107 @@
+"""RoomsService with in-memory fakes: the rules of creating, changing and deleting rooms."""
+
+from __future__ import annotations
+
+import pytest
+
+from management_api.rooms.models import RoomPatch
+from roomcast.domain import limits
+from roomcast.errors import NotFound
+from tests.unit.services.management import OTHER_TENANT, TENANT, Management
+
+
+def test_a_room_gets_an_id_and_the_documented_defaults() -> None:
+    # Given
+    management = Management()
+
+    # When
+    room = management.room()
+
+    # Then
+    assert room.id.startswith("room_")
+    assert (room.delivery_delay_ms, room.delivery_delay_multiplier, room.delivery_attempts) == (
+        limits.DEFAULT_DELIVERY_DELAY_MS,
+        limits.DEFAULT_DELIVERY_DELAY_MULTIPLIER,
+        limits.DEFAULT_DELIVERY_ATTEMPTS,
+    )
+    assert room.message_expiration_ms is None
+    assert management.rooms.get(TENANT, room.id) == room
+
+
+def test_zero_expiration_means_never() -> None:
+    # When
+    room = Management().room(messageExpirationMs=0)
+
+    # Then
+    assert room.message_expiration_ms is None
+
+
+def test_a_patch_changes_only_the_fields_it_names() -> None:
+    # Given
+    management = Management()
+    room = management.room(messageExpirationMs=60_000, deliveryAttempts=3)
+
+    # When
+    updated = management.rooms.update(
+        TENANT, room.id, RoomPatch.model_validate_json('{"deliveryAttempts": 8}')
+    )
+
+    # Then
+    assert updated.delivery_attempts == 8
+    assert updated.message_expiration_ms == 60_000
+    assert updated.name == room.name
+
+
+def test_a_null_expiration_in_a_patch_means_never() -> None:
+    # Given
+    management = Management()
+    room = management.room(messageExpirationMs=60_000)
+
+    # When
+    updated = management.rooms.update(
+        TENANT, room.id, RoomPatch.model_validate_json('{"messageExpirationMs": null}')
+    )
+
+    # Then
+    assert updated.message_expiration_ms is None
+
+
+def test_an_empty_patch_changes_nothing() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+
+    # When
+    updated = management.rooms.update(TENANT, room.id, RoomPatch.model_validate_json("{}"))
+
+    # Then
+    assert updated == room
+
+
+def test_deleting_a_room_deletes_its_subscriptions_and_their_queues() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    management.subscription(room, type="PUSH", pushUrl="https://hooks.example.com/in")
+
+    # When
+    management.rooms.delete(TENANT, room.id)
+
+    # Then
+    assert management.catalog.rooms == {}
+    assert management.catalog.subscriptions == {}
+    assert management.queues.queues == {}
+
+
+def test_another_tenants_room_is_not_found() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+
+    # Then
+    with pytest.raises(NotFound):
+        management.rooms.get(OTHER_TENANT, room.id)
+    with pytest.raises(NotFound):
+        management.rooms.delete(OTHER_TENANT, room.id)
+    assert management.rooms.get(TENANT, room.id) == room

@@ -1,0 +1,292 @@
+"""SubscriptionsService with in-memory fakes: secrets, queues, limits, push URLs, failover, PATCH."""
+
+from __future__ import annotations
+
+import pytest
+
+from management_api.subscriptions.models import SubscriptionPatch
+from roomcast.domain import limits
+from roomcast.domain.models import SubscriptionStatus, SubscriptionType
+from roomcast.errors import Conflict, InvalidRequest, LimitExceeded
+from tests.unit.services.management import TENANT, Management, subscription_request
+
+PUSH_URL = "https://hooks.example.com/in"
+
+
+def _patch(body: str) -> SubscriptionPatch:
+    return SubscriptionPatch.model_validate_json(body)
+
+
+def _refusal(error: pytest.ExceptionInfo[InvalidRequest]) -> str:
+    return (
+        error.value.message + " " + " ".join(d["field"] + " " + d["problem"] for d in error.value.details)
+    ).lower()
+
+
+def test_a_push_subscription_gets_a_signing_secret_once_and_the_default_timeout() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+
+    # When
+    created = management.subscriptions.create(
+        TENANT, room.id, subscription_request(type="PUSH", pushUrl=PUSH_URL)
+    )
+
+    # Then
+    assert created.signing_secret is not None
+    assert created.signing_secret.startswith("whsec_")
+    assert [s.secret for s in created.subscription.signing_secrets] == [created.signing_secret]
+    assert created.subscription.timeout_ms == limits.DEFAULT_PUSH_TIMEOUT_MS
+    assert created.subscription.queue_url is None
+
+
+def test_a_pull_subscription_gets_its_queues_before_its_record() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+
+    # When
+    created = management.subscriptions.create(TENANT, room.id, subscription_request(ackWaitMs=5000))
+
+    # Then
+    subscription = created.subscription
+    assert created.signing_secret is None
+    assert subscription.ack_wait_ms == 5000
+    assert management.queues.queues == {subscription.queue_url: 5, subscription.dead_letter_queue_url: 0}
+
+
+def test_a_room_holds_at_most_the_subscription_limit() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    for _ in range(limits.MAX_SUBSCRIPTIONS_PER_ROOM):
+        management.subscription(room, type="PUSH", pushUrl=PUSH_URL)
+
+    # When
+    with pytest.raises(LimitExceeded):
+        management.subscription(room, type="PUSH", pushUrl=PUSH_URL)
+
+    # Then
+    assert management.catalog.count_subscriptions(TENANT, room.id) == limits.MAX_SUBSCRIPTIONS_PER_ROOM
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("169.254.169.254", "link-local"),
+        ("10.0.0.1", "private"),
+        ("192.168.1.20", "private"),
+        ("fd00::1", "private"),
+        ("::ffff:10.0.0.1", "private"),
+        ("::ffff:169.254.169.254", "link-local"),
+    ],
+)
+def test_a_push_url_resolving_into_a_private_network_is_refused_and_nothing_is_stored(
+    address: str, reason: str
+) -> None:
+    # Given
+    management = Management(addresses=(address,))
+    room = management.room()
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        management.subscription(room, type="PUSH", pushUrl="https://hooks.example.com/in")
+
+    # Then
+    assert refused.value.code == "invalid_push_url"
+    assert "body.pushurl" in _refusal(refused)
+    assert reason in _refusal(refused)
+    assert management.catalog.subscriptions == {}
+
+
+@pytest.mark.parametrize(
+    ("push_url", "addresses", "reason"),
+    [
+        ("https://localhost/hook", ("127.0.0.1",), "loopback"),
+        ("https://127.0.0.1/hook", (), "loopback"),
+        ("https://[::1]/hook", (), "loopback"),
+        ("http://127.0.0.1:8080/hook", (), "https"),
+    ],
+)
+def test_without_local_mode_a_push_url_to_loopback_is_refused(
+    push_url: str, addresses: tuple[str, ...], reason: str
+) -> None:
+    # Given: a deployment's policy (no loopback)
+    management = Management(allow_loopback=False, addresses=addresses)
+    room = management.room()
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        management.subscription(room, type="PUSH", pushUrl=push_url)
+
+    # Then
+    assert reason in _refusal(refused)
+    assert management.catalog.subscriptions == {}
+
+
+def test_in_local_mode_plain_http_to_loopback_is_accepted() -> None:
+    # Given
+    management = Management(allow_loopback=True)
+    room = management.room()
+
+    # When
+    subscription = management.subscription(room, type="PUSH", pushUrl="http://127.0.0.1:8080/hook")
+
+    # Then
+    assert subscription.push_url == "http://127.0.0.1:8080/hook"
+
+
+def test_a_failover_must_be_another_subscription_of_the_same_room() -> None:
+    # Given
+    management = Management()
+    room, other_room = management.room(), management.room(name="other")
+    foreign = management.subscription(other_room)
+    local = management.subscription(room)
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        management.subscription(room, failoverSubscriptionId=foreign.id)
+    accepted = management.subscription(room, failoverSubscriptionId=local.id)
+
+    # Then
+    assert refused.value.code == "invalid_failover"
+    assert foreign.id in refused.value.message
+    assert accepted.failover_subscription_id == local.id
+
+
+def test_a_failover_chain_may_not_loop() -> None:
+    # Given: second → first
+    management = Management()
+    room = management.room()
+    first = management.subscription(room)
+    second = management.subscription(room, failoverSubscriptionId=first.id)
+
+    # When: first → second would close the loop; a subscription cannot be its own failover
+    with pytest.raises(InvalidRequest) as looping:
+        management.subscriptions.update(
+            TENANT, room.id, first.id, _patch(f'{{"failoverSubscriptionId": "{second.id}"}}')
+        )
+    with pytest.raises(InvalidRequest) as itself:
+        management.subscriptions.update(
+            TENANT, room.id, first.id, _patch(f'{{"failoverSubscriptionId": "{first.id}"}}')
+        )
+
+    # Then
+    assert "loop" in looping.value.message
+    assert "own failover" in itself.value.message
+    assert management.subscriptions.get(TENANT, room.id, first.id).failover_subscription_id is None
+
+
+def test_a_failover_target_cannot_be_deleted_while_referenced() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    target = management.subscription(room)
+    referrer = management.subscription(room, failoverSubscriptionId=target.id)
+
+    # When
+    with pytest.raises(Conflict) as refused:
+        management.subscriptions.delete(TENANT, room.id, target.id)
+
+    # Then
+    assert referrer.id in refused.value.message
+    assert management.subscriptions.get(TENANT, room.id, target.id) == target
+
+
+@pytest.mark.parametrize(
+    ("subscription_type", "field", "value"),
+    [("PULL", "pushUrl", f'"{PUSH_URL}"'), ("PULL", "timeoutMs", "2000"), ("PUSH", "ackWaitMs", "2000")],
+)
+def test_a_patch_refuses_fields_of_the_other_type(subscription_type: str, field: str, value: str) -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    extra = {"pushUrl": PUSH_URL} if subscription_type == "PUSH" else {}
+    subscription = management.subscription(room, type=subscription_type, **extra)
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        management.subscriptions.update(TENANT, room.id, subscription.id, _patch(f'{{"{field}": {value}}}'))
+
+    # Then
+    assert f"{field} does not apply to a {subscription_type} subscription" == refused.value.message
+    assert [d["field"] for d in refused.value.details] == [f"body.{field}"]
+    assert management.subscriptions.get(TENANT, room.id, subscription.id) == subscription
+
+
+def test_null_clears_an_override_and_absent_fields_keep_theirs() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    subscription = management.subscription(room, deliveryDelayMs=500, jitter=0.2, retryScheduleMs=[100, 200])
+
+    # When
+    updated = management.subscriptions.update(
+        TENANT,
+        room.id,
+        subscription.id,
+        _patch('{"deliveryDelayMs": null, "jitter": 0.5, "retryScheduleMs": null}'),
+    )
+
+    # Then
+    assert updated.overrides.delivery_delay_ms is None
+    assert updated.overrides.jitter == 0.5
+    assert updated.overrides.retry_schedule_ms is None
+    assert updated.updated_at >= subscription.updated_at
+
+
+def test_a_changed_ack_wait_changes_the_queue_visibility_and_null_restores_the_default() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    subscription = management.subscription(room, ackWaitMs=5000)
+
+    # When
+    changed = management.subscriptions.update(TENANT, room.id, subscription.id, _patch('{"ackWaitMs": 9000}'))
+    restored = management.subscriptions.update(
+        TENANT, room.id, subscription.id, _patch('{"ackWaitMs": null}')
+    )
+
+    # Then
+    assert changed.ack_wait_ms == 9000
+    assert restored.ack_wait_ms == limits.DEFAULT_ACK_WAIT_MS
+    assert management.queues.queues[subscription.queue_url or ""] == limits.DEFAULT_ACK_WAIT_MS // 1000
+
+
+def test_a_patched_push_url_is_checked_like_at_creation() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    subscription = management.subscription(room, type="PUSH", pushUrl=PUSH_URL)
+    management.addresses = ("10.0.0.1",)
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        management.subscriptions.update(
+            TENANT, room.id, subscription.id, _patch('{"pushUrl": "https://new.example.com/"}')
+        )
+
+    # Then
+    assert refused.value.code == "invalid_push_url"
+    assert management.subscriptions.get(TENANT, room.id, subscription.id).push_url == PUSH_URL
+
+
+def test_a_subscription_can_be_disabled_and_enabled() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    subscription = management.subscription(room)
+
+    # When
+    disabled = management.subscriptions.update(
+        TENANT, room.id, subscription.id, _patch('{"status": "disabled"}')
+    )
+    enabled = management.subscriptions.update(
+        TENANT, room.id, subscription.id, _patch('{"status": "active"}')
+    )
+
+    # Then
+    assert disabled.status is SubscriptionStatus.DISABLED
+    assert enabled.status is SubscriptionStatus.ACTIVE
+    assert enabled.type is SubscriptionType.PULL

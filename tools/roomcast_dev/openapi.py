@@ -1,0 +1,86 @@
+"""The published OpenAPI document, merged from every API function's own resolver.
+
+Each function that template.yaml routes HTTP API requests to documents its routes on its
+resolver (``app`` in its handler module). This merges those documents (powertools' OpenAPIMerge,
+conflicts are errors) and writes the result where the docs function serves it from.
+``make build`` runs it before ``sam build``; the local stack runs it on start.
+
+    python -m roomcast_dev.openapi [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from roomcast_dev.template import PROJECT_ROOT, StackModel, read_stack
+
+DOCS_FUNCTION = "DocsFunction"
+DOCUMENT_PATH = PROJECT_ROOT / "functions" / "docs" / "api_docs" / "openapi.json"
+
+
+def api_functions(model: StackModel) -> list[str]:
+    """The functions HTTP API routes lead to (the authorizer and the docs function serve none)."""
+    routed = {route.function_id for route in model.routes if route.function_id != DOCS_FUNCTION}
+    return sorted(routed)
+
+
+def function_resolver(model: StackModel, function_id: str) -> Any:
+    """The resolver ``app`` of a function's handler module, imported with the function's code path."""
+    spec = model.functions[function_id]
+    for path in (str(spec.code_path), *(str(p) for p in spec.layer_paths)):
+        if path not in sys.path:
+            sys.path.append(path)
+    module_name, _, _ = spec.handler.rpartition(".")
+    return importlib.import_module(module_name).app
+
+
+def merged_document(model: StackModel) -> dict[str, Any]:
+    from aws_lambda_powertools.event_handler.openapi.merge import OpenAPIMerge
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer, Tag
+
+    from roomcast.api import openapi
+
+    merge = OpenAPIMerge(
+        title=openapi.TITLE,
+        version=openapi.API_VERSION,
+        summary=openapi.SUMMARY,
+        description=openapi.DESCRIPTION,
+        tags=[Tag(name=name, description=description) for name, description in openapi.TAGS],
+        security_schemes={
+            openapi.SECURITY_SCHEME: HTTPBearer(
+                description="Authorization: Bearer <API key>", bearerFormat="rc_…"
+            )
+        },
+        security=[{openapi.SECURITY_SCHEME: []}],
+        on_conflict="error",
+    )
+    for function_id in api_functions(model):
+        merge.add_schema(function_resolver(model, function_id).get_openapi_schema())
+    document: dict[str, Any] = json.loads(merge.get_openapi_json_schema())
+    return document
+
+
+def write_document(model: StackModel, path: Path = DOCUMENT_PATH) -> Path:
+    """Write the merged document (only when it changed, so a running stack's file is stable)."""
+    text = json.dumps(merged_document(model), indent=2, sort_keys=False) + "\n"
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="write the merged OpenAPI document")
+    parser.add_argument("--out", type=Path, default=DOCUMENT_PATH)
+    args = parser.parse_args()
+    model = read_stack("roomcast", "us-east-1", {}, lambda name: f"https://sqs.invalid/{name}")
+    print(f"wrote {write_document(model, args.out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
