@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
 
-from roomcast.api.models import ApiModel, EventTypeName, EventVersion
+from roomcast.api.models import ApiModel, EventTypeName, EventVersion, JsonInt
 from roomcast.domain import limits
 from roomcast.domain.models import EventTypeFilter
 
@@ -38,7 +39,11 @@ class EventTypeModel(ApiModel):
     name: EventTypeName
     versions: Annotated[
         list[EventVersion],
-        Field(max_length=limits.MAX_VERSIONS_PER_EVENT_TYPE, description="Empty or absent: every version."),
+        Field(
+            max_length=limits.MAX_VERSIONS_PER_EVENT_TYPE,
+            description="Empty or absent: every version.",
+            json_schema_extra={"uniqueItems": True},
+        ),
         AfterValidator(lambda v: _unique(v, "versions")),
     ] = []
 
@@ -51,7 +56,15 @@ class EventTypeModel(ApiModel):
 
 
 def _unique_event_types(values: list[EventTypeModel]) -> list[EventTypeModel]:
-    _unique([v.name for v in values], "eventTypes names")
+    # JSON Schema cannot say "unique by name", so this refusal has a type of its own.
+    names = [v.name for v in values]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise PydanticCustomError(
+            "duplicate_event_types",
+            "eventTypes names must be unique; repeated: {names}",
+            {"names": ", ".join(repeated)},
+        )
     return values
 
 
@@ -62,11 +75,11 @@ EventTypes = Annotated[
 ]
 
 MessageExpirationMs = Annotated[
-    int | None,
+    JsonInt | None,
     Field(ge=0, le=limits.MAX_MESSAGE_EXPIRATION_MS, description="null or 0: messages never expire."),
 ]
 DeliveryDelayMs = Annotated[
-    int,
+    JsonInt,
     Field(ge=0, le=limits.MAX_DELIVERY_DELAY_MS, description="Wait before the first redelivery (ms)."),
 ]
 DeliveryDelayMultiplier = Annotated[
@@ -78,10 +91,11 @@ DeliveryDelayMultiplier = Annotated[
     ),
 ]
 DeliveryAttempts = Annotated[
-    int, Field(ge=0, le=limits.MAX_DELIVERY_ATTEMPTS, description="Redeliveries after the first delivery.")
+    JsonInt,
+    Field(ge=0, le=limits.MAX_DELIVERY_ATTEMPTS, description="Redeliveries after the first delivery."),
 ]
 MaxDelayMs = Annotated[
-    int,
+    JsonInt,
     Field(
         ge=limits.MIN_MAX_DELAY_MS, le=limits.MAX_SINGLE_DELAY_MS, description="Cap of any single wait (ms)."
     ),
@@ -93,7 +107,7 @@ Jitter = Annotated[
     AfterValidator(lambda value: round(value, 6)),
 ]
 RetryScheduleMs = Annotated[
-    list[Annotated[int, Field(ge=0, le=limits.MAX_SINGLE_DELAY_MS)]],
+    list[Annotated[JsonInt, Field(ge=0, le=limits.MAX_SINGLE_DELAY_MS)]],
     Field(
         min_length=1,
         max_length=limits.MAX_RETRY_SCHEDULE_LENGTH,
@@ -101,7 +115,7 @@ RetryScheduleMs = Annotated[
     ),
 ]
 TimeoutMs = Annotated[
-    int,
+    JsonInt,
     Field(
         ge=limits.MIN_PUSH_TIMEOUT_MS,
         le=limits.MAX_PUSH_TIMEOUT_MS,
@@ -109,7 +123,7 @@ TimeoutMs = Annotated[
     ),
 ]
 AckWaitMs = Annotated[
-    int,
+    JsonInt,
     Field(
         ge=limits.MIN_ACK_WAIT_MS,
         le=limits.MAX_ACK_WAIT_MS,

@@ -61,7 +61,8 @@ def replay_dead_letters(
     subscriptionId: SubscriptionIdPath,
     tenant: Tenant,
     dead_letters: DeadLetters,
-    body: Annotated[ReplayRequest | None, Body()] = None,
+    # Optional, but an object when given (the documented schema offers no null).
+    body: Annotated[ReplayRequest, Body()] = None,  # type: ignore[assignment]
 ) -> ReplayResponse:
     result = dead_letters.replay(
         tenant, roomId, subscriptionId, body.messageIds if body is not None else None

@@ -25,9 +25,9 @@ from management_api.fields import (
     RetryScheduleMs,
     TimeoutMs,
 )
-from roomcast.api.errors import invalid_request
 from roomcast.api.models import NOT_NULL, ApiModel, SubscriptionId, examples
 from roomcast.domain.models import DeliveryOverrides, Subscription, SubscriptionType
+from roomcast.errors import InvalidRequest
 
 Status = Literal["active", "disabled"]
 _PUSH_EXAMPLE = {
@@ -136,15 +136,15 @@ class SubscriptionPatch(PushSubscriptionPatch, PullSubscriptionPatch):
         try:
             return model.model_validate_json(self.model_dump_json(include=self.model_fields_set))
         except ValidationError as error:
-            other = sorted(
-                {str(e["loc"][0]) for e in error.errors() if e["type"] == "extra_forbidden" and e["loc"]}
-            )
-            message = (
-                f"{', '.join(other)} does not apply to a {subscription_type.value} subscription"
-                if other
-                else None
-            )
-            raise invalid_request(error, message=message) from error
+            # Only the other type's fields can fail here: the first validation checked every value.
+            other = sorted(str(e["loc"][0]) for e in error.errors() if e["loc"])
+            problem = f"does not apply to a {subscription_type.value} subscription"
+            raise InvalidRequest(
+                f"{', '.join(other)} {problem}",
+                details=[
+                    {"field": f"body.{name}", "problem": problem, "type": "not_allowed"} for name in other
+                ],
+            ) from error
 
 
 class SubscriptionResponse(BaseModel):

@@ -4,14 +4,11 @@ and the exception handlers every API function installs on its resolver."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aws_lambda_powertools.event_handler import ApiGatewayResolver, Response, content_types
 
-from roomcast.errors import InvalidRequest, RoomcastError
-
-if TYPE_CHECKING:
-    from pydantic import ValidationError
+from roomcast.errors import RoomcastError
 
 ROOM_OWNER_ONLY = "messageExpirationMs is set by the room owner only; a subscription cannot override it"
 
@@ -66,20 +63,6 @@ def validation_error_response(errors: Sequence[Any]) -> Response[Any]:
     if any(d["type"] == "json_invalid" for d in details):
         return error_response(400, "malformed_json", "request body is not valid JSON", details)
     return error_response(422, "validation_error", _summary(details), details)
-
-
-def invalid_request(
-    error: ValidationError, location: str = "body", message: str | None = None
-) -> InvalidRequest:
-    """A pydantic ValidationError met inside a service (a second, type-specific validation) as the
-    same 422 the resolver gives for the request body."""
-    located: list[dict[str, Any]] = [{**raw, "loc": (location, *raw["loc"])} for raw in error.errors()]
-    details = [
-        {"field": _field(e["loc"]), "problem": _problem(e), "type": str(e.get("type", "invalid"))}
-        for e in located
-    ]
-    summary = message or "; ".join(f"{d['field']}: {d['problem']}" for d in details[:5])
-    return InvalidRequest(summary, details=details)
 
 
 def allowed_methods(app: ApiGatewayResolver, path: str) -> list[str]:

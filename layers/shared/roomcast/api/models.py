@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -19,6 +19,18 @@ class ApiModel(BaseModel):
     """Strict: unknown fields and wrong JSON types are refused, never coerced."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
+
+
+def _integral(value: Any) -> Any:
+    # JSON has one number type: 1000.0 is the integer 1000 (as JSON Schema's "integer" says).
+    # Strings, booleans and fractions stay refused by the strict int that follows.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(_integral)]
+"""An integer field of a request body: any JSON number without a fraction."""
 
 
 class _NotNull:

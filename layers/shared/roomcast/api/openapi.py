@@ -105,8 +105,11 @@ def responses(
     authorized: bool = True,
 ) -> dict[int, Any]:
     """An operation's documented responses: the success (its schema and examples come from the
-    route's return model), the given error statuses, and 401/403 for every operation behind the key."""
+    route's return model), the given error statuses, 422 and 500 (any operation can answer them),
+    and 401/403 for every operation behind the API key."""
     success: dict[str, Any] = {"description": description}
+    if status == 204:
+        success["content"] = {}  # no body
     if links:
         success["links"] = links
     documented: dict[int, Any] = {status: success}

@@ -1,0 +1,45 @@
+"""A schemathesis check of our own, loaded by the conformance run (SCHEMATHESIS_HOOKS).
+
+The run lets a schema-valid request be refused with 400 or 422 (``positive_data_acceptance``
+accepts them, tests/e2e/schemathesis.toml) because some rules are not expressible in JSON Schema:
+a cursor this list did not hand out, a destination or failover that is not a subscription of the
+room, a push URL that does not resolve to a public address, event-type names repeated, a PATCH
+field of the other subscription type. This check
+makes sure such a refusal is one of those and never a plain schema mismatch (``validation_error``
+of a kind JSON Schema could have said), so the documented schema stays exactly the enforced one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import schemathesis
+
+# Error codes and detail types of refusals that no JSON Schema can express.
+SEMANTIC_REFUSALS = frozenset(
+    {
+        "invalid_cursor",
+        "unroutable",
+        "invalid_failover",
+        "invalid_push_url",
+        "duplicate_event_types",
+        "idempotency_key_reused",
+        "invalid_receipt",
+        "not_allowed",  # a PATCH field of the other subscription type (PUSH/PULL)
+    }
+)
+
+
+@schemathesis.check
+def refusals_of_valid_data_are_semantic(ctx: Any, response: Any, case: Any) -> bool | None:
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive or response.status_code not in (400, 422):
+        return None
+    error = response.json()["error"]
+    kinds = {error["code"], *(detail["type"] for detail in error["details"])}
+    if not kinds & SEMANTIC_REFUSALS:
+        raise AssertionError(
+            f"a schema-valid request was refused ({response.status_code} {error['code']}: "
+            f"{error['message']}); the documented schema is looser than what the API enforces"
+        )
+    return None
