@@ -11,7 +11,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
-from roomcast.api.models import ApiModel, EventTypeName, EventVersion, JsonInt
+from roomcast.api.models import INTEGRAL, ApiModel, EventTypeName, EventVersion
 from roomcast.domain import limits
 from roomcast.domain.models import EventTypeFilter
 
@@ -75,12 +75,13 @@ EventTypes = Annotated[
 ]
 
 MessageExpirationMs = Annotated[
-    JsonInt | None,
-    Field(ge=0, le=limits.MAX_MESSAGE_EXPIRATION_MS, description="null or 0: messages never expire."),
+    Annotated[int, Field(ge=0, le=limits.MAX_MESSAGE_EXPIRATION_MS), INTEGRAL] | None,
+    Field(description="null or 0: messages never expire."),
 ]
 DeliveryDelayMs = Annotated[
-    JsonInt,
+    int,
     Field(ge=0, le=limits.MAX_DELIVERY_DELAY_MS, description="Wait before the first redelivery (ms)."),
+    INTEGRAL,
 ]
 DeliveryDelayMultiplier = Annotated[
     float,
@@ -91,14 +92,16 @@ DeliveryDelayMultiplier = Annotated[
     ),
 ]
 DeliveryAttempts = Annotated[
-    JsonInt,
+    int,
     Field(ge=0, le=limits.MAX_DELIVERY_ATTEMPTS, description="Redeliveries after the first delivery."),
+    INTEGRAL,
 ]
 MaxDelayMs = Annotated[
-    JsonInt,
+    int,
     Field(
         ge=limits.MIN_MAX_DELAY_MS, le=limits.MAX_SINGLE_DELAY_MS, description="Cap of any single wait (ms)."
     ),
+    INTEGRAL,
 ]
 # Rounded to 6 places: a value like 1e-200 would underflow DynamoDB's number range (1E-130).
 Jitter = Annotated[
@@ -107,7 +110,7 @@ Jitter = Annotated[
     AfterValidator(lambda value: round(value, 6)),
 ]
 RetryScheduleMs = Annotated[
-    list[Annotated[JsonInt, Field(ge=0, le=limits.MAX_SINGLE_DELAY_MS)]],
+    list[Annotated[int, Field(ge=0, le=limits.MAX_SINGLE_DELAY_MS), INTEGRAL]],
     Field(
         min_length=1,
         max_length=limits.MAX_RETRY_SCHEDULE_LENGTH,
@@ -115,21 +118,23 @@ RetryScheduleMs = Annotated[
     ),
 ]
 TimeoutMs = Annotated[
-    JsonInt,
+    int,
     Field(
         ge=limits.MIN_PUSH_TIMEOUT_MS,
         le=limits.MAX_PUSH_TIMEOUT_MS,
         description=f"PUSH request timeout (ms); default {limits.DEFAULT_PUSH_TIMEOUT_MS}.",
     ),
+    INTEGRAL,
 ]
 AckWaitMs = Annotated[
-    JsonInt,
+    int,
     Field(
         ge=limits.MIN_ACK_WAIT_MS,
         le=limits.MAX_ACK_WAIT_MS,
         description="PULL: a pulled message not acked within this comes back; "
         f"default {limits.DEFAULT_ACK_WAIT_MS}.",
     ),
+    INTEGRAL,
 ]
 PushUrl = Annotated[
     str,

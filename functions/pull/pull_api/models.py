@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from roomcast.api.models import ApiModel, JsonInt, examples
+from roomcast.api.models import INTEGRAL, ApiModel, examples
 
 MAX_RECEIPTS_PER_REQUEST = 100
 _RECEIPT = "rcpt_eyJzIjoic3ViXzRmOGY3ZDFjMmIzYTQ5ZTZhMGMxZDJlM2Y0YTViNmM3In0"
@@ -15,9 +15,9 @@ _RECEIPT = "rcpt_eyJzIjoic3ViXzRmOGY3ZDFjMmIzYTQ5ZTZhMGMxZDJlM2Y0YTViNmM3In0"
 class PullRequest(ApiModel):
     model_config = examples({"maxMessages": 10, "waitSeconds": 20}, {})
 
-    maxMessages: Annotated[JsonInt, Field(ge=1, le=10, description="At most this many messages.")] = 10
+    maxMessages: Annotated[int, Field(ge=1, le=10, description="At most this many messages."), INTEGRAL] = 10
     waitSeconds: Annotated[
-        JsonInt, Field(ge=0, le=20, description="Long polling: wait this long for a message.")
+        int, Field(ge=0, le=20, description="Long polling: wait this long for a message."), INTEGRAL
     ] = 0
 
 

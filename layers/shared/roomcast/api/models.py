@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -21,16 +21,27 @@ class ApiModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
 
 
+class _Integral:
+    """An integer field of a request body takes any JSON number without a fraction:
+    ``Annotated[int, Field(...), INTEGRAL]`` (last, so the bounds stay on the integer).
+
+    JSON has one number type, and JSON Schema's ``integer`` admits 1000.0; so does the API.
+    Strings, booleans and fractions stay refused by the strict int.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(_integral, handler(source))
+
+
 def _integral(value: Any) -> Any:
-    # JSON has one number type: 1000.0 is the integer 1000 (as JSON Schema's "integer" says).
-    # Strings, booleans and fractions stay refused by the strict int that follows.
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
 
 
-JsonInt = Annotated[int, BeforeValidator(_integral)]
-"""An integer field of a request body: any JSON number without a fraction."""
+INTEGRAL = _Integral()
 
 
 class _NotNull:
