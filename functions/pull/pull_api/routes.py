@@ -19,13 +19,25 @@ from pull_api.models import (
     ReceiptFailure,
     ReceiptsRequest,
 )
-from roomcast.api.openapi import responses
+from roomcast.api.openapi import link, responses
 from roomcast.api.routing import new_router
 from roomcast.api.tenancy import Tenant
 from roomcast.observability import metrics
 
 router = new_router()
 TAGS = ["pull"]
+_PATH = {"roomId": "$request.path.roomId", "subscriptionId": "$request.path.subscriptionId"}
+_FIRST_RECEIPT = {"receipts": ["$response.body#/messages/0/receipt"]}
+_PULLED_LINKS = {
+    "AckFirst": {
+        **link("ackMessages", "Acknowledge the first message.", **_PATH),
+        "requestBody": _FIRST_RECEIPT,
+    },
+    "NackFirst": {
+        **link("nackMessages", "Give the first message back.", **_PATH),
+        "requestBody": _FIRST_RECEIPT,
+    },
+}
 BASE = "/rooms/<roomId>/subscriptions/<subscriptionId>"
 RoomId = Annotated[
     str, Path(description="The room's id.", examples=["room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21"])
@@ -43,7 +55,7 @@ SubscriptionId = Annotated[
     "the first (long polling). Each comes with a receipt to ack or nack it; a message neither acked nor "
     "nacked within the subscription's `ackWaitMs` comes back as the next attempt. "
     "409 for a PUSH subscription.",
-    responses=responses(200, "The messages (possibly none)", 400, 404, 409, 415),
+    responses=responses(200, "The messages (possibly none)", 400, 404, 409, 415, links=_PULLED_LINKS),
     tags=TAGS,
 )
 def pull(

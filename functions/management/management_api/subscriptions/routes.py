@@ -31,6 +31,9 @@ _SUBSCRIPTION_LINKS = {
     "DeleteSubscription": link("deleteSubscription", "Delete the subscription.", **_IDS),
     "Schedule": link("getSchedule", "Preview its retry schedule.", **_IDS),
     "DeadLetters": link("listDeadLetters", "List its dead letters.", **_IDS),
+    "ReplayDeadLetters": link("replayDeadLetters", "Replay its dead letters.", **_IDS),
+    "RotateSigningSecret": link("rotateSigningSecret", "Rotate its signing secret (PUSH).", **_IDS),
+    "PullMessages": link("pullMessages", "Pull its messages (PULL).", **_IDS),
 }
 
 
