@@ -11,20 +11,16 @@ Reads ``{source}/compacted/dt=D/`` (what compact_job.py wrote) and replaces
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
-from datetime import UTC, datetime, timedelta
-from typing import Final
 
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 
+from roomcast_glue.runtime import ON_GLUE, resolve_date, spark_session
 from roomcast_glue.schema import COMPACTED
 from roomcast_glue.transforms import ANALYTICS_KEY, daily_analytics
-
-ON_GLUE: Final = importlib.util.find_spec("awsglue") is not None
 
 
 def arguments(argv: list[str]) -> dict[str, str]:
@@ -39,25 +35,6 @@ def arguments(argv: list[str]) -> dict[str, str]:
     for name in ("source", "target", "date"):
         parser.add_argument(f"--{name}", required=True)
     return dict(vars(parser.parse_args(argv[1:])))
-
-
-def resolve_date(value: str) -> str:
-    """YYYY-MM-DD; ``today`` and ``yesterday`` (what the nightly trigger passes) in UTC."""
-    today = datetime.now(UTC).date()
-    named = {"today": today, "yesterday": today - timedelta(days=1)}
-    return (named.get(value) or datetime.fromisoformat(value).date()).isoformat()
-
-
-def spark_session() -> SparkSession:
-    if ON_GLUE:
-        from awsglue.context import GlueContext  # type: ignore[import-not-found]
-        from pyspark import SparkContext
-
-        spark: SparkSession = GlueContext(SparkContext.getOrCreate()).spark_session
-    else:
-        spark = SparkSession.builder.appName("roomcast-analytics").getOrCreate()
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    return spark
 
 
 def run_analytics(spark: SparkSession, source: str, target: str, date: str) -> DataFrame:
@@ -80,7 +57,7 @@ def run_analytics(spark: SparkSession, source: str, target: str, date: str) -> D
 
 def main(argv: list[str] | None = None) -> int:
     options = arguments(sys.argv if argv is None else ["analytics_job.py", *argv])
-    spark = spark_session()
+    spark = spark_session("roomcast-analytics")
     date = resolve_date(options["date"])
     figures = run_analytics(spark, options["source"], options["target"], date)
     rows = figures.count()

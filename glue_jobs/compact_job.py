@@ -16,10 +16,9 @@ by a whole-day run). Prints a JSON summary line.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import reduce
 from typing import Any, Final
 
@@ -27,9 +26,9 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 
+from roomcast_glue.runtime import ON_GLUE, resolve_date, spark_session
 from roomcast_glue.transforms import compact, parse_lines, with_partitions
 
-ON_GLUE: Final = importlib.util.find_spec("awsglue") is not None
 FILES_PER_PARTITION: Final = 2
 ONE_HOUR: Final = timedelta(hours=1)
 ONE_DAY: Final = timedelta(days=1)
@@ -53,25 +52,6 @@ def arguments(argv: list[str]) -> dict[str, str]:
         "--files_per_partition", help=f"Parquet files per partition, at most (default {FILES_PER_PARTITION})"
     )
     return {name: value for name, value in vars(parser.parse_args(argv[1:])).items() if value is not None}
-
-
-def resolve_date(value: str) -> str:
-    """YYYY-MM-DD; ``today`` and ``yesterday`` (what the nightly trigger passes) in UTC."""
-    today = datetime.now(UTC).date()
-    named = {"today": today, "yesterday": today - ONE_DAY}
-    return (named.get(value) or datetime.fromisoformat(value).date()).isoformat()
-
-
-def spark_session() -> SparkSession:
-    if ON_GLUE:
-        from awsglue.context import GlueContext  # type: ignore[import-not-found]
-        from pyspark import SparkContext
-
-        spark: SparkSession = GlueContext(SparkContext.getOrCreate()).spark_session
-    else:
-        spark = SparkSession.builder.appName("roomcast-compaction").getOrCreate()
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    return spark
 
 
 def read_lines(spark: SparkSession, paths: list[str]) -> tuple[DataFrame, int]:
@@ -176,7 +156,7 @@ def run_compaction(
 def main(argv: list[str] | None = None) -> int:
     options = arguments(sys.argv if argv is None else ["compact_job.py", *argv])
     summary = run_compaction(
-        spark_session(),
+        spark_session("roomcast-compaction"),
         options["source"],
         options["target"],
         resolve_date(options["date"]),

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from roomcast_dev.glue_local import local_spark
+
 # The jobs import their transforms as Glue does (--extra-py-files puts roomcast_glue on the path).
 GLUE_JOBS_DIR = Path(__file__).resolve().parents[2] / "glue_jobs"
 if str(GLUE_JOBS_DIR) not in sys.path:
@@ -19,14 +21,6 @@ if str(GLUE_JOBS_DIR) not in sys.path:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers run this interpreter
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("roomcast-glue-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+    session: SparkSession = local_spark("roomcast-glue-tests")
     yield session
     session.stop()

@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 
 import analytics_job
 import compact_job
+from roomcast_glue.runtime import resolve_date
 from tests.glue.conftest import GLUE_JOBS_DIR
 from tests.glue.logfiles import DAY, PUBLISHED_AT, as_dicts, log_line, write_raw
 
@@ -100,10 +101,8 @@ def test_main_reads_its_arguments_and_prints_a_summary(
 def test_the_date_may_be_today_or_yesterday_in_utc() -> None:
     today = datetime.now(UTC).date()
 
-    assert compact_job.resolve_date("today") == today.isoformat()
-    assert (
-        analytics_job.resolve_date("yesterday") == compact_job.resolve_date("yesterday") < today.isoformat()
-    )
-    assert compact_job.resolve_date(DAY) == DAY
+    assert resolve_date("today") == resolve_date(None) == today.isoformat()
+    assert resolve_date("yesterday") < today.isoformat()
+    assert resolve_date(DAY) == DAY
     with pytest.raises(ValueError, match="Invalid isoformat"):
-        compact_job.resolve_date("22/11/2026")
+        resolve_date("22/11/2026")

@@ -13,23 +13,14 @@ import argparse
 import shutil
 import sys
 import tempfile
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from roomcast_dev.stack import aws_client, read_state
+from roomcast_glue.runtime import resolve_date
 
 GLUE_JOBS_DIR = Path(__file__).resolve().parents[2] / "glue_jobs"
-
-
-def resolve_date(value: str | None) -> str:
-    """A YYYY-MM-DD partition; none means today (UTC), 'yesterday' the day before."""
-    today = datetime.now(UTC).date()
-    if value in (None, "", "today"):
-        return today.isoformat()
-    if value == "yesterday":
-        return (today - timedelta(days=1)).isoformat()
-    return date.fromisoformat(str(value)).isoformat()
 
 
 def download_prefix(s3: Any, bucket: str, prefix: str, into: Path) -> int:
@@ -57,12 +48,13 @@ def replace_prefix(s3: Any, bucket: str, prefix: str, source: Path) -> int:
     return count
 
 
-def local_spark() -> Any:
+def local_spark(app_name: str = "roomcast-local-glue") -> Any:
+    """A quiet local[2] session for the Glue jobs' code (make compact/analytics, tests, bench)."""
     from pyspark.sql import SparkSession
 
     spark = (
         SparkSession.builder.master("local[2]")
-        .appName("roomcast-local-glue")
+        .appName(app_name)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,55 @@ def merged_document(model: StackModel) -> dict[str, Any]:
     for function_id in api_functions(model):
         merge.add_schema(function_resolver(model, function_id).get_openapi_schema())
     document: dict[str, Any] = json.loads(merge.get_openapi_json_schema())
+    add_links(document)
     return document
+
+
+def add_links(document: dict[str, Any]) -> None:
+    """OpenAPI links by convention, across functions: the success answer of a create (201, 202)
+    links to every operation on the new resource — its id from the answer (the field named like
+    the path parameter, else ``id``), the other ids from the request's path."""
+    operations = [(path, op) for path, ops in document["paths"].items() for op in ops.values()]
+    for path, operation in operations:
+        created = next(
+            (operation["responses"][s] for s in ("201", "202") if s in operation["responses"]), None
+        )
+        if created is None:
+            continue
+        fields = _response_fields(document, created)
+        for target_path, target in operations:
+            parameters = _link_parameters(path, target_path, fields)
+            if parameters is not None:
+                link = {
+                    "operationId": target["operationId"],
+                    "parameters": parameters,
+                    "description": target["summary"],
+                }
+                created.setdefault("links", {}).setdefault(target["operationId"], link)
+
+
+def _response_fields(document: dict[str, Any], response: dict[str, Any]) -> set[str]:
+    schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+    if "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rpartition("/")[2]]
+    return set(schema.get("properties", {}))
+
+
+def _link_parameters(path: str, target_path: str, fields: set[str]) -> dict[str, str] | None:
+    """How ``target_path``'s parameters come from a create on ``path``; None when it is not under
+    the created resource or needs an id neither gives."""
+    if not target_path.startswith(f"{path}/{{"):
+        return None
+    created = target_path[len(path) + 2 :].partition("}")[0]
+    parameters: dict[str, str] = {}
+    for name in re.findall(r"{(\w+)}", target_path):
+        if name == created:
+            parameters[name] = f"$response.body#/{name if name in fields else 'id'}"
+        elif f"{{{name}}}" in path:
+            parameters[name] = f"$request.path.{name}"
+        else:
+            return None
+    return parameters
 
 
 def write_document(model: StackModel, path: Path = DOCUMENT_PATH) -> Path:

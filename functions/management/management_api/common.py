@@ -40,5 +40,8 @@ Cursor = Annotated[
 ]
 
 
+PAGE_SIZE = limits.DEFAULT_PAGE_SIZE
+
+
 def no_content() -> Response[None]:
     return Response(status_code=HTTPStatus.NO_CONTENT, body=None)

@@ -7,7 +7,6 @@ services themselves with in-memory fakes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,57 +22,23 @@ from roomcast.config import load_settings
 from roomcast.domain.push_urls import PushUrlPolicy
 
 if TYPE_CHECKING:
-    from roomcast.dal.dead_letters import DeadLetterStore
-    from roomcast.dal.messages import MessageStore
-    from roomcast.dal.queues import QueueAdmin
-    from roomcast.dal.repository import Repository
-    from roomcast.dal.sender import EnvelopeSender
-    from roomcast.delivery.endings import Destinations
-    from roomcast.delivery.log import DeliveryLog
-
-
-@dataclass(frozen=True)
-class Stores:
-    """The management function's data access."""
-
-    catalog: Repository
-    messages: MessageStore
-    dead_letters: DeadLetterStore
-    queues: QueueAdmin
-    sender: EnvelopeSender
-    destinations: Destinations
-    log: DeliveryLog
+    from roomcast.dal.stores import Stores
 
 
 @cache
 def stores() -> Stores:
-    from roomcast.dal.dead_letters import DeadLetterStore
-    from roomcast.dal.messages import MessageStore
-    from roomcast.dal.queues import QueueAdmin
-    from roomcast.dal.repository import Repository
-    from roomcast.dal.sender import EnvelopeSender
-    from roomcast.delivery.endings import Destinations
-    from roomcast.delivery.log import DeliveryLog
+    from roomcast.dal.stores import Stores
 
-    settings = load_settings()
-    return Stores(
-        catalog=Repository(settings.table_name),
-        messages=MessageStore(settings.table_name),
-        dead_letters=DeadLetterStore(settings.table_name),
-        queues=QueueAdmin(settings.pull_queue_prefix),
-        sender=EnvelopeSender(),
-        destinations=Destinations(settings.push_queue_url),
-        log=DeliveryLog(settings.log_bucket, "management"),
-    )
+    return Stores.for_function("management")
 
 
 def rooms_service() -> RoomsService:
-    return RoomsService(stores().catalog, stores().queues)
+    return RoomsService(stores().catalog, stores().queue_admin)
 
 
 def subscriptions_service() -> SubscriptionsService:
     policy = PushUrlPolicy(allow_loopback=load_settings().allow_loopback_push_urls)
-    return SubscriptionsService(stores().catalog, stores().queues, policy)
+    return SubscriptionsService(stores().catalog, stores().queue_admin, policy)
 
 
 def messages_service() -> MessagesService:
@@ -81,16 +46,7 @@ def messages_service() -> MessagesService:
 
 
 def dead_letters_service() -> DeadLettersService:
-    found = stores()
-    return DeadLettersService(
-        catalog=found.catalog,
-        dead_letters=found.dead_letters,
-        messages=found.messages,
-        queues=found.queues,
-        sender=found.sender,
-        destinations=found.destinations,
-        log=found.log,
-    )
+    return DeadLettersService.of(stores())
 
 
 def signing_secrets_service() -> SigningSecretsService:

@@ -47,10 +47,6 @@ class EventTypeModel(ApiModel):
         AfterValidator(lambda v: _unique(v, "versions")),
     ] = []
 
-    @classmethod
-    def of(cls, event_type: EventTypeFilter) -> EventTypeModel:
-        return cls(name=event_type.name, versions=list(event_type.versions))
-
     def to_domain(self) -> EventTypeFilter:
         return EventTypeFilter(name=self.name, versions=tuple(self.versions))
 
@@ -74,67 +70,41 @@ EventTypes = Annotated[
     AfterValidator(_unique_event_types),
 ]
 
+_NEVER = "null or 0: messages never expire."
+_DELAY = "Wait before the first redelivery (ms)."
+_MULTIPLIER = "Each further redelivery waits this many times longer."
+_ATTEMPTS = "Redeliveries after the first delivery."
+_CAP = "Cap of any single wait (ms)."
+_JITTER = "Fraction of each delay drawn at random."
+_SCHEDULE = "Explicit delays (ms) replacing the formula; the last entry repeats."
+_TIMEOUT = f"PUSH request timeout (ms); default {limits.DEFAULT_PUSH_TIMEOUT_MS}."
+_ACK_WAIT = f"PULL: a pulled message not acked within this comes back; default {limits.DEFAULT_ACK_WAIT_MS}."
+
 MessageExpirationMs = Annotated[
     Annotated[int, Field(ge=0, le=limits.MAX_MESSAGE_EXPIRATION_MS), INTEGRAL] | None,
-    Field(description="null or 0: messages never expire."),
+    Field(description=_NEVER),
 ]
-DeliveryDelayMs = Annotated[
-    int,
-    Field(ge=0, le=limits.MAX_DELIVERY_DELAY_MS, description="Wait before the first redelivery (ms)."),
-    INTEGRAL,
-]
+DeliveryDelayMs = Annotated[int, Field(ge=0, le=limits.MAX_DELIVERY_DELAY_MS, description=_DELAY), INTEGRAL]
 DeliveryDelayMultiplier = Annotated[
-    float,
-    Field(
-        ge=1.0,
-        le=limits.MAX_DELIVERY_DELAY_MULTIPLIER,
-        description="Each further redelivery waits this many times longer.",
-    ),
+    float, Field(ge=1.0, le=limits.MAX_DELIVERY_DELAY_MULTIPLIER, description=_MULTIPLIER)
 ]
 DeliveryAttempts = Annotated[
-    int,
-    Field(ge=0, le=limits.MAX_DELIVERY_ATTEMPTS, description="Redeliveries after the first delivery."),
-    INTEGRAL,
+    int, Field(ge=0, le=limits.MAX_DELIVERY_ATTEMPTS, description=_ATTEMPTS), INTEGRAL
 ]
 MaxDelayMs = Annotated[
-    int,
-    Field(
-        ge=limits.MIN_MAX_DELAY_MS, le=limits.MAX_SINGLE_DELAY_MS, description="Cap of any single wait (ms)."
-    ),
-    INTEGRAL,
+    int, Field(ge=limits.MIN_MAX_DELAY_MS, le=limits.MAX_SINGLE_DELAY_MS, description=_CAP), INTEGRAL
 ]
 # Rounded to 6 places: a value like 1e-200 would underflow DynamoDB's number range (1E-130).
-Jitter = Annotated[
-    float,
-    Field(ge=0.0, le=1.0, description="Fraction of each delay drawn at random."),
-    AfterValidator(lambda value: round(value, 6)),
-]
+Jitter = Annotated[float, Field(ge=0.0, le=1.0, description=_JITTER), AfterValidator(lambda v: round(v, 6))]
 RetryScheduleMs = Annotated[
     list[Annotated[int, Field(ge=0, le=limits.MAX_SINGLE_DELAY_MS), INTEGRAL]],
-    Field(
-        min_length=1,
-        max_length=limits.MAX_RETRY_SCHEDULE_LENGTH,
-        description="Explicit delays (ms) replacing the formula; the last entry repeats.",
-    ),
+    Field(min_length=1, max_length=limits.MAX_RETRY_SCHEDULE_LENGTH, description=_SCHEDULE),
 ]
 TimeoutMs = Annotated[
-    int,
-    Field(
-        ge=limits.MIN_PUSH_TIMEOUT_MS,
-        le=limits.MAX_PUSH_TIMEOUT_MS,
-        description=f"PUSH request timeout (ms); default {limits.DEFAULT_PUSH_TIMEOUT_MS}.",
-    ),
-    INTEGRAL,
+    int, Field(ge=limits.MIN_PUSH_TIMEOUT_MS, le=limits.MAX_PUSH_TIMEOUT_MS, description=_TIMEOUT), INTEGRAL
 ]
 AckWaitMs = Annotated[
-    int,
-    Field(
-        ge=limits.MIN_ACK_WAIT_MS,
-        le=limits.MAX_ACK_WAIT_MS,
-        description="PULL: a pulled message not acked within this comes back; "
-        f"default {limits.DEFAULT_ACK_WAIT_MS}.",
-    ),
-    INTEGRAL,
+    int, Field(ge=limits.MIN_ACK_WAIT_MS, le=limits.MAX_ACK_WAIT_MS, description=_ACK_WAIT), INTEGRAL
 ]
 PushUrl = Annotated[
     str,

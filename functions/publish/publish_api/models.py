@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import Field, JsonValue
 
-from roomcast.api.models import ApiModel, EventTypeName, EventVersion, SubscriptionId, examples
+from roomcast.api.models import ApiModel, EventTypeName, EventVersion, ResponseModel, SubscriptionId, examples
 from roomcast.domain import limits
-from roomcast.domain.messages import Message
 
 CORRELATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
 
@@ -45,7 +44,7 @@ class PublishRequest(ApiModel):
     ) = None
 
 
-class PublishResponse(BaseModel):
+class PublishResponse(ResponseModel):
     model_config = examples(
         {
             "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
@@ -59,12 +58,3 @@ class PublishResponse(BaseModel):
     correlationId: str
     destinations: list[str] = Field(description="The subscriptions it was routed to (possibly none).")
     publishedAt: str
-
-    @classmethod
-    def of(cls, message: Message) -> PublishResponse:
-        return cls(
-            messageId=message.id,
-            correlationId=message.correlation_id,
-            destinations=list(message.destinations),
-            publishedAt=message.published_at,
-        )

@@ -10,58 +10,48 @@ from aws_lambda_powertools.metrics import MetricUnit
 from publish_api.dependencies import Publisher, idempotent_publisher
 from publish_api.idempotency import IDEMPOTENCY_KEY_PATTERN, PublishCommand, idempotency_key
 from publish_api.models import PublishRequest, PublishResponse
-from roomcast.api.openapi import link, responses
-from roomcast.api.routing import new_router
+from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
 from roomcast.observability import metrics
 
-router = new_router()
-_MESSAGE_LINKS = {
-    "GetMessage": link(
-        "getMessage",
-        "Its delivery status.",
-        roomId="$request.path.roomId",
-        messageId="$response.body#/messageId",
+routes = Routes("messages")
+RoomId = Annotated[
+    str, Path(description="The room's id.", examples=["room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21"])
+]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description="1-128 letters, digits, '.', '_', ':' or '-' (else 400); "
+        "the same key with another body is refused (422).",
+        # Documented, checked by idempotency_key(): a malformed key is a 400, not a validation 422.
+        json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN.pattern},
     ),
-}
+]
 
 
-@router.post(
-    "/rooms/<roomId>/messages",
-    status_code=202,
-    operation_id="publishMessage",
-    summary="Publish a message to a room",
-    description="Routes the message to the room's active subscriptions whose filters accept its event type "
-    "and version (or to the given `destinations`), stores it with one delivery record per destination, "
-    "and enqueues one delivery each; 202 once that is durable. An `Idempotency-Key` header makes a "
-    "retry within 24 hours return the first answer without publishing twice.",
-    responses=responses(202, "Accepted: stored and enqueued", 400, 404, 409, 413, 415, links=_MESSAGE_LINKS),
-    tags=["messages"],
-)
+@routes.post("/rooms/<roomId>/messages", "publishMessage", "Accepted", 400, 404, 409, 413, 415, status=202)
 def publish(
-    roomId: Annotated[
-        str, Path(description="The room's id.", examples=["room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21"])
-    ],
+    roomId: RoomId,
     body: PublishRequest,
     tenant: Tenant,
-    publisher: Publisher,
-    idempotency: Annotated[
-        str | None,
-        Header(
-            alias="Idempotency-Key",
-            description="1-128 letters, digits, '.', '_', ':' or '-' (else 400); "
-            "the same key with another body is refused (422).",
-            # Documented, checked by idempotency_key(): a malformed key is a 400, not a validation 422.
-            json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN.pattern},
-        ),
-    ] = None,
+    service: Publisher,
+    idempotency: IdempotencyKey = None,
 ) -> PublishResponse:
+    """Publish a message to a room
+
+    Routes the message to the room's active subscriptions whose filters accept its event type and
+    version (or to the given `destinations`), stores it with one delivery record per destination,
+    and enqueues one delivery each; 202 once that is durable. An `Idempotency-Key` header makes a
+    retry within 24 hours return the first answer without publishing twice.
+    """
     key = idempotency_key(idempotency)
     if key is None:
-        published = PublishResponse.of(publisher.publish(tenant, roomId, body))
+        message = service.publish(tenant, roomId, body)
+        published = PublishResponse.of(message, messageId=message.id)
     else:
         command = PublishCommand(tenantId=tenant, roomId=roomId, idempotencyKey=key, request=body)
-        published = idempotent_publisher().publish(command, router.lambda_context)
+        published = idempotent_publisher().publish(command, routes.router.lambda_context)
     metrics.add_metric(name="MessagesPublished", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="DeliveriesCreated", unit=MetricUnit.Count, value=len(published.destinations))
     return published

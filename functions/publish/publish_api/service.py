@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 from publish_api.models import PublishRequest
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
-from roomcast.delivery.endings import Destinations
+from roomcast.dal.sender import Destinations
 from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.envelope import first_envelope
-from roomcast.domain.messages import DeliveryStatus, Message, delivery_record
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import Subscription
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import resolve_destinations
@@ -67,17 +67,9 @@ class PublishService:
             expires_at_ms=expires_at(published_at_ms, room.message_expiration_ms),
             destinations=tuple(s.id for s in targets),
         )
+        at = message.published_at
         first_records = [
-            delivery_record(
-                message_id=message.id,
-                tenant_id=tenant_id,
-                subscription_id=s.id,
-                subscription_type=s.type,
-                status=DeliveryStatus.PENDING,
-                attempts=0,
-                next_attempt_at=message.published_at,
-                updated_at=message.published_at,
-            )
+            Delivery(message.id, tenant_id, s.id, s.type, DeliveryStatus.PENDING, 0, None, at, at)
             for s in targets
         ]
         # Stored first: a message is never on a queue without its record.

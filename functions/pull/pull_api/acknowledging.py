@@ -9,7 +9,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from pull_api.work import Plan, PullWork, receipt_record
+from pull_api.work import Plan, PullWork
 from roomcast.dal.queues import visibility_seconds
 from roomcast.dal.sender import SQS_MAX_VISIBILITY_SECONDS, Outgoing, delay_seconds
 from roomcast.domain.clock import iso_from_ms
@@ -64,7 +64,7 @@ def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, toke
     failed = work.queues.delete(target.queue_url, [r.handle for r in receipts.values()])
     acked = [r for r in receipts.values() if r.handle not in failed]
     # Conditional writes: an ack that comes after the message ended dead or expired changes nothing.
-    records = [receipt_record(tenant_id, r, DeliveryStatus.DELIVERED) for r in acked]
+    records = [r.record(tenant_id, DeliveryStatus.DELIVERED) for r in acked]
     if records:
         with ThreadPoolExecutor(max_workers=min(len(records), 10)) as pool:
             list(pool.map(work.messages.update_delivery, records))
@@ -120,9 +120,7 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
                 resent = envelope.next_attempt(step.next_attempt, step.delay_ms, due)
                 plan.outgoing.append(Outgoing(target.queue_url, resent, delay_seconds(due, now)))
                 plan.delete.append(receipt.handle)
-            plan.records.append(
-                receipt_record(tenant_id, receipt, DeliveryStatus.RETRYING, NACKED, iso_from_ms(due))
-            )
+            plan.records.append(receipt.record(tenant_id, DeliveryStatus.RETRYING, NACKED, iso_from_ms(due)))
             work.log_receipt("retry_scheduled", tenant_id, receipt, error=NACKED, next_delay_ms=step.delay_ms)
             result.nacked.append(Nacked(receipt.message_id, step.outcome, iso_from_ms(due)))
         elif step.outcome is FailureOutcome.DEAD:
@@ -133,9 +131,7 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
             result.nacked.append(Nacked(receipt.message_id, step.outcome))
         else:
             plan.delete.append(receipt.handle)
-            plan.records.append(
-                receipt_record(tenant_id, receipt, DeliveryStatus.EXPIRED, "next attempt past expiry")
-            )
+            plan.records.append(receipt.record(tenant_id, DeliveryStatus.EXPIRED, "next attempt past expiry"))
             work.log_receipt("expired", tenant_id, receipt, error=NACKED)
             result.nacked.append(Nacked(receipt.message_id, step.outcome))
     work.apply(plan)

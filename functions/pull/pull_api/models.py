@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
-from roomcast.api.models import INTEGRAL, ApiModel, examples
+from roomcast.api.models import INTEGRAL, ApiModel, MessageView, examples
 
 MAX_RECEIPTS_PER_REQUEST = 100
 _RECEIPT = "rcpt_eyJzIjoic3ViXzRmOGY3ZDFjMmIzYTQ5ZTZhMGMxZDJlM2Y0YTViNmM3In0"
@@ -33,15 +33,9 @@ class ReceiptsRequest(ApiModel):
     receipts: Receipts
 
 
-class PulledMessage(BaseModel):
+class PulledMessage(MessageView):
     receipt: str = Field(description="Give it back to ack or nack this message.")
-    messageId: str
-    correlationId: str
-    eventType: str
-    eventVersion: str
-    payload: JsonValue
     attempt: int = Field(description="0 on the first hand-out; each nack or ack-wait timeout adds one.")
-    publishedAt: str
 
 
 class PullResponse(BaseModel):

@@ -11,11 +11,12 @@ from typing import Any
 
 from roomcast.dal.ports import Catalog, MessageRecords, PullQueue, Sender
 from roomcast.dal.sender import Outgoing
+from roomcast.dal.stores import Stores
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
 from roomcast.domain.clock import now_ms
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import Delivery, DeliveryStatus, delivery_record
+from roomcast.domain.messages import Delivery
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.domain.policy import DeliveryPolicy, NextStep, after_failure, effective_policy
 from roomcast.domain.receipts import Receipt
@@ -56,6 +57,10 @@ class PullWork:
     log: LogSink
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
+
+    @classmethod
+    def of(cls, stores: Stores, endings: Endings) -> PullWork:
+        return cls(stores.catalog, stores.messages, stores.queues, stores.sender, endings, stores.log)
 
     def target(self, tenant_id: str, room_id: str, subscription_id: str) -> Target:
         room = self.catalog.get_room(tenant_id, room_id)
@@ -114,23 +119,3 @@ class PullWork:
                 **extra,
             )
         )
-
-
-def receipt_record(
-    tenant_id: str,
-    receipt: Receipt,
-    status: DeliveryStatus,
-    error: str | None = None,
-    next_attempt_at: str | None = None,
-) -> Delivery:
-    """The record of a handed-out message, as of its receipt's attempt (which counts as made)."""
-    return delivery_record(
-        message_id=receipt.message_id,
-        tenant_id=tenant_id,
-        subscription_id=receipt.subscription_id,
-        subscription_type=SubscriptionType.PULL,
-        status=status,
-        attempts=receipt.attempt + 1,
-        error=error,
-        next_attempt_at=next_attempt_at,
-    )

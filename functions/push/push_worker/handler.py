@@ -24,7 +24,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from push_worker.service import PushService
 from roomcast.config import load_settings
-from roomcast.delivery.log import DeliveryLog
+from roomcast.dal.stores import Stores
 from roomcast.domain.envelope import Envelope, EnvelopeError
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.domain.push_urls import PushUrlPolicy
@@ -47,38 +47,14 @@ DELIVERY_THREADS = ThreadPoolExecutor(max_workers=10, thread_name_prefix="delive
 
 
 @cache
-def delivery_log() -> DeliveryLog:
-    return DeliveryLog(load_settings().log_bucket, "push")
+def stores() -> Stores:
+    return Stores.for_function("push")
 
 
 @cache
 def service() -> PushService:
     """The push service with its data access, made on the first batch (boto3 is imported then)."""
-    from roomcast.dal.dead_letters import DeadLetterStore
-    from roomcast.dal.messages import MessageStore
-    from roomcast.dal.repository import Repository
-    from roomcast.dal.sender import EnvelopeSender
-    from roomcast.delivery.endings import Destinations, Endings
-
-    settings = load_settings()
-    catalog, messages, sender = (
-        Repository(settings.table_name),
-        MessageStore(settings.table_name),
-        EnvelopeSender(),
-    )
-    destinations = Destinations(settings.push_queue_url)
-    endings = Endings(
-        catalog, messages, DeadLetterStore(settings.table_name), sender, destinations, delivery_log()
-    )
-    return PushService(
-        catalog=catalog,
-        messages=messages,
-        endings=endings,
-        sender=sender,
-        destinations=destinations,
-        log=delivery_log(),
-        push_url_policy=PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls),
-    )
+    return PushService.of(stores(), PushUrlPolicy(allow_loopback=load_settings().allow_loopback_push_urls))
 
 
 async def record_handler(record: SQSRecord) -> DeliveryOutcome:
@@ -102,7 +78,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         service().flush_delivered()
         return response
     finally:
-        delivery_log().flush(context.aws_request_id)
+        stores().log.flush(context.aws_request_id)
 
 
 def _envelopes(event: dict[str, Any]) -> list[Envelope]:

@@ -21,8 +21,9 @@ from typing import Any
 
 from push_worker.targets import Targets
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
-from roomcast.dal.sender import delay_seconds
-from roomcast.delivery.endings import Destinations, Endings
+from roomcast.dal.sender import Destinations, delay_seconds
+from roomcast.dal.stores import Stores
+from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
 from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import Envelope
@@ -76,6 +77,11 @@ class PushService:
     # 'delivered' records of the current batch, written together before the batch is acknowledged.
     _delivered: list[Delivery] = field(default_factory=list)
     _delivered_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def of(cls, stores: Stores, policy: PushUrlPolicy) -> PushService:
+        st, endings = stores, Endings.of(stores)
+        return cls(st.catalog, st.messages, endings, st.sender, st.destinations, st.log, policy)
 
     def __post_init__(self) -> None:
         self.targets = Targets(self.catalog, self.clock)

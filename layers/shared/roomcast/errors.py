@@ -2,42 +2,44 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass
 class RoomcastError(Exception):
-    """Base: ``code`` is machine-readable, ``message`` says what is wrong in words."""
+    """Base: ``code`` is machine-readable, ``message`` says what is wrong in words; each subclass
+    has its own default code and HTTP status."""
 
-    message: str
-    details: list[dict[str, Any]] = field(default_factory=list)
-    code: str = "error"
-    http_status: int = 400
+    code = "error"
+    http_status = 400
+
+    def __init__(
+        self,
+        message: str,
+        details: list[dict[str, Any]] | None = None,
+        code: str | None = None,
+        http_status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or []
+        self.code = code or type(self).code
+        self.http_status = http_status or type(self).http_status
 
     def __str__(self) -> str:
         return self.message
 
 
-@dataclass
 class NotFound(RoomcastError):
-    code: str = "not_found"
-    http_status: int = 404
+    code, http_status = "not_found", 404
 
 
-@dataclass
 class InvalidRequest(RoomcastError):
-    code: str = "validation_error"
-    http_status: int = 422
+    code, http_status = "validation_error", 422
 
 
-@dataclass
 class Conflict(RoomcastError):
-    code: str = "conflict"
-    http_status: int = 409
+    code, http_status = "conflict", 409
 
 
-@dataclass
 class LimitExceeded(RoomcastError):
-    code: str = "limit_exceeded"
-    http_status: int = 409
+    code, http_status = "limit_exceeded", 409

@@ -17,7 +17,7 @@ from management_api.subscriptions.models import (
     SubscriptionCreate,
 )
 from management_api.subscriptions.service import SubscriptionsService
-from roomcast.delivery.endings import Destinations
+from roomcast.dal.sender import Destinations
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.push_urls import PushUrlPolicy, Resolver
 from tests.fakes import FakeCatalog, FakeDeadLetters, FakeLog, FakeMessages, FakeQueueAdmin, FakeSender

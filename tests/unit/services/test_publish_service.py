@@ -9,8 +9,7 @@ import pytest
 
 from publish_api.models import PublishRequest
 from publish_api.service import PayloadTooLarge, PublishService
-from roomcast.dal.sender import Outgoing
-from roomcast.delivery.endings import Destinations
+from roomcast.dal.sender import Destinations, Outgoing
 from roomcast.domain import limits
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus

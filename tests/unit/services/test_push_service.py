@@ -6,7 +6,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from push_worker.service import PushService
-from roomcast.delivery.endings import Destinations, Endings
+from roomcast.dal.sender import Destinations
+from roomcast.delivery.endings import Endings
 from roomcast.domain.envelope import Envelope, first_envelope
 from roomcast.domain.messages import DeliveryStatus, Message
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus

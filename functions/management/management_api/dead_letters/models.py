@@ -4,40 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
-from roomcast.api.models import ApiModel, examples
-from roomcast.dal.dead_letters import DeadLetter
+from roomcast.api.models import ApiModel, MessageView, examples
+from roomcast.domain.limits import REPLAY_BATCH
 
-REPLAY_BATCH = 100
 MessageIdField = Annotated[str, Field(min_length=1, max_length=64)]
 
 
-class DeadLetterView(BaseModel):
-    messageId: str
-    correlationId: str
-    eventType: str
-    eventVersion: str
-    payload: JsonValue
-    publishedAt: str
+class DeadLetterView(MessageView):
     attempts: int
     reason: str
     deadAt: str
-
-    @classmethod
-    def of(cls, letter: DeadLetter) -> DeadLetterView:
-        envelope = letter.envelope
-        return cls(
-            messageId=envelope.message_id,
-            correlationId=envelope.correlation_id,
-            eventType=envelope.event_type,
-            eventVersion=envelope.event_version,
-            payload=envelope.payload,
-            publishedAt=envelope.published_at,
-            attempts=letter.attempts,
-            reason=letter.reason,
-            deadAt=letter.dead_at,
-        )
 
 
 class DeadLetterList(BaseModel):

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from management_api.dead_letters.models import REPLAY_BATCH
 from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.pages import Page
 from roomcast.dal.ports import Catalog, DeadLetterRecords, MessageRecords, PullQueueAdmin, Sender
-from roomcast.delivery.endings import Destinations
+from roomcast.dal.sender import Destinations
+from roomcast.dal.stores import Stores
 from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
 from roomcast.domain.clock import iso_from_ms, now_ms
+from roomcast.domain.limits import REPLAY_BATCH
 from roomcast.domain.messages import DeliveryStatus
 from roomcast.domain.models import Subscription
 
@@ -33,6 +34,13 @@ class DeadLettersService:
     destinations: Destinations
     log: LogSink
     clock: Callable[[], int] = now_ms
+
+    @classmethod
+    def of(cls, stores: Stores) -> DeadLettersService:
+        st = stores
+        return cls(
+            st.catalog, st.dead_letters, st.messages, st.queue_admin, st.sender, st.destinations, st.log
+        )
 
     def page(
         self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None

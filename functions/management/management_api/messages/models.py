@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import Field, JsonValue
 
-from roomcast.api.models import examples
+from roomcast.api.models import ResponseModel, examples
 from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.messages import Delivery, TrackedMessage
+from roomcast.domain.messages import TrackedMessage
 
 
-class DeliveryView(BaseModel):
+class DeliveryView(ResponseModel):
     subscriptionId: str
     subscriptionType: Literal["PUSH", "PULL"]
     status: Literal["pending", "retrying", "delivered", "dead", "expired"]
@@ -20,20 +20,8 @@ class DeliveryView(BaseModel):
     nextAttemptAt: str | None
     updatedAt: str
 
-    @classmethod
-    def of(cls, delivery: Delivery) -> DeliveryView:
-        return cls(
-            subscriptionId=delivery.subscription_id,
-            subscriptionType=delivery.subscription_type.value,
-            status=delivery.status.value,
-            attempts=delivery.attempts,
-            lastError=delivery.last_error,
-            nextAttemptAt=delivery.next_attempt_at,
-            updatedAt=delivery.updated_at,
-        )
 
-
-class MessageStatus(BaseModel):
+class MessageStatus(ResponseModel):
     model_config = examples(
         {
             "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
@@ -70,18 +58,13 @@ class MessageStatus(BaseModel):
     destinations: list[str]
     deliveries: list[DeliveryView]
 
-    @classmethod
-    def of(cls, tracked: TrackedMessage) -> MessageStatus:
-        message = tracked.message
-        return cls(
-            messageId=message.id,
-            roomId=message.room_id,
-            eventType=message.event_type,
-            eventVersion=message.event_version,
-            correlationId=message.correlation_id,
-            payload=message.payload,
-            publishedAt=message.published_at,
-            expiresAt=iso_from_ms(message.expires_at_ms) if message.expires_at_ms is not None else None,
-            destinations=list(message.destinations),
-            deliveries=[DeliveryView.of(d) for d in tracked.deliveries],
-        )
+
+def message_status(tracked: TrackedMessage) -> MessageStatus:
+    """A message with its deliveries as the API shows it."""
+    message = tracked.message
+    return MessageStatus.of(
+        message,
+        messageId=message.id,
+        expiresAt=iso_from_ms(message.expires_at_ms) if message.expires_at_ms is not None else None,
+        deliveries=[DeliveryView.of(d) for d in tracked.deliveries],
+    )

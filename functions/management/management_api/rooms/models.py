@@ -15,9 +15,8 @@ from management_api.fields import (
     MessageExpirationMs,
     Name,
 )
-from roomcast.api.models import NOT_NULL, ApiModel, examples
+from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, examples
 from roomcast.domain import limits
-from roomcast.domain.models import Room
 
 _ROOM_EXAMPLE = {
     "id": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
@@ -35,14 +34,7 @@ _ROOM_EXAMPLE = {
 class RoomCreate(ApiModel):
     model_config = examples(
         {"name": "orders"},
-        {
-            "name": "orders",
-            "messageExpirationMs": 3600000,
-            "deliveryDelayMs": 1000,
-            "deliveryDelayMultiplier": 2.0,
-            "deliveryAttempts": 5,
-            "eventTypes": [{"name": "order.created", "versions": ["1", "2"]}],
-        },
+        {k: v for k, v in _ROOM_EXAMPLE.items() if k not in ("id", "createdAt", "updatedAt")},
     )
 
     name: Name
@@ -66,7 +58,7 @@ class RoomPatch(ApiModel):
     eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
 
 
-class RoomResponse(BaseModel):
+class RoomResponse(ResponseModel):
     model_config = examples(_ROOM_EXAMPLE)
 
     id: str
@@ -78,20 +70,6 @@ class RoomResponse(BaseModel):
     eventTypes: list[EventTypeModel]
     createdAt: str
     updatedAt: str
-
-    @classmethod
-    def of(cls, room: Room) -> RoomResponse:
-        return cls(
-            id=room.id,
-            name=room.name,
-            messageExpirationMs=room.message_expiration_ms,
-            deliveryDelayMs=room.delivery_delay_ms,
-            deliveryDelayMultiplier=room.delivery_delay_multiplier,
-            deliveryAttempts=room.delivery_attempts,
-            eventTypes=[EventTypeModel.of(f) for f in room.event_types],
-            createdAt=room.created_at,
-            updatedAt=room.updated_at,
-        )
 
 
 class RoomList(BaseModel):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from roomcast.api.models import examples
-from roomcast.domain.policy import DeliveryPolicy, ScheduledAttempt
+from roomcast.api.models import ResponseModel, examples
 
 NOTE = (
     "Without jitter or Retry-After. Jitter lengthens each delay by up to that fraction; a "
@@ -13,23 +12,14 @@ NOTE = (
 )
 
 
-class ScheduledAttemptView(BaseModel):
+class ScheduledAttemptView(ResponseModel):
     attempt: int
     delayMs: int = Field(description="Wait before this attempt (0 for the first delivery).")
     sincePublishMs: int = Field(description="When it falls if every earlier attempt failed at once.")
     cutByExpiry: bool = Field(description="Falls at or after the room's expiry: never made; expired instead.")
 
-    @classmethod
-    def of(cls, row: ScheduledAttempt) -> ScheduledAttemptView:
-        return cls(
-            attempt=row.attempt,
-            delayMs=row.delay_ms,
-            sincePublishMs=row.since_publish_ms,
-            cutByExpiry=row.cut_by_expiry,
-        )
 
-
-class EffectivePolicy(BaseModel):
+class EffectivePolicy(ResponseModel):
     deliveryDelayMs: int
     deliveryDelayMultiplier: float
     deliveryAttempts: int
@@ -38,20 +28,8 @@ class EffectivePolicy(BaseModel):
     retryScheduleMs: list[int] | None
     messageExpirationMs: int | None
 
-    @classmethod
-    def of(cls, policy: DeliveryPolicy, expiration_ms: int | None) -> EffectivePolicy:
-        return cls(
-            deliveryDelayMs=policy.delivery_delay_ms,
-            deliveryDelayMultiplier=policy.delivery_delay_multiplier,
-            deliveryAttempts=policy.delivery_attempts,
-            maxDelayMs=policy.max_delay_ms,
-            jitter=policy.jitter,
-            retryScheduleMs=list(policy.retry_schedule_ms) if policy.retry_schedule_ms else None,
-            messageExpirationMs=expiration_ms,
-        )
 
-
-class SchedulePreview(BaseModel):
+class SchedulePreview(ResponseModel):
     model_config = examples(
         {
             "subscriptionId": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",

@@ -25,8 +25,9 @@ from management_api.fields import (
     RetryScheduleMs,
     TimeoutMs,
 )
-from roomcast.api.models import NOT_NULL, ApiModel, SubscriptionId, examples
-from roomcast.domain.models import DeliveryOverrides, Subscription, SubscriptionType
+from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
+from roomcast.domain.fields import from_camel_fields
+from roomcast.domain.models import DeliveryOverrides, SubscriptionType
 from roomcast.errors import InvalidRequest
 
 Status = Literal["active", "disabled"]
@@ -57,22 +58,16 @@ class _Overrides(ApiModel):
     deliveryDelayMs: DeliveryDelayMs | None = None
     deliveryDelayMultiplier: DeliveryDelayMultiplier | None = None
     deliveryAttempts: DeliveryAttempts | None = None
-    maxDelayMs: MaxDelayMs | None = None
-    jitter: Jitter | None = None
-    retryScheduleMs: RetryScheduleMs | None = None
     failoverSubscriptionId: SubscriptionId | None = Field(
         default=None, description="Another subscription of the room that gets the message instead of dead."
     )
+    # Not the room's: a subscription's own shaping of the schedule.
+    maxDelayMs: MaxDelayMs | None = None
+    jitter: Jitter | None = None
+    retryScheduleMs: RetryScheduleMs | None = None
 
     def overrides(self) -> DeliveryOverrides:
-        return DeliveryOverrides(
-            delivery_delay_ms=self.deliveryDelayMs,
-            delivery_delay_multiplier=self.deliveryDelayMultiplier,
-            delivery_attempts=self.deliveryAttempts,
-            max_delay_ms=self.maxDelayMs,
-            jitter=self.jitter,
-            retry_schedule_ms=tuple(self.retryScheduleMs) if self.retryScheduleMs is not None else None,
-        )
+        return from_camel_fields(DeliveryOverrides, self.model_dump())
 
 
 class _SubscriptionCreate(_Overrides):
@@ -147,8 +142,11 @@ class SubscriptionPatch(PushSubscriptionPatch, PullSubscriptionPatch):
             ) from error
 
 
-class SubscriptionResponse(BaseModel):
-    model_config = examples(_PUSH_EXAMPLE)
+class SubscriptionResponse(_Overrides, ResponseModel):
+    """A subscription; its overrides are flat here, null where the room's value applies.
+    Build it with ``SubscriptionResponse.of(subscription, subscription.overrides)``."""
+
+    model_config = examples(_PUSH_EXAMPLE, lenient=True)
 
     id: str
     roomId: str
@@ -156,46 +154,10 @@ class SubscriptionResponse(BaseModel):
     status: Status
     eventTypes: list[EventTypeModel]
     pushUrl: str | None = None
-    deliveryDelayMs: int | None = None
-    deliveryDelayMultiplier: float | None = None
-    deliveryAttempts: int | None = None
-    maxDelayMs: int | None = None
-    jitter: float | None = None
-    retryScheduleMs: list[int] | None = None
-    failoverSubscriptionId: str | None = None
     timeoutMs: int | None = None
     ackWaitMs: int | None = None
     createdAt: str
     updatedAt: str
-
-    @classmethod
-    def of(cls, subscription: Subscription) -> SubscriptionResponse:
-        return cls.model_validate(_fields(subscription))
-
-
-def _fields(subscription: Subscription) -> dict[str, object]:
-    overrides = subscription.overrides
-    return {
-        "id": subscription.id,
-        "roomId": subscription.room_id,
-        "type": subscription.type.value,
-        "status": subscription.status.value,
-        "eventTypes": [EventTypeModel.of(f) for f in subscription.event_types],
-        "pushUrl": subscription.push_url,
-        "deliveryDelayMs": overrides.delivery_delay_ms,
-        "deliveryDelayMultiplier": overrides.delivery_delay_multiplier,
-        "deliveryAttempts": overrides.delivery_attempts,
-        "maxDelayMs": overrides.max_delay_ms,
-        "jitter": overrides.jitter,
-        "retryScheduleMs": list(overrides.retry_schedule_ms)
-        if overrides.retry_schedule_ms is not None
-        else None,
-        "failoverSubscriptionId": subscription.failover_subscription_id,
-        "timeoutMs": subscription.timeout_ms,
-        "ackWaitMs": subscription.ack_wait_ms,
-        "createdAt": subscription.created_at,
-        "updatedAt": subscription.updated_at,
-    }
 
 
 class SubscriptionCreated(SubscriptionResponse):
@@ -205,10 +167,6 @@ class SubscriptionCreated(SubscriptionResponse):
         default=None,
         description="PUSH only, shown once: verify webhook signatures with it (Standard Webhooks).",
     )
-
-    @classmethod
-    def of_new(cls, subscription: Subscription, signing_secret: str | None) -> SubscriptionCreated:
-        return cls.model_validate({**_fields(subscription), "signingSecret": signing_secret})
 
 
 class SubscriptionList(BaseModel):

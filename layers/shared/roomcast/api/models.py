@@ -3,13 +3,14 @@ several functions accept, and the error shapes every operation documents."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, JsonValue
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
 from roomcast.domain import limits
+from roomcast.domain.fields import camel_fields
 
 EVENT_TYPE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
 EVENT_VERSION_PATTERN = r"^[0-9]+(\.[0-9]+){0,3}$"
@@ -75,8 +76,11 @@ def _refuse_null(value: Any) -> Any:
 NOT_NULL = _NotNull()
 
 
-def examples(*values: dict[str, Any]) -> ConfigDict:
-    """A response model's config with its documented examples."""
+def examples(*values: dict[str, Any], lenient: bool = False) -> ConfigDict:
+    """A model's config with its documented examples. ``lenient``: a response model deriving from a
+    request model, which ignores the fields it does not declare and coerces nothing it need not."""
+    if lenient:
+        return ConfigDict(json_schema_extra={"examples": list(values)}, extra="ignore", strict=False)
     return ConfigDict(json_schema_extra={"examples": list(values)})
 
 
@@ -93,6 +97,30 @@ EventVersion = Annotated[str, Field(pattern=EVENT_VERSION_PATTERN, max_length=32
 SubscriptionId = Annotated[
     str, Field(min_length=1, max_length=64, examples=["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"])
 ]
+
+
+class ResponseModel(BaseModel):
+    """An answer built from domain objects: ``Model.of(*sources, **fields)`` takes the fields of each
+    source (``camel_fields``; later ones win) and the given fields on top, and keeps only the
+    fields the model declares."""
+
+    @classmethod
+    def of(cls, *sources: object, **fields: object) -> Self:
+        merged: dict[str, Any] = {}
+        for source in sources:
+            merged |= camel_fields(source)
+        return cls.model_validate(merged | fields)
+
+
+class MessageView(ResponseModel):
+    """A message as its receivers see it (pulled, or kept as a dead letter)."""
+
+    messageId: str
+    correlationId: str
+    eventType: str
+    eventVersion: str
+    payload: JsonValue
+    publishedAt: str
 
 
 # -- errors ----------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from roomcast.dal import items
 from roomcast.dal.pages import Page
 from roomcast.dal.table import TableAccess, key
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.fields import camel_fields, from_camel_fields
 
 DEAD_LETTER_RETENTION_SECONDS: Final = 30 * 24 * 3600
 
@@ -36,16 +37,15 @@ def dead_letter_partition_key(tenant_id: str, room_id: str, subscription_id: str
 class DeadLetterStore(TableAccess):
     def put(self, dead_letter: DeadLetter) -> None:
         envelope = dead_letter.envelope
+        partition = dead_letter_partition_key(envelope.tenant_id, envelope.room_id, envelope.subscription_id)
         item = {
-            "PK": dead_letter_partition_key(envelope.tenant_id, envelope.room_id, envelope.subscription_id),
+            "PK": partition,
             "SK": envelope.message_id,
             "entity": "deadLetter",
-            "envelope": envelope.to_json(),
-            "reason": dead_letter.reason,
-            "deadAt": dead_letter.dead_at,
-            "attempts": dead_letter.attempts,
-            "ttl": int(time.time()) + DEAD_LETTER_RETENTION_SECONDS,
+            **camel_fields(dead_letter),
         }
+        # The envelope is kept as the JSON it travels as on SQS (a replay sends it again as it is).
+        item |= {"envelope": envelope.to_json(), "ttl": int(time.time()) + DEAD_LETTER_RETENTION_SECONDS}
         self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item))
 
     def page(
@@ -74,9 +74,4 @@ class DeadLetterStore(TableAccess):
 
 
 def _from_item(item: items.Item) -> DeadLetter:
-    return DeadLetter(
-        envelope=Envelope.from_json(item["envelope"]),
-        reason=item["reason"],
-        dead_at=item["deadAt"],
-        attempts=item["attempts"],
-    )
+    return from_camel_fields(DeadLetter, {**item, "envelope": Envelope.from_json(item["envelope"])})

@@ -22,8 +22,8 @@ from botocore.exceptions import ClientError
 
 from roomcast.dal import items
 from roomcast.dal.table import TableAccess, is_condition_failure, key
+from roomcast.domain.fields import camel_fields, from_camel_fields
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
-from roomcast.domain.models import SubscriptionType
 from roomcast.errors import NotFound
 
 RECORD_RETENTION_SECONDS: Final = 30 * 24 * 3600
@@ -50,100 +50,54 @@ def _message_ttl(message: Message) -> int:
 
 
 def message_to_item(message: Message) -> items.Item:
-    return {
-        "PK": message_partition_key(message.tenant_id, message.id),
-        "SK": _MESSAGE_SORT_KEY,
+    keys = {"PK": message_partition_key(message.tenant_id, message.id), "SK": _MESSAGE_SORT_KEY}
+    # The payload is stored as JSON text: DynamoDB cannot hold floats like 1e400 or empty keys faithfully.
+    payload = json.dumps(message.payload, separators=(",", ":"))
+    return keys | {
         "entity": "message",
-        "id": message.id,
-        "tenantId": message.tenant_id,
-        "roomId": message.room_id,
-        "eventType": message.event_type,
-        "eventVersion": message.event_version,
-        "correlationId": message.correlation_id,
-        # Stored as JSON text: DynamoDB cannot hold floats like 1e400 or empty keys faithfully.
-        "payload": json.dumps(message.payload, separators=(",", ":")),
-        "publishedAt": message.published_at,
-        "publishedAtMs": message.published_at_ms,
-        "expiresAtMs": message.expires_at_ms,
-        "destinations": list(message.destinations),
+        **camel_fields(message),
+        "payload": payload,
         "ttl": _message_ttl(message),
     }
 
 
 def message_from_item(item: items.Item) -> Message:
-    return Message(
-        id=item["id"],
-        tenant_id=item["tenantId"],
-        room_id=item["roomId"],
-        event_type=item["eventType"],
-        event_version=item["eventVersion"],
-        correlation_id=item["correlationId"],
-        payload=json.loads(item["payload"]),
-        published_at=item["publishedAt"],
-        published_at_ms=item["publishedAtMs"],
-        expires_at_ms=item.get("expiresAtMs"),
-        destinations=tuple(item.get("destinations", [])),
-    )
+    return from_camel_fields(Message, {**item, "payload": json.loads(item["payload"])})
 
 
 def delivery_to_item(delivery: Delivery) -> items.Item:
-    return {
+    keys = {
         "PK": message_partition_key(delivery.tenant_id, delivery.message_id),
-        "SK": f"{_DELIVERY_PREFIX}{delivery.subscription_id}",
-        "entity": "delivery",
-        "messageId": delivery.message_id,
-        "tenantId": delivery.tenant_id,
-        "subscriptionId": delivery.subscription_id,
-        "subscriptionType": delivery.subscription_type.value,
-        "status": delivery.status.value,
-        "attempts": delivery.attempts,
-        "lastError": delivery.last_error,
-        "nextAttemptAt": delivery.next_attempt_at,
-        "updatedAt": delivery.updated_at,
-        "ttl": _ttl(),
+        "SK": _delivery_key(delivery),
     }
+    return keys | {"entity": "delivery", **camel_fields(delivery), "ttl": _ttl()}
+
+
+def _delivery_key(delivery: Delivery) -> str:
+    return f"{_DELIVERY_PREFIX}{delivery.subscription_id}"
+
+
+# A destination's first record lives inside its message item, keyed by subscription id, with only
+# what it cannot take from the message.
+_EMBEDDED_FIELDS = ("subscriptionType", "status", "attempts", "nextAttemptAt", "updatedAt")
 
 
 def _embedded_delivery(delivery: Delivery) -> items.Item:
-    return {
-        "subscriptionType": delivery.subscription_type.value,
-        "status": delivery.status.value,
-        "attempts": delivery.attempts,
-        "nextAttemptAt": delivery.next_attempt_at,
-        "updatedAt": delivery.updated_at,
-    }
+    fields = camel_fields(delivery)
+    return {name: fields[name] for name in _EMBEDDED_FIELDS}
 
 
 def embedded_deliveries(message_item: items.Item) -> list[Delivery]:
     """The first records of a message's destinations, as stored inside the message item."""
+    shared = {"messageId": message_item["id"], "tenantId": message_item["tenantId"]}
     return [
-        Delivery(
-            message_id=message_item["id"],
-            tenant_id=message_item["tenantId"],
-            subscription_id=subscription_id,
-            subscription_type=SubscriptionType(raw["subscriptionType"]),
-            status=DeliveryStatus(raw["status"]),
-            attempts=raw["attempts"],
-            last_error=None,
-            next_attempt_at=raw.get("nextAttemptAt"),
-            updated_at=raw["updatedAt"],
-        )
+        from_camel_fields(Delivery, {**raw, **shared, "subscriptionId": subscription_id})
         for subscription_id, raw in (message_item.get("deliveries") or {}).items()
     ]
 
 
 def delivery_from_item(item: items.Item) -> Delivery:
-    return Delivery(
-        message_id=item["messageId"],
-        tenant_id=item["tenantId"],
-        subscription_id=item["subscriptionId"],
-        subscription_type=SubscriptionType(item["subscriptionType"]),
-        status=DeliveryStatus(item["status"]),
-        attempts=item["attempts"],
-        last_error=item.get("lastError"),
-        next_attempt_at=item.get("nextAttemptAt"),
-        updated_at=item["updatedAt"],
-    )
+    return from_camel_fields(Delivery, item)
 
 
 class MessageStore(TableAccess):

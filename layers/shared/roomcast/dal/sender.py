@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from roomcast.dal.aws import SqsAccess
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.models import Subscription, SubscriptionType
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -40,6 +41,25 @@ class Outgoing:
     envelope: Envelope | str  # a str is sent as it is (a body that is not an envelope, kept as evidence)
     delay_seconds: int = 0
     group_id: str | None = None  # fair queues: one noisy group cannot starve the others
+
+
+@dataclass(frozen=True)
+class Destinations:
+    """Where an envelope for a subscription is sent: the shared push queue, or the subscription's
+    own queue."""
+
+    push_queue_url: str
+
+    def outgoing_for(
+        self, subscription: Subscription, envelope: Envelope, delay_seconds: int = 0
+    ) -> Outgoing:
+        if subscription.type is SubscriptionType.PUSH:
+            return self.push(envelope, delay_seconds)
+        return Outgoing(subscription.queue_url or "", envelope, delay_seconds)
+
+    def push(self, envelope: Envelope, delay_seconds: int = 0) -> Outgoing:
+        """The shared push queue; the group id (fair queues) is the envelope's subscription."""
+        return Outgoing(self.push_queue_url, envelope, delay_seconds, group_id=envelope.subscription_id)
 
 
 class EnvelopeSender(SqsAccess):

@@ -12,12 +12,13 @@ from dataclasses import dataclass, replace
 
 from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.ports import DeadLetterRecords, MessageRecords, Sender, SubscriptionStore
-from roomcast.dal.sender import Outgoing
+from roomcast.dal.sender import Destinations, Outgoing
+from roomcast.dal.stores import Stores
 from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
 from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.models import Subscription, SubscriptionType
+from roomcast.domain.models import Subscription
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.errors import NotFound
 from roomcast.observability import logger
@@ -26,33 +27,21 @@ from roomcast.observability import logger
 MAX_FAILOVER_HOPS = 10
 
 
-@dataclass(frozen=True)
-class Destinations:
-    """Where an envelope for a subscription is sent: the shared push queue, or the subscription's
-    own queue."""
-
-    push_queue_url: str
-
-    def outgoing_for(
-        self, subscription: Subscription, envelope: Envelope, delay_seconds: int = 0
-    ) -> Outgoing:
-        if subscription.type is SubscriptionType.PUSH:
-            return self.push(envelope, delay_seconds)
-        return Outgoing(subscription.queue_url or "", envelope, delay_seconds)
-
-    def push(self, envelope: Envelope, delay_seconds: int = 0) -> Outgoing:
-        """The shared push queue; the group id (fair queues) is the envelope's subscription."""
-        return Outgoing(self.push_queue_url, envelope, delay_seconds, group_id=envelope.subscription_id)
-
-
 @dataclass
 class Endings:
+    """Failover or dead letter, for the functions that deliver (push, pull) or replay."""
+
     subscriptions: SubscriptionStore
     messages: MessageRecords
     dead_letters: DeadLetterRecords
     sender: Sender
     destinations: Destinations
     log: LogSink
+
+    @classmethod
+    def of(cls, stores: Stores) -> Endings:
+        st = stores
+        return cls(st.catalog, st.messages, st.dead_letters, st.sender, st.destinations, st.log)
 
     def dead_or_failover(
         self,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message, delivery_record
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import SubscriptionType
 from roomcast.domain.payloads import JsonValue
 
@@ -76,16 +76,8 @@ class Envelope:
         next_attempt_at: str | None = None,
     ) -> Delivery:
         """This destination's delivery record as of now."""
-        return delivery_record(
-            message_id=self.message_id,
-            tenant_id=self.tenant_id,
-            subscription_id=self.subscription_id,
-            subscription_type=subscription_type,
-            status=status,
-            attempts=attempts,
-            error=error,
-            next_attempt_at=next_attempt_at,
-        )
+        ids = (self.message_id, self.tenant_id, self.subscription_id)
+        return Delivery(*ids, subscription_type, status, attempts, error, next_attempt_at)
 
 
 def first_envelope(message: Message, subscription_id: str) -> Envelope:

@@ -41,6 +41,8 @@ MAX_PUSH_URL_LENGTH: Final = 2_048
 MAX_SUBSCRIPTIONS_PER_ROOM: Final = 200
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100
+# Dead letters replayed (or purged) per call when no ids are given.
+REPLAY_BATCH: Final = 100
 
 # A message's payload, serialized as compact JSON. SQS takes 1 MiB and DynamoDB 400 KB per item;
 # 128 KiB leaves room for the envelope and keeps a PULL batch of 10 within SQS's limits.

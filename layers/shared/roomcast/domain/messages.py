@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from roomcast.domain.clock import now_iso
@@ -17,6 +17,8 @@ class DeliveryStatus(StrEnum):
     DEAD = "dead"
     EXPIRED = "expired"
 
+
+type Note = str | None  # an error or a time a delivery record may carry
 
 TERMINAL_STATUSES = frozenset({DeliveryStatus.DELIVERED, DeliveryStatus.DEAD, DeliveryStatus.EXPIRED})
 
@@ -38,15 +40,17 @@ class Message:
 
 @dataclass(frozen=True)
 class Delivery:
+    """A destination's delivery record; made now unless ``updated_at`` says otherwise."""
+
     message_id: str
     tenant_id: str
     subscription_id: str
     subscription_type: SubscriptionType
     status: DeliveryStatus
     attempts: int  # attempts made so far (a delivered first try counts 1)
-    last_error: str | None
-    next_attempt_at: str | None
-    updated_at: str
+    last_error: str | None = None
+    next_attempt_at: str | None = None
+    updated_at: str = field(default_factory=now_iso)
 
 
 @dataclass(frozen=True)
@@ -55,29 +59,3 @@ class TrackedMessage:
 
     message: Message
     deliveries: tuple[Delivery, ...]
-
-
-def delivery_record(
-    *,
-    message_id: str,
-    tenant_id: str,
-    subscription_id: str,
-    subscription_type: SubscriptionType,
-    status: DeliveryStatus,
-    attempts: int,
-    error: str | None = None,
-    next_attempt_at: str | None = None,
-    updated_at: str | None = None,
-) -> Delivery:
-    """A destination's delivery record as of ``updated_at`` (default: now): the one way to make one."""
-    return Delivery(
-        message_id=message_id,
-        tenant_id=tenant_id,
-        subscription_id=subscription_id,
-        subscription_type=subscription_type,
-        status=status,
-        attempts=attempts,
-        last_error=error,
-        next_attempt_at=next_attempt_at,
-        updated_at=updated_at or now_iso(),
-    )

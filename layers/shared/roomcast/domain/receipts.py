@@ -12,6 +12,8 @@ import binascii
 import json
 from dataclasses import dataclass
 
+from roomcast.domain.messages import Delivery, DeliveryStatus, Note
+from roomcast.domain.models import SubscriptionType
 from roomcast.errors import InvalidRequest
 
 RECEIPT_PREFIX = "rcpt_"
@@ -28,6 +30,13 @@ class Receipt:
     correlation_id: str = ""
     room_id: str = ""
     published_at: str = ""
+
+    def record(
+        self, tenant_id: str, status: DeliveryStatus, error: Note = None, next_at: Note = None
+    ) -> Delivery:
+        """The message's record as of this receipt's attempt (which counts as made)."""
+        ids = (self.message_id, tenant_id, self.subscription_id)
+        return Delivery(*ids, SubscriptionType.PULL, status, self.attempt + 1, error, next_at)
 
     def encode(self) -> str:
         raw: dict[str, object] = {

@@ -15,12 +15,6 @@ MAX_RETRY_AFTER_MS = 7 * 24 * 60 * 60 * 1000  # a week: anything longer is a mis
 _RETRY_AFTER_SECONDS = re.compile(r"\d+(\.\d+)?")
 
 
-class AnswerClass(StrEnum):
-    DELIVERED = "delivered"
-    RETRYABLE = "retryable"
-    PERMANENT = "permanent"
-
-
 @dataclass(frozen=True)
 class HttpResult:
     """What one POST came to.
@@ -35,6 +29,12 @@ class HttpResult:
     error: str | None
     latency_ms: int
     response_excerpt: str
+
+
+class AnswerClass(StrEnum):
+    DELIVERED = "delivered"
+    RETRYABLE = "retryable"
+    PERMANENT = "permanent"
 
 
 def classify(status: int | None) -> AnswerClass:

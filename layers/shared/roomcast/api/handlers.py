@@ -1,0 +1,47 @@
+"""The Lambda handler of an HTTP API function: the resolver with its routers and error handlers,
+the body guards, and the delivery log written at the end of every invocation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from roomcast.api.errors import install_error_handlers
+from roomcast.api.guards import body_too_large, json_body_required
+from roomcast.observability import logger, metrics
+
+LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
+
+
+def new_api(*routers: Router) -> APIGatewayHttpResolver:
+    """A resolver that validates requests and responses against the routes' models."""
+    app = APIGatewayHttpResolver(enable_validation=True)
+    for router in routers:
+        app.include_router(router)
+    install_error_handlers(app)
+    return app
+
+
+def http_handler(
+    app: APIGatewayHttpResolver,
+    flush_log: Callable[[str], object],
+    max_body_bytes: int | None = None,
+) -> LambdaHandler:
+    """``lambda_handler`` of an API function: guards first (body size, JSON), then the routes;
+    ``flush_log(request_id)`` writes the invocation's delivery-log records whatever happened."""
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+    @metrics.log_metrics
+    def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+        try:
+            too_large = body_too_large(event, max_body_bytes) if max_body_bytes is not None else None
+            return too_large or json_body_required(event) or app.resolve(event, context)
+        finally:
+            flush_log(context.aws_request_id)
+
+    return lambda_handler
