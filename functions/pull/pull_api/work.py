@@ -7,13 +7,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from roomcast.dal.ports import Catalog, MessageRecords, PullQueue, Sender
 from roomcast.dal.sender import Outgoing
 from roomcast.dal.stores import Stores
 from roomcast.delivery.endings import Endings
-from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
+from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain.clock import now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import Delivery
@@ -101,10 +100,17 @@ class PullWork:
             policy, receipt.attempt, now_ms, receipt.expires_at_ms, random_fraction=self.random_fraction()
         )
 
-    def log_envelope(self, event: str, envelope: Envelope, **extra: Any) -> None:
-        self.log.add(LogRecord(event=event, subscription_type="PULL", **log_record_fields(envelope), **extra))
+    def log_envelope(self, event: str, envelope: Envelope, **details: int | str | None) -> None:
+        self.log.add(LogRecord.about(envelope, event, "PULL", **details))
 
-    def log_receipt(self, event: str, tenant_id: str, receipt: Receipt, **extra: Any) -> None:
+    def log_receipt(
+        self,
+        event: str,
+        tenant_id: str,
+        receipt: Receipt,
+        error: str | None = None,
+        next_delay_ms: int | None = None,
+    ) -> None:
         self.log.add(
             LogRecord(
                 event=event,
@@ -116,6 +122,7 @@ class PullWork:
                 subscription_type="PULL",
                 attempt=receipt.attempt,
                 published_at=receipt.published_at or None,
-                **extra,
+                error=error,
+                next_delay_ms=next_delay_ms,
             )
         )

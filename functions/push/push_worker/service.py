@@ -17,14 +17,13 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from push_worker.targets import Targets
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
 from roomcast.dal.sender import Destinations, delay_seconds
 from roomcast.dal.stores import Stores
 from roomcast.delivery.endings import Endings
-from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
+from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus
@@ -192,17 +191,9 @@ class PushService:
         )
         return DeliveryOutcome.RETRY
 
-    def _log(self, event: str, envelope: Envelope, **extra: Any) -> None:
+    def _log(self, event: str, envelope: Envelope, **details: int | str | None) -> None:
         """A delivery-log record of this envelope's current attempt."""
-        self.log.add(
-            LogRecord(
-                event=event,
-                subscription_type="PUSH",
-                attempt=envelope.attempt,
-                **log_record_fields(envelope),
-                **extra,
-            )
-        )
+        self.log.add(LogRecord.about(envelope, event, "PUSH", attempt=envelope.attempt, **details))
 
     def _disable(self, subscription: Subscription) -> None:
         """410 Gone: nothing more is routed to this subscription until someone re-enables it."""

@@ -10,7 +10,7 @@ from roomcast.dal.pages import Page
 from roomcast.dal.ports import Catalog, DeadLetterRecords, MessageRecords, PullQueueAdmin, Sender
 from roomcast.dal.sender import Destinations
 from roomcast.dal.stores import Stores
-from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
+from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.limits import REPLAY_BATCH
 from roomcast.domain.messages import DeliveryStatus
@@ -80,14 +80,9 @@ class DeadLettersService:
                 ),
                 force=True,
             )
+            envelope, kind = letter.envelope, subscription.type.value
             self.log.add(
-                LogRecord(
-                    event="replayed",
-                    subscription_type=subscription.type.value,
-                    attempt=letter.envelope.attempt,
-                    error=letter.reason,
-                    **log_record_fields(letter.envelope),
-                )
+                LogRecord.about(envelope, "replayed", kind, attempt=envelope.attempt, error=letter.reason)
             )
         replayed = [letter.envelope.message_id for letter in letters]
         self.dead_letters.delete(tenant_id, room_id, subscription_id, replayed)

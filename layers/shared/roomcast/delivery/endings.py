@@ -14,7 +14,7 @@ from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.ports import DeadLetterRecords, MessageRecords, Sender, SubscriptionStore
 from roomcast.dal.sender import Destinations, Outgoing
 from roomcast.dal.stores import Stores
-from roomcast.delivery.log import LogRecord, LogSink, log_record_fields
+from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus
@@ -91,15 +91,8 @@ class Endings:
     def _log(
         self, outcome: DeliveryOutcome, envelope: Envelope, subscription: Subscription, error: str
     ) -> None:
-        self.log.add(
-            LogRecord(
-                event=outcome.value,
-                subscription_type=subscription.type.value,
-                attempt=envelope.attempt,
-                error=error,
-                **log_record_fields(envelope),
-            )
-        )
+        kind = subscription.type.value
+        self.log.add(LogRecord.about(envelope, outcome.value, kind, attempt=envelope.attempt, error=error))
 
     def _failover_target(self, envelope: Envelope, subscription: Subscription) -> Subscription | None:
         if not subscription.failover_subscription_id:

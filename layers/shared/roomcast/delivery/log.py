@@ -11,16 +11,18 @@ from __future__ import annotations
 import gzip
 import json
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
 from roomcast.dal.aws import s3_client
 from roomcast.domain.clock import iso_timestamp, utc_now
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.fields import camel_fields
 from roomcast.observability import logger, metrics
 
 SCHEMA_VERSION: Final = 1
+type Detail = int | str | None  # attempt, http_status, latency_ms, error, next_delay_ms
 RAW_PREFIX: Final = "raw"
 
 
@@ -44,27 +46,27 @@ class LogRecord:
     timestamp: str = field(default_factory=lambda: iso_timestamp(utc_now()))
     record_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
+    @classmethod
+    def about(
+        cls, envelope: Envelope, event: str, subscription_type: str, **details: int | str | None
+    ) -> LogRecord:
+        """A record of ``event`` for this envelope's message and destination; ``details`` are the
+        other fields (attempt, http_status, latency_ms, error, next_delay_ms)."""
+        fields: dict[str, Any] = dict(details)
+        return cls(
+            event=event,
+            message_id=envelope.message_id,
+            correlation_id=envelope.correlation_id,
+            tenant_id=envelope.tenant_id,
+            room_id=envelope.room_id,
+            subscription_id=envelope.subscription_id,
+            subscription_type=subscription_type,
+            published_at=envelope.published_at,
+            **fields,
+        )
+
     def to_json(self) -> str:
-        raw = asdict(self)
-        line = {
-            "schemaVersion": SCHEMA_VERSION,
-            "recordId": raw["record_id"],
-            "timestamp": raw["timestamp"],
-            "event": raw["event"],
-            "messageId": raw["message_id"],
-            "correlationId": raw["correlation_id"],
-            "tenantId": raw["tenant_id"],
-            "roomId": raw["room_id"],
-            "subscriptionId": raw["subscription_id"],
-            "subscriptionType": raw["subscription_type"],
-            "attempt": raw["attempt"],
-            "httpStatus": raw["http_status"],
-            "latencyMs": raw["latency_ms"],
-            "error": raw["error"],
-            "nextDelayMs": raw["next_delay_ms"],
-            "publishedAt": raw["published_at"],
-        }
-        return json.dumps(line, separators=(",", ":"))
+        return json.dumps({"schemaVersion": SCHEMA_VERSION, **camel_fields(self)}, separators=(",", ":"))
 
 
 EVENTS: Final = (
@@ -140,15 +142,3 @@ class DeliveryLog:
         logger.error("delivery log not written to S3; records follow in this log", extra={"reason": reason})
         for record in records:
             logger.info("delivery-log", extra={"deliveryLog": json.loads(record.to_json())})
-
-
-def log_record_fields(envelope: Envelope) -> dict[str, Any]:
-    """The fields of a log record every envelope supplies."""
-    return {
-        "message_id": envelope.message_id,
-        "correlation_id": envelope.correlation_id,
-        "tenant_id": envelope.tenant_id,
-        "room_id": envelope.room_id,
-        "subscription_id": envelope.subscription_id,
-        "published_at": envelope.published_at,
-    }
