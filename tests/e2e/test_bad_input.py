@@ -230,3 +230,29 @@ def test_hostile_requests_never_get_a_5xx(tenant_a: ApiClient) -> None:
     # Then
     assert all(status < 500 for status in statuses), statuses
     assert tenant_a.get(f"/rooms/{room['id']}").json() == room
+
+
+@pytest.mark.parametrize("method", ["TRACE", "PROPFIND", "PUT"])
+def test_unsupported_method_on_a_resource_is_a_json_405_naming_the_allowed_ones(
+    tenant_a: ApiClient, method: str
+) -> None:
+    # Given
+    before = _state(tenant_a)
+
+    # When
+    response = tenant_a.request(method, "/rooms")
+
+    # Then
+    body = assert_error(response, 405, method, "/rooms")
+    assert body["error"]["code"] == "method_not_allowed"
+    assert response.headers["allow"] == "GET, POST"
+    assert _state(tenant_a) == before
+
+
+def test_unknown_path_with_an_unknown_method_is_a_json_404(tenant_a: ApiClient) -> None:
+    # When
+    response = tenant_a.request("PROPFIND", "/no/such/thing")
+
+    # Then
+    body = assert_error(response, 404, "PROPFIND", "/no/such/thing")
+    assert body["error"]["code"] == "route_not_found"

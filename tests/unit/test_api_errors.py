@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from pydantic import TypeAdapter, ValidationError
 
 from management_api.rooms.models import RoomCreate
@@ -12,7 +13,7 @@ from management_api.subscriptions.models import (
     PushSubscriptionCreate,
     SubscriptionCreate,
 )
-from roomcast.api.errors import ROOM_OWNER_ONLY, validation_error_response
+from roomcast.api.errors import ROOM_OWNER_ONLY, allowed_methods, validation_error_response
 
 SUBSCRIPTION = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
 
@@ -178,3 +179,16 @@ def test_message_summarises_at_most_five_problems_but_details_list_all() -> None
     assert len(body["error"]["details"]) == 7
     assert body["error"]["message"].count("Field required") == 5
     assert body["error"]["message"].startswith("body.field0: Field required; body.field1")
+
+
+def test_allowed_methods_are_every_route_matching_the_path() -> None:
+    # Given
+    app = APIGatewayHttpResolver()
+    app.get("/rooms")(lambda: {})
+    app.post("/rooms")(lambda: {})
+    app.delete("/rooms/<roomId>")(lambda roomId: {})
+
+    # When / Then
+    assert allowed_methods(app, "/rooms") == ["GET", "POST"]
+    assert allowed_methods(app, "/rooms/r1") == ["DELETE"]
+    assert allowed_methods(app, "/other") == []

@@ -24,6 +24,8 @@ from roomcast_dev.template import LOCAL_ACCOUNT_ID, Authorizer, Route
 
 # API Gateway HTTP API limits.
 MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
+MAX_HEADER_BYTES = 10 * 1024  # request line and headers together
+IDLE_TIMEOUT_SECONDS = 30  # a client that stops sending mid-request is cut off, as API Gateway does
 TEXT_CONTENT_TYPES = (
     "text/",
     "application/json",
@@ -81,11 +83,33 @@ class Gateway:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             server_version = "roomcast-local-gateway"
+            timeout = IDLE_TIMEOUT_SECONDS
 
-            def _handle(self) -> None:
-                gateway._serve(self)
+            def __getattr__(self, name: str) -> Any:
+                # Every method (TRACE, PROPFIND, ...) is routed like GET: an ANY route may serve it,
+                # and an unmatched one gets API Gateway's JSON 404 instead of http.server's HTML 501.
+                if name.startswith("do_"):
+                    return lambda: gateway._serve(self)
+                raise AttributeError(name)
 
-            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _handle
+            def parse_request(self) -> bool:
+                if not super().parse_request():
+                    return False
+                header_bytes = len(self.requestline) + sum(
+                    len(name) + len(value) + 4 for name, value in self.headers.items()
+                )
+                if header_bytes > MAX_HEADER_BYTES:
+                    self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)
+                    return False
+                return True
+
+            def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+                # http.server's own refusals (bad request line, header too long, ...) as JSON.
+                status = HTTPStatus(code)
+                self.close_connection = True
+                if self.request_version == "HTTP/0.9":  # unparsable version: still answer with a status line
+                    self.request_version = "HTTP/1.1"
+                gateway._reply_message(self, status, _message(status))
 
             def log_message(self, format: str, *args: Any) -> None:
                 return
@@ -127,11 +151,12 @@ class Gateway:
     def _serve(self, request: BaseHTTPRequestHandler) -> None:
         started = time.time()
         parts = urlsplit(request.path)
-        length = int(request.headers.get("content-length") or 0)
-        if length > MAX_PAYLOAD_BYTES:
-            self._reply_message(request, HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "Request Entity Too Large")
+        try:
+            body = _read_body(request)
+        except _BodyError as refused:
+            request.close_connection = True
+            self._reply_message(request, refused.status, _message(refused.status))
             return
-        body = request.rfile.read(length) if length else b""
         matched = self._match(request.command, parts.path)
         if matched is None:
             self._reply_message(request, HTTPStatus.NOT_FOUND, "Not Found")
@@ -260,12 +285,22 @@ class Gateway:
     # -- responses ----------------------------------------------------------------------------------
 
     @staticmethod
-    def _send(request: BaseHTTPRequestHandler, status: int, headers: dict[str, str], body: bytes) -> None:
+    def _send(
+        request: BaseHTTPRequestHandler,
+        status: int,
+        headers: dict[str, str],
+        body: bytes,
+        cookies: list[str] | tuple[str, ...] = (),
+    ) -> None:
         request.send_response(status)
+        for cookie in cookies:
+            request.send_header("set-cookie", cookie)
         for name, value in headers.items():
             if name.lower() not in ("content-length", "connection", "transfer-encoding"):
                 request.send_header(name, value)
         request.send_header("content-length", str(len(body)))
+        if request.close_connection:
+            request.send_header("connection", "close")
         request.end_headers()
         if request.command != "HEAD":
             request.wfile.write(body)
@@ -284,13 +319,58 @@ class Gateway:
             headers[str(name)] = ",".join(str(v) for v in values)
         raw_body = result.get("body") or ""
         body = base64.b64decode(raw_body) if result.get("isBase64Encoded") else str(raw_body).encode("utf-8")
-        request.send_response(int(result["statusCode"]))
-        for cookie in result.get("cookies") or []:
-            request.send_header("set-cookie", cookie)
-        for name, value in headers.items():
-            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
-                request.send_header(name, value)
-        request.send_header("content-length", str(len(body)))
-        request.end_headers()
-        if request.command != "HEAD":
-            request.wfile.write(body)
+        self._send(request, int(result["statusCode"]), headers, body, result.get("cookies") or ())
+
+
+def _message(status: HTTPStatus) -> str:
+    # API Gateway's wording, which predates RFC 9110's "Content Too Large".
+    return "Request Entity Too Large" if status is HTTPStatus.REQUEST_ENTITY_TOO_LARGE else status.phrase
+
+
+class _BodyError(Exception):
+    def __init__(self, status: HTTPStatus) -> None:
+        super().__init__(status.phrase)
+        self.status = status
+
+
+def _read_body(request: BaseHTTPRequestHandler) -> bytes:
+    """The request body by Content-Length or chunked transfer coding, within API Gateway's limit."""
+    transfer_coding = (request.headers.get("transfer-encoding") or "").strip().lower()
+    if transfer_coding == "chunked":
+        return _read_chunked(request)
+    if transfer_coding:
+        raise _BodyError(HTTPStatus.BAD_REQUEST)  # only chunked is a transfer coding we accept
+    declared = request.headers.get_all("content-length") or []
+    if not declared:
+        return b""
+    if len(set(declared)) != 1 or not declared[0].strip().isdigit():
+        raise _BodyError(HTTPStatus.BAD_REQUEST)
+    length = int(declared[0])
+    if length > MAX_PAYLOAD_BYTES:
+        raise _BodyError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+    body = request.rfile.read(length)
+    if len(body) != length:
+        raise _BodyError(HTTPStatus.BAD_REQUEST)
+    return body
+
+
+def _read_chunked(request: BaseHTTPRequestHandler) -> bytes:
+    body = bytearray()
+    while True:
+        size_line = request.rfile.readline(1026).split(b";", 1)[0].strip()
+        try:
+            size = int(size_line, 16)
+        except ValueError:
+            raise _BodyError(HTTPStatus.BAD_REQUEST) from None
+        if size < 0:
+            raise _BodyError(HTTPStatus.BAD_REQUEST)
+        if len(body) + size > MAX_PAYLOAD_BYTES:
+            raise _BodyError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+        if size == 0:
+            while request.rfile.readline(8194).strip():  # trailers, ignored
+                pass
+            return bytes(body)
+        chunk = request.rfile.read(size)
+        if len(chunk) != size or request.rfile.read(2) != b"\r\n":
+            raise _BodyError(HTTPStatus.BAD_REQUEST)
+        body += chunk

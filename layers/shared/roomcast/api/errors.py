@@ -67,7 +67,8 @@ def validation_error_response(errors: Sequence[Any]) -> Response[Any]:
 
 def allowed_methods(app: ApiGatewayResolver, path: str) -> list[str]:
     """The methods this resolver serves on ``path`` (for a 405's ``Allow`` header)."""
-    routes = getattr(app, "_routes", [])  # powertools keeps its compiled routes here
+    # powertools keeps its compiled routes in these two lists (no public accessor).
+    routes = [*getattr(app, "_static_routes", []), *getattr(app, "_dynamic_routes", [])]
     return sorted({route.method for route in routes if route.rule.match(path)})
 
 

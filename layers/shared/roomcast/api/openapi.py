@@ -72,7 +72,12 @@ _ALWAYS: Final = (422, 500)
 _GATEWAY_ERRORS: Final = {
     401: ("No API key (answered by API Gateway)", "Unauthorized"),
     403: ("The API key is not valid (answered by API Gateway)", "Forbidden"),
+    431: (
+        "The request line and headers exceed API Gateway's 10240 bytes (answered by API Gateway)",
+        "Request Header Fields Too Large",
+    ),
 }
+_GATEWAY_AUTH_ERRORS: Final = (401, 403)
 
 
 def _error(status: int) -> dict[str, Any]:
@@ -106,15 +111,18 @@ def responses(
 ) -> dict[int, Any]:
     """An operation's documented responses: the success (its schema and examples come from the
     route's return model), the given error statuses, 422 and 500 (any operation can answer them),
-    and 401/403 for every operation behind the API key."""
+    431 (API Gateway's header limit), and 401/403 for every operation behind the API key."""
     success: dict[str, Any] = {"description": description}
     if status == 204:
         success["content"] = {}  # no body
     if links:
         success["links"] = links
     documented: dict[int, Any] = {status: success}
-    if authorized:
-        documented |= {code: _gateway_error(code) for code in _GATEWAY_ERRORS}
+    documented |= {
+        code: _gateway_error(code)
+        for code in _GATEWAY_ERRORS
+        if authorized or code not in _GATEWAY_AUTH_ERRORS
+    }
     return documented | {code: _error(code) for code in sorted({*errors, *_ALWAYS})}
 
 
