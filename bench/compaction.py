@@ -17,6 +17,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bench.harness import FUNCTION_LOG
+
 RECORDS = 1_000_000
 FILES = 5_000
 DUPLICATE_RATE = 0.01
@@ -121,7 +123,7 @@ def run() -> None:
         started = time.perf_counter()
         lines = generate(root / "in")
         generated_s = time.perf_counter() - started
-        spark = local_spark()
+        spark = local_spark(jvm_log=FUNCTION_LOG.with_name("spark.log"))
         try:
             run_compaction(
                 spark, str(root / "warmup-in"), str(root / "warmup-out"), DAY

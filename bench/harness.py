@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import io
 import json
 import os
 import socket
@@ -16,7 +15,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from roomcast_dev.stack import (
     LOCAL_PARAMETERS,
@@ -30,6 +30,9 @@ from tests.support import clear_cached_factories
 
 Handler = Callable[[dict[str, Any], Any], Any]
 BENCH_STACK = "roomcast-bench"
+# What the functions print (their log lines and EMF metrics, CloudWatch Logs' share on AWS) goes
+# here, so that `make bench` prints only its tables.
+FUNCTION_LOG = Path(".local/bench/functions.log")
 
 
 class AwsCallCounter:
@@ -37,6 +40,13 @@ class AwsCallCounter:
 
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
+
+    @classmethod
+    def installed(cls) -> AwsCallCounter:
+        """A counter already counting."""
+        counter = cls()
+        counter.install()
+        return counter
 
     def install(self) -> None:
         from botocore.client import BaseClient
@@ -87,8 +97,7 @@ def bench_stack() -> Iterator[tuple[StackModel, str]]:
         provision_resources(model, endpoint)
         saved = dict(os.environ)
         os.environ.update(aws_environment(endpoint))
-        os.environ.update({"POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_DISABLED": "true"})
-        os.environ["POWERTOOLS_LOG_LEVEL"] = "ERROR"
+        os.environ["POWERTOOLS_TRACE_DISABLED"] = "true"
         try:
             yield model, endpoint
         finally:
@@ -135,13 +144,39 @@ def load_handler(model: StackModel, function_id: str) -> Handler:
     module_name, _, attribute = spec.handler.rpartition(".")
     module = importlib.import_module(module_name)
     clear_cached_factories(module)
-    handler: Handler = getattr(module, attribute)
-    return handler
+    return _logging_to_file(getattr(module, attribute))
+
+
+def load_handlers(model: StackModel, *function_ids: str) -> tuple[Handler, ...]:
+    """Several functions' handlers, in the order asked."""
+    return tuple(load_handler(model, function_id) for function_id in function_ids)
+
+
+def _function_log() -> TextIO:
+    global _log
+    if _log is None:
+        FUNCTION_LOG.parent.mkdir(parents=True, exist_ok=True)
+        _log = FUNCTION_LOG.open("w", encoding="utf-8")
+    return _log
+
+
+_log: TextIO | None = None
+
+
+def _logging_to_file(handler: Handler) -> Handler:
+    """``handler`` with its stdout and stderr (logs, EMF metrics, warnings) going to FUNCTION_LOG,
+    as a Lambda function's go to CloudWatch Logs."""
+
+    def invoke(event: dict[str, Any], context: Any) -> Any:
+        log = _function_log()
+        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+            return handler(event, context)
+
+    return invoke
 
 
 def call(handler: Handler, event: dict[str, Any]) -> Any:
-    with contextlib.redirect_stdout(io.StringIO()):  # the functions' EMF metric lines
-        response = handler(event, FakeContext())
+    response = handler(event, FakeContext())
     if response["statusCode"] >= 300:
         raise RuntimeError(f"bench call failed: {response}")
     return json.loads(response["body"])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from bench.harness import AwsCallCounter, bench_stack, call, load_handler, median_ms, reset, timed
+from bench.harness import AwsCallCounter, bench_stack, call, load_handlers, median_ms, reset, timed
 from tests.support import api_event
 
 SUBSCRIPTION_COUNTS = (1, 10, 100)
@@ -42,12 +42,9 @@ def _room_with(manage: object, subscription_type: str, count: int) -> str:
 
 def run() -> bool:
     """Prints the figures; returns whether calls per PUSH publish grow no faster than N/10."""
-    counter = AwsCallCounter()
-    counter.install()
+    counter = AwsCallCounter.installed()
     with bench_stack() as (model, endpoint):
-        manage = load_handler(model, "ManagementFunction")
-        publish = load_handler(model, "PublishFunction")
-        pull = load_handler(model, "PullFunction")
+        manage, publish, pull = load_handlers(model, "ManagementFunction", "PublishFunction", "PullFunction")
         from roomcast.dal.aws import dynamodb_client, sqs_client
 
         dynamodb, sqs = dynamodb_client(), sqs_client()

@@ -1,20 +1,16 @@
 """PUSH delivery: a batch of 10 webhooks next to 10 plain concurrent POSTs, a batch with one 2 s
 endpoint, and AWS requests (and cost) per delivered message for a workload with 10% first-try
-failures. The push handler runs in-process against moto in server mode; webhooks are local
-http.server endpoints on loopback.
+failures. The push handler runs in-process against moto in server mode; webhooks are
+roomcast_dev.webhook_receiver endpoints on loopback.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.request import Request, urlopen
 
@@ -23,12 +19,13 @@ from bench.harness import (
     FakeContext,
     bench_stack,
     call,
-    load_handler,
+    load_handlers,
     median_ms,
     reset,
     timed,
 )
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
+from roomcast_dev.webhook_receiver import RecordedRequest, Reply, Script, WebhookReceiver, always
 from tests.support import api_event
 
 BATCH = 10
@@ -52,53 +49,36 @@ LAMBDA_ARM_PRICE_PER_GB_SECOND = 0.0000133334
 PUSH_FUNCTION_MEMORY_GB = 0.5
 
 
-@dataclass
-class Endpoint:
-    url: str
-    calls: Counter[str]
-    succeeded: set[str]
+def _slow(delay_seconds: float = 0.0) -> WebhookReceiver:
+    """A webhook receiver answering 200 after ``delay_seconds``."""
+    return WebhookReceiver(always(Reply(delay_seconds=delay_seconds)))
 
 
-@contextmanager
-def endpoint(delay_seconds: float = 0.0, fail_first_for: set[str] | None = None) -> Any:
-    """A webhook server: waits ``delay_seconds`` per request; answers 500 on the first call for
-    each message id in ``fail_first_for``, else 200."""
-    calls: Counter[str] = Counter()
-    succeeded: set[str] = set()
-    failing = fail_first_for if fail_first_for is not None else set()
+def _first_try_fails(failing: set[str]) -> Script:
+    """500 on the first request for each message id in ``failing`` (filled in later), else 200."""
+    seen: set[str] = set()
     lock = threading.Lock()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            message_id = json.loads(body).get("messageId", "") if body.startswith(b"{") else ""
-            with lock:
-                calls[message_id] += 1
-                first = calls[message_id] == 1
-            if delay_seconds:
-                time.sleep(delay_seconds)
-            status = 500 if first and message_id in failing else 200
-            if status == 200:
-                with lock:
-                    succeeded.add(message_id)
-            self.send_response(status)
-            self.send_header("content-length", "0")
-            self.end_headers()
+    def script(number: int, request: RecordedRequest) -> Reply:
+        body = request.json
+        message_id = str(body.get("messageId", "")) if isinstance(body, dict) else ""
+        with lock:
+            first = message_id not in seen
+            seen.add(message_id)
+        return Reply(500) if first and message_id in failing else Reply()
 
-        def log_message(self, format: str, *args: Any) -> None:
-            return
+    return script
 
-    class Server(ThreadingHTTPServer):
-        request_queue_size = 128  # the default 5 drops SYNs of a burst of 10: a 1 s retransmit
 
-    server = Server(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Endpoint(f"http://127.0.0.1:{server.server_address[1]}/hook", calls, succeeded)
-    finally:
-        server.shutdown()
-        server.server_close()
+def _delivered(hook: WebhookReceiver) -> int:
+    """Messages the receiver answered 2xx at least once."""
+    return len(
+        {
+            request.json["messageId"]
+            for request in hook.requests
+            if request.reply is not None and request.reply.status < 300
+        }
+    )
 
 
 def _plain_posts(urls: list[str], bodies: list[bytes]) -> None:
@@ -147,12 +127,9 @@ def _drain_push_queue(sqs: Any, queue_url: str, wanted: int) -> list[dict[str, A
 def run() -> dict[str, bool]:
     """Prints the figures; returns each target with whether it was met."""
     verdicts: dict[str, bool] = {}
-    counter = AwsCallCounter()
-    counter.install()
+    counter = AwsCallCounter.installed()
     with bench_stack() as (model, endpoint_url):
-        manage = load_handler(model, "ManagementFunction")
-        publish = load_handler(model, "PublishFunction")
-        push = load_handler(model, "PushFunction")
+        manage, publish, push = load_handlers(model, "ManagementFunction", "PublishFunction", "PushFunction")
         from push_worker.service import webhook_body  # importable once the handler is loaded
         from roomcast.dal.aws import sqs_client
         from roomcast.domain.envelope import Envelope
@@ -164,17 +141,17 @@ def run() -> dict[str, bool]:
         print(f"{'endpoint answers after':<24} {'batch ms':>9} {'plain ms':>9} {'ratio':>6}  target <= 1.3")
         for server_ms in (0, 100):
             batch_samples, plain_samples = [], []
-            with endpoint(server_ms / 1000) as hook:
+            with _slow(server_ms / 1000) as hook:
                 # One room with 10 subscriptions, reused: a warm container, as in steady traffic.
                 reset(model, endpoint_url)
-                room_id = _setup(manage, [hook.url] * BATCH)
+                room_id = _setup(manage, [hook.url()] * BATCH)
                 for _ in range(REPEATS + 1):
                     _publish(publish, room_id)
                     records = _drain_push_queue(sqs, push_queue, BATCH)
                     # the same bytes the webhooks carry
                     bodies = [webhook_body(Envelope.from_json(r["body"])) for r in records]
                     batch_samples.append(timed(partial(push, {"Records": records}, FakeContext())))
-                    plain_samples.append(timed(partial(_plain_posts, [hook.url] * BATCH, bodies)))
+                    plain_samples.append(timed(partial(_plain_posts, [hook.url()] * BATCH, bodies)))
             batch, plain = median_ms(batch_samples[1:]), median_ms(plain_samples[1:])
             verdict = "ok" if batch / plain <= 1.3 else "over"
             verdicts[f"push batch of 10 <= 1.3x plain POSTs (endpoints answering after {server_ms} ms)"] = (
@@ -183,9 +160,9 @@ def run() -> dict[str, bool]:
             print(f"{server_ms:>5} ms{'':<16} {batch:>9.1f} {plain:>9.1f} {batch / plain:>6.2f}  {verdict}")
 
         print(f"\n## Push: a batch of 10 where one endpoint takes {SLOW_ENDPOINT_SECONDS:.0f} s\n")
-        with endpoint() as fast, endpoint(SLOW_ENDPOINT_SECONDS) as slow:
+        with _slow() as fast, _slow(SLOW_ENDPOINT_SECONDS) as slow:
             reset(model, endpoint_url)
-            _publish(publish, _setup(manage, [slow.url] + [fast.url] * (BATCH - 1)))
+            _publish(publish, _setup(manage, [slow.url()] + [fast.url()] * (BATCH - 1)))
             records = _drain_push_queue(sqs, push_queue, BATCH)
             seconds = timed(partial(push, {"Records": records}, FakeContext()))
         print(f"batch took {seconds:.2f} s (target <= 2.5 s): {'ok' if seconds <= 2.5 else 'over'}")
@@ -194,12 +171,12 @@ def run() -> dict[str, bool]:
         # -- requests per delivered message ----------------------------------------------------------
         reset(model, endpoint_url)
         failing: set[str] = set()
-        with endpoint(fail_first_for=failing) as hook:
+        with WebhookReceiver(_first_try_fails(failing)) as hook:
             room = call(manage, api_event("POST", "/rooms", {"name": "workload", "deliveryDelayMs": 0}))
             call(
                 manage,
                 api_event(
-                    "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": hook.url}
+                    "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": hook.url()}
                 ),
             )
             counter.reset()
@@ -214,11 +191,11 @@ def run() -> dict[str, bool]:
             esm_calls: Counter[str] = Counter()
             invocations = 0
             deadline = time.monotonic() + 120
-            while len(hook.succeeded) < WORKLOAD_MESSAGES and time.monotonic() < deadline:
+            while _delivered(hook) < WORKLOAD_MESSAGES and time.monotonic() < deadline:
                 invocations += _esm_round(sqs, push_queue, push, esm_calls)
             push_calls = Counter(counter.calls)
             push_calls.subtract(esm_calls)
-        _report_costs(publish_calls, +push_calls, esm_calls, invocations, len(hook.succeeded))
+        _report_costs(publish_calls, +push_calls, esm_calls, invocations, _delivered(hook))
     return verdicts
 
 

@@ -27,7 +27,7 @@ from tests.e2e.test_publish_and_pull import delivery_of, publish, pull_until, st
 from tests.e2e.webhook_server import (
     RecordedRequest,
     Reply,
-    WebhookServer,
+    WebhookReceiver,
     WebhookServers,
     always,
     fail_first,
@@ -50,7 +50,7 @@ STATUS_TIMEOUT_SECONDS = 10.0
 
 
 def push_subscription(
-    client: ApiClient, room_id: str, server: WebhookServer, **fields: Any
+    client: ApiClient, room_id: str, server: WebhookReceiver, **fields: Any
 ) -> dict[str, Any]:
     return client.create_subscription(
         room_id, **{"type": "PUSH", "pushUrl": server.url("/hook"), "timeoutMs": 2000, **fields}
@@ -378,7 +378,7 @@ def test_a_dead_webhook_delivery_fails_over_to_a_pull_subscription(
 
 
 def _dead_message(
-    client: ApiClient, room_id: str, subscription_id: str, server: WebhookServer, count_before: int
+    client: ApiClient, room_id: str, subscription_id: str, server: WebhookReceiver, count_before: int
 ) -> str:
     """Publish one message the webhook (answering 400) refuses; returns its id once it is dead."""
     published = publish(client, room_id)

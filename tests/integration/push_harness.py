@@ -4,81 +4,23 @@ next SQS message becomes visible (SQS delays are known from the sends the functi
 
 from __future__ import annotations
 
-import json
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from roomcast.dal.sender import EnvelopeSender, Outgoing
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
+from roomcast_dev.webhook_receiver import WebhookReceiver, statuses
 from tests.support import FakeLambdaContext
 
 PUSH_QUEUE_VISIBILITY_SECONDS = 360
 
 
-@dataclass
-class Received:
-    at: float  # time.time() when it arrived (simulated when the clock is)
-    headers: dict[str, str]
-    body: bytes
-
-    @property
-    def json(self) -> dict[str, Any]:
-        parsed: dict[str, Any] = json.loads(self.body)
-        return parsed
-
-
-@dataclass
-class Webhook:
-    """Answers from a script of statuses (the last one repeats) and records every request."""
-
-    statuses: list[int]
-    requests: list[Received] = field(default_factory=list)
-    url: str = ""
-
-    def answer(self) -> int:
-        index = min(len(self.requests) - 1, len(self.statuses) - 1)
-        return self.statuses[index]
-
-    def answer_for(self, request: Received) -> int:
-        """The status the server gave ``request``."""
-        index = min(self.requests.index(request), len(self.statuses) - 1)
-        return self.statuses[index]
-
-
-@contextmanager
-def webhook_server(statuses: list[int]) -> Iterator[Webhook]:
-    webhook = Webhook(statuses)
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            webhook.requests.append(
-                Received(time.time(), {k.lower(): v for k, v in self.headers.items()}, body)
-            )
-            self.send_response(webhook.answer())
-            self.send_header("content-length", "0")
-            self.end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    class Server(ThreadingHTTPServer):
-        request_queue_size = 128  # the default 5 drops SYNs of a burst: a 1 s retransmit
-
-    server = Server(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    webhook.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    try:
-        yield webhook
-    finally:
-        server.shutdown()
-        server.server_close()
+def webhook_server(codes: list[int]) -> WebhookReceiver:
+    """A webhook receiver answering the n-th request with the n-th status (the last repeats), its
+    arrivals stamped with ``time.time()`` (the simulated clock when one is running)."""
+    return WebhookReceiver(statuses(*codes), clock=time.time)
 
 
 @dataclass

@@ -40,7 +40,7 @@ def test_an_invocation_writes_one_gzip_ndjson_object_under_its_hour(
     with webhook_server([200]) as webhook:
         # Given: a message for three webhooks, published
         manage = function_handler("ManagementFunction")
-        room_id = _room_with_webhooks(manage, webhook.url, 3)
+        room_id = _room_with_webhooks(manage, webhook.url(), 3)
         publish = function_handler("PublishFunction")
         message = _call(
             publish,
@@ -93,7 +93,7 @@ def test_a_failed_log_write_does_not_stop_or_delay_deliveries(
     with webhook_server([200]) as webhook:
         # Given: the log bucket is gone (S3 refuses every write)
         manage = function_handler("ManagementFunction")
-        room_id = _room_with_webhooks(manage, webhook.url, 2)
+        room_id = _room_with_webhooks(manage, webhook.url(), 2)
         publish = function_handler("PublishFunction")
         s3 = boto3.client("s3")
         bucket = stack_model.buckets["LogBucket"]["BucketName"]

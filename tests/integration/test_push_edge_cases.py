@@ -71,7 +71,7 @@ def test_a_replay_with_an_empty_body_replays_all_and_is_logged(
         manage = function_handler("ManagementFunction")
         room = _call(manage, "POST", "/rooms", {"name": "replay"})
         subscription = _call(
-            manage, "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": webhook.url}
+            manage, "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": webhook.url()}
         )
         publish = function_handler("PublishFunction")
         _call(

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roomcast.domain import limits
+from roomcast.domain.clock import DAY_MS
 from roomcast.domain.models import DeliveryOverrides, Room, Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.domain.policy import (
     DeliveryPolicy,
@@ -61,7 +62,7 @@ DESIGN_EXAMPLE = DeliveryPolicy(delivery_delay_ms=1_000, delivery_delay_multipli
         pytest.param(DeliveryPolicy(1_000, 2.0, 10, max_delay_ms=5_000), 3, 5_000, id="capped-by-max-delay"),
         pytest.param(DeliveryPolicy(1_000, 2.0, 10, max_delay_ms=5_000), 9, 5_000, id="stays-at-max-delay"),
         pytest.param(
-            DeliveryPolicy(1_000, 2.0, 50, max_delay_ms=30 * limits.DAY_MS),
+            DeliveryPolicy(1_000, 2.0, 50, max_delay_ms=30 * DAY_MS),
             49,
             SEVEN_DAYS_MS,
             id="max-delay-above-7-days-still-7-days",
@@ -185,7 +186,7 @@ def test_random_fraction_outside_zero_to_one_is_refused(random_fraction: float) 
         pytest.param(DESIGN_EXAMPLE, 1_000, 1_000, id="equal-changes-nothing"),
         pytest.param(DESIGN_EXAMPLE, 10, 1_000, id="never-lowers"),
         pytest.param(DESIGN_EXAMPLE, 0, 1_000, id="zero-never-lowers"),
-        pytest.param(DESIGN_EXAMPLE, 30 * limits.DAY_MS, SEVEN_DAYS_MS, id="bounded-by-7-days"),
+        pytest.param(DESIGN_EXAMPLE, 30 * DAY_MS, SEVEN_DAYS_MS, id="bounded-by-7-days"),
         pytest.param(
             DeliveryPolicy(1_000, 2.0, 4, max_delay_ms=2_000), 60_000, 60_000, id="may-exceed-max-delay"
         ),
@@ -595,7 +596,7 @@ def test_jittered_delay_is_the_rounded_stretch_of_the_base_within_the_cap(
     policy=any_policy,
     failed_attempt=failed_attempts,
     random_fraction=random_fractions,
-    retry_after_ms=st.integers(min_value=0, max_value=60 * limits.DAY_MS),
+    retry_after_ms=st.integers(min_value=0, max_value=60 * DAY_MS),
 )
 def test_retry_after_only_raises_the_delay_and_never_past_7_days(
     policy: DeliveryPolicy, failed_attempt: int, random_fraction: float, retry_after_ms: int

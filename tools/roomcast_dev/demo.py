@@ -27,12 +27,13 @@ import sys
 import textwrap
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 
 import requests
+
+from roomcast_dev.webhook_receiver import RecordedRequest, Reply, WebhookReceiver
 
 DEMO_TIMEOUT_S = 90.0
 POLL_INTERVAL_S = 0.25
@@ -54,7 +55,6 @@ WEBHOOK_SCRIPT: tuple[tuple[int, dict[str, str]], ...] = (
     (500, {}),
 )
 SIGNATURE_TOLERANCE_S = 5 * 60
-MAX_BODY_BYTES = 1024 * 1024
 
 
 class DemoError(Exception):
@@ -205,84 +205,54 @@ class WebhookCall:
     answered_at: float | None = None  # epoch seconds, once the answer is written
 
 
-class WebhookReceiver:
-    """An HTTP server on 127.0.0.1 (a free port) that answers as WEBHOOK_SCRIPT says and records calls."""
+class DemoWebhook:
+    """The demo's subscriber on 127.0.0.1: answers as WEBHOOK_SCRIPT says, verifies every
+    signature and narrates each call on the timeline."""
 
     def __init__(self, timeline: Timeline) -> None:
         self.timeline = timeline
         self.secret = ""  # known once the PUSH subscription exists
-        self.calls: list[WebhookCall] = []
+        self._calls: list[WebhookCall] = []
         self._lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                receiver.handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # the timeline says what happened
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="demo-webhook", daemon=True)
+        self._receiver = WebhookReceiver(self._answer, clock=time.time)
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/webhook"
+        return self._receiver.url("/webhook")
 
     def start(self) -> None:
-        self._thread.start()
+        self._receiver.start()
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._receiver.stop()
 
     def snapshot(self) -> list[WebhookCall]:
+        """The calls so far, each with the moment its answer was written (once it was)."""
+        answered_at = {request.number: request.answered_at for request in self._receiver.requests}
         with self._lock:
-            return list(self.calls)
+            return [replace(call, answered_at=answered_at.get(call.number - 1)) for call in self._calls]
 
-    def handle(self, request: BaseHTTPRequestHandler) -> None:
-        arrived_at = time.time()
-        try:
-            length = min(int(request.headers.get("Content-Length") or 0), MAX_BODY_BYTES)
-        except ValueError:
-            length = 0
-        body = request.rfile.read(length)
-        headers = {name.lower(): value for name, value in request.headers.items()}
-        problem = verify_signature(self.secret, headers, body)
-        try:
-            attempt = json.loads(body).get("attempt")
-        except (ValueError, AttributeError):
-            attempt = None
+    def _answer(self, number: int, request: RecordedRequest) -> Reply:
+        body = request.json
+        attempt = body.get("attempt") if isinstance(body, dict) else None
         if not isinstance(attempt, int) or isinstance(attempt, bool):
             attempt = None
+        index = number if attempt is None else attempt
+        status, extra = WEBHOOK_SCRIPT[index] if 0 <= index < len(WEBHOOK_SCRIPT) else (200, {})
+        call = WebhookCall(
+            number=number + 1,
+            arrived_at=request.arrived_at,
+            webhook_id=request.headers.get("webhook-id", ""),
+            attempt=attempt,
+            status=status,
+            retry_after=extra.get("Retry-After"),
+            signature_problem=verify_signature(self.secret, dict(request.headers), request.body),
+        )
         with self._lock:
-            number = len(self.calls) + 1
-            index = number - 1 if attempt is None else attempt
-            status, extra = WEBHOOK_SCRIPT[index] if 0 <= index < len(WEBHOOK_SCRIPT) else (200, {})
-            call = WebhookCall(
-                number=number,
-                arrived_at=arrived_at,
-                webhook_id=headers.get("webhook-id", ""),
-                attempt=attempt,
-                status=status,
-                retry_after=extra.get("Retry-After"),
-                signature_problem=problem,
-            )
-            self.calls.append(call)
-        self.timeline.emit("webhook", describe_call(call), at=arrived_at)
+            self._calls.append(call)
+        self.timeline.emit("webhook", describe_call(call), at=request.arrived_at)
         reply = json.dumps({"ok": status == 200}).encode()
-        request.send_response(status)
-        for name, value in extra.items():
-            request.send_header(name, value)
-        request.send_header("Content-Type", "application/json")
-        request.send_header("Content-Length", str(len(reply)))
-        request.end_headers()
-        request.wfile.write(reply)
-        with self._lock:
-            call.answered_at = time.time()
+        return Reply(status, {**extra, "Content-Type": "application/json"}, reply)
 
 
 def describe_call(call: WebhookCall) -> str:
@@ -441,7 +411,7 @@ def print_schedule(timeline: Timeline, preview: dict[str, Any]) -> None:
 class Scenario:
     api: Api
     timeline: Timeline
-    receiver: WebhookReceiver
+    receiver: DemoWebhook
     deadline: float
     timeout_s: float = DEMO_TIMEOUT_S
     room_id: str = ""
@@ -680,7 +650,7 @@ class Scenario:
 def run_demo(api_url: str, api_key: str, out: TextIO, *, timeout_s: float = DEMO_TIMEOUT_S) -> int:
     """Run the scenario against the stack at ``api_url``; 0 when everything arrived as expected."""
     timeline = Timeline(out)
-    receiver = WebhookReceiver(timeline)
+    receiver = DemoWebhook(timeline)
     receiver.start()
     api = Api(api_url.rstrip("/"), api_key)
     scenario = Scenario(api, timeline, receiver, deadline=time.time() + timeout_s, timeout_s=timeout_s)

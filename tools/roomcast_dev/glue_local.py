@@ -10,9 +10,12 @@ copy the results back.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -48,21 +51,46 @@ def replace_prefix(s3: Any, bucket: str, prefix: str, source: Path) -> int:
     return count
 
 
-def local_spark(app_name: str = "roomcast-local-glue") -> Any:
-    """A quiet local[2] session for the Glue jobs' code (make compact/analytics, tests, bench)."""
+LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+
+def local_spark(app_name: str = "roomcast-local-glue", jvm_log: Path | None = None) -> Any:
+    """A quiet local[2] session for the Glue jobs' code (make compact/analytics, tests, bench).
+    With ``jvm_log``, the JVM's own stderr (start-up notices, errors) goes to that file."""
     from pyspark.sql import SparkSession
 
-    spark = (
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # a laptop's Spark talks to itself only
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName(app_name)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}")
     )
+    with _stderr_of_children_to(jvm_log):
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")  # a missing neighbour-hour folder is expected, not news
     return spark
+
+
+@contextmanager
+def _stderr_of_children_to(path: Path | None) -> Iterator[None]:
+    """Processes started meanwhile (the JVM) inherit ``path`` as their stderr."""
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with path.open("ab") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def compact(endpoint_url: str, bucket: str, day: str, spark: Any) -> dict[str, Any]:

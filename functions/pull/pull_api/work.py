@@ -12,7 +12,7 @@ from roomcast.dal.ports import Catalog, MessageRecords, PullQueue, Sender
 from roomcast.dal.sender import Outgoing
 from roomcast.dal.stores import Stores
 from roomcast.delivery.endings import Endings
-from roomcast.delivery.log import LogRecord, LogSink
+from roomcast.delivery.log import Detail, LogRecord, LogSink
 from roomcast.domain.clock import now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import Delivery
@@ -100,29 +100,9 @@ class PullWork:
             policy, receipt.attempt, now_ms, receipt.expires_at_ms, random_fraction=self.random_fraction()
         )
 
-    def log_envelope(self, event: str, envelope: Envelope, **details: int | str | None) -> None:
+    def log_envelope(self, event: str, envelope: Envelope, **details: Detail) -> None:
         self.log.add(LogRecord.about(envelope, event, "PULL", **details))
 
-    def log_receipt(
-        self,
-        event: str,
-        tenant_id: str,
-        receipt: Receipt,
-        error: str | None = None,
-        next_delay_ms: int | None = None,
-    ) -> None:
-        self.log.add(
-            LogRecord(
-                event=event,
-                message_id=receipt.message_id,
-                correlation_id=receipt.correlation_id,
-                tenant_id=tenant_id,
-                room_id=receipt.room_id,
-                subscription_id=receipt.subscription_id,
-                subscription_type="PULL",
-                attempt=receipt.attempt,
-                published_at=receipt.published_at or None,
-                error=error,
-                next_delay_ms=next_delay_ms,
-            )
-        )
+    def log_receipt(self, event: str, tenant_id: str, receipt: Receipt, **details: Detail) -> None:
+        """A log record of ``event`` for the attempt this receipt was handed out for."""
+        self.log.add(LogRecord.about(receipt, event, "PULL", tenant_id, attempt=receipt.attempt, **details))

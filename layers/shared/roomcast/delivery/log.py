@@ -19,11 +19,14 @@ from roomcast.dal.aws import s3_client
 from roomcast.domain.clock import iso_timestamp, utc_now
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.fields import camel_fields
+from roomcast.domain.receipts import Receipt
 from roomcast.observability import logger, metrics
 
 SCHEMA_VERSION: Final = 1
 type Detail = int | str | None  # attempt, http_status, latency_ms, error, next_delay_ms
 RAW_PREFIX: Final = "raw"
+# What a record takes from the envelope or receipt it is about.
+_FROM_SUBJECT: Final = ("message_id", "correlation_id", "room_id", "subscription_id")
 
 
 @dataclass(frozen=True)
@@ -48,20 +51,26 @@ class LogRecord:
 
     @classmethod
     def about(
-        cls, envelope: Envelope, event: str, subscription_type: str, **details: int | str | None
+        cls,
+        subject: Envelope | Receipt,
+        event: str,
+        subscription_type: str,
+        tenant_id: str | None = None,
+        /,
+        **details: Detail,
     ) -> LogRecord:
-        """A record of ``event`` for this envelope's message and destination; ``details`` are the
-        other fields (attempt, http_status, latency_ms, error, next_delay_ms)."""
-        fields: dict[str, Any] = dict(details)
+        """A record of ``event`` for the message and destination of an envelope or a PULL receipt
+        (a receipt does not carry its tenant: pass ``tenant_id``); ``details`` are the other
+        fields (attempt, http_status, latency_ms, error, next_delay_ms)."""
+        tenant = subject.tenant_id if isinstance(subject, Envelope) else tenant_id
+        if tenant is None:
+            raise ValueError("a receipt's log record needs the tenant_id")
+        fields: dict[str, Any] = {name: getattr(subject, name) for name in _FROM_SUBJECT} | details
         return cls(
             event=event,
-            message_id=envelope.message_id,
-            correlation_id=envelope.correlation_id,
-            tenant_id=envelope.tenant_id,
-            room_id=envelope.room_id,
-            subscription_id=envelope.subscription_id,
+            tenant_id=tenant,
             subscription_type=subscription_type,
-            published_at=envelope.published_at,
+            published_at=subject.published_at or None,
             **fields,
         )
 

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
+from typing import Final
+
+SECOND_MS: Final = 1_000
+MINUTE_MS: Final = 60 * SECOND_MS
+HOUR_MS: Final = 60 * MINUTE_MS
+DAY_MS: Final = 24 * HOUR_MS
 
 
 def utc_now() -> datetime:

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SECOND_MS: Final = 1_000
-MINUTE_MS: Final = 60 * SECOND_MS
-HOUR_MS: Final = 60 * MINUTE_MS
-DAY_MS: Final = 24 * HOUR_MS
+from roomcast.domain.clock import DAY_MS, HOUR_MS, SECOND_MS
 
 # Room defaults: five redeliveries at +1 s, +3 s, +7 s, +15 s, +31 s.
 DEFAULT_DELIVERY_DELAY_MS: Final = 1_000
