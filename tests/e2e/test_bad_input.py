@@ -140,7 +140,6 @@ def test_bad_room_patches_are_refused(tenant_a: ApiClient, changes: dict[str, An
         ("DELETE", "/rooms/{room}/subscriptions/sub_00000000000000000000000000000000"),
         ("GET", "/rooms/{room}/subscriptions/%00%ff"),
         ("GET", "/no/such/route"),
-        ("PUT", "/rooms"),
     ],
 )
 def test_unknown_resources_and_routes_answer_404(tenant_a: ApiClient, method: str, path: str) -> None:
