@@ -11,10 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from roomcast.dal.dead_letters import DeadLetter
+from roomcast.dal.flow import FlowKey, RateAnswer
 from roomcast.dal.pages import Page
-from roomcast.dal.queues import PullQueues
+from roomcast.dal.queues import PullQueues, Received
 from roomcast.dal.sender import Outgoing
 from roomcast.delivery.log import LogRecord
+from roomcast.domain.flow import live_leases, reserve_start
 from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, Message, TrackedMessage
 from roomcast.domain.models import Room, Subscription
 from roomcast.errors import Conflict, NotFound
@@ -202,6 +204,43 @@ class FakeQueueAdmin:
 
 
 @dataclass
+class FakePullQueue:
+    """PULL queues by receipt handle: ``in_flight`` maps a handed-out handle to its visibility
+    (seconds). A handle SQS does not know (never handed out, or deleted) is refused, as SQS does."""
+
+    waiting: list[Received] = field(default_factory=list)
+    in_flight: dict[str, int] = field(default_factory=dict)
+    # Every hide call as it was made: (queue URL, [(handle, seconds), ...]).
+    hide_calls: list[tuple[str, list[tuple[str, int]]]] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+    def receive(
+        self, queue_url: str, max_messages: int, wait_seconds: int, visibility_seconds: int
+    ) -> list[Received]:
+        handed, self.waiting = self.waiting[:max_messages], self.waiting[max_messages:]
+        for message in handed:
+            self.in_flight[message.handle] = visibility_seconds
+        return handed
+
+    def delete(self, queue_url: str, handles: list[str]) -> dict[str, str]:
+        failed = {h: "ReceiptHandleIsInvalid" for h in handles if h not in self.in_flight}
+        for handle in handles:
+            if self.in_flight.pop(handle, None) is not None:
+                self.deleted.append(handle)
+        return failed
+
+    def hide(self, queue_url: str, visibility: list[tuple[str, int]]) -> dict[str, str]:
+        self.hide_calls.append((queue_url, list(visibility)))
+        failed: dict[str, str] = {}
+        for handle, seconds in visibility:
+            if handle in self.in_flight:
+                self.in_flight[handle] = seconds
+            else:
+                failed[handle] = "ReceiptHandleIsInvalid"
+        return failed
+
+
+@dataclass
 class FakeLog:
     records: list[LogRecord] = field(default_factory=list)
 
@@ -210,3 +249,35 @@ class FakeLog:
 
     def events(self) -> list[str]:
         return [r.event for r in self.records]
+
+
+@dataclass
+class FakeFlowGate:
+    """The flow store's rules in memory: a rate slot moves ``tat_ms`` on; at most ``max`` live
+    leases, lapsed ones taken over. Counts its writes like the DynamoDB store would make them."""
+
+    tat_ms: dict[FlowKey, int] = field(default_factory=dict)
+    leases: dict[FlowKey, dict[str, int]] = field(default_factory=dict)
+    writes: int = 0
+
+    def reserve_rate(self, flow: FlowKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
+        reservation = reserve_start(now_ms, self.tat_ms.get(flow), interval_ms)
+        if reservation.wait_ms(now_ms) > max_wait_ms:
+            return RateAnswer(False, reservation)
+        self.writes += 1
+        self.tat_ms[flow] = reservation.next_tat_ms
+        return RateAnswer(True, reservation)
+
+    def acquire_lease(
+        self, flow: FlowKey, lease_id: str, max_concurrency: int, expires_at_ms: int, now_ms: int
+    ) -> bool:
+        self.writes += 1
+        held = live_leases(self.leases.setdefault(flow, {}), now_ms)
+        if len(held) >= max_concurrency:
+            return False
+        self.leases[flow] = held | {lease_id: expires_at_ms}
+        return True
+
+    def release_lease(self, flow: FlowKey, lease_id: str) -> None:
+        self.writes += 1
+        self.leases.get(flow, {}).pop(lease_id, None)

@@ -57,6 +57,8 @@ EVENTS: Final = (
     "expired",
     "failover",
     "replayed",
+    "held",
+    "extended",
 )
 
 # Columns the transforms add: the record's own time, and where it is filed.

@@ -26,6 +26,7 @@ SEMANTIC_REFUSALS = frozenset(
         "idempotency_key_reused",
         "invalid_receipt",
         "not_allowed",  # a PATCH field of the other subscription type (PUSH/PULL)
+        "push_only",  # flow control or auto-disable given for a PULL subscription
     }
 )
 

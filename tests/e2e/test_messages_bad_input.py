@@ -1,5 +1,6 @@
-"""Bad and hostile input to publish, pull, ack, nack and message status: a clear 4xx with a JSON
-error that names the problem, and nothing changed (nothing published, pulled, acked or nacked)."""
+"""Bad and hostile input to publish, pull, ack, nack, extend and message status: a clear 4xx with a JSON
+error that names the problem, and nothing changed (nothing published, pulled, acked, nacked or
+extended)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,11 @@ def assert_still_waiting_untouched(
     ack = client.post(f"{subscription_path(room_id, subscription_id)}/ack", {"receipts": [receipt]})
     assert ack.status_code == 200, ack.text
     assert ack.json() == {"acked": [message_id], "failed": []}
+
+
+def receipts_body(action: str, receipts: list[str]) -> dict[str, Any]:
+    """A valid body of an ack, nack or extend (which also takes the new ack wait) with these receipts."""
+    return {"receipts": receipts, **({"ackWaitMs": 60_000} if action == "extend" else {})}
 
 
 def encoded_receipt(text: bytes) -> str:
@@ -357,12 +363,14 @@ def test_publishing_to_another_tenants_room_answers_404(tenant_a: ApiClient, ten
 # -- pull -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("action", ["pull", "ack", "nack"])
-def test_a_push_subscription_cannot_be_pulled_acked_or_nacked(tenant_a: ApiClient, action: str) -> None:
+@pytest.mark.parametrize("action", ["pull", "ack", "nack", "extend"])
+def test_a_push_subscription_cannot_be_pulled_acked_nacked_or_extended(
+    tenant_a: ApiClient, action: str
+) -> None:
     # Given
     room = tenant_a.create_room()
     push = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=PUBLIC_PUSH_URL)
-    body: dict[str, Any] = {} if action == "pull" else {"receipts": [encoded_receipt(b"{}")]}
+    body: dict[str, Any] = {} if action == "pull" else receipts_body(action, [encoded_receipt(b"{}")])
     before = tenant_a.get(subscription_path(room["id"], push["id"])).json()
 
     # When
@@ -424,6 +432,8 @@ def test_bad_pull_bodies_are_refused_and_nothing_is_handed_out(
         ("ack", "/rooms/{other_room}/subscriptions/{sub}"),
         ("nack", "/rooms/{room}/subscriptions/" + UNKNOWN_SUBSCRIPTION_ID),
         ("nack", "/rooms/{other_room}/subscriptions/{sub}"),
+        ("extend", "/rooms/{room}/subscriptions/" + UNKNOWN_SUBSCRIPTION_ID),
+        ("extend", "/rooms/{other_room}/subscriptions/{sub}"),
     ],
     ids=short_id,
 )
@@ -441,7 +451,7 @@ def test_a_subscription_not_found_at_that_path_answers_404(
         .replace("{sub}", subscription_id)
         .replace("{other_sub}", other_subscription_id)
     )
-    body: dict[str, Any] = {} if action == "pull" else {"receipts": [encoded_receipt(b"{}")]}
+    body: dict[str, Any] = {} if action == "pull" else receipts_body(action, [encoded_receipt(b"{}")])
 
     # When
     response = tenant_a.post(f"{real_path}/{action}", body)
@@ -452,14 +462,14 @@ def test_a_subscription_not_found_at_that_path_answers_404(
     assert [(m["messageId"], m["attempt"]) for m in pulled] == [(published["messageId"], 0)]
 
 
-@pytest.mark.parametrize("action", ["pull", "ack", "nack"])
+@pytest.mark.parametrize("action", ["pull", "ack", "nack", "extend"])
 def test_another_tenants_subscription_answers_404(
     tenant_a: ApiClient, tenant_b: ApiClient, action: str
 ) -> None:
     # Given: tenant a's message was pulled once; tenant b holds its receipt
     room_id, subscription_id = room_with_subscription(tenant_a)
     message_id, receipt = pulled_message(tenant_a, room_id, subscription_id)
-    body: dict[str, Any] = {} if action == "pull" else {"receipts": [receipt]}
+    body: dict[str, Any] = {} if action == "pull" else receipts_body(action, [receipt])
 
     # When
     response = tenant_b.post(f"{subscription_path(room_id, subscription_id)}/{action}", body)
@@ -469,7 +479,7 @@ def test_another_tenants_subscription_answers_404(
     assert_still_waiting_untouched(tenant_a, room_id, subscription_id, message_id, receipt)
 
 
-# -- ack and nack ---------------------------------------------------------------------------------
+# -- ack, nack and extend -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -500,6 +510,66 @@ def test_bad_ack_and_nack_bodies_are_refused_and_change_nothing(
     assert_still_waiting_untouched(tenant_a, room_id, subscription_id, message_id, receipt)
 
 
+@pytest.mark.parametrize(
+    ("make_body", "words"),
+    [
+        pytest.param(lambda r: {"receipts": [r]}, ["body.ackWaitMs", "required"], id="ack-wait-missing"),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": 0}, ["body.ackWaitMs", "greater than or equal"], id="0"
+        ),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": limits.MIN_ACK_WAIT_MS - 1},
+            ["body.ackWaitMs", "greater than or equal to 1000"],
+            id="below-minimum",
+        ),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": limits.MAX_ACK_WAIT_MS + 1},
+            ["body.ackWaitMs", "less than or equal to 43200000"],
+            id="over-12-hours",
+        ),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": "x"}, ["body.ackWaitMs", "integer"], id="string"
+        ),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": "60000"},
+            ["body.ackWaitMs", "integer"],
+            id="numeric-string",
+        ),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": 1500.5}, ["body.ackWaitMs", "integer"], id="fraction"
+        ),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": True}, ["body.ackWaitMs", "integer"], id="bool"
+        ),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": None}, ["body.ackWaitMs", "integer"], id="null"
+        ),
+        pytest.param(
+            lambda r: {"receipts": [], "ackWaitMs": 60_000}, ["body.receipts", "at least 1"], id="no-receipts"
+        ),
+        pytest.param(lambda r: {"ackWaitMs": 60_000}, ["body.receipts", "required"], id="receipts-missing"),
+        pytest.param(
+            lambda r: {"receipts": [r], "ackWaitMs": 60_000, "visibilityTimeout": 60},
+            ["body.visibilityTimeout", "extra"],
+            id="extra",
+        ),
+    ],
+)
+def test_bad_extend_bodies_are_refused_and_change_nothing(
+    tenant_a: ApiClient, make_body: Callable[[str], Any], words: list[str]
+) -> None:
+    # Given: a message pulled and not yet acked
+    room_id, subscription_id = room_with_subscription(tenant_a)
+    message_id, receipt = pulled_message(tenant_a, room_id, subscription_id)
+
+    # When
+    response = tenant_a.post(f"{subscription_path(room_id, subscription_id)}/extend", make_body(receipt))
+
+    # Then
+    assert_error(response, 422, *words)
+    assert_still_waiting_untouched(tenant_a, room_id, subscription_id, message_id, receipt)
+
+
 TAMPERINGS: dict[str, TamperReceipt] = {
     "garbage": lambda r: "garbage",
     "no-prefix": lambda r: r.removeprefix("rcpt_"),
@@ -518,9 +588,10 @@ TAMPERINGS: dict[str, TamperReceipt] = {
     "attempt-fraction": lambda r: with_fields(r, a=1.5),
     "expiry-string": lambda r: with_fields(r, x="never"),
 }
-# ack and nack share the decoding: every tampering on ack, a few on nack.
+# ack, nack and extend share the decoding: every tampering on ack, a few on nack and extend.
 TAMPERED_RECEIPTS = [pytest.param("ack", tamper, id=f"ack-{name}") for name, tamper in TAMPERINGS.items()] + [
-    pytest.param("nack", TAMPERINGS[name], id=f"nack-{name}")
+    pytest.param(action, TAMPERINGS[name], id=f"{action}-{name}")
+    for action in ("nack", "extend")
     for name in ("garbage", "truncated", "not-json", "handle-missing", "attempt-negative")
 ]
 
@@ -535,7 +606,7 @@ def test_a_tampered_receipt_is_refused_with_400_and_changes_nothing(
 
     # When
     response = tenant_a.post(
-        f"{subscription_path(room_id, subscription_id)}/{action}", {"receipts": [tamper(receipt)]}
+        f"{subscription_path(room_id, subscription_id)}/{action}", receipts_body(action, [tamper(receipt)])
     )
 
     # Then
@@ -544,7 +615,7 @@ def test_a_tampered_receipt_is_refused_with_400_and_changes_nothing(
     assert_still_waiting_untouched(tenant_a, room_id, subscription_id, message_id, receipt)
 
 
-@pytest.mark.parametrize("action", ["ack", "nack"])
+@pytest.mark.parametrize("action", ["ack", "nack", "extend"])
 def test_a_receipt_of_another_subscription_is_refused_and_the_message_comes_back(
     tenant_a: ApiClient, action: str
 ) -> None:
@@ -554,9 +625,11 @@ def test_a_receipt_of_another_subscription_is_refused_and_the_message_comes_back
     message_id, receipt = pulled_message(tenant_a, room_id, subscription_id)
 
     # When: the receipt is given back on the other subscription
-    response = tenant_a.post(f"{subscription_path(room_id, other['id'])}/{action}", {"receipts": [receipt]})
+    response = tenant_a.post(
+        f"{subscription_path(room_id, other['id'])}/{action}", receipts_body(action, [receipt])
+    )
 
-    # Then: refused; not acked, so it comes back once the ack wait runs out
+    # Then: refused; neither acked nor extended, so it comes back once the ack wait runs out
     body = assert_error(response, 400, "receipts.0", "belongs to another subscription")
     assert body["error"]["code"] == "invalid_receipt"
     assert delivery_of(status(tenant_a, room_id, message_id), subscription_id)["status"] == "pending"
@@ -564,7 +637,7 @@ def test_a_receipt_of_another_subscription_is_refused_and_the_message_comes_back
     assert [(m["messageId"], m["attempt"]) for m in again] == [(message_id, 1)]
 
 
-@pytest.mark.parametrize("action", ["ack", "nack"])
+@pytest.mark.parametrize("action", ["ack", "nack", "extend"])
 def test_another_tenants_receipt_is_refused_on_ones_own_subscription(
     tenant_a: ApiClient, tenant_b: ApiClient, action: str
 ) -> None:
@@ -575,7 +648,7 @@ def test_another_tenants_receipt_is_refused_on_ones_own_subscription(
 
     # When: tenant a gives tenant b's receipt back on its own subscription
     response = tenant_a.post(
-        f"{subscription_path(room_id, subscription_id)}/{action}", {"receipts": [foreign_receipt]}
+        f"{subscription_path(room_id, subscription_id)}/{action}", receipts_body(action, [foreign_receipt])
     )
 
     # Then
@@ -600,6 +673,18 @@ def test_another_tenants_receipt_is_refused_on_ones_own_subscription(
         pytest.param(
             "nack", lambda r, other: other, ["receipts.1", "belongs to another subscription"], id="nack-other"
         ),
+        pytest.param(
+            "extend",
+            lambda r, other: "garbage",
+            ["receipts.1", "not a roomcast receipt"],
+            id="extend-garbage",
+        ),
+        pytest.param(
+            "extend",
+            lambda r, other: other,
+            ["receipts.1", "belongs to another subscription"],
+            id="extend-other",
+        ),
     ],
 )
 def test_one_bad_receipt_refuses_the_whole_list_and_the_good_one_is_untouched(
@@ -614,7 +699,7 @@ def test_one_bad_receipt_refuses_the_whole_list_and_the_good_one_is_untouched(
     # When: a good receipt first, then a bad one
     response = tenant_a.post(
         f"{subscription_path(room_id, subscription_id)}/{action}",
-        {"receipts": [receipt, bad_receipt(receipt, other_receipt)]},
+        receipts_body(action, [receipt, bad_receipt(receipt, other_receipt)]),
     )
 
     # Then: refused before anything changed, on either subscription
@@ -785,7 +870,8 @@ def test_hostile_requests_to_the_message_routes_never_get_a_5xx(tenant_a: ApiCli
     room_id, subscription_id = room_with_subscription(tenant_a)
     published = publish(tenant_a, room_id)
     paths = [f"/rooms/{room_id}/messages"] + [
-        f"{subscription_path(room_id, subscription_id)}/{action}" for action in ("pull", "ack", "nack")
+        f"{subscription_path(room_id, subscription_id)}/{action}"
+        for action in ("pull", "ack", "nack", "extend")
     ]
 
     # When
@@ -812,6 +898,7 @@ UNPARSABLE_BODIES = [
     pytest.param("pull", DEEPLY_NESTED, id="pull-nested-100000-deep"),
     pytest.param("ack", DEEPLY_NESTED, id="ack-nested-100000-deep"),
     pytest.param("nack", DEEPLY_NESTED, id="nack-nested-100000-deep"),
+    pytest.param("extend", DEEPLY_NESTED, id="extend-nested-100000-deep"),
     pytest.param(
         "messages", b'{"payload": ' + b'{"a":' * 40_000 + b"1" + b"}" * 40_001, id="messages-objects-deep"
     ),

@@ -347,3 +347,73 @@ def test_another_tenant_can_neither_publish_nor_pull(tenant_a: ApiClient, tenant
     for response in (foreign_publish, foreign_pull, foreign_status):
         assert_error(response, 404)
     assert len(pull(tenant_a, room["id"], subscription["id"])) == 1
+
+
+def test_an_extended_message_stays_hidden_past_its_ack_wait_and_its_receipt_still_acks(
+    tenant_a: ApiClient,
+) -> None:
+    # Given: a message pulled from a subscription whose ack wait is 1 s
+    room = tenant_a.create_room()
+    subscription = tenant_a.create_subscription(room["id"], ackWaitMs=1000)
+    path = f"/rooms/{room['id']}/subscriptions/{subscription['id']}"
+    published = publish(tenant_a, room["id"])
+    [first] = pull(tenant_a, room["id"], subscription["id"])
+
+    # When: the consumer extends it to 4 s and comes back after the original ack wait
+    extended = tenant_a.post(f"{path}/extend", {"receipts": [first["receipt"]], "ackWaitMs": 4000})
+    time.sleep(2.0)
+    during_extension = pull(tenant_a, room["id"], subscription["id"])
+    ack = tenant_a.post(f"{path}/ack", {"receipts": [first["receipt"]]})
+
+    # Then: not handed out again; acked as the first attempt
+    assert extended.status_code == 200, extended.text
+    assert extended.json() == {"extended": [published["messageId"]], "failed": []}
+    assert during_extension == []
+    assert ack.json() == {"acked": [published["messageId"]], "failed": []}
+    delivery = delivery_of(status(tenant_a, room["id"], published["messageId"]), subscription["id"])
+    assert (delivery["status"], delivery["attempts"]) == ("delivered", 1)
+
+
+def test_extend_reports_a_stale_receipt_and_extends_the_others(tenant_a: ApiClient) -> None:
+    # Given: two messages pulled; the first acked since
+    room = tenant_a.create_room()
+    subscription = tenant_a.create_subscription(room["id"], ackWaitMs=1000)
+    path = f"/rooms/{room['id']}/subscriptions/{subscription['id']}"
+    for n in range(2):
+        publish(tenant_a, room["id"], payload={"n": n})
+    acked, current = pull(tenant_a, room["id"], subscription["id"], maxMessages=10)
+    assert tenant_a.post(f"{path}/ack", {"receipts": [acked["receipt"]]}).json()["failed"] == []
+
+    # When
+    response = tenant_a.post(
+        f"{path}/extend", {"receipts": [acked["receipt"], current["receipt"]], "ackWaitMs": 4000}
+    )
+
+    # Then: the stale one under failed, the current one kept hidden past its 1 s ack wait
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["extended"] == [current["messageId"]]
+    [failed] = body["failed"]
+    assert (failed["receipt"], failed["messageId"]) == (acked["receipt"], acked["messageId"])
+    assert failed["error"]
+    time.sleep(2.0)
+    assert pull(tenant_a, room["id"], subscription["id"]) == []
+
+
+def test_an_extension_past_sqs_12_hours_is_reported_under_failed(tenant_a: ApiClient) -> None:
+    # Given: a message pulled a moment ago
+    room = tenant_a.create_room()
+    subscription = tenant_a.create_subscription(room["id"], ackWaitMs=1000)
+    path = f"/rooms/{room['id']}/subscriptions/{subscription['id']}"
+    published = publish(tenant_a, room["id"])
+    [first] = pull(tenant_a, room["id"], subscription["id"])
+
+    # When: 12 hours from now is past 12 hours from the receive, which SQS refuses
+    response = tenant_a.post(f"{path}/extend", {"receipts": [first["receipt"]], "ackWaitMs": 43_200_000})
+
+    # Then: refused for that message alone, not the request; its ack wait was not extended
+    assert response.status_code == 200, response.text
+    assert response.json()["extended"] == []
+    assert [f["messageId"] for f in response.json()["failed"]] == [published["messageId"]]
+    again, _ = pull_until(tenant_a, room["id"], subscription["id"], timeout_seconds=5)
+    assert [(m["messageId"], m["attempt"]) for m in again] == [(published["messageId"], 1)]

@@ -309,3 +309,16 @@ def test_explicit_destinations_still_obey_the_room_event_types() -> None:
     with pytest.raises(InvalidRequest) as refused:
         resolve_destinations(room, SUBSCRIPTIONS, "order.created", "1", explicit=["sub_a_everything"])
     assert refused.value.details[0]["field"] == "body.eventType"
+
+
+def test_paused_subscriptions_keep_receiving_their_messages_to_deliver_on_resume() -> None:
+    # Given
+    paused = _subscription("sub_p_paused", status=SubscriptionStatus.PAUSED)
+
+    # When
+    routed = resolve_destinations(_room(), [*SUBSCRIPTIONS, paused], "order.created", "1")
+    named = resolve_destinations(_room(), [paused], "order.created", "1", explicit=["sub_p_paused"])
+
+    # Then
+    assert "sub_p_paused" in _ids(routed)
+    assert _ids(named) == ["sub_p_paused"]

@@ -116,3 +116,30 @@ PushUrl = Annotated[
         examples=["https://hooks.example.com/roomcast"],
     ),
 ]
+
+_MAX_CONCURRENCY = "PUSH: at most this many webhook requests in flight at once (null: unlimited)."
+_RATE_LIMIT = "PUSH: at most this many webhook requests started per second, smoothed (null: unlimited)."
+_DISABLE_AFTER = (
+    "PUSH: when every attempt has failed for this long without one success, the subscription is "
+    f"disabled; default {limits.DEFAULT_DISABLE_AFTER_FAILING_MS} (5 days)."
+)
+
+
+MaxConcurrency = Annotated[
+    int, Field(ge=1, le=limits.MAX_CONCURRENCY, description=_MAX_CONCURRENCY), INTEGRAL
+]
+RateLimitPerSecond = Annotated[
+    float,
+    Field(ge=limits.MIN_RATE_LIMIT_PER_SECOND, le=limits.MAX_RATE_LIMIT_PER_SECOND, description=_RATE_LIMIT),
+    # Rounded to 6 places like jitter (DynamoDB's number range); the minimum keeps it above 0.
+    AfterValidator(lambda v: round(v, 6)),
+]
+DisableAfterFailingMs = Annotated[
+    int,
+    Field(
+        ge=limits.MIN_DISABLE_AFTER_FAILING_MS,
+        le=limits.MAX_DISABLE_AFTER_FAILING_MS,
+        description=_DISABLE_AFTER,
+    ),
+    INTEGRAL,
+]

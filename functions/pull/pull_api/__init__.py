@@ -1,1 +1,1 @@
-"""Pull API: pull, ack and nack on a PULL subscription's queue."""
+"""Pull API: pull, ack, nack and extend on a PULL subscription's queue."""

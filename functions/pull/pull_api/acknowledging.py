@@ -1,4 +1,4 @@
-"""Ack and nack: what a consumer says about messages it pulled, by their receipts.
+"""Ack, nack and extend: what a consumer says about messages it pulled, by their receipts.
 
 Every receipt is decoded before anything changes (400 at the first bad one). SQS proves a handle
 current (a delete or a visibility change it accepts); only then is anything recorded for it.
@@ -44,6 +44,12 @@ class AckResult:
 @dataclass
 class NackResult:
     nacked: list[Nacked] = field(default_factory=list)
+    failed: list[RefusedReceipt] = field(default_factory=list)
+
+
+@dataclass
+class ExtendResult:
+    extended: list[str] = field(default_factory=list)
     failed: list[RefusedReceipt] = field(default_factory=list)
 
 
@@ -137,3 +143,22 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
     work.apply(plan)
     result.failed = _refused(receipts, failed)
     return result
+
+
+def extend(
+    work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str], ack_wait_ms: int
+) -> ExtendResult:
+    """Keep the pulled messages hidden ``ack_wait_ms`` longer from now (their ack wait starts again).
+
+    Not a delivery state change: nothing is written to DynamoDB, the attempt stays. A receipt SQS
+    refuses (its ack wait ran out and the message was handed out again, it was acked, or the
+    message would stay hidden past SQS's 12 hours from its receive) is reported, the others extended.
+    """
+    target = work.target(tenant_id, room_id, subscription_id)
+    receipts = _receipts(subscription_id, tokens)
+    seconds = visibility_seconds(ack_wait_ms)
+    failed = work.queues.hide(target.queue_url, [(r.handle, seconds) for r in receipts.values()])
+    extended = [r for r in receipts.values() if r.handle not in failed]
+    for receipt in extended:
+        work.log_receipt("extended", tenant_id, receipt, next_delay_ms=ack_wait_ms)
+    return ExtendResult([r.message_id for r in extended], _refused(receipts, failed))

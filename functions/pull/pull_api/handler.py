@@ -1,4 +1,4 @@
-"""Pull function: POST .../subscriptions/{subscriptionId}/pull, /ack and /nack."""
+"""Pull function: POST .../subscriptions/{subscriptionId}/pull, /ack, /nack and /extend."""
 
 from __future__ import annotations
 

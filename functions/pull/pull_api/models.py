@@ -1,4 +1,4 @@
-"""Pull, ack, nack requests and responses (the public contract; see /openapi.json)."""
+"""Pull, ack, nack, extend requests and responses (the public contract; see /openapi.json)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from roomcast.api.models import INTEGRAL, ApiModel, MessageView, examples
+from roomcast.domain import limits
 
 MAX_RECEIPTS_PER_REQUEST = 100
 _RECEIPT = "rcpt_eyJzIjoic3ViXzRmOGY3ZDFjMmIzYTQ5ZTZhMGMxZDJlM2Y0YTViNmM3In0"
@@ -33,8 +34,23 @@ class ReceiptsRequest(ApiModel):
     receipts: Receipts
 
 
+class ExtendRequest(ApiModel):
+    model_config = examples({"receipts": [_RECEIPT], "ackWaitMs": 60000})
+
+    receipts: Receipts
+    ackWaitMs: Annotated[
+        int,
+        Field(
+            ge=limits.MIN_ACK_WAIT_MS,
+            le=limits.MAX_ACK_WAIT_MS,
+            description="Keep the messages hidden this long from now (ms; SQS rounds up to whole seconds).",
+        ),
+        INTEGRAL,
+    ]
+
+
 class PulledMessage(MessageView):
-    receipt: str = Field(description="Give it back to ack or nack this message.")
+    receipt: str = Field(description="Give it back to ack, nack or extend this message.")
     attempt: int = Field(description="0 on the first hand-out; each nack or ack-wait timeout adds one.")
 
 
@@ -93,4 +109,11 @@ class NackResponse(BaseModel):
     )
 
     nacked: list[NackOutcome]
+    failed: list[ReceiptFailure] = []
+
+
+class ExtendResponse(BaseModel):
+    model_config = examples({"extended": ["msg_576e648137579110cd6d80e1bdbec8d3"], "failed": []})
+
+    extended: list[str]
     failed: list[ReceiptFailure] = []

@@ -1,4 +1,4 @@
-"""POST .../subscriptions/{subscriptionId}/pull, /ack and /nack: thin — parse, call, map."""
+"""POST .../subscriptions/{subscriptionId}/pull, /ack, /nack and /extend: thin — parse, call, map."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pull_api.dependencies import Puller
 from pull_api.models import (
     AckResponse,
+    ExtendRequest,
+    ExtendResponse,
     NackResponse,
     PulledMessage,
     PullRequest,
@@ -35,6 +37,7 @@ _FIRST_RECEIPT = {"requestBody": {"receipts": ["$response.body#/messages/0/recei
 LINKS = {
     "AckFirst": link("ackMessages", "Acknowledge the first message.", **_PATH) | _FIRST_RECEIPT,
     "NackFirst": link("nackMessages", "Give the first message back.", **_PATH) | _FIRST_RECEIPT,
+    "ExtendFirst": link("extendAckWait", "Keep the first message hidden longer.", **_PATH) | _FIRST_RECEIPT,
 }
 RECEIPT_ERRORS = (400, 404, 409, 415)
 
@@ -83,3 +86,21 @@ def nack(
     result = service.nack(tenant, roomId, subscriptionId, body.receipts)
     metrics.add_metric(name="MessagesNacked", unit=MetricUnit.Count, value=len(result.nacked))
     return NackResponse.model_validate(camel_fields(result))
+
+
+@routes.post(f"{BASE}/extend", "extendAckWait", "Extended, and the receipts that were not", *RECEIPT_ERRORS)
+def extend(
+    roomId: RoomId, subscriptionId: SubscriptionId, body: ExtendRequest, tenant: Tenant, service: Puller
+) -> ExtendResponse:
+    """Extend the ack wait of pulled messages
+
+    Keeps the messages hidden `ackWaitMs` longer from now (SQS counts whole seconds, rounded up),
+    for a consumer that needs more time than the subscription's `ackWaitMs`; their receipts stay
+    valid and their attempt stays. A receipt SQS no longer accepts (its ack wait ran out and the
+    message was handed out again, it was acked, or the message would stay hidden past SQS's 12
+    hours from when it was pulled) is reported under `failed`; a malformed receipt or one of
+    another subscription refuses the whole request (400) before anything changes.
+    """
+    result = service.extend(tenant, roomId, subscriptionId, body.receipts, body.ackWaitMs)
+    metrics.add_metric(name="AckWaitsExtended", unit=MetricUnit.Count, value=len(result.extended))
+    return ExtendResponse.model_validate(camel_fields(result))

@@ -34,6 +34,7 @@ OUTCOME_METRICS = {
     DeliveryOutcome.DELIVERED: "WebhooksDelivered",
     DeliveryOutcome.RETRY: "WebhookRetriesScheduled",
     DeliveryOutcome.HOP: "EnvelopeHops",
+    DeliveryOutcome.HELD: "EnvelopesHeld",
     DeliveryOutcome.DEAD: "WebhooksDead",
     DeliveryOutcome.FAILOVER: "WebhooksFailedOver",
     DeliveryOutcome.EXPIRED: "WebhooksExpired",

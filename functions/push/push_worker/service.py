@@ -18,14 +18,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from push_worker.flow import FlowControl, HeldBack
 from push_worker.targets import Targets
-from roomcast.dal.ports import Catalog, MessageRecords, Sender
+from roomcast.dal.ports import Catalog, FlowGate, MessageRecords, Sender
 from roomcast.dal.sender import Destinations, delay_seconds
 from roomcast.dal.stores import Stores
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.flow import held_back_delay_ms, paused_wait_ms
 from roomcast.domain.messages import Delivery, DeliveryStatus
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.domain.outcomes import DeliveryOutcome
@@ -69,10 +71,12 @@ class PushService:
     destinations: Destinations
     log: LogSink
     push_url_policy: PushUrlPolicy
+    flow_gate: FlowGate
     post: PostWebhook = post_webhook
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
     targets: Targets = field(init=False)
+    flow: FlowControl = field(init=False)
     # 'delivered' records of the current batch, written together before the batch is acknowledged.
     _delivered: list[Delivery] = field(default_factory=list)
     _delivered_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -80,10 +84,11 @@ class PushService:
     @classmethod
     def of(cls, stores: Stores, policy: PushUrlPolicy) -> PushService:
         st, endings = stores, Endings.of(stores)
-        return cls(st.catalog, st.messages, endings, st.sender, st.destinations, st.log, policy)
+        return cls(st.catalog, st.messages, endings, st.sender, st.destinations, st.log, policy, st.flow)
 
     def __post_init__(self) -> None:
         self.targets = Targets(self.catalog, self.clock)
+        self.flow = FlowControl(self.flow_gate, self.clock)
 
     def prefetch(self, envelopes: list[Envelope]) -> None:
         self.targets.prefetch(envelopes)
@@ -118,7 +123,26 @@ class PushService:
             return self.endings.dead_or_failover(
                 envelope, subscription, "subscription is disabled", envelope.attempt, now
             )
-        return self._attempt(envelope, room, subscription, now)
+        if subscription.status is SubscriptionStatus.PAUSED:
+            return self._hold(envelope, paused_wait_ms(envelope.holds), "subscription is paused", now)
+        admission = self.flow.admit(subscription)
+        if isinstance(admission, HeldBack):
+            wait_ms = held_back_delay_ms(admission.wait_ms, envelope.holds, self.random_fraction())
+            return self._hold(envelope, wait_ms, f"held back by {admission.reason}", self.clock())
+        try:
+            return self._attempt(envelope, room, subscription, self.clock())
+        finally:
+            admission.release()
+
+    def _hold(self, envelope: Envelope, wait_ms: int, reason: str, now: int) -> DeliveryOutcome:
+        """Re-send the same attempt to wait (paused, or no room under flow control): not an
+        attempt, never dead for it; a wait that would pass the expiry ends at the expiry."""
+        if envelope.expires_at_ms is not None:
+            wait_ms = max(0, min(wait_ms, envelope.expires_at_ms - now))
+        due = now + wait_ms
+        self.sender.send([self.destinations.push(envelope.held(), delay_seconds(due, now))])
+        self._log("held", envelope, error=reason, next_delay_ms=wait_ms)
+        return DeliveryOutcome.HELD
 
     def _post(self, envelope: Envelope, subscription: Subscription, now: int) -> HttpResult:
         body = webhook_body(envelope)

@@ -37,6 +37,12 @@ class InvalidRequest(RoomcastError):
     code, http_status = "validation_error", 422
 
 
+class PushOnly(RoomcastError):
+    """A PUSH-only setting (flow control, auto-disable) given for a PULL subscription."""
+
+    code, http_status = "push_only", 400
+
+
 class Conflict(RoomcastError):
     code, http_status = "conflict", 409
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import pytest
+
+from push_worker.flow import FlowControl
 from push_worker.service import PushService
+from roomcast.dal.flow import FlowKey
 from roomcast.dal.sender import Destinations
 from roomcast.delivery.endings import Endings
 from roomcast.domain.envelope import Envelope, first_envelope
@@ -14,6 +18,7 @@ from roomcast.domain.models import Room, Subscription, SubscriptionStatus
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected, PushUrlUnresolvable
 from roomcast.webhooks.answers import HttpResult
+from tests.fakes import FakeFlowGate
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
 
 NOW_MS = 1_795_435_200_000
@@ -44,6 +49,7 @@ def answer(status: int | None, retry_after_ms: int | None = None, error: str | N
 @dataclass
 class Push:
     management: Management = field(default_factory=Management)
+    flow_gate: FakeFlowGate = field(default_factory=FakeFlowGate)
 
     def __post_init__(self) -> None:
         self.room: Room = self.management.room(
@@ -65,6 +71,7 @@ class Push:
             destinations=destinations,
             log=m.log,
             push_url_policy=PushUrlPolicy(),
+            flow_gate=self.flow_gate,
             post=webhook,
             clock=lambda: NOW_MS,
             random_fraction=lambda: 0.0,
@@ -308,3 +315,109 @@ def test_a_host_that_does_not_resolve_at_delivery_time_is_retried_like_a_network
     # Then
     assert outcome is DeliveryOutcome.RETRY
     assert push.status() == (DeliveryStatus.RETRYING, 1, "host 'x' does not resolve")
+
+
+def _with(push: Push, **changes: Any) -> None:
+    key = (TENANT, push.room.id, push.subscription.id)
+    push.management.catalog.subscriptions[key] = replace(push.subscription, **changes)
+
+
+def test_a_paused_subscription_holds_its_deliveries_without_an_attempt_doubling_the_wait() -> None:
+    # Given
+    push = Push()
+    _with(push, status=SubscriptionStatus.PAUSED)
+    webhook = ScriptedWebhook([])
+    service = push.service(webhook)
+
+    # When: the delivery comes back twice while paused
+    first = service.deliver(push.envelope())
+    [held] = push.management.sender.sent
+    assert isinstance(held.envelope, Envelope)
+    second = service.deliver(held.envelope)
+
+    # Then
+    assert (first, second) == (DeliveryOutcome.HELD, DeliveryOutcome.HELD)
+    delays = [o.delay_seconds for o in push.management.sender.sent]
+    envelopes = [o.envelope for o in push.management.sender.sent if isinstance(o.envelope, Envelope)]
+    assert delays == [1, 2]
+    assert [(e.attempt, e.holds) for e in envelopes] == [(0, 1), (0, 2)]
+    assert webhook.posted == []
+    assert push.status() is None  # no write for a wait
+    assert push.management.log.events() == ["held", "held"]
+
+
+def test_a_resumed_subscription_delivers_a_held_envelope_as_its_first_attempt() -> None:
+    # Given: held once while paused
+    push = Push()
+    _with(push, status=SubscriptionStatus.PAUSED)
+    push.service(ScriptedWebhook([])).deliver(push.envelope())
+    [held] = push.management.sender.sent
+    assert isinstance(held.envelope, Envelope)
+
+    # When: resumed
+    _with(push, status=SubscriptionStatus.ACTIVE)
+    service = push.service(ScriptedWebhook([answer(200)]))
+    outcome = service.deliver(held.envelope)
+    service.flush_delivered()
+
+    # Then
+    assert outcome is DeliveryOutcome.DELIVERED
+    assert push.status() == (DeliveryStatus.DELIVERED, 1, None)
+
+
+def test_a_paused_wait_never_passes_the_expiry_and_the_delivery_then_expires() -> None:
+    # Given: 300 ms before its expiry
+    push = Push()
+    _with(push, status=SubscriptionStatus.PAUSED)
+    service = push.service(ScriptedWebhook([]))
+
+    # When
+    outcome = service.deliver(push.envelope(expires_at_ms=NOW_MS + 300, holds=5))
+
+    # Then
+    assert outcome is DeliveryOutcome.HELD
+    [held] = push.management.sender.sent
+    assert held.delay_seconds == 1  # 300 ms, rounded up to SQS's whole seconds, not 32 s
+    assert isinstance(held.envelope, Envelope)
+    assert service.deliver(replace(held.envelope, expires_at_ms=NOW_MS - 1)) is DeliveryOutcome.EXPIRED
+
+
+def test_no_lease_left_holds_the_delivery_back_which_is_not_an_attempt() -> None:
+    # Given: maxConcurrency 1, its one lease taken by another invocation
+    push = Push()
+    _with(push, max_concurrency=1)
+    flow = FlowKey(TENANT, push.subscription.id)
+    push.flow_gate.leases[flow] = {"other": NOW_MS + 60_000}
+    webhook = ScriptedWebhook([])
+    service = push.service(webhook)
+    waited: list[int] = []
+    service.flow = FlowControl(push.flow_gate, lambda: NOW_MS + sum(waited), waited.append)
+
+    # When
+    outcome = service.deliver(push.envelope(attempt=2))
+
+    # Then
+    assert outcome is DeliveryOutcome.HELD
+    [held] = push.management.sender.sent
+    assert isinstance(held.envelope, Envelope)
+    assert (held.envelope.attempt, held.envelope.holds, held.delay_seconds) == (2, 1, 1)
+    assert webhook.posted == []
+    assert 4_000 < sum(waited) <= 5_000  # asked again for a lease within the local wait
+    assert push.management.log.events() == ["held"]
+    assert push.management.log.records[0].error == "held back by maxConcurrency"
+
+
+def test_an_admitted_delivery_releases_its_lease_whatever_the_answer() -> None:
+    # Given
+    push = Push()
+    _with(push, max_concurrency=1, rate_limit_per_second=5.0)
+    service = push.service(ScriptedWebhook([answer(503), RuntimeError("network stack broke")]))
+
+    # When
+    service.deliver(push.envelope())
+    with pytest.raises(RuntimeError):
+        service.deliver(push.envelope(attempt=1))
+
+    # Then
+    assert push.flow_gate.leases[FlowKey(TENANT, push.subscription.id)] == {}
+    assert push.flow_gate.tat_ms[FlowKey(TENANT, push.subscription.id)] == NOW_MS + 400  # two slots taken

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from management_api.subscriptions.models import SubscriptionPatch
 from roomcast.domain import limits
 from roomcast.domain.models import SubscriptionStatus, SubscriptionType
-from roomcast.errors import Conflict, InvalidRequest, LimitExceeded
+from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
 from tests.unit.services.management import TENANT, Management, subscription_request
 
 PUSH_URL = "https://hooks.example.com/in"
@@ -290,3 +292,66 @@ def test_a_subscription_can_be_disabled_and_enabled() -> None:
     assert disabled.status is SubscriptionStatus.DISABLED
     assert enabled.status is SubscriptionStatus.ACTIVE
     assert enabled.type is SubscriptionType.PULL
+    assert disabled.disabled_reason == "disabled by an operator"
+    assert disabled.disabled_at is not None
+    assert (enabled.disabled_reason, enabled.disabled_at) == (None, None)
+
+
+def test_flow_control_is_set_at_creation_changed_by_patch_and_cleared_by_null() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    created = management.subscription(
+        room, type="PUSH", pushUrl=PUSH_URL, maxConcurrency=5, rateLimitPerSecond=2.5
+    )
+
+    # When
+    changed = management.subscriptions.update(
+        TENANT, room.id, created.id, _patch('{"maxConcurrency": 1, "rateLimitPerSecond": null}')
+    )
+
+    # Then
+    assert (created.max_concurrency, created.rate_limit_per_second) == (5, 2.5)
+    assert created.disable_after_failing_ms == limits.DEFAULT_DISABLE_AFTER_FAILING_MS
+    assert (changed.max_concurrency, changed.rate_limit_per_second) == (1, None)
+    stored = management.subscriptions.get(TENANT, room.id, created.id)
+    assert stored.max_concurrency == 1
+
+
+@pytest.mark.parametrize(
+    "field", ['"maxConcurrency": 2', '"rateLimitPerSecond": 1', '"disableAfterFailingMs": 60000']
+)
+def test_push_only_settings_are_a_400_on_a_pull_subscription_and_change_nothing(field: str) -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    pull = management.subscription(room)
+
+    # When
+    with pytest.raises(PushOnly) as on_create:
+        management.subscriptions.create(
+            TENANT, room.id, subscription_request(**json.loads("{" + field + "}"))
+        )
+    with pytest.raises(PushOnly) as on_patch:
+        management.subscriptions.update(TENANT, room.id, pull.id, _patch("{" + field + "}"))
+
+    # Then
+    assert (on_create.value.http_status, on_patch.value.http_status) == (400, 400)
+    assert on_create.value.details[0]["type"] == "push_only"
+    assert management.subscriptions.get(TENANT, room.id, pull.id) == pull
+    assert len(management.catalog.all_subscriptions(TENANT, room.id)) == 1
+
+
+def test_a_paused_subscription_is_still_routed_to_a_disabled_one_is_not() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    subscription = management.subscription(room, type="PUSH", pushUrl=PUSH_URL)
+
+    # When
+    paused = management.subscriptions.update(TENANT, room.id, subscription.id, _patch('{"status": "paused"}'))
+
+    # Then
+    assert paused.status is SubscriptionStatus.PAUSED
+    assert paused.status.receives
+    assert not SubscriptionStatus.DISABLED.receives

@@ -17,11 +17,14 @@ from management_api.fields import (
     DeliveryAttempts,
     DeliveryDelayMs,
     DeliveryDelayMultiplier,
+    DisableAfterFailingMs,
     EventTypeModel,
     EventTypes,
     Jitter,
+    MaxConcurrency,
     MaxDelayMs,
     PushUrl,
+    RateLimitPerSecond,
     RetryScheduleMs,
     TimeoutMs,
 )
@@ -30,7 +33,8 @@ from roomcast.domain.fields import from_camel_fields
 from roomcast.domain.models import DeliveryOverrides, SubscriptionType
 from roomcast.errors import InvalidRequest
 
-Status = Literal["active", "disabled"]
+Status = Literal["active", "paused", "disabled"]
+PUSH_ONLY_FIELDS = ("maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs")
 _PUSH_EXAMPLE = {
     "id": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
     "roomId": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
@@ -47,6 +51,11 @@ _PUSH_EXAMPLE = {
     "failoverSubscriptionId": None,
     "timeoutMs": 10000,
     "ackWaitMs": None,
+    "maxConcurrency": 5,
+    "rateLimitPerSecond": 20,
+    "disableAfterFailingMs": 432000000,
+    "disabledReason": None,
+    "disabledAt": None,
     "createdAt": "2026-11-22T10:00:00.000Z",
     "updatedAt": "2026-11-22T10:00:00.000Z",
 }
@@ -70,7 +79,15 @@ class _Overrides(ApiModel):
         return from_camel_fields(DeliveryOverrides, self.model_dump())
 
 
-class _SubscriptionCreate(_Overrides):
+class _PushControls(ApiModel):
+    """PUSH only (400 `push_only` on a PULL subscription): flow control and auto-disable."""
+
+    maxConcurrency: MaxConcurrency | None = None
+    rateLimitPerSecond: RateLimitPerSecond | None = None
+    disableAfterFailingMs: DisableAfterFailingMs | None = None
+
+
+class _SubscriptionCreate(_Overrides, _PushControls):
     eventTypes: EventTypes = []
 
 
@@ -85,6 +102,8 @@ class PushSubscriptionCreate(_SubscriptionCreate):
             "maxDelayMs": 3600000,
             "jitter": 0.2,
             "timeoutMs": 10000,
+            "maxConcurrency": 5,
+            "rateLimitPerSecond": 20,
         },
     )
 
@@ -103,10 +122,13 @@ class PullSubscriptionCreate(_SubscriptionCreate):
 SubscriptionCreate = Annotated[PushSubscriptionCreate | PullSubscriptionCreate, Field(discriminator="type")]
 
 
-class _SubscriptionPatchFields(_Overrides):
+class _SubscriptionPatchFields(_Overrides, _PushControls):
     eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
     status: Annotated[Status | None, NOT_NULL] = Field(
-        default=None, description="`disabled`: nothing is routed to it and queued deliveries end dead."
+        default=None,
+        description="`paused`: messages are still routed to it but its deliveries wait (not attempts, "
+        "never dead for it) until it is `active` again or they expire. `disabled`: nothing is routed "
+        "to it and queued deliveries end dead.",
     )
 
 
@@ -123,7 +145,9 @@ class SubscriptionPatch(PushSubscriptionPatch, PullSubscriptionPatch):
     """Fields to change (absent ones keep their value); ``null`` clears an override so the room's
     value applies again. ``pushUrl`` and ``timeoutMs`` are for PUSH, ``ackWaitMs`` for PULL."""
 
-    model_config = examples({"deliveryAttempts": 3, "jitter": None}, {"status": "disabled"})
+    model_config = examples(
+        {"deliveryAttempts": 3, "jitter": None}, {"status": "paused"}, {"maxConcurrency": 1}
+    )
 
     def for_type(self, subscription_type: SubscriptionType) -> PushSubscriptionPatch | PullSubscriptionPatch:
         """The same changes, checked against the fields of ``subscription_type`` (422 otherwise)."""
@@ -156,6 +180,11 @@ class SubscriptionResponse(_Overrides, ResponseModel):
     pushUrl: str | None = None
     timeoutMs: int | None = None
     ackWaitMs: int | None = None
+    maxConcurrency: int | None = None
+    rateLimitPerSecond: float | None = None
+    disableAfterFailingMs: int | None = None
+    disabledReason: str | None = Field(default=None, description="Why it is disabled; null otherwise.")
+    disabledAt: str | None = None
     createdAt: str
     updatedAt: str
 

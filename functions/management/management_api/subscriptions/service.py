@@ -7,6 +7,7 @@ from functools import partial
 
 from management_api.subscriptions.failover import check_failover
 from management_api.subscriptions.models import (
+    PUSH_ONLY_FIELDS,
     PullSubscriptionCreate,
     PushSubscriptionCreate,
     PushSubscriptionPatch,
@@ -31,7 +32,7 @@ from roomcast.domain.push_urls import (
     check_push_url,
     system_resolver,
 )
-from roomcast.errors import Conflict, InvalidRequest, LimitExceeded
+from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class SubscriptionsService:
         self, tenant_id: str, room_id: str, request: PushSubscriptionCreate | PullSubscriptionCreate
     ) -> CreatedSubscription:
         """A PUSH subscription gets a signing secret (returned once); a PULL one its queues."""
+        if request.type == "PULL":
+            _refuse_push_only(request.model_fields_set)
         self.catalog.get_room(tenant_id, room_id)
         if self.catalog.count_subscriptions(tenant_id, room_id) >= limits.MAX_SUBSCRIPTIONS_PER_ROOM:
             raise LimitExceeded(f"a room holds at most {limits.MAX_SUBSCRIPTIONS_PER_ROOM} subscriptions")
@@ -78,6 +81,10 @@ class SubscriptionsService:
                 push_url=request.pushUrl,
                 timeout_ms=request.timeoutMs or limits.DEFAULT_PUSH_TIMEOUT_MS,
                 signing_secrets=(SigningSecret(secret),),
+                max_concurrency=request.maxConcurrency,
+                rate_limit_per_second=request.rateLimitPerSecond,
+                disable_after_failing_ms=request.disableAfterFailingMs
+                or limits.DEFAULT_DISABLE_AFTER_FAILING_MS,
             )
             self.catalog.create_subscription(subscription)
             return CreatedSubscription(subscription, secret)
@@ -111,6 +118,8 @@ class SubscriptionsService:
         current = self.get(tenant_id, room_id, subscription_id)
         changes = patch.for_type(current.type)
         changed = changes.model_fields_set
+        if current.type is SubscriptionType.PULL:
+            _refuse_push_only(changed)
         if not changed:
             return current
         if isinstance(changes, PushSubscriptionPatch) and changes.pushUrl is not None:
@@ -135,9 +144,10 @@ class SubscriptionsService:
             failover_subscription_id=changes.failoverSubscriptionId
             if "failoverSubscriptionId" in changed
             else current.failover_subscription_id,
-            status=SubscriptionStatus(changes.status) if changes.status is not None else current.status,
             updated_at=now_iso(),
         )
+        if changes.status is not None:
+            updated = _with_status(updated, SubscriptionStatus(changes.status))
         if isinstance(changes, PushSubscriptionPatch):
             updated = replace(
                 updated,
@@ -145,6 +155,17 @@ class SubscriptionsService:
                 timeout_ms=(changes.timeoutMs or limits.DEFAULT_PUSH_TIMEOUT_MS)
                 if "timeoutMs" in changed
                 else current.timeout_ms,
+                max_concurrency=changes.maxConcurrency
+                if "maxConcurrency" in changed
+                else current.max_concurrency,
+                rate_limit_per_second=changes.rateLimitPerSecond
+                if "rateLimitPerSecond" in changed
+                else current.rate_limit_per_second,
+                disable_after_failing_ms=(
+                    changes.disableAfterFailingMs or limits.DEFAULT_DISABLE_AFTER_FAILING_MS
+                )
+                if "disableAfterFailingMs" in changed
+                else current.disable_after_failing_ms,
             )
         elif "ackWaitMs" in changed:
             updated = replace(updated, ack_wait_ms=changes.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS)
@@ -180,6 +201,28 @@ class SubscriptionsService:
     def _check_failover(self, tenant_id: str, room_id: str, subscription_id: str, failover_id: str) -> None:
         lookup = partial(self.get, tenant_id, room_id)
         check_failover(lookup, room_id, subscription_id, failover_id)
+
+
+def _refuse_push_only(given: set[str]) -> None:
+    """400 when a PULL subscription is given a PUSH-only setting (before anything changes)."""
+    wrong = sorted(name for name in PUSH_ONLY_FIELDS if name in given)
+    if wrong:
+        problem = "applies to PUSH subscriptions only"
+        raise PushOnly(
+            f"{', '.join(wrong)} {problem}",
+            details=[{"field": f"body.{name}", "problem": problem, "type": "push_only"} for name in wrong],
+        )
+
+
+def _with_status(subscription: Subscription, status: SubscriptionStatus) -> Subscription:
+    """An operator's status change: disabling says so; leaving disabled forgets why it was."""
+    if status is subscription.status:
+        return subscription
+    if status is SubscriptionStatus.DISABLED:
+        return replace(
+            subscription, status=status, disabled_reason="disabled by an operator", disabled_at=now_iso()
+        )
+    return replace(subscription, status=status, disabled_reason=None, disabled_at=None)
 
 
 # DeliveryOverrides attribute -> the API field that sets it.

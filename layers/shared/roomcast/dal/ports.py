@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from roomcast.dal.dead_letters import DeadLetter
+    from roomcast.dal.flow import FlowKey, RateAnswer
     from roomcast.dal.pages import Page
     from roomcast.dal.queues import PullQueues, Received
     from roomcast.dal.sender import Outgoing
@@ -82,3 +83,13 @@ class PullQueue(Protocol):
     ) -> list[Received]: ...
     def delete(self, queue_url: str, handles: list[str]) -> dict[str, str]: ...
     def hide(self, queue_url: str, visibility: list[tuple[str, int]]) -> dict[str, str]: ...
+
+
+class FlowGate(Protocol):
+    """Flow-control state shared by every push invocation (roomcast.dal.flow)."""
+
+    def reserve_rate(self, flow: FlowKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer: ...
+    def acquire_lease(
+        self, flow: FlowKey, lease_id: str, max_concurrency: int, expires_at_ms: int, now_ms: int
+    ) -> bool: ...
+    def release_lease(self, flow: FlowKey, lease_id: str) -> None: ...

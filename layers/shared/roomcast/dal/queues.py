@@ -16,6 +16,15 @@ if TYPE_CHECKING:
 SQS_MAX_RETENTION_SECONDS: Final = 14 * 24 * 3600
 SQS_MAX_LONG_POLL_SECONDS: Final = 20
 SQS_BATCH_ENTRIES: Final = 10
+# What SQS answers about one receipt handle it will not change: stale, or hidden too long.
+_REFUSED_HANDLE_CODES: Final = frozenset(
+    {
+        "InvalidParameterValue",
+        "ReceiptHandleIsInvalid",
+        "MessageNotInflight",
+        "AWS.SimpleQueueService.MessageNotInflight",
+    }
+)
 
 
 def visibility_seconds(ack_wait_ms: int) -> int:
@@ -138,15 +147,37 @@ class QueueClient(SqsAccess):
         failed: dict[str, str] = {}
         for start in range(0, len(visibility), SQS_BATCH_ENTRIES):
             chunk = visibility[start : start + SQS_BATCH_ENTRIES]
-            response = self._sqs.change_message_visibility_batch(
-                QueueUrl=queue_url,
-                Entries=[
-                    {"Id": str(i), "ReceiptHandle": handle, "VisibilityTimeout": seconds}
-                    for i, (handle, seconds) in enumerate(chunk)
-                ],
-            )
+            try:
+                response = self._sqs.change_message_visibility_batch(
+                    QueueUrl=queue_url,
+                    Entries=[
+                        {"Id": str(i), "ReceiptHandle": handle, "VisibilityTimeout": seconds}
+                        for i, (handle, seconds) in enumerate(chunk)
+                    ],
+                )
+            except ClientError as error:
+                # A message kept hidden past 12 hours from its receive can refuse the whole batch
+                # (moto does so): ask entry by entry, so that only that message is reported.
+                if error.response.get("Error", {}).get("Code") != "InvalidParameterValue":
+                    raise
+                failed |= self._hide_each(queue_url, chunk)
+                continue
             for failure in response.get("Failed", []):
                 failed[chunk[int(failure["Id"])][0]] = failure.get("Message") or failure.get(
                     "Code", "refused"
                 )
+        return failed
+
+    def _hide_each(self, queue_url: str, visibility: list[tuple[str, int]]) -> dict[str, str]:
+        failed: dict[str, str] = {}
+        for handle, seconds in visibility:
+            try:
+                self._sqs.change_message_visibility(
+                    QueueUrl=queue_url, ReceiptHandle=handle, VisibilityTimeout=seconds
+                )
+            except ClientError as error:
+                refusal = error.response.get("Error", {})
+                if refusal.get("Code") not in _REFUSED_HANDLE_CODES:
+                    raise
+                failed[handle] = refusal.get("Message") or refusal.get("Code", "refused")
         return failed

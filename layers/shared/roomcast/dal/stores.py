@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from roomcast.config import Settings, load_settings
 from roomcast.dal.dead_letters import DeadLetterStore
+from roomcast.dal.flow import FlowStore
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueAdmin, QueueClient
 from roomcast.dal.repository import Repository
@@ -25,6 +26,7 @@ class Stores:
     queue_admin: QueueAdmin
     queues: QueueClient
     log: DeliveryLog
+    flow: FlowStore
 
     @classmethod
     def for_function(cls, function_name: str) -> Stores:
@@ -42,4 +44,5 @@ class Stores:
             queue_admin=QueueAdmin(settings.pull_queue_prefix),
             queues=QueueClient(),
             log=DeliveryLog(settings.log_bucket, function_name),
+            flow=FlowStore(table),
         )

@@ -88,6 +88,8 @@ EVENTS: Final = (
     "expired",  # the room's expiry came first
     "failover",  # handed to the subscription's failover (subscription_id = the one that failed)
     "replayed",  # a dead letter sent again from attempt 0
+    "held",  # PUSH: waited for flow control or a paused subscription (not an attempt)
+    "extended",  # PULL: a consumer extended a pulled message's ack wait
 )
 
 

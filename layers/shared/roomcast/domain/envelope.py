@@ -39,6 +39,7 @@ class Envelope:
     hops: int = 0  # SQS re-sends waiting for the due time (not attempts)
     origin_subscription_id: str | None = None  # set when a failover handed the message over
     failovers: int = 0  # how many failovers handed it on so far
+    holds: int = 0  # times held back (paused or flow control) since its last attempt (not attempts)
 
     def to_json(self) -> str:
         return json.dumps({"v": ENVELOPE_VERSION, **asdict(self)}, separators=(",", ":"))
@@ -53,7 +54,15 @@ class Envelope:
             envelope = cls(**raw)
         except (ValueError, TypeError, RecursionError) as error:
             raise EnvelopeError(f"not a roomcast envelope: {error}") from error
-        for name in ("published_at_ms", "attempt", "due_at_ms", "next_delay_ms", "hops", "failovers"):
+        for name in (
+            "published_at_ms",
+            "attempt",
+            "due_at_ms",
+            "next_delay_ms",
+            "hops",
+            "failovers",
+            "holds",
+        ):
             if type(getattr(envelope, name)) is not int:
                 raise EnvelopeError(f"not a roomcast envelope: {name} is not an integer")
         if envelope.expires_at_ms is not None and type(envelope.expires_at_ms) is not int:
@@ -61,11 +70,15 @@ class Envelope:
         return envelope
 
     def next_attempt(self, attempt: int, delay_ms: int, due_at_ms: int) -> Envelope:
-        return replace(self, attempt=attempt, next_delay_ms=delay_ms, due_at_ms=due_at_ms, hops=0)
+        return replace(self, attempt=attempt, next_delay_ms=delay_ms, due_at_ms=due_at_ms, hops=0, holds=0)
 
     def hop(self, attempt: int) -> Envelope:
         """The same attempt, re-sent to wait longer (SQS delays at most 15 minutes)."""
         return replace(self, attempt=attempt, hops=self.hops + 1)
+
+    def held(self) -> Envelope:
+        """The same attempt, re-sent to wait for a paused subscription or for flow control."""
+        return replace(self, holds=self.holds + 1)
 
     def record(
         self,

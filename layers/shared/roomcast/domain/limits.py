@@ -31,6 +31,15 @@ DEFAULT_ACK_WAIT_MS: Final = 30 * SECOND_MS
 MIN_ACK_WAIT_MS: Final = 1 * SECOND_MS
 MAX_ACK_WAIT_MS: Final = 12 * HOUR_MS
 
+# PUSH flow control (docs/decisions/0016-flow-control.md).
+MAX_CONCURRENCY: Final = 100
+MAX_RATE_LIMIT_PER_SECOND: Final = 1_000
+MIN_RATE_LIMIT_PER_SECOND: Final = 0.000001  # "> 0", within DynamoDB's number precision
+# Auto-disable: a PUSH subscription whose every attempt failed for this long is disabled.
+DEFAULT_DISABLE_AFTER_FAILING_MS: Final = 5 * DAY_MS
+MIN_DISABLE_AFTER_FAILING_MS: Final = 1 * SECOND_MS
+MAX_DISABLE_AFTER_FAILING_MS: Final = 30 * DAY_MS
+
 MAX_NAME_LENGTH: Final = 128
 MAX_EVENT_TYPES: Final = 100
 MAX_VERSIONS_PER_EVENT_TYPE: Final = 50

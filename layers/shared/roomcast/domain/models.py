@@ -13,8 +13,17 @@ class SubscriptionType(StrEnum):
 
 class SubscriptionStatus(StrEnum):
     ACTIVE = "active"
-    # Set when a webhook answers 410 Gone: nothing is routed to it until re-activated.
+    # Messages are still routed to it, but its deliveries wait (neither attempts nor dead) until
+    # it is active again or they expire.
+    PAUSED = "paused"
+    # By an operator, on a 410 Gone, or after failing for disableAfterFailingMs: nothing is routed
+    # to it until re-activated, and queued deliveries end dead.
     DISABLED = "disabled"
+
+    @property
+    def receives(self) -> bool:
+        """Whether new messages are routed to a subscription in this status."""
+        return self is not SubscriptionStatus.DISABLED
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,11 @@ class Subscription:
     push_url: str | None = None
     timeout_ms: int | None = None
     signing_secrets: tuple[SigningSecret, ...] = field(default=())
+    max_concurrency: int | None = None  # webhook requests in flight at once, across invocations
+    rate_limit_per_second: float | None = None  # webhook requests started per second (smoothed)
+    disable_after_failing_ms: int | None = None  # auto-disable after failing this long (None: default)
+    disabled_reason: str | None = None  # why it is disabled (set with the status, cleared on resume)
+    disabled_at: str | None = None
     # PULL only
     ack_wait_ms: int | None = None
     queue_url: str | None = None

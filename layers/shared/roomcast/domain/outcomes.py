@@ -12,4 +12,5 @@ class DeliveryOutcome(StrEnum):
     DEAD = "dead"  # attempts used up or a permanent failure; kept as a dead letter
     FAILOVER = "failover"  # handed to the subscription's failover instead of dead
     EXPIRED = "expired"  # the room's expiry came first
+    HELD = "held"  # paused, or no room under its flow control: re-sent to wait (not an attempt)
     DROPPED = "dropped"  # the subscription or room no longer exists

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from roomcast.domain.models import Room, Subscription, SubscriptionStatus, accepts_event
+from roomcast.domain.models import Room, Subscription, accepts_event
 from roomcast.errors import InvalidRequest
 
 
@@ -41,17 +41,17 @@ def resolve_destinations(
 ) -> list[Subscription]:
     """The destinations of a message, in subscription id order.
 
-    Without ``explicit``: every active subscription whose filter accepts the type and version.
-    With ``explicit``: exactly those subscriptions, each of which must belong to the room,
-    be active and accept the type and version (anything else is refused, nothing is sent).
+    Without ``explicit``: every active or paused subscription whose filter accepts the type and
+    version (a paused one keeps its messages until it resumes). With ``explicit``: exactly those
+    subscriptions, each of which must belong to the room, receive (not be disabled) and accept the
+    type and version (anything else is refused, nothing is sent).
     """
     check_room_accepts(room, event_type, event_version)
     if explicit is None:
         matching = [
             s
             for s in subscriptions
-            if s.status is SubscriptionStatus.ACTIVE
-            and accepts_event(s.event_types, event_type, event_version)
+            if s.status.receives and accepts_event(s.event_types, event_type, event_version)
         ]
         return sorted(matching, key=lambda s: s.id)
     by_id = {s.id: s for s in subscriptions}
@@ -60,7 +60,7 @@ def resolve_destinations(
         subscription = by_id.get(subscription_id)
         if subscription is None:
             raise _refuse("destinations", f"{subscription_id} is not a subscription of room {room.id}")
-        if subscription.status is not SubscriptionStatus.ACTIVE:
+        if not subscription.status.receives:
             raise _refuse("destinations", f"subscription {subscription_id} is {subscription.status.value}")
         if not accepts_event(subscription.event_types, event_type, event_version):
             raise _refuse(

@@ -1,0 +1,174 @@
+"""PullService with in-memory fakes: extending the ack wait of pulled messages by their receipts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from pull_api.acknowledging import ExtendResult, RefusedReceipt
+from pull_api.service import PullService
+from pull_api.work import PullWork
+from roomcast.dal.sender import Destinations
+from roomcast.delivery.endings import Endings
+from roomcast.domain.models import Room, Subscription
+from roomcast.domain.receipts import Receipt
+from roomcast.errors import Conflict, InvalidRequest, NotFound
+from tests.fakes import FakePullQueue
+from tests.unit.services.management import OTHER_TENANT, PUSH_QUEUE_URL, TENANT, Management
+
+NOW_MS = 1_795_435_200_000
+
+
+@dataclass
+class Pull:
+    """A room with one PULL subscription, and the pull service over the same fakes."""
+
+    management: Management = field(default_factory=Management)
+    queue: FakePullQueue = field(default_factory=FakePullQueue)
+
+    def __post_init__(self) -> None:
+        self.room: Room = self.management.room()
+        self.subscription: Subscription = self.management.subscription(self.room, ackWaitMs=1000)
+
+    @property
+    def service(self) -> PullService:
+        m = self.management
+        destinations = Destinations(PUSH_QUEUE_URL)
+        endings = Endings(m.catalog, m.messages, m.dead_letter_store, m.sender, destinations, m.log)
+        work = PullWork(m.catalog, m.messages, self.queue, m.sender, endings, m.log, clock=lambda: NOW_MS)
+        return PullService(work)
+
+    def handed_out(self, number: int, *, attempt: int = 0, subscription_id: str | None = None) -> str:
+        """The receipt of a message handed out (its handle in flight, unless another subscription's)."""
+        handle = f"handle-{number}"
+        receipt = Receipt(
+            subscription_id or self.subscription.id,
+            f"msg_{number:032x}",
+            attempt,
+            handle,
+            None,
+            f"order-{number}",
+            self.room.id,
+            "2026-11-22T10:00:00.000Z",
+        )
+        if subscription_id is None:
+            self.queue.in_flight[handle] = 1
+        return receipt.encode()
+
+    def stale(self, number: int) -> str:
+        """The receipt of a message handed out and acked since: SQS no longer knows its handle."""
+        receipt = self.handed_out(number)
+        del self.queue.in_flight[f"handle-{number}"]
+        return receipt
+
+    def extend(
+        self, receipts: list[str], ack_wait_ms: int, *, tenant_id: str = TENANT, subscription_id: str = ""
+    ) -> ExtendResult:
+        return self.service.extend(
+            tenant_id, self.room.id, subscription_id or self.subscription.id, receipts, ack_wait_ms
+        )
+
+
+def test_extend_hides_current_receipts_longer_and_reports_the_ones_sqs_refuses() -> None:
+    # Given: one message in flight, one acked already
+    pull = Pull()
+    current, stale = pull.handed_out(1, attempt=2), pull.stale(2)
+
+    # When
+    result = pull.extend([current, stale], 4_500)
+
+    # Then: hidden 5 s from now (whole seconds, rounded up); the stale one reported, not extended
+    assert result.extended == [f"msg_{1:032x}"]
+    assert result.failed == [RefusedReceipt(stale, f"msg_{2:032x}", "ReceiptHandleIsInvalid")]
+    assert pull.queue.hide_calls == [(pull.subscription.queue_url, [("handle-1", 5), ("handle-2", 5)])]
+    assert pull.queue.in_flight == {"handle-1": 5}
+
+
+def test_extend_logs_one_extended_record_per_extended_receipt_and_writes_no_delivery_record() -> None:
+    # Given
+    pull = Pull()
+    current, stale = pull.handed_out(1, attempt=2), pull.stale(2)
+
+    # When
+    pull.extend([current, stale], 4_500)
+
+    # Then
+    [record] = pull.management.log.records
+    assert (record.event, record.message_id, record.subscription_id) == (
+        "extended",
+        f"msg_{1:032x}",
+        pull.subscription.id,
+    )
+    assert (record.tenant_id, record.subscription_type, record.attempt, record.next_delay_ms) == (
+        TENANT,
+        "PULL",
+        2,
+        4_500,
+    )
+    assert pull.management.messages.written == []
+    assert pull.management.sender.sent == []
+    assert pull.queue.deleted == []
+
+
+def test_extend_merges_duplicate_receipts() -> None:
+    # Given
+    pull = Pull()
+    receipt = pull.handed_out(1)
+
+    # When
+    result = pull.extend([receipt, receipt], 60_000)
+
+    # Then
+    assert result.extended == [f"msg_{1:032x}"]
+    assert pull.queue.hide_calls == [(pull.subscription.queue_url, [("handle-1", 60)])]
+    assert pull.management.log.events() == ["extended"]
+
+
+@pytest.mark.parametrize("bad", ["garbage", "rcpt_", "other-subscription"])
+def test_one_bad_receipt_refuses_the_whole_extend_before_anything_changes(bad: str) -> None:
+    # Given: a good receipt first, then a malformed one or one of another subscription
+    pull = Pull()
+    good = pull.handed_out(1)
+    other = pull.management.subscription(pull.room)
+    bad_receipt = pull.handed_out(2, subscription_id=other.id) if bad == "other-subscription" else bad
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        pull.extend([good, bad_receipt], 60_000)
+
+    # Then: 400, nothing hidden, logged or recorded
+    assert (refused.value.http_status, refused.value.code) == (400, "invalid_receipt")
+    assert refused.value.details[0]["field"] == "body.receipts.1"
+    assert pull.queue.hide_calls == []
+    assert pull.queue.in_flight == {"handle-1": 1}
+    assert pull.management.log.records == []
+    assert pull.management.messages.written == []
+
+
+def test_extend_on_another_tenants_subscription_is_not_found_and_changes_nothing() -> None:
+    # Given
+    pull = Pull()
+    receipt = pull.handed_out(1)
+
+    # When
+    with pytest.raises(NotFound):
+        pull.extend([receipt], 60_000, tenant_id=OTHER_TENANT)
+
+    # Then
+    assert pull.queue.hide_calls == []
+    assert pull.management.log.records == []
+
+
+def test_extend_on_a_push_subscription_is_a_conflict() -> None:
+    # Given
+    pull = Pull()
+    push = pull.management.subscription(pull.room, type="PUSH", pushUrl="https://hooks.example.com/in")
+
+    # When
+    with pytest.raises(Conflict, match="only PULL"):
+        pull.extend([pull.handed_out(1)], 60_000, subscription_id=push.id)
+
+    # Then
+    assert pull.queue.hide_calls == []
+    assert pull.management.log.records == []
