@@ -52,6 +52,7 @@ def test_openapi_document_and_swagger_ui_need_no_key(anonymous: ApiClient) -> No
         "/rooms/{roomId}/subscriptions/{subscriptionId}/pull",
         "/rooms/{roomId}/subscriptions/{subscriptionId}/ack",
         "/rooms/{roomId}/subscriptions/{subscriptionId}/nack",
+        "/rooms/{roomId}/subscriptions/{subscriptionId}/extend",
     } <= set(spec["paths"])
     assert ui.status_code == 200
     assert "swagger" in ui.text.lower()
