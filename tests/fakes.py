@@ -8,7 +8,7 @@ never leaves a terminal status — and nothing else.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.flow import FlowKey, RateAnswer
@@ -84,6 +84,20 @@ class FakeCatalog:
 
     def delete_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
         self.subscriptions.pop((tenant_id, room_id, subscription_id), None)
+
+    def mark_failing(self, subscription: Subscription, now_ms: int) -> int:
+        key = (subscription.tenant_id, subscription.room_id, subscription.id)
+        current = self.subscriptions.get(key)
+        if current is None:
+            return now_ms
+        since = current.failing_since_ms if current.failing_since_ms is not None else now_ms
+        self.subscriptions[key] = replace(current, failing_since_ms=since)
+        return since
+
+    def clear_failing(self, subscription: Subscription) -> None:
+        key = (subscription.tenant_id, subscription.room_id, subscription.id)
+        if key in self.subscriptions:
+            self.subscriptions[key] = replace(self.subscriptions[key], failing_since_ms=None)
 
     def rooms_and_subscriptions(
         self, wanted: Sequence[tuple[str, str, str]]

@@ -27,6 +27,7 @@ SEMANTIC_REFUSALS = frozenset(
         "invalid_receipt",
         "not_allowed",  # a PATCH field of the other subscription type (PUSH/PULL)
         "push_only",  # flow control or auto-disable given for a PULL subscription
+        "invalid_operations_room",  # a room named as its own operations room
     }
 )
 

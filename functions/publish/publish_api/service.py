@@ -1,24 +1,15 @@
-"""Publishing: route, store the message and its delivery records, then enqueue one envelope per
-destination. Durable before the 202: a failure before the end answers 5xx and the publisher retries."""
+"""Publishing over the API: the request's payload checked, then routed, stored and enqueued like
+every message (roomcast.delivery.publishing). Durable before the 202: a failure before the end
+answers 5xx and the publisher retries."""
 
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from publish_api.models import PublishRequest
-from roomcast.dal.ports import Catalog, MessageRecords, Sender
-from roomcast.dal.sender import Destinations
-from roomcast.delivery.log import LogRecord, LogSink
-from roomcast.domain import ids, limits
-from roomcast.domain.clock import iso_from_ms, now_ms
-from roomcast.domain.envelope import first_envelope
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import Subscription
-from roomcast.domain.policy import expires_at
-from roomcast.domain.routing import resolve_destinations
+from roomcast.delivery.publishing import Publisher
+from roomcast.domain import limits
+from roomcast.domain.messages import Message
 from roomcast.errors import RoomcastError
 
 
@@ -31,67 +22,20 @@ class PayloadTooLarge(RoomcastError):
         )
 
 
-@dataclass
-class PublishService:
-    catalog: Catalog
-    messages: MessageRecords
-    sender: Sender
-    destinations: Destinations
-    log: LogSink
-    clock: Callable[[], int] = now_ms
-
+class PublishService(Publisher):
     def publish(self, tenant_id: str, room_id: str, request: PublishRequest) -> Message:
-        """Route, store (message and first records in one write), then send one envelope per
-        destination; a message routed nowhere is stored and logged all the same."""
+        """A publish request: its payload size checked, then published (roomcast.delivery.publishing)."""
         payload_size = len(
             json.dumps(request.payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         )
         if payload_size > limits.MAX_PAYLOAD_BYTES:
             raise PayloadTooLarge(payload_size)
-        room = self.catalog.get_room(tenant_id, room_id)
-        subscriptions = self.catalog.all_subscriptions(tenant_id, room_id)
-        targets = resolve_destinations(
-            room, subscriptions, request.eventType, request.eventVersion, request.destinations
+        return self.publish_message(
+            tenant_id,
+            room_id,
+            request.eventType,
+            request.eventVersion,
+            request.payload,
+            request.correlationId,
+            request.destinations,
         )
-        published_at_ms = self.clock()
-        message = Message(
-            id=ids.new_message_id(),
-            tenant_id=tenant_id,
-            room_id=room_id,
-            event_type=request.eventType,
-            event_version=request.eventVersion,
-            correlation_id=request.correlationId or str(uuid.uuid4()),
-            payload=request.payload,
-            published_at=iso_from_ms(published_at_ms),
-            published_at_ms=published_at_ms,
-            expires_at_ms=expires_at(published_at_ms, room.message_expiration_ms),
-            destinations=tuple(s.id for s in targets),
-        )
-        at = message.published_at
-        first_records = [
-            Delivery(message.id, tenant_id, s.id, s.type, DeliveryStatus.PENDING, 0, None, at, at)
-            for s in targets
-        ]
-        # Stored first: a message is never on a queue without its record.
-        self.messages.put_message(message, first_records)
-        self.sender.send([self.destinations.outgoing_for(s, first_envelope(message, s.id)) for s in targets])
-        self._log(message, targets)
-        return message
-
-    def _log(self, message: Message, targets: list[Subscription]) -> None:
-        # One record per destination, or one without a subscription for a message routed nowhere.
-        none: list[Subscription | None] = [None]
-        for target in [*targets] or none:
-            self.log.add(
-                LogRecord(
-                    event="published",
-                    message_id=message.id,
-                    correlation_id=message.correlation_id,
-                    tenant_id=message.tenant_id,
-                    room_id=message.room_id,
-                    subscription_id=target.id if target else None,
-                    subscription_type=target.type.value if target else None,
-                    published_at=message.published_at,
-                    timestamp=message.published_at,
-                )
-            )

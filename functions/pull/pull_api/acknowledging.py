@@ -85,17 +85,14 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
     now = work.clock()
     steps = {token: work.next_step(target.policy, r, now) for token, r in receipts.items()}
     # Within SQS's visibility limit a nack just hides the message for the delay; longer waits and
-    # dead letters need the whole envelope, rebuilt from the stored message.
+    # dead letters need the whole envelope, rebuilt from the stored message (expiries too: they are
+    # reported to the room's operations room with it).
     hide = {
         t
         for t, s in steps.items()
         if s.outcome is FailureOutcome.RETRY and s.delay_ms <= SQS_MAX_VISIBILITY_SECONDS * 1000
     }
-    needs_envelope = [
-        t
-        for t, s in steps.items()
-        if (s.outcome is FailureOutcome.RETRY and t not in hide) or s.outcome is FailureOutcome.DEAD
-    ]
+    needs_envelope = [t for t, s in steps.items() if s.outcome is not FailureOutcome.RETRY or t not in hide]
     stored = work.messages.get_messages(tenant_id, [receipts[t].message_id for t in needs_envelope])
     # Hiding also proves a handle is current: one SQS refuses is reported and nothing else
     # happens to it (no dead-letter copy, no record). Messages about to end dead or expired
@@ -116,7 +113,7 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
         if receipt.handle in failed:
             continue
         message = stored.get(receipt.message_id)
-        if token in needs_envelope and message is None:
+        if token in needs_envelope and message is None and step.outcome is not FailureOutcome.EXPIRED:
             failed[receipt.handle] = "message record no longer exists"
             continue
         envelope = first_envelope(message, subscription_id) if message else None
@@ -139,6 +136,8 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
             plan.delete.append(receipt.handle)
             plan.records.append(receipt.record(tenant_id, DeliveryStatus.EXPIRED, "next attempt past expiry"))
             work.log_receipt("expired", tenant_id, receipt, error=NACKED)
+            if envelope is not None:
+                work.endings.expired(envelope, f"{NACKED}; next attempt past expiry")
             result.nacked.append(Nacked(receipt.message_id, step.outcome))
     work.apply(plan)
     result.failed = _refused(receipts, failed)

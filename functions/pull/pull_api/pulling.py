@@ -74,6 +74,7 @@ def _classify(work: PullWork, received: Received, target: Target, plan: Plan) ->
             envelope.record(SubscriptionType.PULL, DeliveryStatus.EXPIRED, attempt, "expired before delivery")
         )
         work.log_envelope("expired", envelope, attempt=attempt)
+        work.endings.expired(envelope, "expired before delivery")
         return None
     if envelope.due_at_ms > now + DUE_TOLERANCE_MS:
         # Not due yet (a wait longer than SQS can hold): send it on with the remaining delay.

@@ -25,6 +25,7 @@ from roomcast.dal.sender import Destinations, delay_seconds
 from roomcast.dal.stores import Stores
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.log import LogRecord, LogSink
+from roomcast.domain import limits
 from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.flow import held_back_delay_ms, paused_wait_ms
@@ -33,6 +34,7 @@ from roomcast.domain.models import Room, Subscription, SubscriptionStatus, Subsc
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.domain.policy import FailureOutcome, after_failure, effective_policy, is_expired
 from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected, PushUrlUnresolvable
+from roomcast.errors import Conflict
 from roomcast.observability import logger
 from roomcast.webhooks.answers import AnswerClass, HttpResult, classify, is_gone
 from roomcast.webhooks.http import post_webhook
@@ -106,6 +108,7 @@ class PushService:
         if is_expired(now, envelope.expires_at_ms):
             self._record(envelope, DeliveryStatus.EXPIRED, envelope.attempt, "expired before delivery")
             self._log("expired", envelope)
+            self.endings.expired(envelope, "expired before delivery")
             return DeliveryOutcome.EXPIRED
         if envelope.due_at_ms > now + DUE_TOLERANCE_MS:
             hop = envelope.hop(envelope.attempt)
@@ -175,6 +178,7 @@ class PushService:
         self._log("attempt", envelope, http_status=result.status, latency_ms=result.latency_ms, error=error)
         answer = classify(result.status)
         finished_at = self.clock()
+        self._track_health(subscription, answer is AnswerClass.DELIVERED, finished_at)
         if answer is AnswerClass.DELIVERED:
             with self._delivered_lock:
                 self._delivered.append(
@@ -184,7 +188,7 @@ class PushService:
             return DeliveryOutcome.DELIVERED
         if answer is AnswerClass.PERMANENT:
             if is_gone(result.status):
-                self._disable(subscription)
+                self._disable(subscription, "the endpoint answered 410 Gone")
             return self.endings.dead_or_failover(
                 envelope, subscription, f"{error} (permanent)", envelope.attempt + 1, finished_at
             )
@@ -205,6 +209,7 @@ class PushService:
                 envelope, DeliveryStatus.EXPIRED, envelope.attempt + 1, f"{error}; next attempt past expiry"
             )
             self._log("expired", envelope, error=error)
+            self.endings.expired(envelope, f"{error}; next attempt past expiry")
             return DeliveryOutcome.EXPIRED
         due = step.due_at_ms or finished_at
         retry = envelope.next_attempt(step.next_attempt, step.delay_ms, due)
@@ -219,16 +224,49 @@ class PushService:
         """A delivery-log record of this envelope's current attempt."""
         self.log.add(LogRecord.about(envelope, event, "PUSH", attempt=envelope.attempt, **details))
 
-    def _disable(self, subscription: Subscription) -> None:
-        """410 Gone: nothing more is routed to this subscription until someone re-enables it."""
-        updated = replace(subscription, status=SubscriptionStatus.DISABLED, updated_at=now_iso())
+    def _track_health(self, subscription: Subscription, succeeded: bool, now: int) -> None:
+        """Auto-disable: a failing streak starts at the first failed attempt after a success and ends
+        with the next success; a streak as long as ``disableAfterFailingMs`` disables the
+        subscription. Writes only when the streak starts or ends (the subscription, read for the
+        batch anyway, says whether one is running): a healthy endpoint costs nothing."""
+        since = subscription.failing_since_ms
+        if succeeded:
+            if since is not None:
+                self.catalog.clear_failing(subscription)
+                self.targets.remember(replace(subscription, failing_since_ms=None))
+            return
+        if since is None:
+            since = self.catalog.mark_failing(subscription, now)
+            self.targets.remember(replace(subscription, failing_since_ms=since))
+        allowed_ms = subscription.disable_after_failing_ms or limits.DEFAULT_DISABLE_AFTER_FAILING_MS
+        if now - since >= allowed_ms and subscription.status is not SubscriptionStatus.DISABLED:
+            self._disable(
+                subscription,
+                f"every attempt failed for {now - since} ms (since {iso_from_ms(since)}); "
+                f"disableAfterFailingMs is {allowed_ms}",
+            )
+
+    def _disable(self, subscription: Subscription, reason: str) -> None:
+        """Nothing more is routed to this subscription until someone re-enables it; the room's
+        operations room hears of it."""
+        updated = replace(
+            subscription,
+            status=SubscriptionStatus.DISABLED,
+            disabled_reason=reason,
+            disabled_at=now_iso(),
+            updated_at=now_iso(),
+        )
         try:
             self.catalog.replace_subscription(updated, expected_updated_at=subscription.updated_at)
-        except Exception:  # changed meanwhile (or AWS failing): the next 410 disables it
-            logger.warning(
-                "could not disable subscription after 410", extra={"subscriptionId": subscription.id}
-            )
+        except Conflict:  # changed meanwhile: the next failure decides again
+            logger.warning("could not disable subscription", extra={"subscriptionId": subscription.id})
+            self.targets.forget(subscription)
+            return
         self.targets.forget(subscription)
+        if self.endings.events is not None:
+            self.endings.events.subscription_disabled(
+                subscription.tenant_id, subscription.room_id, subscription.id, reason
+            )
 
     def _record(
         self,

@@ -50,6 +50,13 @@ class Targets:
             return None
         return room, subscription
 
+    def remember(self, subscription: Subscription) -> None:
+        """Keep a subscription as this container changed it (its failing streak), until the next batch."""
+        with self._lock:
+            key: Key = ("subscription", subscription.tenant_id, subscription.id)
+            if key in self._cache:
+                self._cache[key] = (self._cache[key][0], subscription)
+
     def forget(self, subscription: Subscription) -> None:
         with self._lock:
             self._cache.pop(("subscription", subscription.tenant_id, subscription.id), None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -12,6 +12,8 @@ from push_worker.service import PushService
 from roomcast.dal.flow import FlowKey
 from roomcast.dal.sender import Destinations
 from roomcast.delivery.endings import Endings
+from roomcast.delivery.operational import OperationalEvents
+from roomcast.delivery.publishing import Publisher
 from roomcast.domain.envelope import Envelope, first_envelope
 from roomcast.domain.messages import DeliveryStatus, Message
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus
@@ -62,7 +64,9 @@ class Push:
     def service(self, webhook: ScriptedWebhook) -> PushService:
         m = self.management
         destinations = Destinations(PUSH_QUEUE_URL)
-        endings = Endings(m.catalog, m.messages, m.dead_letter_store, m.sender, destinations, m.log)
+        publisher = Publisher(m.catalog, m.messages, m.sender, destinations, m.log, lambda: NOW_MS)
+        events = OperationalEvents(m.catalog, publisher, lambda: NOW_MS)
+        endings = Endings(m.catalog, m.messages, m.dead_letter_store, m.sender, destinations, m.log, events)
         return PushService(
             catalog=m.catalog,
             messages=m.messages,
@@ -421,3 +425,86 @@ def test_an_admitted_delivery_releases_its_lease_whatever_the_answer() -> None:
     # Then
     assert push.flow_gate.leases[FlowKey(TENANT, push.subscription.id)] == {}
     assert push.flow_gate.tat_ms[FlowKey(TENANT, push.subscription.id)] == NOW_MS + 400  # two slots taken
+
+
+def _reports_to_operations_room(push: Push) -> Room:
+    """An operations room for the test's room, with one PULL subscriber (its queue is fake)."""
+    operations = push.management.room(name="operations")
+    push.management.subscription(operations)
+    push.management.catalog.rooms[(TENANT, push.room.id)] = replace(
+        push.room, operations_room_id=operations.id
+    )
+    return operations
+
+
+def _operational_events(push: Push, operations: Room) -> list[tuple[str, dict[str, Any]]]:
+    published = push.management.messages.messages.values()
+    return [(m.event_type, cast(dict[str, Any], m.payload)) for m in published if m.room_id == operations.id]
+
+
+def test_a_healthy_endpoint_costs_no_health_writes_and_a_success_ends_a_failing_streak() -> None:
+    # Given
+    push = Push()
+    service = push.service(ScriptedWebhook([answer(500), answer(200), answer(200)]))
+    key = (TENANT, push.room.id, push.subscription.id)
+
+    # When / Then: the failure starts the streak ...
+    service.deliver(push.envelope())
+    assert push.management.catalog.subscriptions[key].failing_since_ms == NOW_MS
+    # ... the success ends it, and the next success writes nothing more
+    service.deliver(push.envelope(attempt=1))
+    assert push.management.catalog.subscriptions[key].failing_since_ms is None
+    push.management.catalog.subscriptions[key] = replace(push.subscription, failing_since_ms=123)
+    service.prefetch([push.envelope()])
+    push.management.catalog.subscriptions[key] = replace(push.subscription, failing_since_ms=456)
+    service.deliver(push.envelope(attempt=2))
+    assert push.management.catalog.subscriptions[key].failing_since_ms is None
+
+
+def test_failing_for_disable_after_failing_ms_disables_and_reports_to_the_operations_room() -> None:
+    # Given: failing since 5 days and 1 ms, the default allowance
+    push = Push()
+    operations = _reports_to_operations_room(push)
+    _with(push, failing_since_ms=NOW_MS - 432_000_001)
+    service = push.service(ScriptedWebhook([answer(503)]))
+
+    # When
+    service.deliver(push.envelope())
+
+    # Then
+    stored = push.management.catalog.get_subscription(TENANT, push.room.id, push.subscription.id)
+    assert stored.status is SubscriptionStatus.DISABLED
+    assert stored.disabled_reason is not None
+    assert "432000001 ms" in stored.disabled_reason
+    assert stored.disabled_at is not None
+    [(event_type, payload)] = _operational_events(push, operations)
+    assert event_type == "subscription.disabled"
+    assert payload["subscriptionId"] == push.subscription.id
+    assert payload["roomId"] == push.room.id
+
+
+def test_a_shorter_streak_than_allowed_leaves_the_subscription_active() -> None:
+    push = Push()
+    _with(push, failing_since_ms=NOW_MS - 1_000, disable_after_failing_ms=60_000)
+    push.service(ScriptedWebhook([answer(503)])).deliver(push.envelope())
+    stored = push.management.catalog.get_subscription(TENANT, push.room.id, push.subscription.id)
+    assert stored.status is SubscriptionStatus.ACTIVE
+
+
+def test_a_dead_delivery_is_reported_but_not_a_dead_operational_event() -> None:
+    # Given: attempts exhausted for an ordinary message and for an operational event
+    push = Push()
+    operations = _reports_to_operations_room(push)
+    service = push.service(ScriptedWebhook([answer(500), answer(500)]))
+
+    # When
+    service.deliver(push.envelope(attempt=2))
+    service.deliver(
+        push.envelope(attempt=2, event_type="delivery.dead", correlation_id="roomcast-operations:" + "0" * 32)
+    )
+
+    # Then: one report, about the ordinary message
+    [(event_type, payload)] = _operational_events(push, operations)
+    assert event_type == "delivery.dead"
+    assert payload["messageId"] == "msg_" + "1" * 32
+    assert payload["reason"] == "HTTP 500; attempts exhausted"

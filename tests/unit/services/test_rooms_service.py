@@ -6,7 +6,7 @@ import pytest
 
 from management_api.rooms.models import RoomPatch
 from roomcast.domain import limits
-from roomcast.errors import NotFound
+from roomcast.errors import InvalidRequest, NotFound
 from tests.unit.services.management import OTHER_TENANT, TENANT, Management
 
 
@@ -105,3 +105,23 @@ def test_another_tenants_room_is_not_found() -> None:
     with pytest.raises(NotFound):
         management.rooms.delete(OTHER_TENANT, room.id)
     assert management.rooms.get(TENANT, room.id) == room
+
+
+def test_an_operations_room_is_another_existing_room_of_the_same_tenant() -> None:
+    # Given
+    management = Management()
+    operations = management.room(name="operations")
+    foreign = management.room(OTHER_TENANT, name="theirs")
+    room = management.room(operationsRoomId=operations.id)
+
+    # When
+    with pytest.raises(NotFound):
+        management.rooms.update(TENANT, room.id, RoomPatch.model_validate({"operationsRoomId": foreign.id}))
+    with pytest.raises(InvalidRequest) as itself:
+        management.rooms.update(TENANT, room.id, RoomPatch.model_validate({"operationsRoomId": room.id}))
+    cleared = management.rooms.update(TENANT, room.id, RoomPatch.model_validate({"operationsRoomId": None}))
+
+    # Then
+    assert room.operations_room_id == operations.id
+    assert itself.value.code == "invalid_operations_room"
+    assert cleared.operations_room_id is None

@@ -15,7 +15,7 @@ from management_api.fields import (
     MessageExpirationMs,
     Name,
 )
-from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, examples
+from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, RoomId, examples
 from roomcast.domain import limits
 
 _ROOM_EXAMPLE = {
@@ -26,9 +26,16 @@ _ROOM_EXAMPLE = {
     "deliveryDelayMultiplier": 2.0,
     "deliveryAttempts": 5,
     "eventTypes": [{"name": "order.created", "versions": ["1", "2"]}],
+    "operationsRoomId": None,
     "createdAt": "2026-11-22T10:00:00.000Z",
     "updatedAt": "2026-11-22T10:00:00.000Z",
 }
+
+
+_OPERATIONS = (
+    "Another room of yours where roomcast publishes events about this room's deliveries "
+    "(subscription.disabled, delivery.dead, delivery.expired, delivery.failover)."
+)
 
 
 class RoomCreate(ApiModel):
@@ -43,6 +50,7 @@ class RoomCreate(ApiModel):
     deliveryDelayMultiplier: DeliveryDelayMultiplier = limits.DEFAULT_DELIVERY_DELAY_MULTIPLIER
     deliveryAttempts: DeliveryAttempts = limits.DEFAULT_DELIVERY_ATTEMPTS
     eventTypes: EventTypes = []
+    operationsRoomId: RoomId | None = Field(default=None, description=_OPERATIONS)
 
 
 class RoomPatch(ApiModel):
@@ -56,6 +64,7 @@ class RoomPatch(ApiModel):
     deliveryDelayMultiplier: Annotated[DeliveryDelayMultiplier | None, NOT_NULL] = None
     deliveryAttempts: Annotated[DeliveryAttempts | None, NOT_NULL] = None
     eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
+    operationsRoomId: RoomId | None = Field(default=None, description=_OPERATIONS + " null: none.")
 
 
 class RoomResponse(ResponseModel):
@@ -68,6 +77,7 @@ class RoomResponse(ResponseModel):
     deliveryDelayMultiplier: float
     deliveryAttempts: int
     eventTypes: list[EventTypeModel]
+    operationsRoomId: str | None = None
     createdAt: str
     updatedAt: str
 

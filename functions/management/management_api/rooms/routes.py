@@ -14,7 +14,7 @@ routes = Routes("rooms")
 ROOM = "/rooms/<roomId>"
 
 
-@routes.post("/rooms", "createRoom", "The room, with its id", 400, 415, status=201)
+@routes.post("/rooms", "createRoom", "The room, with its id", 400, 404, 415, status=201)
 def create_room(body: RoomCreate, tenant: Tenant, service: Rooms) -> RoomResponse:
     """Create a room
 

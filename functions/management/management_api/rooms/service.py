@@ -11,6 +11,7 @@ from roomcast.dal.ports import Catalog, PullQueueAdmin
 from roomcast.domain import ids
 from roomcast.domain.clock import now_iso
 from roomcast.domain.models import Room
+from roomcast.errors import InvalidRequest
 
 
 @dataclass
@@ -20,8 +21,11 @@ class RoomsService:
 
     def create(self, tenant_id: str, request: RoomCreate) -> Room:
         now = now_iso()
+        room_id = ids.new_room_id()
+        if request.operationsRoomId is not None:
+            self._check_operations_room(tenant_id, room_id, request.operationsRoomId)
         room = Room(
-            id=ids.new_room_id(),
+            id=room_id,
             tenant_id=tenant_id,
             name=request.name,
             message_expiration_ms=request.messageExpirationMs or None,
@@ -31,6 +35,7 @@ class RoomsService:
             event_types=tuple(e.to_domain() for e in request.eventTypes),
             created_at=now,
             updated_at=now,
+            operations_room_id=request.operationsRoomId,
         )
         self.catalog.create_room(room)
         return room
@@ -47,6 +52,8 @@ class RoomsService:
         changed = patch.model_fields_set
         if not changed:
             return room
+        if patch.operationsRoomId is not None:
+            self._check_operations_room(tenant_id, room_id, patch.operationsRoomId)
         updated = replace(
             room,
             name=patch.name if patch.name is not None else room.name,
@@ -59,10 +66,26 @@ class RoomsService:
             event_types=tuple(e.to_domain() for e in patch.eventTypes)
             if patch.eventTypes is not None
             else room.event_types,
+            operations_room_id=patch.operationsRoomId
+            if "operationsRoomId" in changed
+            else room.operations_room_id,
             updated_at=now_iso(),
         )
         self.catalog.replace_room(updated)
         return updated
+
+    def _check_operations_room(self, tenant_id: str, room_id: str, operations_room_id: str) -> None:
+        """Another existing room of the same tenant (404 otherwise, also for another tenant's)."""
+        if operations_room_id == room_id:
+            problem = "a room cannot be its own operations room"
+            raise InvalidRequest(
+                problem,
+                code="invalid_operations_room",
+                details=[
+                    {"field": "body.operationsRoomId", "problem": problem, "type": "invalid_operations_room"}
+                ],
+            )
+        self.catalog.get_room(tenant_id, operations_room_id)
 
     def delete(self, tenant_id: str, room_id: str) -> None:
         """Delete a room with all its subscriptions (and their queues)."""

@@ -215,14 +215,19 @@ def _refuse_push_only(given: set[str]) -> None:
 
 
 def _with_status(subscription: Subscription, status: SubscriptionStatus) -> Subscription:
-    """An operator's status change: disabling says so; leaving disabled forgets why it was."""
+    """An operator's status change: disabling says so; leaving disabled forgets why it was, and
+    starts the endpoint's health afresh (auto-disable counts failures from the next one)."""
     if status is subscription.status:
         return subscription
     if status is SubscriptionStatus.DISABLED:
         return replace(
             subscription, status=status, disabled_reason="disabled by an operator", disabled_at=now_iso()
         )
-    return replace(subscription, status=status, disabled_reason=None, disabled_at=None)
+    if subscription.status is SubscriptionStatus.DISABLED:
+        return replace(
+            subscription, status=status, disabled_reason=None, disabled_at=None, failing_since_ms=None
+        )
+    return replace(subscription, status=status)
 
 
 # DeliveryOverrides attribute -> the API field that sets it.

@@ -94,6 +94,9 @@ EventTypeName = Annotated[
     ),
 ]
 EventVersion = Annotated[str, Field(pattern=EVENT_VERSION_PATTERN, max_length=32, examples=["1", "2.1"])]
+RoomId = Annotated[
+    str, Field(min_length=1, max_length=64, examples=["room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21"])
+]
 SubscriptionId = Annotated[
     str, Field(min_length=1, max_length=64, examples=["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"])
 ]

@@ -172,6 +172,37 @@ class Repository(TableAccess):
                 ) from error
             raise
 
+    def mark_failing(self, subscription: Subscription, now_ms: int) -> int:
+        """Start the subscription's failing streak unless one is running; returns its start.
+        Touches neither ``updatedAt`` nor anything else (a PATCH meanwhile still applies)."""
+        try:
+            response = self._client.update_item(
+                TableName=self._table_name,
+                Key=_subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
+                UpdateExpression="SET failingSinceMs = if_not_exists(failingSinceMs, :now)",
+                ConditionExpression="attribute_exists(SK)",
+                ExpressionAttributeValues={":now": {"N": str(now_ms)}},
+                ReturnValues="UPDATED_NEW",
+            )
+        except ClientError as error:
+            if is_condition_failure(error):  # deleted meanwhile: nothing to track
+                return now_ms
+            raise
+        return int(response["Attributes"]["failingSinceMs"]["N"])
+
+    def clear_failing(self, subscription: Subscription) -> None:
+        """A success ends the failing streak."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=_subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
+                UpdateExpression="REMOVE failingSinceMs",
+                ConditionExpression="attribute_exists(SK)",
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+
     def delete_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
         self._client.delete_item(
             TableName=self._table_name, Key=_subscription_key(tenant_id, room_id, subscription_id)

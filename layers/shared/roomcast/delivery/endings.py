@@ -14,7 +14,10 @@ from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.ports import DeadLetterRecords, MessageRecords, Sender, SubscriptionStore
 from roomcast.dal.sender import Destinations, Outgoing
 from roomcast.dal.stores import Stores
+from roomcast.delivery import operational
 from roomcast.delivery.log import LogRecord, LogSink
+from roomcast.delivery.operational import OperationalEvents
+from roomcast.delivery.publishing import Publisher
 from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus
@@ -37,11 +40,18 @@ class Endings:
     sender: Sender
     destinations: Destinations
     log: LogSink
+    events: OperationalEvents | None = None  # reports endings to the room's operations room
 
     @classmethod
     def of(cls, stores: Stores) -> Endings:
         st = stores
-        return cls(st.catalog, st.messages, st.dead_letters, st.sender, st.destinations, st.log)
+        events = OperationalEvents(st.catalog, Publisher.of(st))
+        return cls(st.catalog, st.messages, st.dead_letters, st.sender, st.destinations, st.log, events)
+
+    def expired(self, envelope: Envelope, reason: str) -> None:
+        """Report a delivery that ended expired (its record and log are the caller's)."""
+        if self.events is not None:
+            self.events.delivery(operational.DELIVERY_EXPIRED, envelope, reason)
 
     def dead_or_failover(
         self,
@@ -78,6 +88,10 @@ class Endings:
             )
             self.messages.update_delivery(handed.record(failover.type, DeliveryStatus.PENDING, 0))
             self._log(DeliveryOutcome.FAILOVER, envelope, subscription, f"{reason}; to {failover.id}")
+            if self.events is not None:
+                self.events.delivery(
+                    operational.DELIVERY_FAILOVER, envelope, reason, failoverSubscriptionId=failover.id
+                )
             return DeliveryOutcome.FAILOVER
         if dead_letter_copy is not None:  # a PULL subscription's own dead-letter queue
             self.sender.send([dead_letter_copy])
@@ -86,6 +100,8 @@ class Endings:
             envelope.record(subscription.type, DeliveryStatus.DEAD, attempts, reason)
         )
         self._log(DeliveryOutcome.DEAD, envelope, subscription, reason)
+        if self.events is not None:
+            self.events.delivery(operational.DELIVERY_DEAD, envelope, reason, attempts=attempts)
         return DeliveryOutcome.DEAD
 
     def _log(

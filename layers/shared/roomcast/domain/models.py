@@ -54,6 +54,8 @@ class Room:
     event_types: tuple[EventTypeFilter, ...]
     created_at: str
     updated_at: str
+    # Another room of the tenant where roomcast publishes its own events about this room's deliveries.
+    operations_room_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class Subscription:
     disable_after_failing_ms: int | None = None  # auto-disable after failing this long (None: default)
     disabled_reason: str | None = None  # why it is disabled (set with the status, cleared on resume)
     disabled_at: str | None = None
+    failing_since_ms: int | None = None  # the first failed attempt since the last success (None: healthy)
     # PULL only
     ack_wait_ms: int | None = None
     queue_url: str | None = None

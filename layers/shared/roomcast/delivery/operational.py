@@ -1,0 +1,95 @@
+"""Operational events: roomcast's own messages about a room's deliveries, published into the
+room's ``operationsRoomId`` as ordinary messages (signed webhooks, retries, PULL, everything).
+
+| eventType               | when                                                              |
+| ----------------------- | ----------------------------------------------------------------- |
+| `subscription.disabled` | a 410 Gone, or every attempt failed for `disableAfterFailingMs`   |
+| `delivery.dead`         | a delivery ended dead (attempts used up, permanent failure, ...)  |
+| `delivery.expired`      | a delivery ended expired                                          |
+| `delivery.failover`     | a delivery was handed to the subscription's failover              |
+
+All have ``eventVersion`` "1" and a payload with ``roomId``, ``subscriptionId``, ``messageId`` (for
+deliveries), ``reason`` and ``occurredAt``. No loops: deliveries of operational events themselves
+(known by their correlation id) are never reported, so an operations room whose own subscribers
+fail, or two rooms naming each other, cannot feed events back and forth.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from roomcast.dal.ports import RoomStore
+from roomcast.delivery.publishing import Publisher
+from roomcast.domain.clock import iso_from_ms, now_ms
+from roomcast.domain.envelope import Envelope
+from roomcast.domain.payloads import JsonValue
+from roomcast.errors import InvalidRequest, NotFound
+from roomcast.observability import logger
+
+EVENT_VERSION: Final = "1"
+SUBSCRIPTION_DISABLED: Final = "subscription.disabled"
+DELIVERY_DEAD: Final = "delivery.dead"
+DELIVERY_EXPIRED: Final = "delivery.expired"
+DELIVERY_FAILOVER: Final = "delivery.failover"
+EVENT_TYPES: Final = (SUBSCRIPTION_DISABLED, DELIVERY_DEAD, DELIVERY_EXPIRED, DELIVERY_FAILOVER)
+# The correlation id of every operational event starts with this.
+CORRELATION_PREFIX: Final = "roomcast-operations:"
+
+
+def is_operational(envelope: Envelope) -> bool:
+    return envelope.event_type in EVENT_TYPES and envelope.correlation_id.startswith(CORRELATION_PREFIX)
+
+
+@dataclass
+class OperationalEvents:
+    rooms: RoomStore
+    publisher: Publisher
+    clock: Callable[[], int] = now_ms
+
+    def delivery(self, event_type: str, envelope: Envelope, reason: str, **details: JsonValue) -> None:
+        """Report how a delivery ended (never about an operational event's own delivery)."""
+        if is_operational(envelope):
+            return
+        payload: dict[str, JsonValue] = {
+            "roomId": envelope.room_id,
+            "subscriptionId": envelope.subscription_id,
+            "messageId": envelope.message_id,
+            "correlationId": envelope.correlation_id,
+            "reason": reason,
+            "occurredAt": iso_from_ms(self.clock()),
+            **details,
+        }
+        self._publish(envelope.tenant_id, envelope.room_id, event_type, payload)
+
+    def subscription_disabled(self, tenant_id: str, room_id: str, subscription_id: str, reason: str) -> None:
+        payload: dict[str, JsonValue] = {
+            "roomId": room_id,
+            "subscriptionId": subscription_id,
+            "messageId": None,
+            "reason": reason,
+            "occurredAt": iso_from_ms(self.clock()),
+        }
+        self._publish(tenant_id, room_id, SUBSCRIPTION_DISABLED, payload)
+
+    def _publish(self, tenant_id: str, room_id: str, event_type: str, payload: dict[str, JsonValue]) -> None:
+        """Into the room's operations room, if it names one that still exists and accepts the type.
+        AWS failures propagate: the caller's work is repeated (a duplicate event, never a lost one)."""
+        try:
+            room = self.rooms.get_room(tenant_id, room_id)
+            if not room.operations_room_id or room.operations_room_id == room_id:
+                return
+            self.publisher.publish_message(
+                tenant_id,
+                room.operations_room_id,
+                event_type,
+                EVENT_VERSION,
+                payload,
+                CORRELATION_PREFIX + uuid.uuid4().hex,
+            )
+        except (NotFound, InvalidRequest) as skipped:  # room gone, or its eventTypes refuse the type
+            logger.info(
+                "operational event not published", extra={"eventType": event_type, "why": str(skipped)}
+            )

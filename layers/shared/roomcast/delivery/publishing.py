@@ -1,0 +1,95 @@
+"""Publishing a message into a room: route, store the message and its first delivery records in
+one write, then enqueue one envelope per destination. Used by the publish function, and by every
+function that reports operational events (roomcast.delivery.operational)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from roomcast.dal.ports import Catalog, MessageRecords, Sender
+from roomcast.dal.sender import Destinations
+from roomcast.dal.stores import Stores
+from roomcast.delivery.log import LogRecord, LogSink
+from roomcast.domain import ids
+from roomcast.domain.clock import iso_from_ms, now_ms
+from roomcast.domain.envelope import first_envelope
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.domain.models import Subscription
+from roomcast.domain.payloads import JsonValue
+from roomcast.domain.policy import expires_at
+from roomcast.domain.routing import resolve_destinations
+
+
+@dataclass
+class Publisher:
+    catalog: Catalog
+    messages: MessageRecords
+    sender: Sender
+    destinations: Destinations
+    log: LogSink
+    clock: Callable[[], int] = now_ms
+
+    @classmethod
+    def of(cls, stores: Stores) -> Publisher:
+        st = stores
+        return cls(st.catalog, st.messages, st.sender, st.destinations, st.log)
+
+    def publish_message(
+        self,
+        tenant_id: str,
+        room_id: str,
+        event_type: str,
+        event_version: str,
+        payload: JsonValue,
+        correlation_id: str | None = None,
+        explicit: Sequence[str] | None = None,
+    ) -> Message:
+        """Route, store (message and first records in one write), then send one envelope per
+        destination; a message routed nowhere is stored and logged all the same."""
+        room = self.catalog.get_room(tenant_id, room_id)
+        subscriptions = self.catalog.all_subscriptions(tenant_id, room_id)
+        targets = resolve_destinations(room, subscriptions, event_type, event_version, explicit)
+        published_at_ms = self.clock()
+        message = Message(
+            id=ids.new_message_id(),
+            tenant_id=tenant_id,
+            room_id=room_id,
+            event_type=event_type,
+            event_version=event_version,
+            correlation_id=correlation_id or str(uuid.uuid4()),
+            payload=payload,
+            published_at=iso_from_ms(published_at_ms),
+            published_at_ms=published_at_ms,
+            expires_at_ms=expires_at(published_at_ms, room.message_expiration_ms),
+            destinations=tuple(s.id for s in targets),
+        )
+        at = message.published_at
+        first_records = [
+            Delivery(message.id, tenant_id, s.id, s.type, DeliveryStatus.PENDING, 0, None, at, at)
+            for s in targets
+        ]
+        # Stored first: a message is never on a queue without its record.
+        self.messages.put_message(message, first_records)
+        self.sender.send([self.destinations.outgoing_for(s, first_envelope(message, s.id)) for s in targets])
+        self._log(message, targets)
+        return message
+
+    def _log(self, message: Message, targets: list[Subscription]) -> None:
+        # One record per destination, or one without a subscription for a message routed nowhere.
+        none: list[Subscription | None] = [None]
+        for target in [*targets] or none:
+            self.log.add(
+                LogRecord(
+                    event="published",
+                    message_id=message.id,
+                    correlation_id=message.correlation_id,
+                    tenant_id=message.tenant_id,
+                    room_id=message.room_id,
+                    subscription_id=target.id if target else None,
+                    subscription_type=target.type.value if target else None,
+                    published_at=message.published_at,
+                    timestamp=message.published_at,
+                )
+            )
