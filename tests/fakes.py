@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.flow import FlowKey, RateAnswer
+from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Page
 from roomcast.dal.queues import PullQueues, Received
 from roomcast.dal.sender import Outgoing
@@ -127,6 +128,7 @@ class FakeMessages:
         return 1
 
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
+        # A put: the record (and its history) as given.
         self.written.extend(deliveries)
 
     def update_delivery(
@@ -138,7 +140,8 @@ class FakeMessages:
                 return False
             if only_if_attempts_below is not None and current.attempts >= only_if_attempts_below:
                 return False
-        self.written.append(delivery)
+        kept = current.history if current is not None else ()
+        self.written.append(replace(delivery, history=kept + delivery.history))
         return True
 
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage:
@@ -150,6 +153,20 @@ class FakeMessages:
 
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         return {m: self.messages[(tenant_id, m)] for m in message_ids if (tenant_id, m) in self.messages}
+
+    def list_room_messages(
+        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+    ) -> Page[TrackedMessage]:
+        found = [
+            self.get_message(tenant_id, m.id)
+            for (t, _), m in self.messages.items()
+            if (t, m.room_id) == (tenant_id, room_id)
+            and wanted.event_type in (None, m.event_type)
+            and wanted.subscription_id in (None, *m.destinations)
+            and (wanted.since or "") <= m.published_at <= (wanted.until or "9999")
+        ]
+        newest_first = sorted(found, key=lambda t: (t.message.published_at, t.message.id), reverse=True)
+        return _page(newest_first, limit, cursor)
 
 
 @dataclass

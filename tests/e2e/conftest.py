@@ -30,11 +30,18 @@ class ApiClient:
         json: Any = None,
         data: str | bytes | None = None,
         headers: dict[str, str] | None = None,
+        params: dict[str, Any] | None = None,
     ) -> requests.Response:
         all_headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         all_headers.update(headers or {})
         return self.session.request(
-            method, f"{self.base_url}{path}", json=json, data=data, headers=all_headers, timeout=60
+            method,
+            f"{self.base_url}{path}",
+            json=json,
+            data=data,
+            headers=all_headers,
+            params=params,
+            timeout=60,
         )
 
     def get(self, path: str, **kwargs: Any) -> requests.Response:

@@ -301,7 +301,7 @@ def test_caller_headers_cannot_override_host_or_framing(serve: ServerFactory) ->
 
 def test_a_500_is_retryable_and_carries_its_excerpt(serve: ServerFactory) -> None:
     # Given
-    server = serve(replying(500, b"boom " * 200))
+    server = serve(replying(500, b"boom " * 300))
 
     # When
     result = post_webhook(url_of(server), BODY, HEADERS, 2000, LOCAL)
@@ -309,7 +309,7 @@ def test_a_500_is_retryable_and_carries_its_excerpt(serve: ServerFactory) -> Non
     # Then
     assert result.status == 500
     assert classify(result.status) == "retryable"
-    assert result.response_excerpt == ("boom " * 200)[:512]
+    assert result.response_excerpt == ("boom " * 300)[:1024]
 
 
 def test_a_429_with_retry_after_seconds_gives_the_delay_in_ms(serve: ServerFactory) -> None:
@@ -425,7 +425,7 @@ def test_an_oversized_body_is_read_only_up_to_the_cap(serve: ServerFactory) -> N
     # Then: reading past the cap would have waited for the 5 s timeout
     assert result.status == 200
     assert result.error is None
-    assert result.response_excerpt == "x" * 512
+    assert result.response_excerpt == "x" * 1024
     assert elapsed_s < 1.0
 
 

@@ -42,7 +42,7 @@ def subscriptions_service() -> SubscriptionsService:
 
 
 def messages_service() -> MessagesService:
-    return MessagesService(stores().messages)
+    return MessagesService(stores().messages, stores().catalog)
 
 
 def dead_letters_service() -> DeadLettersService:

@@ -14,7 +14,7 @@ from roomcast.dal.queues import visibility_seconds
 from roomcast.dal.sender import SQS_MAX_VISIBILITY_SECONDS, Outgoing, delay_seconds
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.envelope import first_envelope
-from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.messages import AttemptEvent, DeliveryStatus
 from roomcast.domain.policy import FailureOutcome
 from roomcast.domain.receipts import Receipt, decode_receipt
 
@@ -70,7 +70,8 @@ def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, toke
     failed = work.queues.delete(target.queue_url, [r.handle for r in receipts.values()])
     acked = [r for r in receipts.values() if r.handle not in failed]
     # Conditional writes: an ack that comes after the message ended dead or expired changes nothing.
-    records = [r.record(tenant_id, DeliveryStatus.DELIVERED) for r in acked]
+    now = work.clock()
+    records = [r.record(tenant_id, DeliveryStatus.DELIVERED, answered=(AttemptEvent.ACK, now)) for r in acked]
     if records:
         with ThreadPoolExecutor(max_workers=min(len(records), 10)) as pool:
             list(pool.map(work.messages.update_delivery, records))
@@ -123,7 +124,15 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
                 resent = envelope.next_attempt(step.next_attempt, step.delay_ms, due)
                 plan.outgoing.append(Outgoing(target.queue_url, resent, delay_seconds(due, now)))
                 plan.delete.append(receipt.handle)
-            plan.records.append(receipt.record(tenant_id, DeliveryStatus.RETRYING, NACKED, iso_from_ms(due)))
+            plan.records.append(
+                receipt.record(
+                    tenant_id,
+                    DeliveryStatus.RETRYING,
+                    NACKED,
+                    iso_from_ms(due),
+                    answered=(AttemptEvent.NACK, now),
+                )
+            )
             work.log_receipt("retry_scheduled", tenant_id, receipt, error=NACKED, next_delay_ms=step.delay_ms)
             result.nacked.append(Nacked(receipt.message_id, step.outcome, iso_from_ms(due)))
         elif step.outcome is FailureOutcome.DEAD:
@@ -134,7 +143,14 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
             result.nacked.append(Nacked(receipt.message_id, step.outcome))
         else:
             plan.delete.append(receipt.handle)
-            plan.records.append(receipt.record(tenant_id, DeliveryStatus.EXPIRED, "next attempt past expiry"))
+            plan.records.append(
+                receipt.record(
+                    tenant_id,
+                    DeliveryStatus.EXPIRED,
+                    "next attempt past expiry",
+                    answered=(AttemptEvent.NACK, now),
+                )
+            )
             work.log_receipt("expired", tenant_id, receipt, error=NACKED)
             if envelope is not None:
                 work.endings.expired(envelope, f"{NACKED}; next attempt past expiry")

@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 from pull_api.work import Plan, PullWork, Target
 from roomcast.dal.queues import Received, visibility_seconds
 from roomcast.dal.sender import Outgoing, delay_seconds
+from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.envelope import Envelope, EnvelopeError
-from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.messages import AttemptEvent, AttemptRecord, DeliveryStatus
 from roomcast.domain.models import SubscriptionType
 from roomcast.domain.policy import is_expired
 from roomcast.domain.receipts import Receipt
@@ -90,8 +91,17 @@ def _classify(work: PullWork, received: Received, target: Target, plan: Plan) ->
         return None
     if received.receive_count > 1:
         # The previous hand-out was neither acked nor nacked in time: that attempt failed.
+        timed_out = AttemptRecord(
+            attempt - 1, AttemptEvent.ACK_WAIT_EXPIRED, iso_from_ms(now), error=ACK_WAIT_EXPIRED
+        )
         plan.ack_timeouts.append(
-            envelope.record(SubscriptionType.PULL, DeliveryStatus.RETRYING, attempt, ACK_WAIT_EXPIRED)
+            envelope.record(
+                SubscriptionType.PULL,
+                DeliveryStatus.RETRYING,
+                attempt,
+                ACK_WAIT_EXPIRED,
+                history=(timed_out,),
+            )
         )
     receipt = Receipt(
         target.subscription.id,
@@ -102,6 +112,7 @@ def _classify(work: PullWork, received: Received, target: Target, plan: Plan) ->
         envelope.correlation_id,
         envelope.room_id,
         envelope.published_at,
+        now,
     )
     work.log_envelope("attempt", envelope, attempt=attempt)
     return Handout(receipt.encode(), envelope, attempt)

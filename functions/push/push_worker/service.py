@@ -29,7 +29,7 @@ from roomcast.domain import limits
 from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.flow import held_back_delay_ms, paused_wait_ms
-from roomcast.domain.messages import Delivery, DeliveryStatus
+from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.domain.policy import FailureOutcome, after_failure, effective_policy, is_expired
@@ -79,7 +79,8 @@ class PushService:
     random_fraction: Callable[[], float] = random.random
     targets: Targets = field(init=False)
     flow: FlowControl = field(init=False)
-    # 'delivered' records of the current batch, written together before the batch is acknowledged.
+    # 'delivered' records of the current batch, written together before the batch is acknowledged
+    # (first attempts in one batch of puts; later ones appended to their history one by one).
     _delivered: list[Delivery] = field(default_factory=list)
     _delivered_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -99,8 +100,11 @@ class PushService:
         """Write the batch's 'delivered' records (one call per 25)."""
         with self._delivered_lock:
             delivered, self._delivered = self._delivered, []
-        if delivered:
-            self.messages.record_delivered(delivered)
+        first_tries = [d for d in delivered if d.attempts == 1]
+        if first_tries:
+            self.messages.record_delivered(first_tries)
+        for later in (d for d in delivered if d.attempts > 1):
+            self.messages.update_delivery(later)
 
     def deliver(self, envelope: Envelope) -> DeliveryOutcome:
         """Handle one envelope; returns what happened."""
@@ -166,15 +170,28 @@ class PushService:
     def _attempt(
         self, envelope: Envelope, room: Room, subscription: Subscription, now: int
     ) -> DeliveryOutcome:
+        started_at = iso_from_ms(now)
         try:
             result = self._post(envelope, subscription, now)
         except PushUrlRejected as refused:
             reason = f"push URL refused: {refused}"
             self._log("attempt", envelope, error=reason)
+            refused_attempt = AttemptRecord(envelope.attempt, AttemptEvent.POST, started_at, 0, error=reason)
             return self.endings.dead_or_failover(
-                envelope, subscription, reason, envelope.attempt + 1, self.clock()
+                envelope, subscription, reason, envelope.attempt + 1, self.clock(), history=(refused_attempt,)
             )
         error = result.error or (f"HTTP {result.status}" if result.status and result.status >= 300 else None)
+        tried = (
+            AttemptRecord(
+                envelope.attempt,
+                AttemptEvent.POST,
+                started_at,
+                result.latency_ms,
+                result.status,
+                error,
+                result.response_excerpt or None,
+            ),
+        )
         self._log("attempt", envelope, http_status=result.status, latency_ms=result.latency_ms, error=error)
         answer = classify(result.status)
         finished_at = self.clock()
@@ -182,7 +199,9 @@ class PushService:
         if answer is AnswerClass.DELIVERED:
             with self._delivered_lock:
                 self._delivered.append(
-                    envelope.record(SubscriptionType.PUSH, DeliveryStatus.DELIVERED, envelope.attempt + 1)
+                    envelope.record(
+                        SubscriptionType.PUSH, DeliveryStatus.DELIVERED, envelope.attempt + 1, history=tried
+                    )
                 )
             self._log("delivered", envelope, http_status=result.status, latency_ms=result.latency_ms)
             return DeliveryOutcome.DELIVERED
@@ -190,7 +209,12 @@ class PushService:
             if is_gone(result.status):
                 self._disable(subscription, "the endpoint answered 410 Gone")
             return self.endings.dead_or_failover(
-                envelope, subscription, f"{error} (permanent)", envelope.attempt + 1, finished_at
+                envelope,
+                subscription,
+                f"{error} (permanent)",
+                envelope.attempt + 1,
+                finished_at,
+                history=tried,
             )
         step = after_failure(
             effective_policy(room, subscription),
@@ -202,11 +226,20 @@ class PushService:
         )
         if step.outcome is FailureOutcome.DEAD:
             return self.endings.dead_or_failover(
-                envelope, subscription, f"{error}; attempts exhausted", envelope.attempt + 1, finished_at
+                envelope,
+                subscription,
+                f"{error}; attempts exhausted",
+                envelope.attempt + 1,
+                finished_at,
+                history=tried,
             )
         if step.outcome is FailureOutcome.EXPIRED:
             self._record(
-                envelope, DeliveryStatus.EXPIRED, envelope.attempt + 1, f"{error}; next attempt past expiry"
+                envelope,
+                DeliveryStatus.EXPIRED,
+                envelope.attempt + 1,
+                f"{error}; next attempt past expiry",
+                history=tried,
             )
             self._log("expired", envelope, error=error)
             self.endings.expired(envelope, f"{error}; next attempt past expiry")
@@ -214,7 +247,7 @@ class PushService:
         due = step.due_at_ms or finished_at
         retry = envelope.next_attempt(step.next_attempt, step.delay_ms, due)
         self.sender.send([self.destinations.push(retry, delay_seconds(due, finished_at))])
-        self._record(envelope, DeliveryStatus.RETRYING, envelope.attempt + 1, error, iso_from_ms(due))
+        self._record(envelope, DeliveryStatus.RETRYING, envelope.attempt + 1, error, iso_from_ms(due), tried)
         self._log(
             "retry_scheduled", envelope, http_status=result.status, error=error, next_delay_ms=step.delay_ms
         )
@@ -275,7 +308,8 @@ class PushService:
         attempts: int,
         error: str | None,
         next_at: str | None = None,
+        history: tuple[AttemptRecord, ...] = (),
     ) -> None:
         self.messages.update_delivery(
-            envelope.record(SubscriptionType.PUSH, status, attempts, error, next_at)
+            envelope.record(SubscriptionType.PUSH, status, attempts, error, next_at, history)
         )

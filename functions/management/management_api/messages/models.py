@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, JsonValue
+from pydantic import BaseModel, Field, JsonValue
 
 from roomcast.api.models import ResponseModel, examples
 from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.messages import TrackedMessage
+from roomcast.domain.messages import Delivery, Message, TrackedMessage
 
 
 class DeliveryView(ResponseModel):
@@ -21,31 +21,32 @@ class DeliveryView(ResponseModel):
     updatedAt: str
 
 
-class MessageStatus(ResponseModel):
-    model_config = examples(
+_MESSAGE_EXAMPLE = {
+    "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
+    "roomId": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
+    "eventType": "order.created",
+    "eventVersion": "1",
+    "correlationId": "order-1001",
+    "payload": {"orderId": 1001},
+    "publishedAt": "2026-11-22T10:00:00.000Z",
+    "expiresAt": "2026-11-22T11:00:00.000Z",
+    "destinations": ["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"],
+    "deliveries": [
         {
-            "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
-            "roomId": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
-            "eventType": "order.created",
-            "eventVersion": "1",
-            "correlationId": "order-1001",
-            "payload": {"orderId": 1001},
-            "publishedAt": "2026-11-22T10:00:00.000Z",
-            "expiresAt": "2026-11-22T11:00:00.000Z",
-            "destinations": ["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"],
-            "deliveries": [
-                {
-                    "subscriptionId": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
-                    "subscriptionType": "PUSH",
-                    "status": "retrying",
-                    "attempts": 1,
-                    "lastError": "HTTP 503",
-                    "nextAttemptAt": "2026-11-22T10:00:01.120Z",
-                    "updatedAt": "2026-11-22T10:00:00.120Z",
-                }
-            ],
+            "subscriptionId": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
+            "subscriptionType": "PUSH",
+            "status": "retrying",
+            "attempts": 1,
+            "lastError": "HTTP 503",
+            "nextAttemptAt": "2026-11-22T10:00:01.120Z",
+            "updatedAt": "2026-11-22T10:00:00.120Z",
         }
-    )
+    ],
+}
+
+
+class MessageStatus(ResponseModel):
+    model_config = examples(_MESSAGE_EXAMPLE)
 
     messageId: str
     roomId: str
@@ -57,6 +58,95 @@ class MessageStatus(ResponseModel):
     expiresAt: str | None
     destinations: list[str]
     deliveries: list[DeliveryView]
+
+
+_NEXT = (
+    "Pass as `cursor` for the next page; null at the end. A page may hold fewer items than "
+    "`limit` (or none) when filters skip many: follow `nextCursor` until it is null."
+)
+
+
+class MessageList(BaseModel):
+    model_config = examples({"messages": [_MESSAGE_EXAMPLE], "nextCursor": None})
+
+    messages: list[MessageStatus]
+    nextCursor: str | None = Field(default=None, description=_NEXT)
+
+
+class AttemptView(ResponseModel):
+    """One entry of a delivery's history: a webhook request (PUSH), or a hand-out, ack, nack or
+    ack-wait expiry (PULL)."""
+
+    subscriptionId: str
+    attempt: int = Field(description="0 for the first delivery.")
+    event: Literal["post", "pull", "ack", "nack", "ack_wait_expired"]
+    startedAt: str
+    durationMs: int | None = None
+    httpStatus: int | None = None
+    error: str | None = None
+    responseBody: str | None = Field(default=None, description="PUSH: the first KiB of the answer, as text.")
+
+
+class AttemptList(BaseModel):
+    model_config = examples(
+        {
+            "attempts": [
+                {
+                    "subscriptionId": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
+                    "attempt": 0,
+                    "event": "post",
+                    "startedAt": "2026-11-22T10:00:00.020Z",
+                    "durationMs": 113,
+                    "httpStatus": 503,
+                    "error": "HTTP 503",
+                    "responseBody": '{"error":"database down"}',
+                }
+            ]
+        }
+    )
+
+    attempts: list[AttemptView]
+
+
+class DeliveryItem(DeliveryView):
+    """A subscription's delivery of one message."""
+
+    messageId: str
+    eventType: str
+    eventVersion: str
+    correlationId: str
+    publishedAt: str
+
+
+class DeliveryList(BaseModel):
+    model_config = examples(
+        {
+            "deliveries": [
+                {
+                    "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
+                    "eventType": "order.created",
+                    "eventVersion": "1",
+                    "correlationId": "order-1001",
+                    "publishedAt": "2026-11-22T10:00:00.000Z",
+                    "subscriptionId": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
+                    "subscriptionType": "PUSH",
+                    "status": "delivered",
+                    "attempts": 1,
+                    "lastError": None,
+                    "nextAttemptAt": None,
+                    "updatedAt": "2026-11-22T10:00:00.130Z",
+                }
+            ],
+            "nextCursor": None,
+        }
+    )
+
+    deliveries: list[DeliveryItem]
+    nextCursor: str | None = Field(default=None, description=_NEXT)
+
+
+def delivery_item(message: Message, delivery: Delivery) -> DeliveryItem:
+    return DeliveryItem.of(message, delivery, messageId=message.id)
 
 
 def message_status(tracked: TrackedMessage) -> MessageStatus:

@@ -1,14 +1,84 @@
-"""/rooms/{roomId}/messages/{messageId}: a message's delivery status."""
+"""A room's messages, a message's delivery status and attempt history, a subscription's deliveries."""
 
 from __future__ import annotations
 
-from management_api.common import MessageIdPath, RoomId
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from management_api.common import PAGE_SIZE, Cursor, Limit, MessageIdPath, RoomId, SubscriptionIdPath
 from management_api.dependencies import Messages
-from management_api.messages.models import MessageStatus, message_status
+from management_api.messages.models import (
+    AttemptList,
+    AttemptView,
+    DeliveryList,
+    MessageList,
+    MessageStatus,
+    delivery_item,
+    message_status,
+)
+from roomcast.api.models import EVENT_TYPE_NAME_PATTERN
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
+from roomcast.dal.messages import MessageFilter
+from roomcast.domain import limits
+from roomcast.domain.clock import iso_timestamp
+from roomcast.domain.messages import DeliveryStatus
 
 routes = Routes("messages")
+
+EventTypeQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=limits.MAX_NAME_LENGTH,
+        pattern=EVENT_TYPE_NAME_PATTERN,
+        description="Only messages of this event type.",
+    ),
+]
+Since = Annotated[
+    datetime | None,
+    Query(description="Only messages published at or after this time (ISO-8601; UTC if no zone)."),
+]
+Until = Annotated[
+    datetime | None,
+    Query(description="Only messages published at or before this time (ISO-8601; UTC if no zone)."),
+]
+StatusQuery = Annotated[
+    Literal["pending", "retrying", "delivered", "dead", "expired"] | None,
+    Query(description="Only deliveries in this status."),
+]
+SubscriptionQuery = Annotated[
+    str | None, Query(min_length=1, max_length=64, description="Only this destination's attempts.")
+]
+
+
+def _instant(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return iso_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+
+
+@routes.get("/rooms/<roomId>/messages", "listMessages", "A page of the room's messages", 400, 404)
+def list_messages(
+    roomId: RoomId,
+    tenant: Tenant,
+    service: Messages,
+    limit: Limit = PAGE_SIZE,
+    cursor: Cursor = None,
+    eventType: EventTypeQuery = None,
+    since: Since = None,
+    until: Until = None,
+) -> MessageList:
+    """List a room's messages
+
+    The room's messages newest first, each with its deliveries' current status, optionally of one
+    event type and published within `since`…`until`. Kept as long as their status is.
+    """
+    wanted = MessageFilter(event_type=eventType, since=_instant(since), until=_instant(until))
+    page = service.page(tenant, roomId, limit, cursor, wanted)
+    return MessageList(messages=[message_status(t) for t in page.items], nextCursor=page.next_cursor)
 
 
 @routes.get("/rooms/<roomId>/messages/<messageId>", "getMessage", "The message with its deliveries", 404)
@@ -20,3 +90,52 @@ def get_message(roomId: RoomId, messageId: MessageIdPath, tenant: Tenant, servic
     the message's expiry (a year and 30 days for a message that never expires).
     """
     return message_status(service.status(tenant, roomId, messageId))
+
+
+@routes.get(
+    "/rooms/<roomId>/messages/<messageId>/attempts", "listAttempts", "Every attempt, in order", 400, 404
+)
+def list_attempts(
+    roomId: RoomId,
+    messageId: MessageIdPath,
+    tenant: Tenant,
+    service: Messages,
+    subscriptionId: SubscriptionQuery = None,
+) -> AttemptList:
+    """List a message's delivery attempts
+
+    Every attempt of every destination (or of `subscriptionId`'s), in order: for PUSH each webhook
+    request with its HTTP status, duration, error and the first KiB of the response body; for
+    PULL each hand-out, ack, nack and ack-wait expiry. Kept as long as the delivery's record.
+    """
+    found = service.attempts(tenant, roomId, messageId, subscriptionId)
+    return AttemptList(attempts=[AttemptView.of(a.record, subscriptionId=a.subscription_id) for a in found])
+
+
+@routes.get(
+    "/rooms/<roomId>/subscriptions/<subscriptionId>/deliveries",
+    "listDeliveries",
+    "A page of the subscription's deliveries",
+    400,
+    404,
+)
+def list_deliveries(
+    roomId: RoomId,
+    subscriptionId: SubscriptionIdPath,
+    tenant: Tenant,
+    service: Messages,
+    status: StatusQuery = None,
+    limit: Limit = PAGE_SIZE,
+    cursor: Cursor = None,
+) -> DeliveryList:
+    """List a subscription's deliveries
+
+    The subscription's deliveries newest first (by message), optionally in one status. A page may
+    be short when the status skips many: follow `nextCursor` until it is null.
+    """
+    wanted = DeliveryStatus(status) if status is not None else None
+    page = service.deliveries(tenant, roomId, subscriptionId, wanted, limit, cursor)
+    return DeliveryList(
+        deliveries=[delivery_item(message, delivery) for message, delivery in page.items],
+        nextCursor=page.next_cursor,
+    )

@@ -1,21 +1,31 @@
-"""Message use cases: a message's status per destination."""
+"""Message use cases: a room's messages, a message's status per destination and its attempt
+history, and one subscription's deliveries."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from roomcast.dal.ports import MessageRecords
+from roomcast.dal.messages import MessageFilter
+from roomcast.dal.pages import Page
+from roomcast.dal.ports import Catalog, MessageRecords
 from roomcast.domain import ids
-from roomcast.domain.messages import TrackedMessage
+from roomcast.domain.messages import AttemptRecord, Delivery, DeliveryStatus, Message, TrackedMessage
 from roomcast.errors import NotFound
 
 _MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
 
 
+@dataclass(frozen=True)
+class Attempt:
+    subscription_id: str
+    record: AttemptRecord
+
+
 @dataclass
 class MessagesService:
     messages: MessageRecords
+    catalog: Catalog
 
     def status(self, tenant_id: str, room_id: str, message_id: str) -> TrackedMessage:
         """The message with each destination's current record; a message of another room (or
@@ -30,3 +40,48 @@ class MessagesService:
         if tracked.message.room_id != room_id:
             raise missing
         return tracked
+
+    def page(
+        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+    ) -> Page[TrackedMessage]:
+        """The room's messages newest first (a page may be short when filters skip many)."""
+        self.catalog.get_room(tenant_id, room_id)
+        return self.messages.list_room_messages(tenant_id, room_id, limit, cursor, wanted)
+
+    def attempts(
+        self, tenant_id: str, room_id: str, message_id: str, subscription_id: str | None
+    ) -> list[Attempt]:
+        """Every attempt of the message's deliveries (or of one destination's), in order."""
+        tracked = self.status(tenant_id, room_id, message_id)
+        if subscription_id is not None and subscription_id not in tracked.message.destinations:
+            raise NotFound(
+                f"subscription {subscription_id[:80]} is not a destination of message {message_id}"
+            )
+        found = [
+            Attempt(d.subscription_id, record)
+            for d in tracked.deliveries
+            if subscription_id in (None, d.subscription_id)
+            for record in d.history
+        ]
+        return sorted(found, key=lambda a: (a.record.started_at, a.subscription_id, a.record.attempt))
+
+    def deliveries(
+        self,
+        tenant_id: str,
+        room_id: str,
+        subscription_id: str,
+        status: DeliveryStatus | None,
+        limit: int,
+        cursor: str | None,
+    ) -> Page[tuple[Message, Delivery]]:
+        """One subscription's deliveries newest first, optionally of one status (a page may be
+        short: follow ``next_cursor`` until it is None)."""
+        self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        page = self.page(tenant_id, room_id, limit, cursor, MessageFilter(subscription_id=subscription_id))
+        found = [
+            (tracked.message, delivery)
+            for tracked in page.items
+            for delivery in tracked.deliveries
+            if delivery.subscription_id == subscription_id and status in (None, delivery.status)
+        ]
+        return Page(found, page.next_cursor)

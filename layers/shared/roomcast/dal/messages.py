@@ -5,6 +5,10 @@
 | message  | ``TENANT#<tenant>#MSG#<messageId>``  | ``MSG``            |
 | delivery | ``TENANT#<tenant>#MSG#<messageId>``  | ``DLV#<subId>``    |
 
+A message item also carries ``GSI1PK`` = ``TENANT#<tenant>#ROOM#<roomId>#MSGS`` and ``GSI1SK`` =
+``<publishedAt>#<messageId>``: the ``ByRoom`` index lists a room's messages newest first (by time
+range, event type or destination) at no extra write.
+
 The message item holds each destination's first record (``pending``), so a publish is one
 write whatever its fan-out; each later change of a destination is its own small ``DLV#`` item.
 One Query reads a message with all its deliveries. Records expire (DynamoDB TTL) a while after
@@ -15,12 +19,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from botocore.exceptions import ClientError
 
 from roomcast.dal import items
+from roomcast.dal.pages import Page, decode_index_cursor, encode_cursor
 from roomcast.dal.table import TableAccess, is_condition_failure, key
 from roomcast.domain.fields import camel_fields, from_camel_fields
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
@@ -30,6 +36,24 @@ RECORD_RETENTION_SECONDS: Final = 30 * 24 * 3600
 MESSAGE_MAX_LIFE_MS: Final = 365 * 24 * 3600 * 1000
 _MESSAGE_SORT_KEY: Final = "MSG"
 _DELIVERY_PREFIX: Final = "DLV#"
+ROOM_INDEX: Final = "ByRoom"
+# Query rounds one list request may take to fill a page when filters skip items.
+_MAX_LIST_ROUNDS: Final = 5
+
+
+def room_messages_key(tenant_id: str, room_id: str) -> str:
+    return f"TENANT#{tenant_id}#ROOM#{room_id}#MSGS"
+
+
+@dataclass(frozen=True)
+class MessageFilter:
+    """What a room's message list keeps: an event type, a publishing window (ISO-8601, inclusive),
+    messages routed to one subscription."""
+
+    event_type: str | None = None
+    since: str | None = None
+    until: str | None = None
+    subscription_id: str | None = None
 
 
 def message_partition_key(tenant_id: str, message_id: str) -> str:
@@ -58,6 +82,8 @@ def message_to_item(message: Message) -> items.Item:
         **camel_fields(message),
         "payload": payload,
         "ttl": _message_ttl(message),
+        "GSI1PK": room_messages_key(message.tenant_id, message.room_id),
+        "GSI1SK": f"{message.published_at}#{message.id}",
     }
 
 
@@ -70,7 +96,40 @@ def delivery_to_item(delivery: Delivery) -> items.Item:
         "PK": message_partition_key(delivery.tenant_id, delivery.message_id),
         "SK": _delivery_key(delivery),
     }
-    return keys | {"entity": "delivery", **camel_fields(delivery), "ttl": _ttl()}
+    fields = camel_fields(delivery)
+    # An attempt's empty fields are left out (the history is read back with them as null).
+    fields["history"] = [{k: v for k, v in entry.items() if v is not None} for entry in fields["history"]]
+    return keys | {"entity": "delivery", **fields, "ttl": _ttl()}
+
+
+def _update_expression(delivery: Delivery) -> dict[str, Any]:
+    """UpdateItem arguments writing a delivery's state and appending its history entries."""
+    item = delivery_to_item(delivery)
+    history = item.pop("history")
+    for name in ("PK", "SK"):
+        item.pop(name)
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    sets: list[str] = []
+    removes: list[str] = []
+    for index, (name, value) in enumerate(item.items()):
+        names[f"#a{index}"] = name
+        if value is None:
+            removes.append(f"#a{index}")
+        else:
+            sets.append(f"#a{index} = :v{index}")
+            values[f":v{index}"] = items.to_attributes({name: value})[name]
+    if history:
+        names["#history"] = "history"
+        sets.append("#history = list_append(if_not_exists(#history, :none), :history)")
+        values[":none"] = {"L": []}
+        values[":history"] = items.to_attributes({"history": history})["history"]
+    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+    return {
+        "UpdateExpression": expression,
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }
 
 
 def _delivery_key(delivery: Delivery) -> str:
@@ -123,7 +182,9 @@ class MessageStore(TableAccess):
         """Write a delivery's new state unless it already ended (a late duplicate never undoes
         'delivered', nor a late ack 'dead'); ``force`` overrides that (replay). With
         ``only_if_attempts_below``, only a record with fewer attempts is overwritten.
+        Its ``history`` entries are appended to the record's attempt history.
         Returns whether it was written."""
+        update = _update_expression(delivery)
         kwargs: dict[str, Any] = {}
         if not force:
             condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e))"
@@ -135,14 +196,17 @@ class MessageStore(TableAccess):
             if only_if_attempts_below is not None:
                 condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
                 values[":below"] = {"N": str(only_if_attempts_below)}
-            kwargs = {
-                "ConditionExpression": condition,
-                "ExpressionAttributeNames": {"#status": "status"},
-                "ExpressionAttributeValues": values,
-            }
+            kwargs = {"ConditionExpression": condition}
+            update["ExpressionAttributeNames"]["#status"] = "status"
+            update["ExpressionAttributeValues"] |= values
         try:
-            self._client.put_item(
-                TableName=self._table_name, Item=items.to_attributes(delivery_to_item(delivery)), **kwargs
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=key(
+                    message_partition_key(delivery.tenant_id, delivery.message_id), _delivery_key(delivery)
+                ),
+                **update,
+                **kwargs,
             )
         except ClientError as error:
             if is_condition_failure(error):
@@ -169,3 +233,64 @@ class MessageStore(TableAccess):
         keys = [key(message_partition_key(tenant_id, mid), _MESSAGE_SORT_KEY) for mid in message_ids]
         found = (message_from_item(item) for item in self._batch_get(keys))
         return {message.id: message for message in found}
+
+    def list_room_messages(
+        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+    ) -> Page[TrackedMessage]:
+        """A room's messages newest first, each with its deliveries' current records: one Query
+        (a few when filters skip items) and one BatchGetItem for the deliveries."""
+        partition = room_messages_key(tenant_id, room_id)
+        start = decode_index_cursor(cursor, "GSI1PK", partition)
+        request: dict[str, Any] = {
+            "TableName": self._table_name,
+            "IndexName": ROOM_INDEX,
+            "ScanIndexForward": False,
+            "KeyConditionExpression": "GSI1PK = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": partition}},
+        }
+        if wanted.since or wanted.until:
+            request["KeyConditionExpression"] += " AND GSI1SK BETWEEN :since AND :until"
+            request["ExpressionAttributeValues"] |= {
+                ":since": {"S": wanted.since or "0000"},
+                ":until": {"S": (wanted.until or "9999") + "#~"},
+            }
+        filters, names = [], {}
+        if wanted.event_type is not None:
+            filters.append("#eventType = :eventType")
+            names["#eventType"] = "eventType"
+            request["ExpressionAttributeValues"][":eventType"] = {"S": wanted.event_type}
+        if wanted.subscription_id is not None:
+            filters.append("contains(destinations, :subscription)")
+            request["ExpressionAttributeValues"][":subscription"] = {"S": wanted.subscription_id}
+        if filters:
+            request["FilterExpression"] = " AND ".join(filters)
+        if names:
+            request["ExpressionAttributeNames"] = names
+        found: list[items.Item] = []
+        last_key: Mapping[str, Any] | None = start
+        for _ in range(_MAX_LIST_ROUNDS):
+            if last_key:
+                request["ExclusiveStartKey"] = last_key
+            response = self._client.query(**request, Limit=limit - len(found))
+            found.extend(items.from_attributes(raw) for raw in response.get("Items", []))
+            last_key = response.get("LastEvaluatedKey")
+            if not last_key or len(found) >= limit:
+                break
+        return Page(self._tracked(found), encode_cursor(last_key))
+
+    def _tracked(self, message_items: list[items.Item]) -> list[TrackedMessage]:
+        """Message items with each destination's current record (its own item when written)."""
+        keys = [
+            key(row["PK"], f"{_DELIVERY_PREFIX}{subscription_id}")
+            for row in message_items
+            for subscription_id in row.get("destinations") or []
+        ]
+        written = {
+            (d.message_id, d.subscription_id): d for d in map(delivery_from_item, self._batch_get(keys))
+        }
+        tracked = []
+        for row in message_items:
+            first = {d.subscription_id: d for d in embedded_deliveries(row)}
+            current = [written.get((row["id"], s), first.get(s)) for s in sorted(first)]
+            tracked.append(TrackedMessage(message_from_item(row), tuple(d for d in current if d is not None)))
+        return tracked

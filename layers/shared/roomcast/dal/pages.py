@@ -45,3 +45,27 @@ def decode_cursor(cursor: str | None, partition_key: str) -> dict[str, dict[str,
     ):
         raise bad
     return {name: {"S": value} for name, value in plain.items()}
+
+
+def decode_index_cursor(
+    cursor: str | None, index_key: str, partition_key: str
+) -> dict[str, dict[str, str]] | None:
+    """The ExclusiveStartKey of a query on a global secondary index whose partition attribute is
+    ``index_key`` (holding ``partition_key``); a cursor from another list is refused."""
+    if not cursor:
+        return None
+    bad = InvalidRequest("cursor is not valid for this list", code="invalid_cursor", http_status=400)
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        plain = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, binascii.Error, UnicodeError) as error:
+        raise bad from error
+    sort_key = index_key[: -len("PK")] + "SK"
+    if (
+        not isinstance(plain, dict)
+        or set(plain) != {"PK", "SK", index_key, sort_key}
+        or plain[index_key] != partition_key
+        or not all(isinstance(value, str) and 0 < len(value) <= 512 for value in plain.values())
+    ):
+        raise bad
+    return {name: {"S": value} for name, value in plain.items()}

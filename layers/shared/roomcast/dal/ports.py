@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from roomcast.dal.dead_letters import DeadLetter
     from roomcast.dal.flow import FlowKey, RateAnswer
+    from roomcast.dal.messages import MessageFilter
     from roomcast.dal.pages import Page
     from roomcast.dal.queues import PullQueues, Received
     from roomcast.dal.sender import Outgoing
@@ -53,6 +54,9 @@ class MessageRecords(Protocol):
     ) -> bool: ...
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage: ...
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]: ...
+    def list_room_messages(
+        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+    ) -> Page[TrackedMessage]: ...
 
 
 class DeadLetterRecords(Protocol):

@@ -20,7 +20,7 @@ from roomcast.delivery.operational import OperationalEvents
 from roomcast.delivery.publishing import Publisher
 from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.messages import AttemptRecord, DeliveryStatus
 from roomcast.domain.models import Subscription
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.errors import NotFound
@@ -62,6 +62,7 @@ class Endings:
         now_ms: int,
         *,
         dead_letter_copy: Outgoing | None = None,
+        history: tuple[AttemptRecord, ...] = (),
     ) -> DeliveryOutcome:
         """End this destination: hand the message to the failover subscription if there is one
         (it starts at attempt 0 with its own policy), else store a dead letter."""
@@ -84,6 +85,7 @@ class Endings:
                     DeliveryStatus.DEAD,
                     attempts,
                     f"{reason}; handed to failover {failover.id}",
+                    history=history,
                 )
             )
             self.messages.update_delivery(handed.record(failover.type, DeliveryStatus.PENDING, 0))
@@ -97,7 +99,7 @@ class Endings:
             self.sender.send([dead_letter_copy])
         self.dead_letters.put(DeadLetter(envelope, reason, now_iso(), attempts))
         self.messages.update_delivery(
-            envelope.record(subscription.type, DeliveryStatus.DEAD, attempts, reason)
+            envelope.record(subscription.type, DeliveryStatus.DEAD, attempts, reason, history=history)
         )
         self._log(DeliveryOutcome.DEAD, envelope, subscription, reason)
         if self.events is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.domain.messages import AttemptRecord, Delivery, DeliveryStatus, Message
 from roomcast.domain.models import SubscriptionType
 from roomcast.domain.payloads import JsonValue
 
@@ -87,10 +87,11 @@ class Envelope:
         attempts: int,
         error: str | None = None,
         next_attempt_at: str | None = None,
+        history: tuple[AttemptRecord, ...] = (),
     ) -> Delivery:
-        """This destination's delivery record as of now."""
+        """This destination's delivery record as of now (``history``: what to add to its attempts)."""
         ids = (self.message_id, self.tenant_id, self.subscription_id)
-        return Delivery(*ids, subscription_type, status, attempts, error, next_attempt_at)
+        return Delivery(*ids, subscription_type, status, attempts, error, next_attempt_at, history=history)
 
 
 def first_envelope(message: Message, subscription_id: str) -> Envelope:

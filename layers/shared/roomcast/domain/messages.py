@@ -38,6 +38,27 @@ class Message:
     destinations: tuple[str, ...]
 
 
+class AttemptEvent(StrEnum):
+    POST = "post"  # PUSH: a webhook request
+    PULL = "pull"  # PULL: handed out to a consumer
+    ACK = "ack"
+    NACK = "nack"
+    ACK_WAIT_EXPIRED = "ack_wait_expired"  # PULL: neither acked nor nacked within ackWaitMs
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One entry of a delivery's history (kept in the delivery's own record)."""
+
+    attempt: int
+    event: AttemptEvent
+    started_at: str
+    duration_ms: int | None = None
+    http_status: int | None = None
+    error: str | None = None
+    response_body: str | None = None  # PUSH: the first KiB of the answer
+
+
 @dataclass(frozen=True)
 class Delivery:
     """A destination's delivery record; made now unless ``updated_at`` says otherwise."""
@@ -51,6 +72,8 @@ class Delivery:
     last_error: str | None = None
     next_attempt_at: str | None = None
     updated_at: str = field(default_factory=now_iso)
+    # What this write adds to the delivery's attempt history (appended, never replaced).
+    history: tuple[AttemptRecord, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ import binascii
 import json
 from dataclasses import dataclass
 
-from roomcast.domain.messages import Delivery, DeliveryStatus, Note
+from roomcast.domain.clock import iso_from_ms
+from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, Note
 from roomcast.domain.models import SubscriptionType
 from roomcast.errors import InvalidRequest
 
@@ -30,13 +31,31 @@ class Receipt:
     correlation_id: str = ""
     room_id: str = ""
     published_at: str = ""
+    pulled_at_ms: int | None = None  # when it was handed out (for the attempt history)
 
     def record(
-        self, tenant_id: str, status: DeliveryStatus, error: Note = None, next_at: Note = None
+        self,
+        tenant_id: str,
+        status: DeliveryStatus,
+        error: Note = None,
+        next_at: Note = None,
+        *,
+        answered: tuple[AttemptEvent, int] | None = None,
     ) -> Delivery:
-        """The message's record as of this receipt's attempt (which counts as made)."""
+        """The message's record as of this receipt's attempt (which counts as made). ``answered``:
+        the consumer's answer (ack or nack) and its time, added to the history after the hand-out."""
         ids = (self.message_id, tenant_id, self.subscription_id)
-        return Delivery(*ids, SubscriptionType.PULL, status, self.attempt + 1, error, next_at)
+        history: tuple[AttemptRecord, ...] = ()
+        if answered is not None:
+            event, at_ms = answered
+            pulled = self.pulled_at_ms if self.pulled_at_ms is not None else at_ms
+            history = (
+                AttemptRecord(self.attempt, AttemptEvent.PULL, iso_from_ms(pulled)),
+                AttemptRecord(self.attempt, event, iso_from_ms(at_ms), max(0, at_ms - pulled), error=error),
+            )
+        return Delivery(
+            *ids, SubscriptionType.PULL, status, self.attempt + 1, error, next_at, history=history
+        )
 
     def encode(self) -> str:
         raw: dict[str, object] = {
@@ -50,6 +69,8 @@ class Receipt:
         }
         if self.expires_at_ms is not None:
             raw["x"] = self.expires_at_ms
+        if self.pulled_at_ms is not None:
+            raw["t"] = self.pulled_at_ms
         text = json.dumps(raw, separators=(",", ":")).encode()
         return RECEIPT_PREFIX + base64.urlsafe_b64encode(text).decode().rstrip("=")
 
@@ -79,6 +100,7 @@ def decode_receipt(token: str, subscription_id: str, index: int = 0) -> Receipt:
             correlation_id=raw.get("c", ""),
             room_id=raw.get("r", ""),
             published_at=raw.get("p", ""),
+            pulled_at_ms=raw.get("t"),
         )
     except (ValueError, binascii.Error, KeyError, TypeError) as error:
         raise _invalid(index, "not a roomcast receipt") from error
@@ -91,6 +113,7 @@ def decode_receipt(token: str, subscription_id: str, index: int = 0) -> Receipt:
         and isinstance(receipt.handle, str)
         and 0 < len(receipt.handle) <= MAX_RECEIPT_LENGTH
         and (receipt.expires_at_ms is None or isinstance(receipt.expires_at_ms, int))
+        and (receipt.pulled_at_ms is None or type(receipt.pulled_at_ms) is int)
         and isinstance(receipt.correlation_id, str)
         and isinstance(receipt.room_id, str)
         and isinstance(receipt.published_at, str)

@@ -33,7 +33,8 @@ from roomcast.domain.push_urls import (
 )
 from roomcast.webhooks.answers import HttpResult, parse_retry_after
 
-RESPONSE_EXCERPT_CHARS = 512
+# The first KiB of a response body is kept (attempt history, delivery log).
+RESPONSE_EXCERPT_BYTES = 1024
 DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024
 _READ_CHUNK_BYTES = 16 * 1024
 _SEND_CHUNK_BYTES = 64 * 1024
@@ -214,8 +215,8 @@ def _describe(error: BaseException, timeout_ms: int) -> str:
 
 
 def _excerpt(body: bytes) -> str:
-    # UTF-8 needs at most 4 bytes a character; a cut-off last character becomes U+FFFD.
-    return body[: RESPONSE_EXCERPT_CHARS * 4].decode("utf-8", errors="replace")[:RESPONSE_EXCERPT_CHARS]
+    # The first KiB as text; a character cut off at the end (or invalid UTF-8) becomes U+FFFD.
+    return body[:RESPONSE_EXCERPT_BYTES].decode("utf-8", errors="replace")
 
 
 @functools.cache
