@@ -154,6 +154,9 @@ class FakeMessages:
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         return {m: self.messages[(tenant_id, m)] for m in message_ids if (tenant_id, m) in self.messages}
 
+    def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
+        return self.current(tenant_id, message_id, subscription_id)
+
     def list_room_messages(
         self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]:

@@ -59,6 +59,8 @@ EVENTS: Final = (
     "replayed",
     "held",
     "extended",
+    "cleared",
+    "retry_now",
 )
 
 # Columns the transforms add: the record's own time, and where it is filed.

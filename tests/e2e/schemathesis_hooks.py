@@ -28,6 +28,8 @@ SEMANTIC_REFUSALS = frozenset(
         "not_allowed",  # a PATCH field of the other subscription type (PUSH/PULL)
         "push_only",  # flow control or auto-disable given for a PULL subscription
         "invalid_operations_room",  # a room named as its own operations room
+        "exclusive_fields",  # a replay naming messageIds and a time window
+        "empty_window",  # a replay window whose since is after its until
     }
 )
 

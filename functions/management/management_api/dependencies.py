@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 from aws_lambda_powertools.event_handler.depends import Depends
 
 from management_api.dead_letters.service import DeadLettersService
+from management_api.deliveries.service import DeliveriesService
 from management_api.messages.service import MessagesService
 from management_api.rooms.service import RoomsService
 from management_api.schedule.service import ScheduleService
@@ -45,6 +46,10 @@ def messages_service() -> MessagesService:
     return MessagesService(stores().messages, stores().catalog)
 
 
+def deliveries_service() -> DeliveriesService:
+    return DeliveriesService.of(stores())
+
+
 def dead_letters_service() -> DeadLettersService:
     return DeadLettersService.of(stores())
 
@@ -61,5 +66,6 @@ Rooms = Annotated[RoomsService, Depends(rooms_service)]
 Subscriptions = Annotated[SubscriptionsService, Depends(subscriptions_service)]
 Messages = Annotated[MessagesService, Depends(messages_service)]
 DeadLetters = Annotated[DeadLettersService, Depends(dead_letters_service)]
+Deliveries = Annotated[DeliveriesService, Depends(deliveries_service)]
 SigningSecrets = Annotated[SigningSecretsService, Depends(signing_secrets_service)]
 Schedules = Annotated[ScheduleService, Depends(schedule_service)]

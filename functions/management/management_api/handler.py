@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from management_api import dependencies
 from management_api.dead_letters.routes import routes as dead_letter_routes
+from management_api.deliveries.routes import routes as delivery_routes
 from management_api.messages.routes import routes as message_routes
 from management_api.rooms.routes import routes as room_routes
 from management_api.schedule.routes import routes as schedule_routes
@@ -19,6 +20,7 @@ app = new_api(
             room_routes,
             subscription_routes,
             message_routes,
+            delivery_routes,
             secret_routes,
             schedule_routes,
             dead_letter_routes,

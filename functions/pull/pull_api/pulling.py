@@ -24,6 +24,7 @@ from roomcast.observability import logger
 # A message received this close to its due time is handed out (SQS delays are whole seconds).
 DUE_TOLERANCE_MS = 1_000
 ACK_WAIT_EXPIRED = "not acknowledged within ackWaitMs"
+CLEARED = "cleared by Clear All"
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,11 @@ def _classify(work: PullWork, received: Received, target: Target, plan: Plan) ->
         )
         work.log_envelope("expired", envelope, attempt=attempt)
         work.endings.expired(envelope, "expired before delivery")
+        return None
+    if envelope.cleared_by(target.subscription.cleared_before_ms):
+        plan.delete.append(received.handle)
+        plan.records.append(envelope.record(SubscriptionType.PULL, DeliveryStatus.CLEARED, attempt, CLEARED))
+        work.log_envelope("cleared", envelope, attempt=attempt)
         return None
     if envelope.due_at_ms > now + DUE_TOLERANCE_MS:
         # Not due yet (a wait longer than SQS can hold): send it on with the remaining delay.

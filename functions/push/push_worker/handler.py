@@ -35,6 +35,8 @@ OUTCOME_METRICS = {
     DeliveryOutcome.RETRY: "WebhookRetriesScheduled",
     DeliveryOutcome.HOP: "EnvelopeHops",
     DeliveryOutcome.HELD: "EnvelopesHeld",
+    DeliveryOutcome.CLEARED: "WebhooksCleared",
+    DeliveryOutcome.SUPERSEDED: "EnvelopesSuperseded",
     DeliveryOutcome.DEAD: "WebhooksDead",
     DeliveryOutcome.FAILOVER: "WebhooksFailedOver",
     DeliveryOutcome.EXPIRED: "WebhooksExpired",

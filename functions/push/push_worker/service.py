@@ -29,7 +29,13 @@ from roomcast.domain import limits
 from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.flow import held_back_delay_ms, paused_wait_ms
-from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus
+from roomcast.domain.messages import (
+    TERMINAL_STATUSES,
+    AttemptEvent,
+    AttemptRecord,
+    Delivery,
+    DeliveryStatus,
+)
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.domain.policy import FailureOutcome, after_failure, effective_policy, is_expired
@@ -40,6 +46,7 @@ from roomcast.webhooks.answers import AnswerClass, HttpResult, classify, is_gone
 from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.signing import webhook_headers
 
+CLEARED = "cleared by Clear All"
 # An envelope received up to this long before its due time is delivered (SQS delays are whole seconds).
 DUE_TOLERANCE_MS = 1_000
 
@@ -126,6 +133,12 @@ class PushService:
             )
             return DeliveryOutcome.DROPPED
         room, subscription = found
+        if envelope.cleared_by(subscription.cleared_before_ms):
+            self._record(envelope, DeliveryStatus.CLEARED, envelope.attempt, CLEARED)
+            self._log("cleared", envelope)
+            return DeliveryOutcome.CLEARED
+        if envelope.attempt > 0 and self._superseded(envelope):
+            return DeliveryOutcome.SUPERSEDED
         if subscription.status is SubscriptionStatus.DISABLED:
             return self.endings.dead_or_failover(
                 envelope, subscription, "subscription is disabled", envelope.attempt, now
@@ -140,6 +153,17 @@ class PushService:
             return self._attempt(envelope, room, subscription, self.clock())
         finally:
             admission.release()
+
+    def _superseded(self, envelope: Envelope) -> bool:
+        """A retry whose record has moved on: finished meanwhile (a duplicate), or made due at
+        another time by a retry-now. One read, for retries only (first attempts cost nothing)."""
+        record = self.messages.get_delivery(envelope.tenant_id, envelope.message_id, envelope.subscription_id)
+        if record is None:
+            return False
+        if record.status in TERMINAL_STATUSES:
+            return True
+        due = iso_from_ms(envelope.due_at_ms)
+        return record.status is DeliveryStatus.RETRYING and record.next_attempt_at not in (None, due)
 
     def _hold(self, envelope: Envelope, wait_ms: int, reason: str, now: int) -> DeliveryOutcome:
         """Re-send the same attempt to wait (paused, or no room under flow control): not an

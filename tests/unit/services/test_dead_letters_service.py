@@ -54,9 +54,12 @@ def test_a_replayed_dead_letter_is_sent_from_attempt_0_recorded_pending_and_remo
     assert sent.group_id == subscription.id
     assert isinstance(sent.envelope, Envelope)
     assert (sent.envelope.attempt, sent.envelope.next_delay_ms, sent.envelope.failovers) == (0, 0, 0)
-    assert replace(sent.envelope, attempt=5, due_at_ms=0, next_delay_ms=16_000, failovers=1) == replace(
-        letter.envelope, due_at_ms=0
-    )
+    assert (
+        sent.envelope.queued_at_ms == sent.envelope.due_at_ms
+    )  # queued again now (not cleared by an earlier Clear All)
+    assert replace(
+        sent.envelope, attempt=5, due_at_ms=0, next_delay_ms=16_000, failovers=1, queued_at_ms=0
+    ) == replace(letter.envelope, due_at_ms=0)
     record = management.messages.current(TENANT, letter.envelope.message_id, subscription.id)
     assert record is not None
     assert (record.status, record.attempts) == (DeliveryStatus.PENDING, 0)

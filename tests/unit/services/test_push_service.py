@@ -52,6 +52,7 @@ def answer(status: int | None, retry_after_ms: int | None = None, error: str | N
 class Push:
     management: Management = field(default_factory=Management)
     flow_gate: FakeFlowGate = field(default_factory=FakeFlowGate)
+    now_ms: int = NOW_MS
 
     def __post_init__(self) -> None:
         self.room: Room = self.management.room(
@@ -77,7 +78,7 @@ class Push:
             push_url_policy=PushUrlPolicy(),
             flow_gate=self.flow_gate,
             post=webhook,
-            clock=lambda: NOW_MS,
+            clock=lambda: self.now_ms,
             random_fraction=lambda: 0.0,
         )
 
@@ -145,9 +146,12 @@ def test_retry_after_lengthens_the_wait_but_never_shortens_it() -> None:
         ScriptedWebhook([answer(429, retry_after_ms=5_000), answer(503, retry_after_ms=10)])
     )
 
-    # When
+    # When: the retry comes when it is due
     service.deliver(push.envelope())
-    service.deliver(push.envelope(attempt=1))
+    [retry] = push.management.sender.sent
+    assert isinstance(retry.envelope, Envelope)
+    push.now_ms = retry.envelope.due_at_ms
+    service.deliver(retry.envelope)
 
     # Then
     delays = [o.delay_seconds for o in push.management.sender.sent]
@@ -417,14 +421,17 @@ def test_an_admitted_delivery_releases_its_lease_whatever_the_answer() -> None:
     _with(push, max_concurrency=1, rate_limit_per_second=5.0)
     service = push.service(ScriptedWebhook([answer(503), RuntimeError("network stack broke")]))
 
-    # When
+    # When: the first answer is a 503, the retry's request breaks
     service.deliver(push.envelope())
+    [retry] = push.management.sender.sent
+    assert isinstance(retry.envelope, Envelope)
+    push.now_ms = retry.envelope.due_at_ms
     with pytest.raises(RuntimeError):
-        service.deliver(push.envelope(attempt=1))
+        service.deliver(retry.envelope)
 
     # Then
     assert push.flow_gate.leases[FlowKey(TENANT, push.subscription.id)] == {}
-    assert push.flow_gate.tat_ms[FlowKey(TENANT, push.subscription.id)] == NOW_MS + 400  # two slots taken
+    assert push.flow_gate.tat_ms[FlowKey(TENANT, push.subscription.id)] == push.now_ms + 200  # the last slot
 
 
 def _reports_to_operations_room(push: Push) -> Room:
@@ -452,12 +459,15 @@ def test_a_healthy_endpoint_costs_no_health_writes_and_a_success_ends_a_failing_
     service.deliver(push.envelope())
     assert push.management.catalog.subscriptions[key].failing_since_ms == NOW_MS
     # ... the success ends it, and the next success writes nothing more
-    service.deliver(push.envelope(attempt=1))
+    [retry] = push.management.sender.sent
+    assert isinstance(retry.envelope, Envelope)
+    push.now_ms = retry.envelope.due_at_ms
+    service.deliver(retry.envelope)
     assert push.management.catalog.subscriptions[key].failing_since_ms is None
     push.management.catalog.subscriptions[key] = replace(push.subscription, failing_since_ms=123)
     service.prefetch([push.envelope()])
     push.management.catalog.subscriptions[key] = replace(push.subscription, failing_since_ms=456)
-    service.deliver(push.envelope(attempt=2))
+    service.deliver(push.envelope())
     assert push.management.catalog.subscriptions[key].failing_since_ms is None
 
 
@@ -500,7 +510,12 @@ def test_a_dead_delivery_is_reported_but_not_a_dead_operational_event() -> None:
     # When
     service.deliver(push.envelope(attempt=2))
     service.deliver(
-        push.envelope(attempt=2, event_type="delivery.dead", correlation_id="roomcast-operations:" + "0" * 32)
+        push.envelope(
+            message_id="msg_" + "2" * 32,
+            attempt=2,
+            event_type="delivery.dead",
+            correlation_id="roomcast-operations:" + "0" * 32,
+        )
     )
 
     # Then: one report, about the ordinary message

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from roomcast.api.models import ApiModel, MessageView, examples
+from roomcast.domain.clock import iso_timestamp
 from roomcast.domain.limits import REPLAY_BATCH
 
 MessageIdField = Annotated[str, Field(min_length=1, max_length=64)]
@@ -44,8 +47,22 @@ class DeadLetterList(BaseModel):
     )
 
 
+def _text_only(value: object) -> object:
+    if not isinstance(value, str):
+        raise PydanticCustomError("datetime_type", "Input should be an ISO-8601 date-time string")
+    return value
+
+
+# ISO-8601 text only (the request models are strict, and strict datetimes refuse text).
+Instant = Annotated[datetime, BeforeValidator(_text_only), Field(strict=False)]
+
+
 class ReplayRequest(ApiModel):
-    model_config = examples({"messageIds": ["msg_576e648137579110cd6d80e1bdbec8d3"]}, {})
+    model_config = examples(
+        {"messageIds": ["msg_576e648137579110cd6d80e1bdbec8d3"]},
+        {"since": "2026-11-22T10:00:00Z", "until": "2026-11-22T11:00:00Z"},
+        {},
+    )
 
     messageIds: (
         Annotated[
@@ -58,6 +75,36 @@ class ReplayRequest(ApiModel):
         ]
         | None
     ) = None
+    since: Instant | None = Field(
+        default=None,
+        description="Only letters that died at or after this time (not with messageIds; UTC if no zone).",
+    )
+    until: Instant | None = Field(
+        default=None,
+        description="Only letters that died at or before this time (not with messageIds; UTC if no zone).",
+    )
+
+    @model_validator(mode="after")
+    def _one_selection(self) -> ReplayRequest:
+        # JSON Schema cannot say "not both", so these refusals have types of their own.
+        if self.messageIds is not None and (self.since is not None or self.until is not None):
+            raise PydanticCustomError("exclusive_fields", "give messageIds or since/until, not both")
+        if self.since is not None and self.until is not None and _utc(self.since) > _utc(self.until):
+            raise PydanticCustomError("empty_window", "since is after until")
+        return self
+
+    def window(self) -> tuple[str | None, str | None] | None:
+        """The dead-at window as roomcast's ISO text, or None when no time was given."""
+        if self.since is None and self.until is None:
+            return None
+        return (
+            iso_timestamp(_utc(self.since)) if self.since else None,
+            iso_timestamp(_utc(self.until)) if self.until else None,
+        )
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class ReplayResponse(BaseModel):

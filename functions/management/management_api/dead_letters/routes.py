@@ -57,7 +57,13 @@ def replay_dead_letters(
     from attempt 0 with the subscription's current policy, and removes them from the dead letters.
     `remaining` says whether more are left.
     """
-    result = service.replay(tenant, roomId, subscriptionId, body.messageIds if body is not None else None)
+    result = service.replay(
+        tenant,
+        roomId,
+        subscriptionId,
+        body.messageIds if body is not None else None,
+        body.window() if body is not None else None,
+    )
     return ReplayResponse(replayed=result.replayed, notFound=result.not_found, remaining=result.remaining)
 
 

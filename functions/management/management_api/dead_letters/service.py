@@ -49,11 +49,19 @@ class DeadLettersService:
         return self.dead_letters.page(tenant_id, room_id, subscription_id, limit, cursor)
 
     def replay(
-        self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str] | None
+        self,
+        tenant_id: str,
+        room_id: str,
+        subscription_id: str,
+        message_ids: list[str] | None,
+        window: tuple[str | None, str | None] | None = None,
     ) -> Replayed:
-        """Send dead letters again from attempt 0: the given ones, or the next batch of all."""
+        """Send dead letters again from attempt 0: the given ones, the next batch of those that
+        died within ``window`` (ISO texts, inclusive; None = open), or the next batch of all."""
         subscription = self._subscription(tenant_id, room_id, subscription_id)
-        if message_ids is None:
+        if window is not None:
+            letters, remaining = self._died_within(tenant_id, room_id, subscription_id, window)
+        elif message_ids is None:
             page = self.dead_letters.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, None)
             letters, remaining = page.items, page.next_cursor is not None
         else:
@@ -64,7 +72,8 @@ class DeadLettersService:
         self.sender.send(
             [
                 self.destinations.outgoing_for(
-                    subscription, replace(letter.envelope.next_attempt(0, 0, now), failovers=0)
+                    subscription,
+                    replace(letter.envelope.next_attempt(0, 0, now), failovers=0, queued_at_ms=now),
                 )
                 for letter in letters
             ]
@@ -88,6 +97,24 @@ class DeadLettersService:
         self.dead_letters.delete(tenant_id, room_id, subscription_id, replayed)
         not_found = [m for m in dict.fromkeys(message_ids or []) if m not in set(replayed)]
         return Replayed(replayed, not_found, remaining)
+
+    def _died_within(
+        self, tenant_id: str, room_id: str, subscription_id: str, window: tuple[str | None, str | None]
+    ) -> tuple[list[DeadLetter], bool]:
+        """The first REPLAY_BATCH letters that died within the window, and whether more did."""
+        since, until = window
+        found: list[DeadLetter] = []
+        cursor: str | None = None
+        while True:
+            page = self.dead_letters.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, cursor)
+            for letter in page.items:
+                if (since is None or letter.dead_at >= since) and (until is None or letter.dead_at <= until):
+                    if len(found) == REPLAY_BATCH:
+                        return found, True
+                    found.append(letter)
+            if page.next_cursor is None:
+                return found, False
+            cursor = page.next_cursor
 
     def purge(self, tenant_id: str, room_id: str, subscription_id: str) -> int:
         """Delete every dead letter of the subscription (and empty a PULL one's dead-letter queue)."""

@@ -14,7 +14,7 @@ from roomcast.domain.messages import Delivery, Message, TrackedMessage
 class DeliveryView(ResponseModel):
     subscriptionId: str
     subscriptionType: Literal["PUSH", "PULL"]
-    status: Literal["pending", "retrying", "delivered", "dead", "expired"]
+    status: Literal["pending", "retrying", "delivered", "dead", "expired", "cleared"]
     attempts: int = Field(description="Attempts made so far (a first-try success counts 1).")
     lastError: str | None
     nextAttemptAt: str | None

@@ -46,7 +46,7 @@ Until = Annotated[
     Query(description="Only messages published at or before this time (ISO-8601; UTC if no zone)."),
 ]
 StatusQuery = Annotated[
-    Literal["pending", "retrying", "delivered", "dead", "expired"] | None,
+    Literal["pending", "retrying", "delivered", "dead", "expired", "cleared"] | None,
     Query(description="Only deliveries in this status."),
 ]
 SubscriptionQuery = Annotated[

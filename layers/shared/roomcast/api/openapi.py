@@ -25,8 +25,9 @@ SECURITY_SCHEME: Final = "apiKey"
 TAGS: Final = (
     ("rooms", "A room holds the message expiry and the default delivery policy."),
     ("subscriptions", "PUSH (signed webhooks) or PULL (own queue) receivers of a room's messages."),
-    ("messages", "Publishing, and each message's delivery status per destination."),
-    ("pull", "Reading a PULL subscription's queue: pull, ack, nack."),
+    ("messages", "Publishing; a room's messages, each one's delivery status and attempt history."),
+    ("deliveries", "A subscription's deliveries: list, retry now, clear all."),
+    ("pull", "Reading a PULL subscription's queue: pull, ack, nack, extend."),
     ("dead letters", "Messages that ended dead, per subscription: list, replay, purge."),
 )
 

@@ -187,11 +187,12 @@ class MessageStore(TableAccess):
         update = _update_expression(delivery)
         kwargs: dict[str, Any] = {}
         if not force:
-            condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e))"
+            condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e, :c))"
             values: dict[str, Any] = {
                 ":d": {"S": DeliveryStatus.DELIVERED.value},
                 ":x": {"S": DeliveryStatus.DEAD.value},
                 ":e": {"S": DeliveryStatus.EXPIRED.value},
+                ":c": {"S": DeliveryStatus.CLEARED.value},
             }
             if only_if_attempts_below is not None:
                 condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
@@ -227,6 +228,15 @@ class MessageStore(TableAccess):
         )
         deliveries = tuple(sorted(latest.values(), key=lambda d: d.subscription_id))
         return TrackedMessage(message_from_item(message_items[0]), deliveries)
+
+    def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
+        """A destination's own record (None while only its first record, inside the message, exists)."""
+        response = self._client.get_item(
+            TableName=self._table_name,
+            Key=key(message_partition_key(tenant_id, message_id), f"{_DELIVERY_PREFIX}{subscription_id}"),
+            ConsistentRead=True,
+        )
+        return delivery_from_item(items.from_attributes(response["Item"])) if "Item" in response else None
 
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         """Messages by id (without deliveries), in as few calls as DynamoDB allows."""

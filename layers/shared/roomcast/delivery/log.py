@@ -90,6 +90,8 @@ EVENTS: Final = (
     "replayed",  # a dead letter sent again from attempt 0
     "held",  # PUSH: waited for flow control or a paused subscription (not an attempt)
     "extended",  # PULL: a consumer extended a pulled message's ack wait
+    "cleared",  # "Clear All" ended a pending or retrying delivery (never sent afterwards)
+    "retry_now",  # a retrying delivery was made due now (POST .../deliveries/retry)
 )
 
 

@@ -40,6 +40,13 @@ class Envelope:
     origin_subscription_id: str | None = None  # set when a failover handed the message over
     failovers: int = 0  # how many failovers handed it on so far
     holds: int = 0  # times held back (paused or flow control) since its last attempt (not attempts)
+    queued_at_ms: int = 0  # when a replay or a retry-now queued it again (0: when it was published)
+
+    def cleared_by(self, cleared_before_ms: int | None) -> bool:
+        """Whether a "Clear All" at ``cleared_before_ms`` ended this delivery (queued before it)."""
+        return (
+            cleared_before_ms is not None and (self.queued_at_ms or self.published_at_ms) <= cleared_before_ms
+        )
 
     def to_json(self) -> str:
         return json.dumps({"v": ENVELOPE_VERSION, **asdict(self)}, separators=(",", ":"))
@@ -62,6 +69,7 @@ class Envelope:
             "hops",
             "failovers",
             "holds",
+            "queued_at_ms",
         ):
             if type(getattr(envelope, name)) is not int:
                 raise EnvelopeError(f"not a roomcast envelope: {name} is not an integer")

@@ -16,11 +16,14 @@ class DeliveryStatus(StrEnum):
     DELIVERED = "delivered"
     DEAD = "dead"
     EXPIRED = "expired"
+    CLEARED = "cleared"  # ended by "Clear All" (DELETE .../deliveries): never sent afterwards
 
 
 type Note = str | None  # an error or a time a delivery record may carry
 
-TERMINAL_STATUSES = frozenset({DeliveryStatus.DELIVERED, DeliveryStatus.DEAD, DeliveryStatus.EXPIRED})
+TERMINAL_STATUSES = frozenset(
+    {DeliveryStatus.DELIVERED, DeliveryStatus.DEAD, DeliveryStatus.EXPIRED, DeliveryStatus.CLEARED}
+)
 
 
 @dataclass(frozen=True)

@@ -13,4 +13,6 @@ class DeliveryOutcome(StrEnum):
     FAILOVER = "failover"  # handed to the subscription's failover instead of dead
     EXPIRED = "expired"  # the room's expiry came first
     HELD = "held"  # paused, or no room under its flow control: re-sent to wait (not an attempt)
+    CLEARED = "cleared"  # queued before the subscription's "Clear All": ended, never sent
+    SUPERSEDED = "superseded"  # a retry made due now (or a duplicate) already took its place
     DROPPED = "dropped"  # the subscription or room no longer exists

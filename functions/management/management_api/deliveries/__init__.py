@@ -1,0 +1,1 @@
+"""Bulk actions on a subscription's deliveries: retry now, clear all."""

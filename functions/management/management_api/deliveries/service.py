@@ -1,0 +1,130 @@
+"""Bulk actions on one subscription's deliveries.
+
+- retry now: each retrying PUSH delivery gets a new envelope due now (its next attempt, the count
+  goes on); its record's ``nextAttemptAt`` moves to now, so the envelope still waiting in SQS is
+  recognised as superseded by the push function and dropped. Sent first, recorded second: a crash
+  in between leaves the old schedule in force, never a lost delivery.
+- clear all: the subscription's ``clearedBeforeMs`` watermark first (every envelope queued until
+  now is dropped when it comes out of SQS, PUSH or PULL), then each pending or retrying record is
+  marked ``cleared`` and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+from roomcast.dal.messages import MessageFilter
+from roomcast.dal.ports import Catalog, MessageRecords, Sender
+from roomcast.dal.sender import Destinations
+from roomcast.dal.stores import Stores
+from roomcast.delivery.log import LogRecord, LogSink
+from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
+from roomcast.domain.envelope import first_envelope
+from roomcast.domain.limits import MAX_PAGE_SIZE
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.domain.models import Subscription, SubscriptionType
+from roomcast.errors import Conflict
+
+RETRY_NOW = "made due now by an operator"
+CLEARED = "cleared by Clear All"
+_OPEN = (DeliveryStatus.PENDING, DeliveryStatus.RETRYING)
+
+
+@dataclass(frozen=True)
+class RetriedNow:
+    retried: list[str]
+    not_retrying: list[str]  # named ids that are not a retrying delivery of the subscription
+
+
+@dataclass
+class DeliveriesService:
+    catalog: Catalog
+    messages: MessageRecords
+    sender: Sender
+    destinations: Destinations
+    log: LogSink
+    clock: Callable[[], int] = now_ms
+
+    @classmethod
+    def of(cls, stores: Stores) -> DeliveriesService:
+        st = stores
+        return cls(st.catalog, st.messages, st.sender, st.destinations, st.log)
+
+    def retry_now(
+        self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str] | None
+    ) -> RetriedNow:
+        subscription = self._subscription(tenant_id, room_id, subscription_id)
+        if subscription.type is not SubscriptionType.PUSH:
+            raise Conflict("retry now applies to PUSH subscriptions; a PULL consumer pulls when it is ready")
+        if message_ids is None:
+            found = [(m, d) for m, d in self._open(subscription) if d.status is DeliveryStatus.RETRYING]
+        else:
+            found = self._named(subscription, message_ids)
+        now = self.clock()
+        retried = []
+        for message, record in found:
+            envelope = replace(
+                first_envelope(message, subscription.id).next_attempt(record.attempts, 0, now),
+                queued_at_ms=now,
+            )
+            self.sender.send([self.destinations.outgoing_for(subscription, envelope)])
+            moved = replace(record, next_attempt_at=iso_from_ms(now), updated_at=now_iso(), history=())
+            if self.messages.update_delivery(moved):
+                retried.append(message.id)
+                self.log.add(
+                    LogRecord.about(envelope, "retry_now", subscription.type.value, attempt=envelope.attempt)
+                )
+        not_retrying = [m for m in dict.fromkeys(message_ids or []) if m not in set(retried)]
+        return RetriedNow(retried, not_retrying)
+
+    def clear(self, tenant_id: str, room_id: str, subscription_id: str) -> int:
+        subscription = self._subscription(tenant_id, room_id, subscription_id)
+        now = self.clock()
+        self.catalog.replace_subscription(
+            replace(subscription, cleared_before_ms=now, updated_at=now_iso()),
+            expected_updated_at=subscription.updated_at,
+        )
+        cleared = 0
+        for message, record in list(self._open(subscription)):
+            ended = replace(
+                record, status=DeliveryStatus.CLEARED, last_error=CLEARED, next_attempt_at=None, history=()
+            )
+            if self.messages.update_delivery(ended):
+                cleared += 1
+                envelope = first_envelope(message, subscription.id)
+                self.log.add(
+                    LogRecord.about(envelope, "cleared", subscription.type.value, attempt=record.attempts)
+                )
+        return cleared
+
+    def _open(self, subscription: Subscription) -> Iterator[tuple[Message, Delivery]]:
+        """Every pending or retrying delivery of the subscription, page after page."""
+        wanted = MessageFilter(subscription_id=subscription.id)
+        cursor: str | None = None
+        while True:
+            page = self.messages.list_room_messages(
+                subscription.tenant_id, subscription.room_id, MAX_PAGE_SIZE, cursor, wanted
+            )
+            for tracked in page.items:
+                for delivery in tracked.deliveries:
+                    if delivery.subscription_id == subscription.id and delivery.status in _OPEN:
+                        yield tracked.message, delivery
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
+    def _named(self, subscription: Subscription, message_ids: list[str]) -> list[tuple[Message, Delivery]]:
+        messages = self.messages.get_messages(subscription.tenant_id, list(dict.fromkeys(message_ids)))
+        found = []
+        for message in messages.values():
+            if message.room_id != subscription.room_id:
+                continue
+            record = self.messages.get_delivery(subscription.tenant_id, message.id, subscription.id)
+            if record is not None and record.status is DeliveryStatus.RETRYING:
+                found.append((message, record))
+        return found
+
+    def _subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
+        self.catalog.get_room(tenant_id, room_id)
+        return self.catalog.get_subscription(tenant_id, room_id, subscription_id)
