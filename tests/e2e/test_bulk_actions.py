@@ -137,13 +137,15 @@ def test_bulk_actions_refuse_bad_input_other_tenants_and_pull_retries(
         base = f"/rooms/{room['id']}/subscriptions"
 
         # Then: bad bodies are a 422 naming the problem
-        for body in ({"messageIds": []}, {"messageIds": "msg_1"}, {"other": 1}):
+        retry_bodies: list[dict[str, Any]] = [{"messageIds": []}, {"messageIds": "msg_1"}, {"other": 1}]
+        for body in retry_bodies:
             assert_error(tenant_a.post(f"{base}/{push['id']}/deliveries/retry", body), 422)
-        for body in (
+        replay_bodies: list[dict[str, Any]] = [
             {"messageIds": ["msg_1"], "since": "2026-11-22T10:00:00Z"},
             {"since": "2026-11-23T10:00:00Z", "until": "2026-11-22T10:00:00Z"},
             {"since": "yesterday"},
-        ):
+        ]
+        for body in replay_bodies:
             assert_error(tenant_a.post(f"{base}/{push['id']}/dead-letters/replay", body), 422)
         # and a PULL subscription's retries are its consumer's business
         assert_error(tenant_a.post(f"{base}/{pull['id']}/deliveries/retry"), 409, "PUSH")
