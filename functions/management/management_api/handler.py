@@ -25,7 +25,9 @@ app = new_api(
             schedule_routes,
             dead_letter_routes,
         )
-    )
+    ),
+    # API Gateway sends POST here to the publish function, every other method to this one.
+    served_elsewhere=[("POST", "/rooms/{roomId}/messages")],
 )
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from roomcast.api.models import ApiModel, MessageView, examples
+from roomcast.api.models import ApiModel, Instant, MessageView, examples
 from roomcast.domain.clock import iso_timestamp
 from roomcast.domain.limits import REPLAY_BATCH
 
@@ -45,16 +45,6 @@ class DeadLetterList(BaseModel):
     nextCursor: str | None = Field(
         default=None, description="Pass as `cursor` for the next page; null at the end."
     )
-
-
-def _text_only(value: object) -> object:
-    if not isinstance(value, str):
-        raise PydanticCustomError("datetime_type", "Input should be an ISO-8601 date-time string")
-    return value
-
-
-# ISO-8601 text only (the request models are strict, and strict datetimes refuse text).
-Instant = Annotated[datetime, BeforeValidator(_text_only), Field(strict=False)]
 
 
 class ReplayRequest(ApiModel):

@@ -18,7 +18,7 @@ from management_api.messages.models import (
     delivery_item,
     message_status,
 )
-from roomcast.api.models import EVENT_TYPE_NAME_PATTERN
+from roomcast.api.models import EVENT_TYPE_NAME_PATTERN, Instant
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
 from roomcast.dal.messages import MessageFilter
@@ -38,11 +38,11 @@ EventTypeQuery = Annotated[
     ),
 ]
 Since = Annotated[
-    datetime | None,
+    Instant | None,
     Query(description="Only messages published at or after this time (ISO-8601; UTC if no zone)."),
 ]
 Until = Annotated[
-    datetime | None,
+    Instant | None,
     Query(description="Only messages published at or before this time (ISO-8601; UTC if no zone)."),
 ]
 StatusQuery = Annotated[

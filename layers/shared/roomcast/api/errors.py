@@ -3,6 +3,7 @@ and the exception handlers every API function installs on its resolver."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,14 +66,24 @@ def validation_error_response(errors: Sequence[Any]) -> Response[Any]:
     return error_response(422, "validation_error", _summary(details), details)
 
 
-def allowed_methods(app: ApiGatewayResolver, path: str) -> list[str]:
-    """The methods this resolver serves on ``path`` (for a 405's ``Allow`` header)."""
+def allowed_methods(
+    app: ApiGatewayResolver, path: str, served_elsewhere: Sequence[tuple[str, str]] = ()
+) -> list[str]:
+    """The methods served on ``path`` (for a 405's ``Allow`` header): this resolver's, and
+    ``served_elsewhere``'s (method, path template) pairs that another function serves."""
     # powertools keeps its compiled routes in these two lists (no public accessor).
     routes = [*getattr(app, "_static_routes", []), *getattr(app, "_dynamic_routes", [])]
-    return sorted({route.method for route in routes if route.rule.match(path)})
+    mine = {route.method for route in routes if route.rule.match(path)}
+    others = {method for method, template in served_elsewhere if _template_pattern(template).match(path)}
+    return sorted(mine | others) if mine else []
 
 
-def install_error_handlers(app: ApiGatewayResolver) -> None:
+def _template_pattern(template: str) -> re.Pattern[str]:
+    """``/rooms/{roomId}/messages`` → a pattern matching one path segment per parameter."""
+    return re.compile("^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$")
+
+
+def install_error_handlers(app: ApiGatewayResolver, served_elsewhere: Sequence[tuple[str, str]] = ()) -> None:
     """Map validation errors, domain errors, unknown routes and surprises to the one error shape."""
     from aws_lambda_powertools.event_handler.depends import DependencyResolutionError
     from aws_lambda_powertools.event_handler.exceptions import NotFoundError
@@ -89,7 +100,7 @@ def install_error_handlers(app: ApiGatewayResolver) -> None:
     def on_not_found(_: NotFoundError) -> Response[Any]:
         method = app.current_event.http_method
         path = app.current_event.path
-        allowed = allowed_methods(app, path)
+        allowed = allowed_methods(app, path, served_elsewhere)
         if allowed:  # the path exists with other methods
             return error_response(
                 405,

@@ -3,7 +3,7 @@ the body guards, and the delivery log written at the end of every invocation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
@@ -18,12 +18,14 @@ from roomcast.observability import logger, metrics
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
-def new_api(*routers: Router) -> APIGatewayHttpResolver:
-    """A resolver that validates requests and responses against the routes' models."""
+def new_api(*routers: Router, served_elsewhere: Sequence[tuple[str, str]] = ()) -> APIGatewayHttpResolver:
+    """A resolver that validates requests and responses against the routes' models.
+    ``served_elsewhere``: (method, path template) routes another function serves on paths this
+    one serves too, for the ``Allow`` header of a 405."""
     app = APIGatewayHttpResolver(enable_validation=True)
     for router in routers:
         app.include_router(router)
-    install_error_handlers(app)
+    install_error_handlers(app, served_elsewhere)
     return app
 
 

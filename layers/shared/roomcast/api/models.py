@@ -3,9 +3,19 @@ several functions accept, and the error shapes every operation documents."""
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, JsonValue
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    JsonValue,
+)
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -151,3 +161,17 @@ class GatewayError(BaseModel):
     """Errors API Gateway answers before a function runs (no or a wrong API key, no route)."""
 
     message: str
+
+
+_ISO_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}")
+
+
+def _iso_text(value: object) -> object:
+    # Lax datetime parsing would take 5 or "0.5" as Unix times: only ISO-8601 text is a time here.
+    if not isinstance(value, str) or not _ISO_DATE_TIME.match(value):
+        raise PydanticCustomError("datetime_type", "Input should be an ISO-8601 date-time")
+    return value
+
+
+# An ISO-8601 date-time in JSON or a query string (UTC when it names no zone).
+Instant = Annotated[datetime, BeforeValidator(_iso_text), Field(strict=False)]
