@@ -41,7 +41,7 @@ def _wait_until_finished(client: ApiClient, room_id: str, message_ids: list[str]
         if all(s in TERMINAL for s in statuses):
             return
         time.sleep(0.25)
-    raise AssertionError("deliveries did not finish in time")
+    raise AssertionError(f"deliveries did not finish in time: {statuses}")
 
 
 def test_analytics_figures_match_the_traffic_the_test_sent(

@@ -4,6 +4,7 @@ many callers race, lapsed leases are taken over, and an unlimited subscription w
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -11,8 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 import boto3
 
 from roomcast.dal.flow import FlowKey, FlowStore
+from roomcast.dal.repository import Repository
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
+from tests.support import FakeLambdaContext, api_event
 
 NOW_MS = 1_795_435_200_000
 FLOW = FlowKey("tenant-a", "sub_" + "c" * 32)
@@ -100,3 +103,35 @@ def test_a_slot_too_far_ahead_is_not_taken(
     assert not answer.reserved
     assert answer.reservation.start_at_ms == NOW_MS + 2_000
     assert store.reserve_rate(FLOW, 2_000, NOW_MS, 2_000).reservation.start_at_ms == NOW_MS + 2_000
+
+
+def test_a_failing_streak_starts_once_and_keeps_its_start_until_cleared(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    # Given: a stored subscription
+    manage = function_handler("ManagementFunction")
+    room = json.loads(
+        manage(api_event("POST", "/rooms", {"name": "r"}, tenant="acme"), FakeLambdaContext())["body"]
+    )
+    created = manage(
+        api_event(
+            "POST",
+            f"/rooms/{room['id']}/subscriptions",
+            {"type": "PUSH", "pushUrl": "http://127.0.0.1:9/x"},
+            tenant="acme",
+        ),
+        FakeLambdaContext(),
+    )
+    table = stack_model.functions["PushFunction"].environment["TABLE_NAME"]
+    repository = Repository(table, boto3.client("dynamodb"))
+    subscription = repository.get_subscription("acme", room["id"], json.loads(created["body"])["id"])
+
+    # When: two failures, then a success, then a failure
+    first = repository.mark_failing(subscription, NOW_MS)
+    second = repository.mark_failing(subscription, NOW_MS + 5_000)
+    repository.clear_failing(subscription)
+    third = repository.mark_failing(subscription, NOW_MS + 9_000)
+
+    # Then
+    assert (first, second, third) == (NOW_MS, NOW_MS, NOW_MS + 9_000)
+    assert repository.get_subscription("acme", room["id"], subscription.id).failing_since_ms == NOW_MS + 9_000

@@ -182,7 +182,7 @@ class Repository(TableAccess):
                 UpdateExpression="SET failingSinceMs = if_not_exists(failingSinceMs, :now)",
                 ConditionExpression="attribute_exists(SK)",
                 ExpressionAttributeValues={":now": {"N": str(now_ms)}},
-                ReturnValues="UPDATED_NEW",
+                ReturnValues="ALL_NEW",  # UPDATED_NEW is empty when the streak was already running
             )
         except ClientError as error:
             if is_condition_failure(error):  # deleted meanwhile: nothing to track
