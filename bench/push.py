@@ -196,7 +196,55 @@ def run() -> dict[str, bool]:
             push_calls = Counter(counter.calls)
             push_calls.subtract(esm_calls)
         _report_costs(publish_calls, +push_calls, esm_calls, invocations, _delivered(hook))
+        _report_flow_control_costs(model, endpoint_url, manage, publish, push, sqs, push_queue, counter)
     return verdicts
+
+
+FLOW_CONTROL_MESSAGES = 30
+FLOW_CONTROL_CASES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("no limits", {}),
+    ("maxConcurrency 5", {"maxConcurrency": 5}),
+    ("rateLimitPerSecond 500", {"rateLimitPerSecond": 500}),
+    ("both", {"maxConcurrency": 5, "rateLimitPerSecond": 500}),
+)
+
+
+def _report_flow_control_costs(
+    model: Any, endpoint_url: str, manage: Any, publish: Any, push: Any, sqs: Any, queue: str, counter: Any
+) -> None:
+    """AWS requests the push function makes per delivery with and without flow control (limits
+    high enough that nothing waits: the cost of checking them)."""
+    print(
+        f"\n## Flow control: push-function AWS requests per delivery ({FLOW_CONTROL_MESSAGES} messages, "
+        "endpoint answering at once, limits never reached)\n"
+    )
+    columns = ("DynamoDB writes", "DynamoDB reads", "SQS sends", "extra writes")
+    print(f"{'subscription':<24} " + " ".join(f"{c:>16}" for c in columns))
+    baseline: float | None = None
+    for name, limits in FLOW_CONTROL_CASES:
+        reset(model, endpoint_url)
+        with WebhookReceiver() as hook:
+            room = call(manage, api_event("POST", "/rooms", {"name": "flow", "deliveryDelayMs": 0}))
+            body = {"type": "PUSH", "pushUrl": hook.url(), **limits}
+            call(manage, api_event("POST", f"/rooms/{room['id']}/subscriptions", body))
+            message = {"eventType": "e", "eventVersion": "1", "payload": {}}
+            for _ in range(FLOW_CONTROL_MESSAGES):
+                call(publish, api_event("POST", f"/rooms/{room['id']}/messages", message))
+            counter.reset()
+            esm_calls: Counter[str] = Counter()
+            deadline = time.monotonic() + 60
+            while _delivered(hook) < FLOW_CONTROL_MESSAGES and time.monotonic() < deadline:
+                _esm_round(sqs, queue, push, esm_calls)
+            calls = Counter(counter.calls)
+            calls.subtract(esm_calls)
+            delivered = max(_delivered(hook), 1)
+        writes = (
+            sum(calls[op] for op in ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem")) / delivered
+        )
+        reads = sum(calls[op] for op in ("GetItem", "Query", "BatchGetItem")) / delivered
+        sends = sum(calls[op] for op in ("SendMessage", "SendMessageBatch")) / delivered
+        baseline = writes if baseline is None else baseline
+        print(f"{name:<24} " + " ".join(f"{v:>16.2f}" for v in (writes, reads, sends, writes - baseline)))
 
 
 def _esm_round(sqs: Any, queue_url: str, push: Any, esm_calls: Counter[str]) -> int:

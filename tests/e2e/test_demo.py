@@ -58,6 +58,12 @@ def test_demo_shows_push_retries_and_pull_nack_then_cleans_up(local_stack: Local
     assert all(later >= earlier - 0.05 for earlier, later in itertools.pairwise(stamps)), output
     assert "PUSH sub_" in _line(output, r"PUSH sub_\w+: delivered after 4 attempts")
     _line(output, r"PULL sub_\w+: delivered after 2 attempts")
+    # and the throttled subscription's three requests came a second apart, as first attempts
+    throttled = re.findall(r"at +(\d+\.\d\d) s: webhook order \d+, attempt (\d+)", output)
+    assert len(throttled) == 3, output
+    assert {attempt for _, attempt in throttled} == {"0"}
+    arrivals = [float(at) for at, _ in throttled]
+    assert all(later - earlier >= 0.9 for earlier, later in itertools.pairwise(arrivals)), arrivals
 
     room_id = re.search(r"deleted room (room_\w+)", output)
     assert room_id, output

@@ -21,6 +21,7 @@ import argparse
 import base64
 import binascii
 import hmac
+import itertools
 import json
 import os
 import sys
@@ -36,6 +37,7 @@ import requests
 from roomcast_dev.webhook_receiver import RecordedRequest, Reply, WebhookReceiver
 
 DEMO_TIMEOUT_S = 90.0
+THROTTLED_MESSAGES = 3
 POLL_INTERVAL_S = 0.25
 PULL_WAIT_SECONDS = 5
 REQUEST_TIMEOUT_S = 15.0
@@ -421,6 +423,7 @@ class Scenario:
     schedule: list[dict[str, Any]] = field(default_factory=list)
     deliveries: dict[str, dict[str, Any]] = field(default_factory=dict)  # by subscription type
     consumer: PullConsumer | None = None
+    throttled_room_id: str = ""
 
     def setup(self) -> None:
         say = self.timeline.say
@@ -616,6 +619,45 @@ class Scenario:
             return 1
         return 0
 
+    def throttled(self) -> int:
+        """A second room whose PUSH subscription is limited to 1 request per second: three
+        messages published at once arrive a second apart, each as its first attempt."""
+        say = self.timeline.say
+        say()
+        say("Flow control: a subscription limited to rateLimitPerSecond 1")
+        room = self.api.call("POST", "/rooms", {"name": "demo-throttled"}, expect=(201,))
+        self.throttled_room_id = room["id"]
+        with WebhookReceiver(clock=time.time) as receiver:
+            self.api.call(
+                "POST",
+                f"/rooms/{room['id']}/subscriptions",
+                {"type": "PUSH", "pushUrl": receiver.url("/throttled"), "rateLimitPerSecond": 1},
+                expect=(201,),
+            )
+            started = time.time()
+            for n in range(THROTTLED_MESSAGES):
+                body = {"eventType": "order.created", "eventVersion": "1", "payload": {"orderId": 2000 + n}}
+                self.api.call("POST", f"/rooms/{room['id']}/messages", body, expect=(202,))
+            say(f"  published {THROTTLED_MESSAGES} messages at once")
+            try:
+                received = receiver.wait_for_requests(
+                    THROTTLED_MESSAGES, max(1.0, self.deadline - time.time())
+                )
+            except AssertionError as error:
+                say(f"\nDEMO FAILED: {error}")
+                return 1
+        arrivals = [r.arrived_at for r in received]
+        for request in received:
+            order, attempt = request.json["payload"]["orderId"], request.json["attempt"]
+            say(f"  at {request.arrived_at - started:5.2f} s: webhook order {order}, attempt {attempt}")
+        gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+        spacing = ", ".join(seconds(g) for g in gaps)
+        say(f"  gaps between requests: {spacing} (the limit spaces them 1 s apart)")
+        if min(gaps) < 0.9 or any(r.json["attempt"] != 0 for r in received):
+            say("\nDEMO FAILED: the throttled requests were not spaced a second apart as first attempts.")
+            return 1
+        return 0
+
     def _policy_wait(self, attempt: int | None, previous: WebhookCall) -> str:
         if attempt is None or not 0 < attempt < len(self.schedule):
             return "-"
@@ -633,6 +675,8 @@ class Scenario:
         return seconds(policy_ms / 1000)
 
     def cleanup(self) -> None:
+        if self.throttled_room_id:
+            self.api.call("DELETE", f"/rooms/{self.throttled_room_id}", expect=(204, 404))
         if not self.room_id:
             return
         try:
@@ -661,6 +705,8 @@ def run_demo(api_url: str, api_key: str, out: TextIO, *, timeout_s: float = DEMO
         scenario.publish()
         scenario.watch()
         code = scenario.summary()
+        if code == 0:
+            code = scenario.throttled()
     except DemoError as error:
         timeline.say(f"\nDEMO FAILED: {error}")
     except KeyboardInterrupt:
