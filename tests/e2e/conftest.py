@@ -3,7 +3,8 @@ emptied before every test through moto's reset endpoint."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,3 +125,14 @@ def assert_error(response: requests.Response, status: int, *words: str) -> dict[
     for word in words:
         assert word.lower() in text, f"{word!r} not in {text!r}"
     return body
+
+
+def wait_until[T](condition: Callable[[], T], what: str, timeout_seconds: float = 30.0) -> T:
+    """``condition()``'s first truthy value, polled every 0.3 s; AssertionError after the timeout."""
+    deadline = time.monotonic() + timeout_seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"{what}: not within {timeout_seconds} s")

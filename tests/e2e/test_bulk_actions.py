@@ -6,25 +6,14 @@ from __future__ import annotations
 
 import gzip
 import json
-import time
 from typing import Any
 
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always, fail_first
-from tests.e2e.conftest import ApiClient, assert_error
+from tests.e2e.conftest import ApiClient, assert_error, wait_until
 from tests.e2e.test_publish_and_pull import publish
 
 TIMEOUT_SECONDS = 30.0
-
-
-def _wait(condition: Any, what: str) -> Any:
-    deadline = time.monotonic() + TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"{what}: not within {TIMEOUT_SECONDS} s")
 
 
 def _delivery(client: ApiClient, room_id: str, message_id: str) -> dict[str, Any]:
@@ -53,7 +42,7 @@ def test_retry_now_shortens_an_hours_backoff(tenant_a: ApiClient) -> None:
         room = tenant_a.create_room(deliveryDelayMs=3_600_000)
         subscription = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=server.url())
         message = publish(tenant_a, room["id"])
-        _wait(
+        wait_until(
             lambda: _delivery(tenant_a, room["id"], message["messageId"])["status"] == "retrying", "retrying"
         )
 
@@ -65,7 +54,7 @@ def test_retry_now_shortens_an_hours_backoff(tenant_a: ApiClient) -> None:
         assert response.json() == {"retried": 1, "messageIds": [message["messageId"]], "notRetrying": []}
         [_, second] = server.wait_for_requests(2, TIMEOUT_SECONDS)
         assert second.json["attempt"] == 1
-        delivered = _wait(
+        delivered = wait_until(
             lambda: (
                 (d := _delivery(tenant_a, room["id"], message["messageId"]))["status"] == "delivered" and d
             ),
@@ -95,7 +84,9 @@ def test_clear_all_leaves_nothing_to_deliver_and_later_messages_go_out(
         assert cleared.status_code == 200, cleared.text
         assert (cleared.json(), again.json()) == ({"cleared": 3}, {"cleared": 0})
         assert {_delivery(tenant_a, room["id"], m)["status"] for m in waiting} == {"cleared"}
-        _wait(lambda: len(_log_events(empty_stack, "cleared", subscription["id"])) >= 6, "dropped by push")
+        wait_until(
+            lambda: len(_log_events(empty_stack, "cleared", subscription["id"])) >= 6, "dropped by push"
+        )
         assert server.requests == []
         # and a message published afterwards is delivered
         later = publish(tenant_a, room["id"])
@@ -110,9 +101,9 @@ def test_dead_letters_are_replayed_by_the_time_they_died(tenant_a: ApiClient) ->
         subscription = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=server.url())
         letters = f"/rooms/{room['id']}/subscriptions/{subscription['id']}/dead-letters"
         first = publish(tenant_a, room["id"])["messageId"]
-        _wait(lambda: _delivery(tenant_a, room["id"], first)["status"] == "dead", "first dead")
+        wait_until(lambda: _delivery(tenant_a, room["id"], first)["status"] == "dead", "first dead")
         second = publish(tenant_a, room["id"])["messageId"]
-        _wait(lambda: _delivery(tenant_a, room["id"], second)["status"] == "dead", "second dead")
+        wait_until(lambda: _delivery(tenant_a, room["id"], second)["status"] == "dead", "second dead")
         dead_at = {d["messageId"]: d["deadAt"] for d in tenant_a.get(letters).json()["deadLetters"]}
 
         # When: only those that died from the second one's death on

@@ -4,17 +4,15 @@ hand-outs, nacks and acks; bad input is a JSON 4xx and another tenant's ids are 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver
-from tests.e2e.conftest import ApiClient, assert_error
+from tests.e2e.conftest import ApiClient, assert_error, wait_until
 from tests.e2e.test_publish_and_pull import publish, pull
 
-TIMEOUT_SECONDS = 30.0
 
 
 @pytest.fixture
@@ -41,16 +39,6 @@ def _all_pages(client: ApiClient, path: str, key: str, **params: Any) -> tuple[l
         cursor = body["nextCursor"]
         if cursor is None:
             return found, pages
-
-
-def _wait(condition: Any) -> Any:
-    deadline = time.monotonic() + TIMEOUT_SECONDS
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError("condition not met in time")
 
 
 def test_room_messages_page_newest_first_and_filter_by_type_and_time(tenant_a: ApiClient) -> None:
@@ -88,7 +76,9 @@ def test_attempts_show_status_codes_and_response_bodies_and_deliveries_list_by_s
     message_path = f"/rooms/{room['id']}/messages/{message['messageId']}"
 
     # When: it has been delivered
-    _wait(lambda: tenant_a.get(message_path).json()["deliveries"][0]["status"] == "delivered")
+    wait_until(
+        lambda: tenant_a.get(message_path).json()["deliveries"][0]["status"] == "delivered", "delivered"
+    )
     attempts = tenant_a.get(f"{message_path}/attempts").json()["attempts"]
 
     # Then: both attempts, in order, with what the endpoint answered
@@ -113,9 +103,9 @@ def test_pull_attempts_show_the_hand_outs_and_the_answers(tenant_a: ApiClient) -
     subscription = tenant_a.create_subscription(room["id"])
     message = publish(tenant_a, room["id"])
     base = f"/rooms/{room['id']}/subscriptions/{subscription['id']}"
-    [first] = _wait(lambda: pull(tenant_a, room["id"], subscription["id"]))
+    [first] = wait_until(lambda: pull(tenant_a, room["id"], subscription["id"]), "first hand-out")
     assert tenant_a.post(f"{base}/nack", {"receipts": [first["receipt"]]}).status_code == 200
-    [second] = _wait(lambda: pull(tenant_a, room["id"], subscription["id"]))
+    [second] = wait_until(lambda: pull(tenant_a, room["id"], subscription["id"]), "second hand-out")
     assert tenant_a.post(f"{base}/ack", {"receipts": [second["receipt"]]}).status_code == 200
 
     # When

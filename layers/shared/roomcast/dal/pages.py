@@ -27,23 +27,30 @@ def encode_cursor(last_key: Mapping[str, Any] | None) -> str | None:
     return base64.urlsafe_b64encode(json.dumps(plain, separators=(",", ":")).encode()).decode().rstrip("=")
 
 
+def _decoded(cursor: str) -> Any:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        return json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, binascii.Error, UnicodeError) as error:
+        raise _invalid() from error
+
+
+def _invalid() -> InvalidRequest:
+    return InvalidRequest("cursor is not valid for this list", code="invalid_cursor", http_status=400)
+
+
 def decode_cursor(cursor: str | None, partition_key: str) -> dict[str, dict[str, str]] | None:
     """The ExclusiveStartKey for a cursor; a cursor from another list (or tampered) is refused."""
     if not cursor:
         return None
-    bad = InvalidRequest("cursor is not valid for this list", code="invalid_cursor", http_status=400)
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        plain = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-    except (ValueError, binascii.Error, UnicodeError) as error:
-        raise bad from error
+    plain = _decoded(cursor)
     if (
         not isinstance(plain, dict)
         or set(plain) != {"PK", "SK"}
         or plain["PK"] != partition_key
         or not isinstance(plain["SK"], str)
     ):
-        raise bad
+        raise _invalid()
     return {name: {"S": value} for name, value in plain.items()}
 
 
@@ -54,12 +61,7 @@ def decode_index_cursor(
     ``index_key`` (holding ``partition_key``); a cursor from another list is refused."""
     if not cursor:
         return None
-    bad = InvalidRequest("cursor is not valid for this list", code="invalid_cursor", http_status=400)
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        plain = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-    except (ValueError, binascii.Error, UnicodeError) as error:
-        raise bad from error
+    plain = _decoded(cursor)
     sort_key = index_key[: -len("PK")] + "SK"
     if (
         not isinstance(plain, dict)
@@ -67,5 +69,5 @@ def decode_index_cursor(
         or plain[index_key] != partition_key
         or not all(isinstance(value, str) and 0 < len(value) <= 512 for value in plain.values())
     ):
-        raise bad
+        raise _invalid()
     return {name: {"S": value} for name, value in plain.items()}
