@@ -14,7 +14,6 @@ from tests.e2e.conftest import ApiClient, assert_error, wait_until
 from tests.e2e.test_publish_and_pull import publish, pull
 
 
-
 @pytest.fixture
 def flaky() -> Iterator[WebhookReceiver]:
     """Answers 503 with a JSON body once, then 200 with a body of its own."""
