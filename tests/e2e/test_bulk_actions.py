@@ -17,7 +17,9 @@ TIMEOUT_SECONDS = 30.0
 
 
 def _delivery(client: ApiClient, room_id: str, message_id: str) -> dict[str, Any]:
-    found: dict[str, Any] = client.get(f"/rooms/{room_id}/messages/{message_id}").json()["deliveries"][0]
+    response = client.get(f"/rooms/{room_id}/messages/{message_id}")
+    assert response.status_code == 200, response.text
+    found: dict[str, Any] = response.json()["deliveries"][0]
     return found
 
 
