@@ -70,6 +70,7 @@ SAMPLE_ROOM: dict[str, Any] = {
     "deliveryDelayMultiplier": 2.0,
     "deliveryAttempts": 5,
     "eventTypes": [],
+    "operationsRoomId": None,
     "createdAt": SAMPLE_STAMP,
     "updatedAt": SAMPLE_STAMP,
 }
@@ -194,6 +195,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                 "deliveryDelayMultiplier": 2.0,
                 "deliveryAttempts": 4,
                 "eventTypes": [{"name": "order.created", "versions": ["1", "2"]}],
+                "operationsRoomId": None,
                 "createdAt": TIMESTAMP,
                 "updatedAt": TIMESTAMP,
             },
