@@ -29,7 +29,7 @@ from roomcast.domain.models import Subscription
 from roomcast.observability import logger
 
 
-@dataclass
+@dataclass(frozen=True)
 class Admitted:
     release: Callable[[], None] = lambda: None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated
 
 from pydantic import BaseModel, Field, model_validator
@@ -79,7 +78,7 @@ class ReplayRequest(ApiModel):
         # JSON Schema cannot say "not both", so these refusals have types of their own.
         if self.messageIds is not None and (self.since is not None or self.until is not None):
             raise PydanticCustomError("exclusive_fields", "give messageIds or since/until, not both")
-        if self.since is not None and self.until is not None and _utc(self.since) > _utc(self.until):
+        if self.since is not None and self.until is not None and self.since > self.until:
             raise PydanticCustomError("empty_window", "since is after until")
         return self
 
@@ -88,13 +87,9 @@ class ReplayRequest(ApiModel):
         if self.since is None and self.until is None:
             return None
         return (
-            iso_timestamp(_utc(self.since)) if self.since else None,
-            iso_timestamp(_utc(self.until)) if self.until else None,
+            iso_timestamp(self.since) if self.since else None,
+            iso_timestamp(self.until) if self.until else None,
         )
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class ReplayResponse(BaseModel):

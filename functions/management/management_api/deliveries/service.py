@@ -22,7 +22,7 @@ from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.limits import MAX_PAGE_SIZE
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, deliveries_to
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.errors import Conflict
 
@@ -106,10 +106,7 @@ class DeliveriesService:
             page = self.messages.list_room_messages(
                 subscription.tenant_id, subscription.room_id, MAX_PAGE_SIZE, cursor, wanted
             )
-            for tracked in page.items:
-                for delivery in tracked.deliveries:
-                    if delivery.subscription_id == subscription.id and delivery.status in _OPEN:
-                        yield tracked.message, delivery
+            yield from deliveries_to(page.items, subscription.id, _OPEN)
             if page.next_cursor is None:
                 return
             cursor = page.next_cursor

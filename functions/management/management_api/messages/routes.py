@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
@@ -54,12 +53,6 @@ SubscriptionQuery = Annotated[
 ]
 
 
-def _instant(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return iso_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
-
-
 @routes.get("/rooms/<roomId>/messages", "listMessages", "A page of the room's messages", 400, 404)
 def list_messages(
     roomId: RoomId,
@@ -76,7 +69,11 @@ def list_messages(
     The room's messages newest first, each with its deliveries' current status, optionally of one
     event type and published within `since`…`until`. Kept as long as their status is.
     """
-    wanted = MessageFilter(event_type=eventType, since=_instant(since), until=_instant(until))
+    wanted = MessageFilter(
+        event_type=eventType,
+        since=iso_timestamp(since) if since else None,
+        until=iso_timestamp(until) if until else None,
+    )
     page = service.page(tenant, roomId, limit, cursor, wanted)
     return MessageList(messages=[message_status(t) for t in page.items], nextCursor=page.next_cursor)
 

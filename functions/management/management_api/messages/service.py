@@ -10,7 +10,14 @@ from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Page
 from roomcast.dal.ports import Catalog, MessageRecords
 from roomcast.domain import ids
-from roomcast.domain.messages import AttemptRecord, Delivery, DeliveryStatus, Message, TrackedMessage
+from roomcast.domain.messages import (
+    AttemptRecord,
+    Delivery,
+    DeliveryStatus,
+    Message,
+    TrackedMessage,
+    deliveries_to,
+)
 from roomcast.errors import NotFound
 
 _MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
@@ -78,10 +85,5 @@ class MessagesService:
         short: follow ``next_cursor`` until it is None)."""
         self.catalog.get_subscription(tenant_id, room_id, subscription_id)
         page = self.page(tenant_id, room_id, limit, cursor, MessageFilter(subscription_id=subscription_id))
-        found = [
-            (tracked.message, delivery)
-            for tracked in page.items
-            for delivery in tracked.deliveries
-            if delivery.subscription_id == subscription_id and status in (None, delivery.status)
-        ]
-        return Page(found, page.next_cursor)
+        statuses = None if status is None else {status}
+        return Page(deliveries_to(page.items, subscription_id, statuses), page.next_cursor)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
 from management_api.subscriptions.failover import check_failover
 from management_api.subscriptions.models import (
@@ -149,23 +150,18 @@ class SubscriptionsService:
         if changes.status is not None:
             updated = _with_status(updated, SubscriptionStatus(changes.status))
         if isinstance(changes, PushSubscriptionPatch):
+            # null puts a setting back to its default (None where the default is "no limit").
+            given_push: dict[str, Any] = {
+                "timeout_ms": changes.timeoutMs or limits.DEFAULT_PUSH_TIMEOUT_MS,
+                "max_concurrency": changes.maxConcurrency,
+                "rate_limit_per_second": changes.rateLimitPerSecond,
+                "disable_after_failing_ms": changes.disableAfterFailingMs
+                or limits.DEFAULT_DISABLE_AFTER_FAILING_MS,
+            }
             updated = replace(
                 updated,
                 push_url=changes.pushUrl if changes.pushUrl is not None else current.push_url,
-                timeout_ms=(changes.timeoutMs or limits.DEFAULT_PUSH_TIMEOUT_MS)
-                if "timeoutMs" in changed
-                else current.timeout_ms,
-                max_concurrency=changes.maxConcurrency
-                if "maxConcurrency" in changed
-                else current.max_concurrency,
-                rate_limit_per_second=changes.rateLimitPerSecond
-                if "rateLimitPerSecond" in changed
-                else current.rate_limit_per_second,
-                disable_after_failing_ms=(
-                    changes.disableAfterFailingMs or limits.DEFAULT_DISABLE_AFTER_FAILING_MS
-                )
-                if "disableAfterFailingMs" in changed
-                else current.disable_after_failing_ms,
+                **{name: value for name, value in given_push.items() if _PUSH_ATTRIBUTES[name] in changed},
             )
         elif "ackWaitMs" in changed:
             updated = replace(updated, ack_wait_ms=changes.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS)
@@ -229,6 +225,14 @@ def _with_status(subscription: Subscription, status: SubscriptionStatus) -> Subs
         )
     return replace(subscription, status=status)
 
+
+# Subscription attribute (PUSH only) -> the API field that sets it.
+_PUSH_ATTRIBUTES = {
+    "timeout_ms": "timeoutMs",
+    "max_concurrency": "maxConcurrency",
+    "rate_limit_per_second": "rateLimitPerSecond",
+    "disable_after_failing_ms": "disableAfterFailingMs",
+}
 
 # DeliveryOverrides attribute -> the API field that sets it.
 _OVERRIDE_ATTRIBUTES = {

@@ -4,10 +4,11 @@ several functions accept, and the error shapes every operation documents."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -173,5 +174,9 @@ def _iso_text(value: object) -> object:
     return value
 
 
-# An ISO-8601 date-time in JSON or a query string (UTC when it names no zone).
-Instant = Annotated[datetime, BeforeValidator(_iso_text), Field(strict=False)]
+def _in_utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+# An ISO-8601 date-time in JSON or a query string, as an aware UTC datetime (UTC when it names no zone).
+Instant = Annotated[datetime, BeforeValidator(_iso_text), Field(strict=False), AfterValidator(_in_utc)]

@@ -56,11 +56,17 @@ class FlowStore(TableAccess):
         super().__init__(table_name, client)
         # The last tatMs seen per subscription: the first compare-and-set usually needs no read.
         self._seen_tat: dict[FlowKey, int] = {}
-        self._lock = threading.Lock()
+        # One reservation at a time per subscription in this process: the threads of a batch take
+        # their slots one after the other instead of losing compare-and-sets (each a write) to
+        # each other; only other invocations race.
+        self._reserving: dict[FlowKey, threading.Lock] = {}
 
     def reserve_rate(self, flow: FlowKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
-        with self._lock:
-            seen = self._seen_tat.get(flow)
+        with self._reserving.setdefault(flow, threading.Lock()):
+            return self._reserve(flow, interval_ms, now_ms, max_wait_ms)
+
+    def _reserve(self, flow: FlowKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
+        seen = self._seen_tat.get(flow)
         reservation = reserve_start(now_ms, seen, interval_ms)
         for _ in range(_RESERVE_TRIES):
             if reservation.wait_ms(now_ms) > max_wait_ms:
@@ -88,13 +94,10 @@ class FlowStore(TableAccess):
                 seen = self._stored_tat(flow, error)
                 reservation = reserve_start(now_ms, seen, interval_ms)
                 continue
-            with self._lock:
-                self._seen_tat[flow] = reservation.next_tat_ms
+            self._seen_tat[flow] = reservation.next_tat_ms
             return RateAnswer(True, reservation)
-        # Lost every race: others are taking the slots; this one waits at least one interval.
-        return RateAnswer(
-            False, reserve_start(now_ms, max(seen or now_ms, now_ms) + interval_ms, interval_ms)
-        )
+        # Lost every race: other invocations are taking the slots; this one waits one more interval.
+        return RateAnswer(False, reserve_start(now_ms, reservation.start_at_ms + interval_ms, interval_ms))
 
     def acquire_lease(
         self, flow: FlowKey, lease_id: str, max_concurrency: int, expires_at_ms: int, now_ms: int

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -85,3 +86,17 @@ class TrackedMessage:
 
     message: Message
     deliveries: tuple[Delivery, ...]
+
+
+def deliveries_to(
+    tracked: Sequence[TrackedMessage],
+    subscription_id: str,
+    statuses: Collection[DeliveryStatus] | None = None,
+) -> list[tuple[Message, Delivery]]:
+    """One subscription's deliveries among these messages (only ``statuses`` when given)."""
+    return [
+        (t.message, d)
+        for t in tracked
+        for d in t.deliveries
+        if d.subscription_id == subscription_id and (statuses is None or d.status in statuses)
+    ]
