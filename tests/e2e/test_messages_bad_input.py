@@ -73,15 +73,16 @@ def encoded_receipt(text: bytes) -> str:
 
 
 def receipt_fields(receipt: str) -> dict[str, Any]:
-    encoded = receipt.removeprefix("rcpt_")
+    encoded = receipt.removeprefix("rcpt_").partition(".")[0]
     fields: dict[str, Any] = json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
     return fields
 
 
 def with_fields(receipt: str, **changes: Any) -> str:
-    """The receipt re-encoded with some fields changed (None removes the field)."""
+    """The receipt re-encoded with some fields changed (None removes the field), keeping the
+    signature it had (which no longer matches)."""
     fields = {k: v for k, v in {**receipt_fields(receipt), **changes}.items() if v is not None}
-    return encoded_receipt(json.dumps(fields).encode())
+    return encoded_receipt(json.dumps(fields).encode()) + "." + receipt.partition(".")[2]
 
 
 MISSING: Any = object()
@@ -587,6 +588,14 @@ TAMPERINGS: dict[str, TamperReceipt] = {
     "attempt-boolean": lambda r: with_fields(r, a=True),
     "attempt-fraction": lambda r: with_fields(r, a=1.5),
     "expiry-string": lambda r: with_fields(r, x="never"),
+    # Well-formed, but edited: the signature no longer matches (issue 10's attacks).
+    "attempt-huge": lambda r: with_fields(r, a=10**40),
+    "attempt-raised": lambda r: with_fields(r, a=99),
+    "message-id-2100-characters": lambda r: with_fields(r, m="m" * 2100),
+    "message-id-edited": lambda r: with_fields(r, m=UNKNOWN_MESSAGE_ID),
+    "expiry-edited": lambda r: with_fields(r, x=1),
+    "signature-missing": lambda r: r.partition(".")[0],
+    "signature-edited": lambda r: r[:-4] + ("AAAA" if not r.endswith("AAAA") else "BBBB"),
 }
 # ack, nack and extend share the decoding: every tampering on ack, a few on nack and extend.
 TAMPERED_RECEIPTS = [pytest.param("ack", tamper, id=f"ack-{name}") for name, tamper in TAMPERINGS.items()] + [
@@ -716,30 +725,31 @@ def test_one_bad_receipt_refuses_the_whole_list_and_the_good_one_is_untouched(
     [
         pytest.param({"a": 1}, id="attempt-raised-to-the-last"),
         pytest.param({"x": 1}, id="expiry-in-the-past"),
+        pytest.param({"a": 99}, id="attempt-past-every-limit"),
     ],
 )
-def test_a_nack_with_a_handle_sqs_refuses_changes_nothing(
+def test_a_nack_of_a_forged_receipt_changes_nothing(
     tenant_a: ApiClient, empty_stack: LocalStack, tampered_fields: dict[str, int]
 ) -> None:
-    # Given: one redelivery allowed; a receipt whose SQS handle is not one SQS ever gave out
+    # Given: one redelivery allowed; a receipt edited to end the message (dead or expired)
     room = tenant_a.create_room(deliveryAttempts=1)
     subscription = tenant_a.create_subscription(room["id"])
     message_id, receipt = pulled_message(tenant_a, room["id"], subscription["id"])
-    forged = with_fields(receipt, h="not-a-handle-sqs-gave-out", **tampered_fields)
+    forged = with_fields(receipt, **tampered_fields)
 
     # When
     response = tenant_a.post(
         f"{subscription_path(room['id'], subscription['id'])}/nack", {"receipts": [forged]}
     )
 
-    # Then: reported as failed (as the retry outcome does), and nothing moved or was recorded
-    assert response.status_code == 200, response.text
-    assert response.json()["nacked"] == []
-    assert [f["messageId"] for f in response.json()["failed"]] == [message_id]
+    # Then: refused; no dead letter, nothing in the dead-letter queue, the message still waits
+    assert_error(response, 400, "receipts.0", "not a roomcast receipt")
     dead_letter_queue = empty_stack.queue_url(
         f"{empty_stack.output('PullQueuePrefix')}{subscription['id']}-dlq"
     )
     assert "Messages" not in empty_stack.sqs_client().receive_message(QueueUrl=dead_letter_queue)
+    dead_letters = tenant_a.get(f"{subscription_path(room['id'], subscription['id'])}/dead-letters")
+    assert dead_letters.json()["deadLetters"] == []
     assert_still_waiting_untouched(tenant_a, room["id"], subscription["id"], message_id, receipt)
 
 

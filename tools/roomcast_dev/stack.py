@@ -3,9 +3,12 @@ the SQS pollers and the functions, all on one machine with no AWS account and no
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import secrets
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -209,7 +212,7 @@ def queue_url_for(endpoint_url: str, queue_name: str) -> str:
 
 
 def provision_resources(model: StackModel, endpoint_url: str) -> None:
-    """Create the template's tables, queues and buckets in the emulator."""
+    """Create the template's tables, queues, buckets and secrets in the emulator."""
     dynamodb = aws_client("dynamodb", endpoint_url)
     for spec in model.tables.values():
         keys = ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode", "GlobalSecondaryIndexes")
@@ -229,6 +232,23 @@ def provision_resources(model: StackModel, endpoint_url: str) -> None:
     s3 = aws_client("s3", endpoint_url)
     for spec in model.buckets.values():
         s3.create_bucket(Bucket=spec["BucketName"])
+    secretsmanager = aws_client("secretsmanager", endpoint_url)
+    for spec in model.secrets.values():
+        secretsmanager.create_secret(
+            Name=spec["Name"], SecretString=_local_secret(spec["Name"], spec["Length"])
+        )
+
+
+# New in each process that runs a local stack, the same across its resets: warm function workers
+# keep a key they read once, as Lambda containers do.
+_LOCAL_SECRET_SEED = secrets.token_bytes(32)
+
+
+def _local_secret(name: str, length: int) -> str:
+    """What GenerateSecretString with ExcludePunctuation makes: letters and digits."""
+    alphabet = string.ascii_letters + string.digits
+    digest = hashlib.shake_256(_LOCAL_SECRET_SEED + name.encode()).digest(length)
+    return "".join(alphabet[byte % len(alphabet)] for byte in digest)
 
 
 def _queue_attribute(value: Any) -> str:

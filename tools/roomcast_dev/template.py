@@ -93,6 +93,7 @@ class StackModel:
     tables: dict[str, dict[str, Any]] = field(default_factory=dict)
     queues: dict[str, dict[str, Any]] = field(default_factory=dict)
     buckets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
     functions: dict[str, FunctionSpec] = field(default_factory=dict)
     routes: list[Route] = field(default_factory=list)
     sqs_triggers: list[SqsTrigger] = field(default_factory=list)
@@ -136,6 +137,7 @@ class Resolver:
             "AWS::S3::Bucket": "BucketName",
             "AWS::Logs::LogGroup": "LogGroupName",
             "AWS::Serverless::Function": "FunctionName",
+            "AWS::SecretsManager::Secret": "Name",
         }.get(resource["Type"])
         if explicit and explicit in properties:
             return str(self.resolve(properties[explicit]))
@@ -247,6 +249,13 @@ def read_stack(
             model.queues[logical_id] = {"QueueName": resolver.physical_name(logical_id), **properties}
         elif kind == "AWS::S3::Bucket":
             model.buckets[logical_id] = {"BucketName": resolver.physical_name(logical_id)}
+        elif kind == "AWS::SecretsManager::Secret":
+            # Ref gives the ARN on AWS and the name here: Secrets Manager takes either as SecretId.
+            generate = properties.get("GenerateSecretString", {})
+            model.secrets[logical_id] = {
+                "Name": resolver.physical_name(logical_id),
+                "Length": int(generate.get("PasswordLength", 32)),
+            }
 
     # Queues may refer to each other (redrive policies): resolve their properties once all names exist.
     for logical_id, spec in model.queues.items():

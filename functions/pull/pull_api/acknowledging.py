@@ -1,7 +1,10 @@
 """Ack, nack and extend: what a consumer says about messages it pulled, by their receipts.
 
-Every receipt is decoded before anything changes (400 at the first bad one). SQS proves a handle
-current (a delete or a visibility change it accepts); only then is anything recorded for it.
+Every receipt is verified (signature, tenant, room, subscription) before anything changes: 400 at
+the first bad one. Then each side effect comes in an order where a failure leaves the message
+deliverable: an ack records the delivery before it deletes the message from SQS (a failed delete
+means a duplicate, never a message gone with no record); a nack first hides the message, which
+also proves its handle current, and only then records, re-sends or ends it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.messages import AttemptEvent, DeliveryStatus
 from roomcast.domain.policy import FailureOutcome
-from roomcast.domain.receipts import Receipt, decode_receipt
+from roomcast.domain.receipts import Receipt
 
 NACKED = "nacked by the consumer"
 
@@ -53,9 +56,19 @@ class ExtendResult:
     failed: list[RefusedReceipt] = field(default_factory=list)
 
 
-def _receipts(subscription_id: str, tokens: list[str]) -> dict[str, Receipt]:
-    """Every token decoded (400 at the first bad one, before anything changes), duplicates merged."""
-    return {token: decode_receipt(token, subscription_id, index) for index, token in enumerate(tokens)}
+def _receipts(
+    work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]
+) -> dict[str, Receipt]:
+    """Every token verified (400 at the first bad one, before anything changes); receipts of one
+    SQS handle merged (the first one kept): SQS refuses a batch that names a handle twice."""
+    receipts: dict[str, Receipt] = {}
+    handles: set[str] = set()
+    for index, token in enumerate(tokens):
+        receipt = work.signer.decode(token, tenant_id, room_id, subscription_id, index)
+        if receipt.handle not in handles:
+            handles.add(receipt.handle)
+            receipts[token] = receipt
+    return receipts
 
 
 def _refused(receipts: dict[str, Receipt], failed: dict[str, str]) -> list[RefusedReceipt]:
@@ -66,15 +79,19 @@ def _refused(receipts: dict[str, Receipt], failed: dict[str, str]) -> list[Refus
 
 def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]) -> AckResult:
     target = work.target(tenant_id, room_id, subscription_id)
-    receipts = _receipts(subscription_id, tokens)
-    failed = work.queues.delete(target.queue_url, [r.handle for r in receipts.values()])
-    acked = [r for r in receipts.values() if r.handle not in failed]
+    receipts = _receipts(work, tenant_id, room_id, subscription_id, tokens)
+    # Recorded first, deleted second: if the delete fails the message comes back (a duplicate the
+    # consumer may see again), never gone from the queue while its record still says pending.
     # Conditional writes: an ack that comes after the message ended dead or expired changes nothing.
     now = work.clock()
-    records = [r.record(tenant_id, DeliveryStatus.DELIVERED, answered=(AttemptEvent.ACK, now)) for r in acked]
-    if records:
-        with ThreadPoolExecutor(max_workers=min(len(records), 10)) as pool:
-            list(pool.map(work.messages.update_delivery, records))
+    records = [
+        r.record(tenant_id, DeliveryStatus.DELIVERED, answered=(AttemptEvent.ACK, now))
+        for r in receipts.values()
+    ]
+    with ThreadPoolExecutor(max_workers=min(len(records), 10)) as pool:
+        list(pool.map(work.messages.update_delivery, records))
+    failed = work.queues.delete(target.queue_url, [r.handle for r in receipts.values()])
+    acked = [r for r in receipts.values() if r.handle not in failed]
     for receipt in acked:
         work.log_receipt("delivered", tenant_id, receipt)
     return AckResult([r.message_id for r in acked], _refused(receipts, failed))
@@ -82,7 +99,7 @@ def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, toke
 
 def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]) -> NackResult:
     target = work.target(tenant_id, room_id, subscription_id)
-    receipts = _receipts(subscription_id, tokens)
+    receipts = _receipts(work, tenant_id, room_id, subscription_id, tokens)
     now = work.clock()
     steps = {token: work.next_step(target.policy, r, now) for token, r in receipts.items()}
     # Within SQS's visibility limit a nack just hides the message for the delay; longer waits and
@@ -170,7 +187,7 @@ def extend(
     message would stay hidden past SQS's 12 hours from its receive) is reported, the others extended.
     """
     target = work.target(tenant_id, room_id, subscription_id)
-    receipts = _receipts(subscription_id, tokens)
+    receipts = _receipts(work, tenant_id, room_id, subscription_id, tokens)
     seconds = visibility_seconds(ack_wait_ms)
     failed = work.queues.hide(target.queue_url, [(r.handle, seconds) for r in receipts.values()])
     extended = [r for r in receipts.values() if r.handle not in failed]

@@ -10,7 +10,10 @@ from roomcast.api.models import INTEGRAL, ApiModel, MessageView, examples
 from roomcast.domain import limits
 
 MAX_RECEIPTS_PER_REQUEST = 100
-_RECEIPT = "rcpt_eyJzIjoic3ViXzRmOGY3ZDFjMmIzYTQ5ZTZhMGMxZDJlM2Y0YTViNmM3In0"
+_RECEIPT = (
+    "rcpt_eyJzIjoic3ViXzRmOGY3ZDFjMmIzYTQ5ZTZhMGMxZDJlM2Y0YTViNmM3In0"
+    ".3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+)
 
 
 class PullRequest(ApiModel):

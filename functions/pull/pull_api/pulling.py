@@ -121,4 +121,4 @@ def _classify(work: PullWork, received: Received, target: Target, plan: Plan) ->
         now,
     )
     work.log_envelope("attempt", envelope, attempt=attempt)
-    return Handout(receipt.encode(), envelope, attempt)
+    return Handout(work.signer.encode(receipt, envelope.tenant_id), envelope, attempt)

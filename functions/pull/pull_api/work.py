@@ -18,7 +18,7 @@ from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import Delivery
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.domain.policy import DeliveryPolicy, NextStep, after_failure, effective_policy
-from roomcast.domain.receipts import Receipt
+from roomcast.domain.receipts import Receipt, ReceiptSigner
 from roomcast.errors import Conflict
 
 
@@ -54,12 +54,14 @@ class PullWork:
     sender: Sender
     endings: Endings
     log: LogSink
+    signer: ReceiptSigner
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
 
     @classmethod
     def of(cls, stores: Stores, endings: Endings) -> PullWork:
-        return cls(stores.catalog, stores.messages, stores.queues, stores.sender, endings, stores.log)
+        signer = ReceiptSigner(stores.secrets.receipt_key())
+        return cls(stores.catalog, stores.messages, stores.queues, stores.sender, endings, stores.log, signer)
 
     def target(self, tenant_id: str, room_id: str, subscription_id: str) -> Target:
         room = self.catalog.get_room(tenant_id, room_id)

@@ -32,6 +32,8 @@ class Settings:
     allow_loopback_push_urls: bool = False
     push_queue_url: str = ""
     log_bucket: str = ""
+    # The Secrets Manager secret (ARN or name) holding the key that signs PULL receipts.
+    receipt_key_secret: str = ""
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -59,6 +61,7 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         allow_loopback_push_urls=_flag(environ, "ALLOW_LOOPBACK_PUSH_URLS"),
         push_queue_url=environ.get("PUSH_QUEUE_URL", ""),
         log_bucket=environ.get("LOG_BUCKET", ""),
+        receipt_key_secret=environ.get("RECEIPT_KEY_SECRET", ""),
     )
 
 

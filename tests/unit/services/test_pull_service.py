@@ -12,12 +12,13 @@ from pull_api.work import PullWork
 from roomcast.dal.sender import Destinations
 from roomcast.delivery.endings import Endings
 from roomcast.domain.models import Room, Subscription
-from roomcast.domain.receipts import Receipt
+from roomcast.domain.receipts import Receipt, ReceiptSigner
 from roomcast.errors import Conflict, InvalidRequest, NotFound
 from tests.fakes import FakePullQueue
 from tests.unit.services.management import OTHER_TENANT, PUSH_QUEUE_URL, TENANT, Management
 
 NOW_MS = 1_795_435_200_000
+SIGNER = ReceiptSigner(b"unit-test-receipt-key-of-32-bytes")
 
 
 @dataclass
@@ -36,7 +37,9 @@ class Pull:
         m = self.management
         destinations = Destinations(PUSH_QUEUE_URL)
         endings = Endings(m.catalog, m.messages, m.dead_letter_store, m.sender, destinations, m.log)
-        work = PullWork(m.catalog, m.messages, self.queue, m.sender, endings, m.log, clock=lambda: NOW_MS)
+        work = PullWork(
+            m.catalog, m.messages, self.queue, m.sender, endings, m.log, SIGNER, clock=lambda: NOW_MS
+        )
         return PullService(work)
 
     def handed_out(self, number: int, *, attempt: int = 0, subscription_id: str | None = None) -> str:
@@ -54,7 +57,7 @@ class Pull:
         )
         if subscription_id is None:
             self.queue.in_flight[handle] = 1
-        return receipt.encode()
+        return SIGNER.encode(receipt, TENANT)
 
     def stale(self, number: int) -> str:
         """The receipt of a message handed out and acked since: SQS no longer knows its handle."""

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_s3 import S3Client
+    from mypy_boto3_secretsmanager import SecretsManagerClient
     from mypy_boto3_sqs import SQSClient
 
 
-def _config() -> Any:
+def client_config() -> Any:
     from botocore.config import Config
 
     # Standard retry mode backs off on throttling; keep connect/read timeouts well under the API's 30 s.
@@ -26,21 +27,28 @@ def _config() -> Any:
 def dynamodb_client() -> DynamoDBClient:
     import boto3
 
-    return boto3.client("dynamodb", config=_config())
+    return boto3.client("dynamodb", config=client_config())
 
 
 @cache
 def sqs_client() -> SQSClient:
     import boto3
 
-    return boto3.client("sqs", config=_config())
+    return boto3.client("sqs", config=client_config())
 
 
 @cache
 def s3_client() -> S3Client:
     import boto3
 
-    return boto3.client("s3", config=_config())
+    return boto3.client("s3", config=client_config())
+
+
+@cache
+def secretsmanager_client() -> SecretsManagerClient:
+    import boto3
+
+    return boto3.client("secretsmanager", config=client_config())
 
 
 class SqsAccess:
@@ -60,3 +68,4 @@ def reset_clients() -> None:
     dynamodb_client.cache_clear()
     sqs_client.cache_clear()
     s3_client.cache_clear()
+    secretsmanager_client.cache_clear()

@@ -12,6 +12,7 @@ from roomcast.dal.flow import FlowStore
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueAdmin, QueueClient
 from roomcast.dal.repository import Repository
+from roomcast.dal.secrets import StackSecrets
 from roomcast.dal.sender import Destinations, EnvelopeSender
 from roomcast.delivery.log import DeliveryLog
 
@@ -27,6 +28,7 @@ class Stores:
     queues: QueueClient
     log: DeliveryLog
     flow: FlowStore
+    secrets: StackSecrets
 
     @classmethod
     def for_function(cls, function_name: str) -> Stores:
@@ -45,4 +47,5 @@ class Stores:
             queues=QueueClient(),
             log=DeliveryLog(settings.log_bucket, function_name),
             flow=FlowStore(table),
+            secrets=StackSecrets(settings.receipt_key_secret),
         )

@@ -1,17 +1,25 @@
 """PULL receipts: the opaque token a consumer gets with each message and gives back to ack/nack.
 
 It carries the SQS receipt handle and what ack/nack need without a database read (message id,
-the attempt it was handed out at, the expiry). A receipt names its subscription, so one from
-another subscription (or another tenant's) is refused before anything changes.
+room, the attempt it was handed out at, the expiry). Everything in it would be trusted by ack and
+nack, so it is signed: an HMAC-SHA256 over the tenant, the room and the fields, with a key only
+the stack holds (docs/decisions/0018-signed-receipts-and-outbox.md). A receipt whose fields were
+edited, made up, or given back by another tenant, room or subscription is refused before anything
+changes.
+
+``rcpt_`` + base64url(compact JSON of the fields) + ``.`` + base64url(HMAC).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 
+from roomcast.domain import limits
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, Note
 from roomcast.domain.models import SubscriptionType
@@ -19,6 +27,13 @@ from roomcast.errors import InvalidRequest
 
 RECEIPT_PREFIX = "rcpt_"
 MAX_RECEIPT_LENGTH = 4096
+# What a receipt may carry, far above anything roomcast hands out: a receipt is signed, so these
+# bound only what a (buggy) signer could have put in, never what a client can.
+_MAX_ID_LENGTH = 64
+_MAX_TEXT_LENGTH = 256
+_MAX_EPOCH_MS = 2**53
+# The key must be at least as long as the hash's output to give HMAC-SHA256 its full strength.
+MIN_KEY_BYTES = 32
 
 
 @dataclass(frozen=True)
@@ -57,23 +72,6 @@ class Receipt:
             *ids, SubscriptionType.PULL, status, self.attempt + 1, error, next_at, history=history
         )
 
-    def encode(self) -> str:
-        raw: dict[str, object] = {
-            "s": self.subscription_id,
-            "m": self.message_id,
-            "a": self.attempt,
-            "h": self.handle,
-            "c": self.correlation_id,
-            "r": self.room_id,
-            "p": self.published_at,
-        }
-        if self.expires_at_ms is not None:
-            raw["x"] = self.expires_at_ms
-        if self.pulled_at_ms is not None:
-            raw["t"] = self.pulled_at_ms
-        text = json.dumps(raw, separators=(",", ":")).encode()
-        return RECEIPT_PREFIX + base64.urlsafe_b64encode(text).decode().rstrip("=")
-
 
 def _invalid(index: int, problem: str) -> InvalidRequest:
     return InvalidRequest(
@@ -84,13 +82,59 @@ def _invalid(index: int, problem: str) -> InvalidRequest:
     )
 
 
-def decode_receipt(token: str, subscription_id: str, index: int = 0) -> Receipt:
-    """The receipt in ``token``; InvalidRequest (400) if malformed or of another subscription."""
-    if not token.startswith(RECEIPT_PREFIX) or len(token) > MAX_RECEIPT_LENGTH:
-        raise _invalid(index, "not a roomcast receipt")
-    encoded = token[len(RECEIPT_PREFIX) :]
+class ReceiptSigner:
+    """Makes and checks the receipts of one stack (one key)."""
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) < MIN_KEY_BYTES:
+            raise ValueError(f"a receipt key needs at least {MIN_KEY_BYTES} bytes, not {len(key)}")
+        self._key = key
+
+    def _signature(self, tenant_id: str, fields: str) -> str:
+        # The tenant is signed, not carried: a receipt given back by another tenant never verifies.
+        message = f"v1\n{tenant_id}\n{fields}".encode()
+        digest = hmac.new(self._key, message, hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+    def encode(self, receipt: Receipt, tenant_id: str) -> str:
+        raw: dict[str, object] = {
+            "s": receipt.subscription_id,
+            "m": receipt.message_id,
+            "a": receipt.attempt,
+            "h": receipt.handle,
+            "c": receipt.correlation_id,
+            "r": receipt.room_id,
+            "p": receipt.published_at,
+        }
+        if receipt.expires_at_ms is not None:
+            raw["x"] = receipt.expires_at_ms
+        if receipt.pulled_at_ms is not None:
+            raw["t"] = receipt.pulled_at_ms
+        text = json.dumps(raw, separators=(",", ":")).encode()
+        fields = base64.urlsafe_b64encode(text).decode().rstrip("=")
+        return f"{RECEIPT_PREFIX}{fields}.{self._signature(tenant_id, fields)}"
+
+    def decode(
+        self, token: str, tenant_id: str, room_id: str, subscription_id: str, index: int = 0
+    ) -> Receipt:
+        """The receipt in ``token``, given back on ``subscription_id`` of ``room_id``; InvalidRequest
+        (400) if it is malformed, not signed by this stack for this tenant, or of another
+        subscription or room. Nothing in it is used before all of that is checked."""
+        if not token.startswith(RECEIPT_PREFIX) or len(token) > MAX_RECEIPT_LENGTH:
+            raise _invalid(index, "not a roomcast receipt")
+        fields, _, signature = token[len(RECEIPT_PREFIX) :].partition(".")
+        receipt = _parse(fields, index)
+        if receipt.subscription_id != subscription_id or receipt.room_id != room_id:
+            raise _invalid(index, "belongs to another subscription")
+        if not hmac.compare_digest(signature.encode(), self._signature(tenant_id, fields).encode()):
+            raise _invalid(index, "not a roomcast receipt")
+        return receipt
+
+
+def _parse(fields: str, index: int) -> Receipt:
+    """The fields of a receipt, their types and bounds checked (not yet their signature)."""
     try:
-        raw = json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+        raw = json.loads(base64.urlsafe_b64decode(fields + "=" * (-len(fields) % 4)))
         receipt = Receipt(
             subscription_id=raw["s"],
             message_id=raw["m"],
@@ -102,24 +146,30 @@ def decode_receipt(token: str, subscription_id: str, index: int = 0) -> Receipt:
             published_at=raw.get("p", ""),
             pulled_at_ms=raw.get("t"),
         )
-    except (ValueError, binascii.Error, KeyError, TypeError) as error:
+    except (ValueError, binascii.Error, KeyError, TypeError, AttributeError) as error:
         raise _invalid(index, "not a roomcast receipt") from error
-    valid_types = (
-        isinstance(receipt.subscription_id, str)
-        and isinstance(receipt.message_id, str)
-        and isinstance(receipt.attempt, int)
-        and not isinstance(receipt.attempt, bool)
-        and receipt.attempt >= 0
-        and isinstance(receipt.handle, str)
-        and 0 < len(receipt.handle) <= MAX_RECEIPT_LENGTH
-        and (receipt.expires_at_ms is None or isinstance(receipt.expires_at_ms, int))
-        and (receipt.pulled_at_ms is None or type(receipt.pulled_at_ms) is int)
-        and isinstance(receipt.correlation_id, str)
-        and isinstance(receipt.room_id, str)
-        and isinstance(receipt.published_at, str)
-    )
-    if not valid_types:
+    if not _well_formed(receipt):
         raise _invalid(index, "not a roomcast receipt")
-    if receipt.subscription_id != subscription_id:
-        raise _invalid(index, "belongs to another subscription")
     return receipt
+
+
+def _is_int(value: object, low: int, high: int) -> bool:
+    return type(value) is int and low <= value <= high
+
+
+def _is_text(value: object, low: int, high: int) -> bool:
+    return isinstance(value, str) and low <= len(value) <= high
+
+
+def _well_formed(receipt: Receipt) -> bool:
+    return (
+        _is_text(receipt.subscription_id, 1, _MAX_ID_LENGTH)
+        and _is_text(receipt.message_id, 1, _MAX_ID_LENGTH)
+        and _is_text(receipt.room_id, 1, _MAX_ID_LENGTH)
+        and _is_int(receipt.attempt, 0, limits.MAX_DELIVERY_ATTEMPTS + 1)
+        and _is_text(receipt.handle, 1, MAX_RECEIPT_LENGTH)
+        and (receipt.expires_at_ms is None or _is_int(receipt.expires_at_ms, 0, _MAX_EPOCH_MS))
+        and (receipt.pulled_at_ms is None or _is_int(receipt.pulled_at_ms, 0, _MAX_EPOCH_MS))
+        and _is_text(receipt.correlation_id, 0, _MAX_TEXT_LENGTH)
+        and _is_text(receipt.published_at, 0, _MAX_TEXT_LENGTH)
+    )
