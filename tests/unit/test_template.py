@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -416,7 +417,16 @@ def test_template_without_an_http_api_has_no_authorizer_or_routes(small_stack: S
     assert small_stack.routes == []
 
 
-# -- hardening (the real template) ----------------------------------------------------------------
+# -- alarms, the alarm topic and the dashboard (the real template) -------------------------------
+
+TOPIC = {"Ref": "AlarmTopic"}
+PSEUDO_PARAMETERS = {
+    "AWS::Region": "eu-west-1",
+    "AWS::StackName": "roomcast",
+    "AWS::AccountId": "123456789012",
+    "AWS::Partition": "aws",
+    "AWS::URLSuffix": "amazonaws.com",
+}
 
 
 @pytest.fixture(scope="module")
@@ -426,6 +436,267 @@ def template() -> dict[str, Any]:
 
 def _of_type(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
     return {name: r for name, r in template["Resources"].items() if r["Type"] == kind}
+
+
+def _alarms(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {name: r["Properties"] for name, r in _of_type(template, "AWS::CloudWatch::Alarm").items()}
+
+
+def _watches(alarm: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
+    return alarm["Namespace"], alarm["MetricName"], alarm["Dimensions"]
+
+
+def test_every_alarm_notifies_the_alarm_topic_on_alarm_and_on_ok(template: dict[str, Any]) -> None:
+    # When
+    alarms = _alarms(template)
+
+    # Then
+    assert alarms
+    for name, alarm in alarms.items():
+        assert alarm["AlarmActions"] == [TOPIC], name
+        assert alarm["OKActions"] == [TOPIC], name
+        assert alarm["TreatMissingData"] == "notBreaching", name
+
+
+@pytest.mark.parametrize(
+    ("alarm_id", "namespace", "metric", "dimensions", "statistic", "threshold"),
+    [
+        (
+            "PushPoisonQueueAlarm",
+            "AWS/SQS",
+            "ApproximateNumberOfMessagesVisible",
+            [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["PushPoisonQueue", "QueueName"]}}],
+            "Maximum",
+            0,
+        ),
+        (
+            "PushQueueAgeAlarm",
+            "AWS/SQS",
+            "ApproximateAgeOfOldestMessage",
+            [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["PushQueue", "QueueName"]}}],
+            "Maximum",
+            {"Ref": "PushQueueAgeAlarmSeconds"},
+        ),
+        (
+            "HttpApi5xxAlarm",
+            "AWS/ApiGateway",
+            "5xx",
+            [{"Name": "ApiId", "Value": {"Ref": "HttpApi"}}],
+            "Sum",
+            0,
+        ),
+    ],
+)
+def test_alarm_watches_its_metric_above_its_threshold(
+    template: dict[str, Any],
+    alarm_id: str,
+    namespace: str,
+    metric: str,
+    dimensions: list[dict[str, Any]],
+    statistic: str,
+    threshold: Any,
+) -> None:
+    # When
+    alarm = _alarms(template)[alarm_id]
+
+    # Then
+    assert _watches(alarm) == (namespace, metric, dimensions)
+    assert alarm["Statistic"] == statistic
+    assert alarm["Threshold"] == threshold
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+
+
+def test_push_queue_age_threshold_defaults_above_the_longest_sqs_delay(template: dict[str, Any]) -> None:
+    # When
+    parameter = template["Parameters"]["PushQueueAgeAlarmSeconds"]
+
+    # Then: a waiting envelope is re-sent at least every 900 s, so only a backlog gets older
+    assert parameter["Default"] > 900
+
+
+def test_delivery_log_alarm_watches_the_metric_the_log_writer_emits(template: dict[str, Any]) -> None:
+    # Given
+    from roomcast.delivery import log
+    from roomcast.observability import SERVICE_NAME, metrics
+
+    # When
+    alarm = _alarms(template)["DeliveryLogWriteFailedAlarm"]
+
+    # Then
+    assert 'name="DeliveryLogWriteFailed"' in Path(log.__file__).read_text(encoding="utf-8")
+    assert _watches(alarm) == (
+        metrics.namespace,
+        "DeliveryLogWriteFailed",
+        [{"Name": "service", "Value": SERVICE_NAME}],
+    )
+    assert (alarm["Statistic"], alarm["Threshold"]) == ("Sum", 0)
+
+
+@pytest.mark.parametrize("metric", ["Errors", "Throttles"])
+def test_every_function_has_an_alarm_on_its_errors_and_throttles(
+    template: dict[str, Any], metric: str
+) -> None:
+    # Given
+    functions = _of_type(template, "AWS::Serverless::Function")
+
+    # When
+    watched = {
+        alarm["Dimensions"][0]["Value"]["Ref"]
+        for alarm in _alarms(template).values()
+        if (alarm["Namespace"], alarm["MetricName"]) == ("AWS/Lambda", metric)
+        and [d["Name"] for d in alarm["Dimensions"]] == ["FunctionName"]
+    }
+
+    # Then
+    assert functions
+    assert watched == set(functions)
+
+
+def test_alarm_topic_is_encrypted_with_a_key_alarms_and_events_may_use(template: dict[str, Any]) -> None:
+    # Given
+    key_policy = template["Resources"]["EncryptionKey"]["Properties"]["KeyPolicy"]
+
+    # When
+    topic = template["Resources"]["AlarmTopic"]["Properties"]
+    service_principals = {
+        service
+        for statement in key_policy["Statement"]
+        if {"kms:Decrypt", "kms:GenerateDataKey*"} <= set(statement["Action"])
+        for service in statement["Principal"].get("Service", [])
+    }
+
+    # Then
+    assert topic["KmsMasterKeyId"] == {"Fn::GetAtt": ["EncryptionKey", "Arn"]}
+    assert {"cloudwatch.amazonaws.com", "events.amazonaws.com"} <= service_principals
+
+
+def test_alarm_topic_policy_lets_cloudwatch_and_the_glue_rule_publish(template: dict[str, Any]) -> None:
+    # When
+    policy = template["Resources"]["AlarmTopicPolicy"]["Properties"]
+    publishers = {
+        statement["Principal"]["Service"]: statement.get("Condition")
+        for statement in policy["PolicyDocument"]["Statement"]
+        if statement["Effect"] == "Allow" and statement["Action"] == "sns:Publish"
+    }
+
+    # Then
+    assert policy["Topics"] == [TOPIC]
+    assert publishers["events.amazonaws.com"] == {
+        "ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": ["GlueJobFailedRule", "Arn"]}}
+    }
+    assert "cloudwatch.amazonaws.com" in publishers
+
+
+def test_glue_job_failures_of_both_jobs_go_to_the_alarm_topic(template: dict[str, Any]) -> None:
+    # When
+    rule = template["Resources"]["GlueJobFailedRule"]["Properties"]
+    pattern = rule["EventPattern"]
+
+    # Then
+    assert pattern["source"] == ["aws.glue"]
+    assert pattern["detail-type"] == ["Glue Job State Change"]
+    assert pattern["detail"]["jobName"] == [{"Ref": "CompactionJob"}, {"Ref": "AnalyticsJob"}]
+    assert set(pattern["detail"]["state"]) == {"FAILED", "TIMEOUT"}
+    assert [target["Arn"] for target in rule["Targets"]] == [TOPIC]
+
+
+def test_alarm_email_subscription_exists_only_when_an_address_is_given(template: dict[str, Any]) -> None:
+    # When
+    subscription = template["Resources"]["AlarmEmailSubscription"]
+
+    # Then
+    assert template["Parameters"]["AlarmEmail"]["Default"] == ""
+    assert subscription["Condition"] == "HasAlarmEmail"
+    assert template["Conditions"]["HasAlarmEmail"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmEmail"}, ""]}]
+    }
+    assert subscription["Properties"] == {
+        "TopicArn": TOPIC,
+        "Protocol": "email",
+        "Endpoint": {"Ref": "AlarmEmail"},
+    }
+
+
+def test_alarm_topic_arn_is_an_output(template: dict[str, Any]) -> None:
+    # When / Then
+    assert template["Outputs"]["AlarmTopicArn"]["Value"] == {"Fn::GetAtt": ["AlarmTopic", "TopicArn"]}
+
+
+def _rendered_dashboard(template: dict[str, Any]) -> dict[str, Any]:
+    """The dashboard body with every ${...} replaced as CloudFormation would, after checking it exists."""
+    body = template["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    assert isinstance(body, str)
+    parameters = template["Parameters"]
+    resources = template["Resources"]
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in PSEUDO_PARAMETERS:
+            return PSEUDO_PARAMETERS[name]
+        if name in parameters:
+            return str(parameters[name]["Default"])
+        logical_id = name.split(".", 1)[0]
+        assert logical_id in resources, f"${{{name}}} names no parameter or resource"
+        return f"{name}-value"
+
+    return cast(dict[str, Any], json.loads(re.sub(r"\$\{([^}!]+)\}", value, body)))
+
+
+def _dashboard_metrics(template: dict[str, Any]) -> list[list[Any]]:
+    widgets = _rendered_dashboard(template)["widgets"]
+    return [metric for w in widgets if w["type"] == "metric" for metric in w["properties"]["metrics"]]
+
+
+def test_dashboard_body_is_json_once_substituted(template: dict[str, Any]) -> None:
+    # When
+    dashboard = _rendered_dashboard(template)
+
+    # Then
+    assert dashboard["widgets"]
+    for widget in dashboard["widgets"]:
+        assert {"type", "x", "y", "width", "height", "properties"} <= set(widget)
+
+
+@pytest.mark.parametrize(
+    ("namespace", "metric", "dimension_value"),
+    [
+        ("AWS/Lambda", "Invocations", "PublishFunction-value"),
+        ("AWS/Lambda", "Invocations", "PullFunction-value"),
+        ("AWS/Lambda", "Invocations", "PushFunction-value"),
+        ("AWS/Lambda", "Duration", "PublishFunction-value"),
+        ("AWS/Lambda", "Duration", "PullFunction-value"),
+        ("AWS/Lambda", "Duration", "PushFunction-value"),
+        ("AWS/SQS", "ApproximateNumberOfMessagesVisible", "PushQueue.QueueName-value"),
+        ("AWS/SQS", "ApproximateAgeOfOldestMessage", "PushQueue.QueueName-value"),
+        ("AWS/SQS", "ApproximateNumberOfMessagesVisible", "PushPoisonQueue.QueueName-value"),
+        ("AWS/DynamoDB", "ReadThrottleEvents", "Table-value"),
+        ("AWS/DynamoDB", "WriteThrottleEvents", "Table-value"),
+        ("Roomcast", "DeliveryLogWriteFailed", "roomcast"),
+    ],
+)
+def test_dashboard_shows_the_main_figures(
+    template: dict[str, Any], namespace: str, metric: str, dimension_value: str
+) -> None:
+    # When
+    shown = {(m[0], m[1], m[3]) for m in _dashboard_metrics(template)}
+
+    # Then
+    assert (namespace, metric, dimension_value) in shown
+
+
+@pytest.mark.parametrize("metric", ["Errors", "Throttles"])
+def test_dashboard_shows_every_functions_errors_and_throttles(template: dict[str, Any], metric: str) -> None:
+    # Given
+    functions = _of_type(template, "AWS::Serverless::Function")
+
+    # When
+    shown = {m[3] for m in _dashboard_metrics(template) if m[:2] == ["AWS/Lambda", metric]}
+
+    # Then
+    assert shown == {f"{function_id}-value" for function_id in functions}
+
+
+# -- hardening (the real template) ----------------------------------------------------------------
 
 
 def test_every_log_group_is_encrypted_with_the_stack_key(template: dict[str, Any]) -> None:
