@@ -13,8 +13,10 @@ PYTHON_BIN_DIR := $(dir $(PYTHON_REAL))
 TOOLS := .tools
 UV_VERSION := 0.13.8
 SAM_CLI_VERSION := 1.170.0
+CHECKOV_VERSION := 3.3.30
 UV := $(TOOLS)/uv/bin/uv
 SAM := $(TOOLS)/bin/sam
+CHECKOV := $(TOOLS)/bin/checkov
 VENV := .venv
 PY := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)/layers/shared:$(CURDIR)/tools:$(CURDIR)/glue_jobs
@@ -46,6 +48,11 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 
 $(SAM): | $(UV)
 	$(UV) tool install --quiet --python $(PYTHON_REAL) aws-sam-cli==$(SAM_CLI_VERSION)
+
+# checkov in its own environment too (it pins many dependencies); the stamp reinstalls on a version bump.
+$(TOOLS)/.checkov-$(CHECKOV_VERSION): | $(UV)
+	$(UV) tool install --quiet --force --python $(PYTHON_REAL) checkov==$(CHECKOV_VERSION)
+	@touch $@
 
 setup: $(VENV)/.synced $(SAM) ## install the project's tools (.venv and .tools/), nothing global
 
@@ -79,9 +86,10 @@ typecheck: $(VENV)/.synced ## mypy (strict)
 openapi: $(VENV)/.synced ## merge every function's routes into the docs function's openapi.json
 	$(PY) -m roomcast_dev.openapi
 
-template-check: $(VENV)/.synced $(SAM) openapi ## cfn-lint, sam validate --lint, sam build (no Docker)
+template-check: $(VENV)/.synced $(SAM) $(TOOLS)/.checkov-$(CHECKOV_VERSION) openapi ## cfn-lint, sam validate --lint, checkov (0 failed), sam build (no Docker)
 	$(VENV)/bin/cfn-lint template.yaml
 	$(SAM) validate --lint
+	$(CHECKOV) --file template.yaml --framework cloudformation --compact --quiet --skip-download
 	PATH="$(PYTHON_BIN_DIR):$$PATH" $(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache >/dev/null
 	@echo "sam build: ok"
 
