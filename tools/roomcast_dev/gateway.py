@@ -2,18 +2,28 @@
 
 Routes, the authorizer and its cache TTL come from template.yaml. Responses follow the HTTP API
 payload 2.0 rules; gateway-made errors use API Gateway's own bodies ({"message": ...}).
+
+HTTP/1.1 framing is read strictly, because an ambiguous request is how requests get smuggled: a
+body is framed by one Content-Length or by chunked transfer coding, never both; a malformed or
+ambiguous head, Content-Length or chunk is a 400, an oversized head a 431, an oversized body a 413,
+and a request that does not arrive whole within the read timeout a 408. Every refusal closes the
+connection; well-formed requests keep it alive.
 """
 
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
+import socket
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Buffer, Callable
 from datetime import UTC, datetime
+from email.message import Message
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -22,10 +32,22 @@ from urllib.parse import parse_qsl, urlsplit
 from roomcast_dev.functions import FunctionError
 from roomcast_dev.template import LOCAL_ACCOUNT_ID, Authorizer, Route
 
-# API Gateway HTTP API limits.
-MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
-MAX_HEADER_BYTES = 10 * 1024  # request line and headers together
-IDLE_TIMEOUT_SECONDS = 30  # a client that stops sending mid-request is cut off, as API Gateway does
+# API Gateway HTTP API quotas (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html).
+MAX_PAYLOAD_BYTES = 10 * 1024 * 1024  # "Payload size: 10 MB"
+MAX_HEADER_BYTES = 10240  # "Total combined size of request line and header values: 10240 bytes"
+# Local choices: AWS documents no client-side timeouts for HTTP APIs.
+IDLE_TIMEOUT_SECONDS = 30.0  # a kept-alive connection that starts no new request is closed quietly
+READ_TIMEOUT_SECONDS = 30.0  # from a request's first byte to its last (head and body), else 408
+LINGER_SECONDS = 2.0  # unread input drained before closing, so that a reset does not destroy the answer
+MAX_CHUNK_LINE_BYTES = 1024  # a chunk-size line with its extensions
+
+_TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_REQUEST_LINE = re.compile(_TOKEN + rb" [\x21-\x7e]+ HTTP/[0-9]\.[0-9]\r?\n")
+# name:value, no whitespace before the colon, no obs-fold, no CR, LF, NUL or other controls in the value.
+_FIELD_LINE = re.compile(_TOKEN + rb":[\t\x20-\x7e\x80-\xff]*\r?\n")
+_BLANK_LINES = (b"\r\n", b"\n")
+_CHUNK_SIZE_LINE = re.compile(rb"([0-9A-Fa-f]+)(?:[ \t]*;[^\r\n]*)?\r\n")
+_DIGITS = re.compile(r"[0-9]+")
 TEXT_CONTENT_TYPES = (
     "text/",
     "application/json",
@@ -72,6 +94,8 @@ class Gateway:
         invoke: Invoke,
         host: str = "127.0.0.1",
         port: int = 0,
+        read_timeout: float = READ_TIMEOUT_SECONDS,
+        idle_timeout: float = IDLE_TIMEOUT_SECONDS,
     ) -> None:
         self._routes = [_CompiledRoute(r) for r in routes]
         self._authorizer = authorizer
@@ -83,28 +107,64 @@ class Gateway:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             server_version = "roomcast-local-gateway"
-            timeout = IDLE_TIMEOUT_SECONDS
+            timeout = idle_timeout
+            incoming: _Incoming
+
+            def setup(self) -> None:
+                super().setup()
+                self.rfile.close()  # replaced by a reader that enforces the limits
+                self.incoming = _Incoming(self.connection, idle_timeout)
+                self.rfile = self.incoming
+
+            def handle_one_request(self) -> None:
+                # What an answer needs when the request line is not parsed yet.
+                self.requestline, self.request_version, self.command = "", "HTTP/1.1", ""
+                if not self.incoming.await_request():
+                    self.close_connection = True
+                    return
+                self.incoming.begin_request(read_timeout)
+                try:
+                    super().handle_one_request()
+                    return
+                except _HeadTooLarge:
+                    refusal = HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                except _RequestTimeout:
+                    refusal = HTTPStatus.REQUEST_TIMEOUT
+                finally:
+                    self.incoming.end_request()
+                self.send_error(refusal)
+
+            def parse_request(self) -> bool:
+                try:
+                    parsed = super().parse_request()
+                finally:
+                    head = self.incoming.end_head()
+                if not parsed:
+                    return False
+                if not _well_formed(head, self.request_version, self.headers):
+                    self.send_error(HTTPStatus.BAD_REQUEST)
+                    return False
+                return True
 
             def __getattr__(self, name: str) -> Any:
                 # Every method (TRACE, PROPFIND, ...) is routed like GET: an ANY route may serve it,
                 # and an unmatched one gets API Gateway's JSON 404 instead of http.server's HTML 501.
                 if name.startswith("do_"):
-                    return lambda: gateway._serve(self)
+                    return self.dispatch
                 raise AttributeError(name)
 
-            def parse_request(self) -> bool:
-                if not super().parse_request():
-                    return False
-                header_bytes = len(self.requestline) + sum(
-                    len(name) + len(value) + 4 for name, value in self.headers.items()
-                )
-                if header_bytes > MAX_HEADER_BYTES:
-                    self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)
-                    return False
-                return True
+            def dispatch(self) -> None:
+                try:
+                    body = _read_body(self.headers, self.request_version, self.incoming)
+                except _BodyError as refused:
+                    self.incoming.end_request()
+                    self.send_error(refused.status)
+                    return
+                self.incoming.end_request()  # the deadline is for reading: a function has its own
+                gateway._serve(self, body)
 
             def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-                # http.server's own refusals (bad request line, header too long, ...) as JSON.
+                # http.server's own refusals (bad request line, too many headers, ...) and ours, as JSON.
                 status = HTTPStatus(code)
                 self.close_connection = True
                 if self.request_version == "HTTP/0.9":  # unparsable version: still answer with a status line
@@ -114,9 +174,10 @@ class Gateway:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self._server = ThreadingHTTPServer((host, port), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="gateway", daemon=True)
+        self._server = _Server((host, port), Handler)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="gateway", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -148,15 +209,9 @@ class Gateway:
             return None
         return max(candidates, key=lambda pair: pair[0].specificity())
 
-    def _serve(self, request: BaseHTTPRequestHandler) -> None:
+    def _serve(self, request: BaseHTTPRequestHandler, body: bytes) -> None:
         started = time.time()
         parts = urlsplit(request.path)
-        try:
-            body = _read_body(request)
-        except _BodyError as refused:
-            request.close_connection = True
-            self._reply_message(request, refused.status, _message(refused.status))
-            return
         matched = self._match(request.command, parts.path)
         if matched is None:
             self._reply_message(request, HTTPStatus.NOT_FOUND, "Not Found")
@@ -327,50 +382,187 @@ def _message(status: HTTPStatus) -> str:
     return "Request Entity Too Large" if status is HTTPStatus.REQUEST_ENTITY_TOO_LARGE else status.phrase
 
 
+# -- reading requests -------------------------------------------------------------------------------
+
+
+class _HeadTooLarge(Exception):
+    """The request line and header lines passed MAX_HEADER_BYTES."""
+
+
+class _RequestTimeout(Exception):
+    """The request did not arrive whole within the read timeout (not a TimeoutError: http.server
+    would swallow that and close without an answer)."""
+
+
 class _BodyError(Exception):
     def __init__(self, status: HTTPStatus) -> None:
         super().__init__(status.phrase)
         self.status = status
 
 
-def _read_body(request: BaseHTTPRequestHandler) -> bytes:
+class _Connection(io.RawIOBase):
+    """The client's bytes, one recv at a time, each waiting no longer than the request's deadline
+    (or the idle timeout between requests): a client that sends slowly cannot hold a thread."""
+
+    def __init__(self, connection: socket.socket, idle_timeout: float) -> None:
+        super().__init__()
+        self._connection = connection
+        self._idle_timeout = idle_timeout
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Buffer) -> int:
+        if self.deadline is None:
+            self._connection.settimeout(self._idle_timeout)
+            return self._connection.recv_into(memoryview(buffer))
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise _RequestTimeout
+        self._connection.settimeout(remaining)
+        try:
+            return self._connection.recv_into(memoryview(buffer))
+        except TimeoutError:
+            raise _RequestTimeout from None
+
+    def stop_deadline(self) -> None:
+        self.deadline = None
+        self._connection.settimeout(self._idle_timeout)  # also bounds writing the answer
+
+
+class _Incoming(io.BufferedReader):
+    """A connection's input, with API Gateway's limits on each request read from it."""
+
+    def __init__(self, connection: socket.socket, idle_timeout: float) -> None:
+        self._connection = _Connection(connection, idle_timeout)
+        super().__init__(self._connection)
+        self._head: list[bytes] | None = None
+        self._head_budget = 0
+
+    def await_request(self) -> bool:
+        """Wait up to the idle timeout for the next request's first byte; False when none comes."""
+        try:
+            return bool(self.peek(1))
+        except OSError:  # idle timeout, reset
+            return False
+
+    def begin_request(self, read_timeout: float) -> None:
+        self._connection.deadline = time.monotonic() + read_timeout
+        self._head = []
+        self._head_budget = MAX_HEADER_BYTES
+
+    def end_head(self) -> list[bytes]:
+        """The raw lines of the head (request line, header lines, blank line) just read."""
+        head, self._head = self._head or [], None
+        return head
+
+    def end_request(self) -> None:
+        self._head = None
+        self._connection.stop_deadline()
+
+    def readline(self, size: int | None = -1, /) -> bytes:
+        if self._head is None:
+            return super().readline(size)
+        # Within the head, never read a line past what is left of MAX_HEADER_BYTES (+ a blank line).
+        limit = self._head_budget + 2
+        line = super().readline(limit if size is None or size < 0 else min(size, limit))
+        self._head.append(line)
+        if line not in _BLANK_LINES:
+            self._head_budget -= len(line)
+            if self._head_budget < 0:
+                raise _HeadTooLarge
+        return line
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def shutdown_request(self, request: Any) -> None:
+        # Closing a socket with unread input makes the kernel reset the connection, which can destroy
+        # an answer (a 413, a 431) the client has not read yet: drain what it still sends, for a while.
+        try:
+            request.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + LINGER_SECONDS
+            while (remaining := deadline - time.monotonic()) > 0:
+                request.settimeout(remaining)
+                if not request.recv(65536):
+                    break
+        except OSError:
+            pass
+        self.close_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exception(), ConnectionError):  # the client went away: nothing to report
+            return
+        super().handle_error(request, client_address)
+
+
+def _well_formed(head: list[bytes], version: str, headers: Message) -> bool:
+    """RFC 9112's syntax, which http.server and the email parser are lenient about (a space before
+    the colon hides a header, a bare CR splits one in two, obs-fold continues one), and one Host."""
+    request_line, *field_lines = head
+    if _REQUEST_LINE.fullmatch(request_line) is None:
+        return False
+    if any(_FIELD_LINE.fullmatch(line) is None for line in field_lines if line not in _BLANK_LINES):
+        return False
+    hosts = headers.get_all("host") or []
+    return len(hosts) == 1 or (not hosts and version == "HTTP/1.0")
+
+
+def _read_body(headers: Message, version: str, incoming: io.BufferedIOBase) -> bytes:
     """The request body by Content-Length or chunked transfer coding, within API Gateway's limit."""
-    transfer_coding = (request.headers.get("transfer-encoding") or "").strip().lower()
-    if transfer_coding == "chunked":
-        return _read_chunked(request)
-    if transfer_coding:
-        raise _BodyError(HTTPStatus.BAD_REQUEST)  # only chunked is a transfer coding we accept
-    declared = request.headers.get_all("content-length") or []
-    if not declared:
+    codings = [
+        coding.strip(" \t").lower()
+        for value in headers.get_all("transfer-encoding") or []
+        for coding in value.split(",")
+    ]
+    lengths = headers.get_all("content-length") or []
+    if codings:
+        # Content-Length beside Transfer-Encoding is the request-smuggling shape: refused, not guessed
+        # (RFC 9112 section 6.1); so are other codings, and any transfer coding in HTTP/1.0.
+        if lengths or codings != ["chunked"] or version == "HTTP/1.0":
+            raise _BodyError(HTTPStatus.BAD_REQUEST)
+        return _read_chunked(incoming)
+    if not lengths:
         return b""
-    if len(set(declared)) != 1 or not declared[0].strip().isdigit():
+    values = {value.strip(" \t") for value in lengths}
+    if len(values) != 1:
         raise _BodyError(HTTPStatus.BAD_REQUEST)
-    length = int(declared[0])
-    if length > MAX_PAYLOAD_BYTES:
+    (value,) = values
+    if _DIGITS.fullmatch(value) is None:  # ASCII digits only: not "-1", "+1", "0x1", "1_0", "²"
+        raise _BodyError(HTTPStatus.BAD_REQUEST)
+    digits = value.lstrip("0") or "0"
+    if len(digits) > len(str(MAX_PAYLOAD_BYTES)) or int(digits) > MAX_PAYLOAD_BYTES:
         raise _BodyError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
-    body = request.rfile.read(length)
-    if len(body) != length:
+    length = int(digits)
+    body = incoming.read(length)
+    if len(body) != length:  # the client closed before sending all of it
         raise _BodyError(HTTPStatus.BAD_REQUEST)
     return body
 
 
-def _read_chunked(request: BaseHTTPRequestHandler) -> bytes:
+def _read_chunked(incoming: io.BufferedIOBase) -> bytes:
     body = bytearray()
     while True:
-        size_line = request.rfile.readline(1026).split(b";", 1)[0].strip()
-        try:
-            size = int(size_line, 16)
-        except ValueError:
-            raise _BodyError(HTTPStatus.BAD_REQUEST) from None
-        if size < 0:
+        found = _CHUNK_SIZE_LINE.fullmatch(incoming.readline(MAX_CHUNK_LINE_BYTES + 1))
+        if found is None:  # not hex digits (no "0x", sign or space), no CRLF, or too long
             raise _BodyError(HTTPStatus.BAD_REQUEST)
+        size = int(found[1], 16)
         if len(body) + size > MAX_PAYLOAD_BYTES:
             raise _BodyError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
         if size == 0:
-            while request.rfile.readline(8194).strip():  # trailers, ignored
-                pass
-            return bytes(body)
-        chunk = request.rfile.read(size)
-        if len(chunk) != size or request.rfile.read(2) != b"\r\n":
+            break
+        chunk = incoming.read(size)
+        if len(chunk) != size or incoming.read(2) != b"\r\n":
             raise _BodyError(HTTPStatus.BAD_REQUEST)
         body += chunk
+    # Trailer fields (ignored) until a blank line, within the header limit.
+    budget = MAX_HEADER_BYTES
+    while (line := incoming.readline(budget + 2)) != b"\r\n":
+        budget -= len(line)
+        if budget < 0:
+            raise _BodyError(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)
+        if _FIELD_LINE.fullmatch(line) is None or not line.endswith(b"\r\n"):
+            raise _BodyError(HTTPStatus.BAD_REQUEST)
+    return bytes(body)
