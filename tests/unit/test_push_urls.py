@@ -419,3 +419,192 @@ def test_a_name_that_does_not_resolve_is_refused_as_unresolvable_a_temporary_kin
     # When / Then: refused at subscribe time, and the push function can tell it apart (retries it)
     with pytest.raises(PushUrlUnresolvable, match="does not resolve"):
         check_push_url("https://no-such-host.invalid/hook", PushUrlPolicy(), system_resolver)
+
+
+# -- IPv6 forms that carry an IPv4 address (issue 10) ---------------------------------------------
+
+
+def _carriers(v4: ipaddress.IPv4Address | ipaddress.IPv6Address) -> dict[str, ipaddress.IPv6Address]:
+    """``v4`` inside each IPv6 form that carries one, by the form's name."""
+    assert v4.version == 4
+    n = int(v4)
+    return {
+        "6to4": ipaddress.IPv6Address((0x2002 << 112) | (n << 80) | 1),
+        "Teredo": ipaddress.IPv6Address((0x2001_0000 << 96) | (0x4136_E378 << 64) | (n ^ 0xFFFF_FFFF)),
+        "NAT64": ipaddress.IPv6Address((0x64_FF9B << 96) | n),
+        "IPv4-translated": ipaddress.IPv6Address((0xFFFF << 48) | n),
+        "IPv4-compatible": ipaddress.IPv6Address(n),
+        "ISATAP": ipaddress.IPv6Address((0x2600 << 112) | (0x5EFE << 32) | n),
+    }
+
+
+LOOPBACK_CARRIERS = _carriers(ipaddress.IPv4Address("127.0.0.1"))
+
+
+def test_the_6to4_url_of_issue_10_is_refused_in_local_mode() -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url("http://[2002:7f00:1::]:9/", LOCAL, never_called)
+
+    # Then
+    assert str(refused.value) == (
+        "push URL resolves to a loopback address (127.0.0.1, carried by the 6to4 address 2002:7f00:1::),"
+        " which is refused"
+    )
+
+
+@pytest.mark.parametrize(
+    ("policy", "scheme"),
+    [(STRICT, "https"), (LOCAL, "https"), (LOCAL, "http")],
+    ids=["strict", "local-https", "local-http"],
+)
+@pytest.mark.parametrize(("form", "address"), LOOPBACK_CARRIERS.items(), ids=list(LOOPBACK_CARRIERS))
+def test_ipv6_form_carrying_loopback_is_refused_in_every_mode(
+    form: str, address: ipaddress.IPv6Address, policy: PushUrlPolicy, scheme: str
+) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(f"{scheme}://[{address}]:9/", policy, never_called)
+
+    # Then
+    assert f"loopback address (127.0.0.1, carried by the {form} address {address})" in str(refused.value)
+
+
+def test_teredo_address_carrying_loopback_as_its_server_is_refused() -> None:
+    # When: server 127.0.0.1, client 93.184.216.34
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url("http://[2001:0:7f00:1:0:0:a247:27cb]/", LOCAL, never_called)
+
+    # Then
+    assert "loopback address (127.0.0.1, carried by the Teredo address" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("host", "category", "carried"),
+    [
+        ("[2002:a00:1::1]", "private", "10.0.0.1"),
+        ("[2002:a9fe:a9fe::]", "link-local", "169.254.169.254"),
+        ("[2002:c0a8:101::]", "private", "192.168.1.1"),
+        ("[2001:0:a00:1::]", "private", "10.0.0.1"),
+        ("[64:ff9b::a9fe:a9fe]", "link-local", "169.254.169.254"),
+        ("[::a9fe:a9fe]", "link-local", "169.254.169.254"),
+        ("[::ffff:0:a00:1]", "private", "10.0.0.1"),
+        ("[2600::5efe:a9fe:a9fe]", "link-local", "169.254.169.254"),
+        ("[2600::200:5efe:a00:1]", "private", "10.0.0.1"),
+        ("[2002:6440:1::]", "private", "100.64.0.1"),
+        ("[2002::]", "unspecified", "0.0.0.0"),  # noqa: S104 - an address refused, nothing is bound
+    ],
+    ids=[
+        "6to4-private",
+        "6to4-metadata",
+        "6to4-home",
+        "teredo-server-private",
+        "nat64-metadata",
+        "compatible-metadata",
+        "translated-private",
+        "isatap-metadata",
+        "isatap-u-bit-private",
+        "6to4-cgnat",
+        "6to4-this-network",
+    ],
+)
+def test_ipv6_form_carrying_a_forbidden_ipv4_is_refused_and_names_it(
+    host: str, category: str, carried: str
+) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(f"https://{host}/hooks", STRICT, never_called)
+
+    # Then
+    assert category in str(refused.value)
+    assert f"({carried}, carried by the " in str(refused.value)
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+@pytest.mark.parametrize(
+    ("form", "address"), _carriers(ipaddress.IPv4Address(PUBLIC_V4)).items(), ids=list(LOOPBACK_CARRIERS)
+)
+def test_ipv6_form_carrying_a_public_ipv4_is_refused_in_local_mode(
+    form: str, address: ipaddress.IPv6Address, scheme: str
+) -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url(f"{scheme}://[{address}]/", LOCAL, never_called)
+
+    # Then
+    assert f"a {form} address ({address}, carrying " in str(refused.value)
+    assert "local mode exempts only true loopback" in str(refused.value)
+
+
+def test_isatap_address_on_a_public_prefix_carrying_a_public_ipv4_is_accepted_outside_local_mode() -> None:
+    # Given (routed by its global prefix; only what it carries could make it special)
+    address = str(_carriers(ipaddress.IPv4Address(PUBLIC_V4))["ISATAP"])
+
+    # When
+    addresses = check_push_url(f"https://[{address}]/", STRICT, never_called)
+
+    # Then
+    assert addresses == [address]
+
+
+def test_hostname_resolving_to_a_6to4_loopback_is_refused_in_local_mode() -> None:
+    # When
+    with pytest.raises(PushUrlRejected) as refused:
+        check_push_url("http://receiver.local:9/", LOCAL, resolving_to("127.0.0.1", "2002:7f00:1::"))
+
+    # Then
+    assert "6to4 address 2002:7f00:1::" in str(refused.value)
+
+
+def _is_true_loopback(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is None:
+            return address == ipaddress.IPv6Address("::1")
+        address = address.ipv4_mapped
+    return address in ipaddress.IPv4Network("127.0.0.0/8")
+
+
+_ANY_V4 = st.one_of(st.ip_addresses(v=4), st.ip_addresses(network="127.0.0.0/8"))
+_ANY_ADDRESS = st.one_of(
+    st.ip_addresses(),
+    st.just(ipaddress.IPv6Address("::1")),
+    _ANY_V4,
+    _ANY_V4.map(lambda v4: ipaddress.IPv6Address(f"::ffff:{v4}")),
+    _ANY_V4.flatmap(lambda v4: st.sampled_from(list(_carriers(v4).values()))),
+)
+
+
+@given(_ANY_ADDRESS)
+def test_local_mode_accepts_plain_http_to_true_loopback_only(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> None:
+    # Given
+    host = f"[{address}]" if address.version == 6 else str(address)
+
+    # When
+    try:
+        check_push_url(f"http://{host}:9/", LOCAL, never_called)
+        accepted = True
+    except PushUrlRejected:
+        accepted = False
+
+    # Then
+    assert accepted == _is_true_loopback(address)
+
+
+@pytest.mark.parametrize(
+    "network",
+    ["127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"],
+)
+@given(data=st.data())
+def test_any_form_carrying_a_forbidden_ipv4_is_refused_in_every_mode(
+    network: str, data: st.DataObject
+) -> None:
+    # Given
+    v4 = data.draw(st.ip_addresses(network=network))
+    form, address = data.draw(st.sampled_from(list(_carriers(v4).items())))
+    policy = data.draw(st.sampled_from([STRICT, LOCAL]))
+
+    # When / Then
+    with pytest.raises(PushUrlRejected, match=f"carried by the {form} address"):
+        check_push_url("https://hooks.example.com/", policy, resolving_to(PUBLIC_V4, str(address)))

@@ -2,7 +2,8 @@
 
 Checked at subscribe time and again before every delivery (a name can be re-pointed
 after it was accepted). The checks work on the *resolved* addresses, so decimal, octal,
-hex and IPv4-mapped spellings of a forbidden address are refused like the plain form.
+hex and IPv4-mapped spellings of a forbidden address are refused like the plain form, and
+IPv6 addresses that carry an IPv4 address (6to4, Teredo, NAT64, ...) by what they carry.
 """
 
 from __future__ import annotations
@@ -60,30 +61,76 @@ def system_resolver(host: str, port: int) -> list[str]:
 
 
 def _unmapped(address: IPAddress) -> IPAddress:
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return address.ipv4_mapped
-        if address.sixtofour is not None:
-            return address.sixtofour
+    """An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 address itself: a socket connects to it."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
     return address
 
 
-def forbidden_reason(address: IPAddress, policy: PushUrlPolicy) -> str | None:
-    """Why a resolved address may not be called, or None when it may."""
-    plain = _unmapped(address)
-    if plain.is_loopback:
-        return None if policy.allow_loopback else "loopback"
-    if plain.is_unspecified:
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # RFC 4291 section 2.5.5.1, deprecated
+_IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # RFC 2765
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052 well-known prefix
+_ISATAP_INTERFACE_IDS = (0x0000_5EFE, 0x0200_5EFE)  # RFC 5214: ...:0:5efe:a.b.c.d, ...:200:5efe:a.b.c.d
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[str, tuple[ipaddress.IPv4Address, ...]] | None:
+    """The IPv4 addresses an IPv6 address carries, and the name of its form; None for plain IPv6.
+
+    Such an address reaches a host other than itself names (6to4 and Teredo relays, a NAT64
+    gateway, an ISATAP router, a dual-stack host), so it is judged by what it carries too.
+    """
+    low32 = ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF)
+    if address.sixtofour is not None:
+        return "6to4", (address.sixtofour,)
+    if address.teredo is not None:
+        return "Teredo", address.teredo  # (server, client)
+    if address in _NAT64:
+        return "NAT64", (low32,)
+    if address in _IPV4_TRANSLATED:
+        return "IPv4-translated", (low32,)
+    if address in _IPV4_COMPATIBLE and int(address) > 1:  # :: and ::1 are themselves
+        return "IPv4-compatible", (low32,)
+    if (int(address) >> 32) & 0xFFFF_FFFF in _ISATAP_INTERFACE_IDS:
+        return "ISATAP", (low32,)
+    return None
+
+
+def _category(address: IPAddress, allow_loopback: bool) -> str | None:
+    """The kind of a forbidden address, or None when it may be called."""
+    if address.is_loopback:
+        return None if allow_loopback else "loopback"
+    if address.is_unspecified:
         return "unspecified"
-    if plain.is_multicast:
+    if address.is_multicast:
         return "multicast"
-    if plain.is_link_local:
+    if address.is_link_local:
         return "link-local (cloud metadata)"
-    if any(plain in network for network in _EXTRA_FORBIDDEN_NETWORKS):
+    if any(address in network for network in _EXTRA_FORBIDDEN_NETWORKS):
         return "private or reserved"
-    if plain.is_private or plain.is_reserved or not plain.is_global:
+    if address.is_private or address.is_reserved or not address.is_global:
         return "private or reserved"
     return None
+
+
+def forbidden_reason(address: IPAddress, policy: PushUrlPolicy) -> str | None:
+    """Why a resolved address may not be called ("a loopback address (127.0.0.1)"), or None.
+
+    Local mode exempts true loopback only: 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104. An IPv6
+    form that carries an IPv4 address is refused whenever what it carries would be (loopback
+    included, in every mode), and in local mode whatever it carries.
+    """
+    plain = _unmapped(address)
+    if isinstance(plain, ipaddress.IPv6Address) and (embedded := _embedded_ipv4(plain)) is not None:
+        form, carried = embedded
+        for inner in carried:
+            category = _category(inner, allow_loopback=False)
+            if category is not None:
+                return f"a {category} address ({inner}, carried by the {form} address {plain})"
+        if policy.allow_loopback:
+            carrying = " and ".join(str(inner) for inner in carried)
+            return f"a {form} address ({plain}, carrying {carrying}; local mode exempts only true loopback)"
+    category = _category(plain, policy.allow_loopback)
+    return None if category is None else f"a {category} address ({plain})"
 
 
 def _split(url: str) -> SplitResult:
@@ -134,7 +181,7 @@ def check_push_url(url: str, policy: PushUrlPolicy, resolve: Resolver = system_r
         address = _unmapped(ipaddress.ip_address(text.split("%", 1)[0]))
         reason = forbidden_reason(address, policy)
         if reason is not None:
-            raise PushUrlRejected(f"push URL resolves to a {reason} address ({address}), which is refused")
+            raise PushUrlRejected(f"push URL resolves to {reason}, which is refused")
         if scheme == "http" and not address.is_loopback:
             raise PushUrlRejected(
                 "push URL must use https (plain http is allowed only to loopback in local mode)"
