@@ -15,7 +15,7 @@ from roomcast.dal.flow import FlowKey, RateAnswer
 from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Page
 from roomcast.dal.queues import PullQueues, Received
-from roomcast.dal.sender import Outgoing
+from roomcast.dal.sender import Outgoing, Unsent
 from roomcast.delivery.log import LogRecord
 from roomcast.domain.flow import live_leases, reserve_start
 from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, Message, TrackedMessage
@@ -113,6 +113,8 @@ class FakeMessages:
     messages: dict[tuple[str, str], Message] = field(default_factory=dict)
     # Every record ever written, in order; ``current`` is the latest per destination.
     written: list[Delivery] = field(default_factory=list)
+    # The outbox: (tenant, message) -> destinations whose first envelope was not sent.
+    unsent: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def current(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
         found = [
@@ -126,6 +128,12 @@ class FakeMessages:
         self.messages[(message.tenant_id, message.id)] = message
         self.written.extend(deliveries)
         return 1
+
+    def mark_unsent(self, tenant_id: str, message_id: str, subscription_ids: Sequence[str]) -> None:
+        self.unsent[(tenant_id, message_id)] = list(subscription_ids)
+
+    def mark_sent(self, tenant_id: str, message_id: str) -> None:
+        self.unsent.pop((tenant_id, message_id), None)
 
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
         # A put: the record (and its history) as given.
@@ -206,9 +214,24 @@ class FakeDeadLetters:
 @dataclass
 class FakeSender:
     sent: list[Outgoing] = field(default_factory=list)
+    # Queues ``try_send`` fails on: URL -> whether the queue is missing (else an outage).
+    failing_queues: dict[str, bool] = field(default_factory=dict)
 
     def send(self, outgoing: Sequence[Outgoing]) -> None:
         self.sent.extend(outgoing)
+
+    def try_send(self, outgoing: Sequence[Outgoing]) -> list[Unsent]:
+        unsent = [
+            Unsent(
+                o,
+                "missing" if self.failing_queues[o.queue_url] else "outage",
+                self.failing_queues[o.queue_url],
+            )
+            for o in outgoing
+            if o.queue_url in self.failing_queues
+        ]
+        self.sent.extend(o for o in outgoing if o.queue_url not in self.failing_queues)
+        return unsent
 
 
 @dataclass

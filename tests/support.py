@@ -181,6 +181,9 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
         return {"statusCode": 200, "body": api_document}
     if name == "authorizer-request.json":
         return {"isAuthorized": True, "context": {"tenantId": SAMPLE_TENANT}}
+    if name == "outbox-stream-unsent.json":
+        # The sample PULL subscription's queue exists: the unsent envelope is sent, nothing retried.
+        return {"batchItemFailures": []}
     if name == "push-sqs-batch.json":
         # The sample webhook's port refuses the connection: retried later, not a batch item failure.
         return {"batchItemFailures": []}

@@ -18,6 +18,7 @@ from roomcast_dev.event_sources import SqsPoller
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
+from roomcast_dev.stream_sources import StreamPoller
 from roomcast_dev.template import LOCAL_ACCOUNT_ID, PROJECT_ROOT, TEMPLATE_PATH, StackModel, read_stack
 
 logging.getLogger("werkzeug").setLevel(logging.WARNING)
@@ -66,7 +67,7 @@ class LocalStack:
         self.endpoint_url = ""
         self.model: StackModel | None = None
         self.functions: dict[str, LocalFunction] = {}
-        self.pollers: list[SqsPoller] = []
+        self.pollers: list[SqsPoller | StreamPoller] = []
         self.gateway: Gateway | None = None
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -109,6 +110,16 @@ class LocalStack:
             )
             poller.start()
             self.pollers.append(poller)
+        for stream_trigger in self.model.stream_triggers:
+            stream_poller = StreamPoller(
+                stream_trigger,
+                table_name=self.model.tables[stream_trigger.table_id]["TableName"],
+                region=LOCAL_REGION,
+                client_factory=self.client,
+                invoke=self.invoke,
+            )
+            stream_poller.start()
+            self.pollers.append(stream_poller)
         if self.write_state_file:
             self._write_state()
 
@@ -216,7 +227,10 @@ def provision_resources(model: StackModel, endpoint_url: str) -> None:
     dynamodb = aws_client("dynamodb", endpoint_url)
     for spec in model.tables.values():
         keys = ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode", "GlobalSecondaryIndexes")
-        dynamodb.create_table(**{key: spec[key] for key in keys if key in spec})
+        table: dict[str, Any] = {key: spec[key] for key in keys if key in spec}
+        if "StreamSpecification" in spec:  # CloudFormation implies StreamEnabled; the API wants it said
+            table["StreamSpecification"] = {"StreamEnabled": True, **spec["StreamSpecification"]}
+        dynamodb.create_table(**table)
         ttl = spec.get("TimeToLiveSpecification")
         if ttl:
             dynamodb.update_time_to_live(TableName=spec["TableName"], TimeToLiveSpecification=ttl)

@@ -5,6 +5,7 @@ The template is the source of truth; the local stack derives every name and sett
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -66,6 +67,18 @@ class SqsTrigger:
 
 
 @dataclass(frozen=True)
+class StreamTrigger:
+    """A DynamoDB stream event source: the table's stream, filtered, in batches."""
+
+    function_id: str
+    table_id: str
+    batch_size: int
+    filter_patterns: tuple[dict[str, Any], ...]
+    report_batch_item_failures: bool
+    maximum_retry_attempts: int
+
+
+@dataclass(frozen=True)
 class FunctionSpec:
     logical_id: str
     name: str
@@ -97,6 +110,7 @@ class StackModel:
     functions: dict[str, FunctionSpec] = field(default_factory=dict)
     routes: list[Route] = field(default_factory=list)
     sqs_triggers: list[SqsTrigger] = field(default_factory=list)
+    stream_triggers: list[StreamTrigger] = field(default_factory=list)
     authorizer: Authorizer | None = None
     outputs: dict[str, str] = field(default_factory=dict)
 
@@ -304,6 +318,19 @@ def read_stack(
                         path=event_properties.get("Path", "/{proxy+}"),
                         function_id=logical_id,
                         authorized=auth_name != "NONE",
+                    )
+                )
+            elif event["Type"] == "DynamoDB":
+                filters = event_properties.get("FilterCriteria", {}).get("Filters", [])
+                model.stream_triggers.append(
+                    StreamTrigger(
+                        function_id=logical_id,
+                        table_id=event_properties["Stream"]["Fn::GetAtt"][0],
+                        batch_size=int(event_properties.get("BatchSize", 100)),
+                        filter_patterns=tuple(json.loads(f["Pattern"]) for f in filters),
+                        report_batch_item_failures="ReportBatchItemFailures"
+                        in event_properties.get("FunctionResponseTypes", []),
+                        maximum_retry_attempts=int(event_properties.get("MaximumRetryAttempts", -1)),
                     )
                 )
             elif event["Type"] == "SQS":

@@ -4,19 +4,19 @@ answers 5xx and the publisher retries."""
 
 from __future__ import annotations
 
-import json
-
 from publish_api.models import PublishRequest
 from roomcast.delivery.publishing import Publisher
 from roomcast.domain import limits
 from roomcast.domain.messages import Message
+from roomcast.domain.payloads import payload_size_bytes
 from roomcast.errors import RoomcastError
 
 
 class PayloadTooLarge(RoomcastError):
     def __init__(self, size_bytes: int) -> None:
         super().__init__(
-            f"payload is {size_bytes} bytes serialized; the limit is {limits.MAX_PAYLOAD_BYTES}",
+            f"payload is {size_bytes} bytes as stored (compact JSON, non-ASCII characters escaped"
+            f" as \\uXXXX); the limit is {limits.MAX_PAYLOAD_BYTES}",
             code="payload_too_large",
             http_status=413,
         )
@@ -25,9 +25,7 @@ class PayloadTooLarge(RoomcastError):
 class PublishService(Publisher):
     def publish(self, tenant_id: str, room_id: str, request: PublishRequest) -> Message:
         """A publish request: its payload size checked, then published (roomcast.delivery.publishing)."""
-        payload_size = len(
-            json.dumps(request.payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        )
+        payload_size = payload_size_bytes(request.payload)
         if payload_size > limits.MAX_PAYLOAD_BYTES:
             raise PayloadTooLarge(payload_size)
         return self.publish_message(

@@ -9,7 +9,7 @@ import pytest
 
 from publish_api.models import PublishRequest
 from publish_api.service import PayloadTooLarge, PublishService
-from roomcast.dal.sender import Destinations, Outgoing
+from roomcast.dal.sender import Destinations, Outgoing, Unsent
 from roomcast.domain import limits
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus
@@ -27,6 +27,7 @@ class StoreCheckingSender:
     def __init__(self, messages: FakeMessages) -> None:
         self.messages = messages
         self.sent: list[Envelope] = []
+        self.missing_queues: set[str] = set()  # queues try_send finds gone
 
     def send(self, outgoing: Sequence[Outgoing]) -> None:
         for item in outgoing:
@@ -34,6 +35,11 @@ class StoreCheckingSender:
             key = (item.envelope.tenant_id, item.envelope.message_id)
             assert key in self.messages.messages, "sent before stored"
             self.sent.append(item.envelope)
+
+    def try_send(self, outgoing: Sequence[Outgoing]) -> list[Unsent]:
+        missing = [o for o in outgoing if o.queue_url in self.missing_queues]
+        self.send([o for o in outgoing if o.queue_url not in self.missing_queues])
+        return [Unsent(o, "QueueDoesNotExist", queue_missing=True) for o in missing]
 
 
 def _service(management: Management) -> tuple[PublishService, StoreCheckingSender, FakeLog]:
@@ -129,3 +135,45 @@ def test_a_named_destination_that_is_not_an_active_subscription_of_the_room_is_r
     assert "not a subscription of room" in refused.value.message
     assert management.messages.messages == {}
     assert sender.sent == []
+
+
+def test_a_destination_whose_queue_is_gone_is_left_to_the_outbox_and_the_publish_accepted() -> None:
+    # Given: two PULL subscriptions, one of whose queues was deleted since routing
+    management = Management()
+    room = management.room()
+    kept = management.subscription(room)
+    gone = management.subscription(room)
+    service, sender, _ = _service(management)
+    assert gone.queue_url
+    sender.missing_queues.add(gone.queue_url)
+
+    # When
+    message = service.publish(TENANT, room.id, _request())
+
+    # Then: published to the one, the other marked unsent for the outbox
+    assert set(message.destinations) == {kept.id, gone.id}
+    assert [e.subscription_id for e in sender.sent] == [kept.id]
+    assert management.messages.unsent == {(TENANT, message.id): [gone.id]}
+
+
+def test_when_everything_is_sent_nothing_is_left_to_the_outbox() -> None:
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    service, _, _ = _service(management)
+
+    service.publish(TENANT, room.id, _request())
+
+    assert management.messages.unsent == {}
+
+
+def test_the_payload_limit_counts_escaped_characters_as_stored() -> None:
+    # Given: 1 byte under the limit in UTF-8, but each "é" is stored as the 6 characters \u00e9
+    management = Management()
+    room = management.room()
+    service, _, _ = _service(management)
+    payload = "é" * ((limits.MAX_PAYLOAD_BYTES - 2) // 2)
+
+    # When / Then
+    with pytest.raises(PayloadTooLarge, match="as stored"):
+        service.publish(TENANT, room.id, _request(payload=payload))

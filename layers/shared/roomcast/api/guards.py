@@ -13,7 +13,9 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
 
     - a body not declared JSON (curl -d sends form encoding) → 415;
     - bytes that are not UTF-8, or JSON Python cannot parse (too deep, huge integers) → 400;
-    - JSON whose top level is not an object → 422 (powertools would validate a list's first item).
+    - JSON whose top level is not an object → 422 (powertools would validate a list's first item);
+    - a string or key with a lone surrogate (``"\\ud800"``: valid JSON, not text; it cannot be
+      stored or sent as UTF-8) → 422 naming where it is.
     A good body's content type is normalised to ``application/json`` for powertools.
     """
     method = (event.get("requestContext", {}).get("http", {}).get("method") or "").upper()
@@ -40,11 +42,43 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
         return gateway_error(400, "malformed_json", "request body is not valid JSON (or not UTF-8)")
     if not isinstance(parsed, dict):
         return gateway_error(422, "validation_error", "request body must be a JSON object")
+    where = lone_surrogate_at(parsed)
+    if where is not None:
+        where = where if len(where) <= 200 else where[:197] + "..."
+        message = f"{where} holds a lone UTF-16 surrogate (\\ud800-\\udfff without its pair): not text"
+        return gateway_error(422, "invalid_text", message)
     event["headers"] = {
         k: v for k, v in (event.get("headers") or {}).items() if str(k).lower() != "content-type"
     }
     event["headers"]["content-type"] = "application/json"
     event["body"], event["isBase64Encoded"] = text, False
+    return None
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def lone_surrogate_at(value: object, path: str = "body") -> str | None:
+    """Where in a parsed JSON value a string or a key holds a lone surrogate (``body.payload.x``),
+    or None. Iterative: a body nested as deep as the parser allows cannot overflow the stack."""
+    pending: list[tuple[object, str]] = [(value, path)]
+    while pending:
+        item, where = pending.pop()
+        if isinstance(item, str):
+            if _has_surrogate(item):
+                return where
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if _has_surrogate(key):
+                    return f"{where} (a key)"
+                pending.append((child, f"{where}.{key}"))
+        elif isinstance(item, list):
+            pending.extend((child, f"{where}.{index}") for index, child in enumerate(item))
     return None
 
 

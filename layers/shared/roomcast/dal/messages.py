@@ -30,6 +30,7 @@ from roomcast.dal.pages import Page, decode_index_cursor, encode_cursor
 from roomcast.dal.table import TableAccess, is_condition_failure, key
 from roomcast.domain.fields import camel_fields, from_camel_fields
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
+from roomcast.domain.payloads import payload_text
 from roomcast.errors import NotFound
 
 RECORD_RETENTION_SECONDS: Final = 30 * 24 * 3600
@@ -37,6 +38,12 @@ MESSAGE_MAX_LIFE_MS: Final = 365 * 24 * 3600 * 1000
 _MESSAGE_SORT_KEY: Final = "MSG"
 _DELIVERY_PREFIX: Final = "DLV#"
 ROOM_INDEX: Final = "ByRoom"
+# The outbox (docs/decisions/0018-signed-receipts-and-outbox.md): a message item whose first
+# envelopes could not all be sent carries ``outbox`` = ``unsent`` and the ids in ``unsent``; the
+# stream's filter (template.yaml, OutboxFunction) passes exactly those changes to the outbox.
+OUTBOX_ATTRIBUTE: Final = "outbox"
+OUTBOX_UNSENT: Final = "unsent"
+UNSENT_ATTRIBUTE: Final = "unsent"
 # Query rounds one list request may take to fill a page when filters skip items.
 _MAX_LIST_ROUNDS: Final = 5
 
@@ -76,7 +83,7 @@ def _message_ttl(message: Message) -> int:
 def message_to_item(message: Message) -> items.Item:
     keys = {"PK": message_partition_key(message.tenant_id, message.id), "SK": _MESSAGE_SORT_KEY}
     # The payload is stored as JSON text: DynamoDB cannot hold floats like 1e400 or empty keys faithfully.
-    payload = json.dumps(message.payload, separators=(",", ":"))
+    payload = payload_text(message.payload)
     return keys | {
         "entity": "message",
         **camel_fields(message),
@@ -146,6 +153,13 @@ def _embedded_delivery(delivery: Delivery) -> items.Item:
     return {name: fields[name] for name in _EMBEDDED_FIELDS}
 
 
+def stored_message_item(message: Message, deliveries: Sequence[Delivery]) -> items.Item:
+    """The message item as published: the message with each destination's first record."""
+    item = message_to_item(message)
+    item["deliveries"] = {d.subscription_id: _embedded_delivery(d) for d in deliveries}
+    return item
+
+
 def embedded_deliveries(message_item: items.Item) -> list[Delivery]:
     """The first records of a message's destinations, as stored inside the message item."""
     shared = {"messageId": message_item["id"], "tenantId": message_item["tenantId"]}
@@ -164,8 +178,7 @@ class MessageStore(TableAccess):
         """Store a message with the first record of each destination inside it: one PutItem
         whatever the number of destinations. Later changes of a destination are items of their
         own (small writes, no rewrite of the payload). Returns the number of DynamoDB calls."""
-        item = message_to_item(message)
-        item["deliveries"] = {d.subscription_id: _embedded_delivery(d) for d in deliveries}
+        item = stored_message_item(message, deliveries)
         self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item))
         return 1
 
@@ -237,6 +250,36 @@ class MessageStore(TableAccess):
             ConsistentRead=True,
         )
         return delivery_from_item(items.from_attributes(response["Item"])) if "Item" in response else None
+
+    def mark_unsent(self, tenant_id: str, message_id: str, subscription_ids: Sequence[str]) -> None:
+        """The outbox: these destinations' first envelopes could not be sent. The change comes to
+        the outbox function through the table's stream (``outbox`` = ``unsent``), which sends them."""
+        self._client.update_item(
+            TableName=self._table_name,
+            Key=key(message_partition_key(tenant_id, message_id), _MESSAGE_SORT_KEY),
+            UpdateExpression="SET #outbox = :unsent, #unsent = :ids",
+            ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeNames={"#outbox": OUTBOX_ATTRIBUTE, "#unsent": UNSENT_ATTRIBUTE},
+            ExpressionAttributeValues={
+                ":unsent": {"S": OUTBOX_UNSENT},
+                ":ids": {"L": [{"S": subscription_id} for subscription_id in subscription_ids]},
+            },
+        )
+
+    def mark_sent(self, tenant_id: str, message_id: str) -> None:
+        """The outbox's work for a message is done: nothing of it is left unsent (a message item
+        gone meanwhile, its time to live passed, is left gone)."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=key(message_partition_key(tenant_id, message_id), _MESSAGE_SORT_KEY),
+                UpdateExpression="REMOVE #outbox, #unsent",
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeNames={"#outbox": OUTBOX_ATTRIBUTE, "#unsent": UNSENT_ATTRIBUTE},
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
 
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         """Messages by id (without deliveries), in as few calls as DynamoDB allows."""

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from roomcast.dal.messages import MessageFilter
     from roomcast.dal.pages import Page
     from roomcast.dal.queues import PullQueues, Received
-    from roomcast.dal.sender import Outgoing
+    from roomcast.dal.sender import Outgoing, Unsent
     from roomcast.domain.messages import Delivery, Message, TrackedMessage
     from roomcast.domain.models import Room, Subscription
 
@@ -48,6 +48,8 @@ class Catalog(RoomStore, SubscriptionStore, Protocol):
 
 class MessageRecords(Protocol):
     def put_message(self, message: Message, deliveries: Sequence[Delivery]) -> int: ...
+    def mark_unsent(self, tenant_id: str, message_id: str, subscription_ids: Sequence[str]) -> None: ...
+    def mark_sent(self, tenant_id: str, message_id: str) -> None: ...
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None: ...
     def update_delivery(
         self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
@@ -73,6 +75,7 @@ class DeadLetterRecords(Protocol):
 
 class Sender(Protocol):
     def send(self, outgoing: Sequence[Outgoing]) -> None: ...
+    def try_send(self, outgoing: Sequence[Outgoing]) -> list[Unsent]: ...
 
 
 class PullQueueAdmin(Protocol):

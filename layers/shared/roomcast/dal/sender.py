@@ -29,6 +29,34 @@ class SendFailed(RuntimeError):
     """Some envelopes could not be sent after retries; nothing may be acknowledged."""
 
 
+@dataclass(frozen=True)
+class Unsent:
+    """An envelope ``try_send`` could not send, and why."""
+
+    outgoing: Outgoing
+    reason: str
+    queue_missing: bool  # the queue does not exist (a PULL subscription deleted meanwhile)
+
+    @property
+    def subscription_id(self) -> str | None:
+        """The destination it was for (None for a body that is not an envelope)."""
+        envelope = self.outgoing.envelope
+        return None if isinstance(envelope, str) else envelope.subscription_id
+
+
+_QUEUE_MISSING_CODES: Final = frozenset({"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"})
+
+
+def _queue_missing(error: Exception) -> bool:
+    response = getattr(error, "response", None)
+    code = response.get("Error", {}).get("Code", "") if isinstance(response, dict) else ""
+    return code in _QUEUE_MISSING_CODES
+
+
+def _reason(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}"[:300]
+
+
 def delay_seconds(due_at_ms: int, now_ms: int) -> int:
     """SQS DelaySeconds for a due time: the remaining wait rounded up, at most 15 minutes."""
     remaining_ms = max(0, due_at_ms - now_ms)
@@ -77,6 +105,22 @@ class EnvelopeSender(SqsAccess):
         with ThreadPoolExecutor(max_workers=min(_PARALLEL_BATCHES, len(batches))) as pool:
             for result in [pool.submit(self._send_batch, url, batch) for url, batch in batches]:
                 result.result()
+
+    def try_send(self, outgoing: Sequence[Outgoing]) -> list[Unsent]:
+        """Send what can be sent; what could not (a batch SQS or the network refused after
+        retries, a queue that no longer exists) is returned with the reason, not raised."""
+        batches = self._batches(outgoing)
+        unsent: list[Unsent] = []
+
+        def attempt(queue_url: str, batch: list[tuple[Outgoing, str]]) -> None:
+            try:
+                self._send_batch(queue_url, batch)
+            except Exception as error:
+                unsent.extend(Unsent(item, _reason(error), _queue_missing(error)) for item, _ in batch)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(_PARALLEL_BATCHES, len(batches)))) as pool:
+            list(pool.map(lambda pair: attempt(*pair), batches))
+        return unsent
 
     @staticmethod
     def _batches(outgoing: Sequence[Outgoing]) -> list[tuple[str, list[tuple[Outgoing, str]]]]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
-from roomcast.dal.sender import Destinations
+from roomcast.dal.sender import Destinations, Unsent
 from roomcast.dal.stores import Stores
 from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain import ids
@@ -20,6 +20,12 @@ from roomcast.domain.models import Subscription
 from roomcast.domain.payloads import JsonValue
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import resolve_destinations
+from roomcast.observability import logger
+
+
+def unsent_destinations(unsent: Sequence[Unsent]) -> list[str]:
+    """The subscriptions whose envelopes were not sent, each once, in order."""
+    return list(dict.fromkeys(u.subscription_id for u in unsent if u.subscription_id))
 
 
 @dataclass
@@ -70,9 +76,19 @@ class Publisher:
             Delivery(message.id, tenant_id, s.id, s.type, DeliveryStatus.PENDING, 0, None, at, at)
             for s in targets
         ]
-        # Stored first: a message is never on a queue without its record.
+        # Stored first: a message is never on a queue without its record. What cannot be sent
+        # now (an SQS outage, a PULL queue deleted since routing) is left to the outbox: marked on
+        # the message item, sent by the outbox function from the table's stream. The publish is
+        # accepted either way, since the message is stored and will be sent or end cleared.
         self.messages.put_message(message, first_records)
-        self.sender.send([self.destinations.outgoing_for(s, first_envelope(message, s.id)) for s in targets])
+        outgoing = [self.destinations.outgoing_for(s, first_envelope(message, s.id)) for s in targets]
+        unsent = self.sender.try_send(outgoing)
+        if unsent:
+            self.messages.mark_unsent(tenant_id, message.id, unsent_destinations(unsent))
+            logger.warning(
+                "first envelopes left to the outbox",
+                extra={"message_id": message.id, "unsent": len(unsent), "reason": unsent[0].reason},
+            )
         self._log(message, targets)
         return message
 

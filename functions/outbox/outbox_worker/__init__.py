@@ -1,0 +1,1 @@
+"""The outbox function: sends the first envelopes a publish could not send."""

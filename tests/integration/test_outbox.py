@@ -1,0 +1,144 @@
+"""The outbox against moto: a publish whose SQS sends fail is still accepted, and the outbox
+function, fed the table's real stream records, sends what was not sent."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import boto3
+import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+from botocore.exceptions import ClientError
+
+from roomcast.dal.sender import EnvelopeSender
+from roomcast_dev.stream_sources import matches, stream_record
+from roomcast_dev.template import StackModel
+from tests.integration.conftest import Handler
+from tests.support import FakeLambdaContext, api_event
+
+
+def _call(handler: Handler, method: str, path: str, body: Any = None) -> Any:
+    response = handler(api_event(method, path, body, tenant="acme"), FakeLambdaContext())
+    assert response["statusCode"] < 300, response
+    return json.loads(response["body"])
+
+
+def outbox_records(stack_model: StackModel) -> list[dict[str, Any]]:
+    """The table's stream records the OutboxFunction's filter passes, shaped as Lambda sends them."""
+    table_name = stack_model.tables["Table"]["TableName"]
+    stream_arn = boto3.client("dynamodb").describe_table(TableName=table_name)["Table"]["LatestStreamArn"]
+    streams = boto3.client("dynamodbstreams")
+    (trigger,) = [t for t in stack_model.stream_triggers if t.function_id == "OutboxFunction"]
+    found: list[dict[str, Any]] = []
+    for shard in streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]:
+        iterator = streams.get_shard_iterator(
+            StreamArn=stream_arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+        )["ShardIterator"]
+        for record in streams.get_records(ShardIterator=iterator, Limit=1000)["Records"]:
+            if any(matches(record, pattern) for pattern in trigger.filter_patterns):
+                found.append(stream_record(dict(record), stream_arn, "us-east-1"))
+    return found
+
+
+def push_queue_bodies(stack_model: StackModel) -> list[dict[str, Any]]:
+    queue_url = stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
+    received = boto3.client("sqs").receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10)
+    return [json.loads(m["Body"]) for m in received.get("Messages", [])]
+
+
+def test_a_publish_during_an_sqs_outage_is_accepted_and_the_outbox_sends_it(
+    stack_model: StackModel, function_handler: Callable[[str], Handler], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given: a room with a PUSH and a PULL subscription, and SQS refusing every send
+    manage = function_handler("ManagementFunction")
+    room = _call(manage, "POST", "/rooms", {"name": "orders"})
+    push = _call(
+        manage,
+        "POST",
+        f"/rooms/{room['id']}/subscriptions",
+        {"type": "PUSH", "pushUrl": "http://127.0.0.1:9/"},
+    )
+    pull = _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PULL"})
+    real_batch = EnvelopeSender._send_batch
+
+    def outage(sender: EnvelopeSender, queue_url: str, batch: Any) -> None:
+        raise ClientError(
+            {"Error": {"Code": "ServiceUnavailable", "Message": "SQS is down"}}, "SendMessageBatch"
+        )
+
+    monkeypatch.setattr(EnvelopeSender, "_send_batch", outage)
+
+    # When: published
+    publish = function_handler("PublishFunction")
+    message = _call(
+        publish,
+        "POST",
+        f"/rooms/{room['id']}/messages",
+        {"eventType": "e", "eventVersion": "1", "payload": 7},
+    )
+
+    # Then: accepted, nothing on the queues yet, the message marked for the outbox
+    assert set(message["destinations"]) == {push["id"], pull["id"]}
+    assert push_queue_bodies(stack_model) == []
+    records = outbox_records(stack_model)
+    assert len(records) == 1
+    assert {v["S"] for v in records[0]["dynamodb"]["NewImage"]["unsent"]["L"]} == {push["id"], pull["id"]}
+
+    # When: the outbox function gets the stream record; during the outage its invocation fails
+    # (the stream hands the record back), once SQS is back it sends
+    outbox = function_handler("OutboxFunction")
+    with pytest.raises(BatchProcessingError, match="SQS is down"):
+        outbox({"Records": records}, FakeLambdaContext())
+    monkeypatch.setattr(EnvelopeSender, "_send_batch", real_batch)
+    done = outbox({"Records": records}, FakeLambdaContext())
+
+    # Then: sent to both, the mark removed (no further outbox record), statuses still pending
+    assert done["batchItemFailures"] == []
+    assert [(b["message_id"], b["subscription_id"]) for b in push_queue_bodies(stack_model)] == [
+        (message["messageId"], push["id"])
+    ]
+    pulled = _call(
+        function_handler("PullFunction"), "POST", f"/rooms/{room['id']}/subscriptions/{pull['id']}/pull", {}
+    )
+    assert [m["messageId"] for m in pulled["messages"]] == [message["messageId"]]
+    assert len(outbox_records(stack_model)) == 1
+    status = _call(manage, "GET", f"/rooms/{room['id']}/messages/{message['messageId']}")
+    assert {d["status"] for d in status["deliveries"]} == {"pending"}
+
+
+def test_the_outbox_clears_a_destination_whose_subscription_was_deleted(
+    stack_model: StackModel, function_handler: Callable[[str], Handler], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given: a message the publish could not send to its PULL subscription, deleted since
+    manage = function_handler("ManagementFunction")
+    room = _call(manage, "POST", "/rooms", {"name": "orders"})
+    pull = _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PULL"})
+
+    def outage(sender: EnvelopeSender, queue_url: str, batch: Any) -> None:
+        raise ClientError({"Error": {"Code": "InternalError", "Message": "down"}}, "SendMessageBatch")
+
+    monkeypatch.setattr(EnvelopeSender, "_send_batch", outage)
+    message = _call(
+        function_handler("PublishFunction"),
+        "POST",
+        f"/rooms/{room['id']}/messages",
+        {"eventType": "e", "eventVersion": "1", "payload": 7},
+    )
+    monkeypatch.undo()
+    manage = function_handler("ManagementFunction")
+    deleted = manage(
+        api_event("DELETE", f"/rooms/{room['id']}/subscriptions/{pull['id']}", tenant="acme"),
+        FakeLambdaContext(),
+    )
+    assert deleted["statusCode"] == 204
+
+    # When
+    outbox = function_handler("OutboxFunction")
+    done = outbox({"Records": outbox_records(stack_model)}, FakeLambdaContext())
+
+    # Then: nothing left to retry, and the delivery ended cleared
+    assert done["batchItemFailures"] == []
+    status = _call(manage, "GET", f"/rooms/{room['id']}/messages/{message['messageId']}")
+    assert [(d["subscriptionId"], d["status"]) for d in status["deliveries"]] == [(pull["id"], "cleared")]

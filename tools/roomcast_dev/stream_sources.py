@@ -1,0 +1,215 @@
+"""Lambda's DynamoDB stream event source mapping, locally: read the table's stream, filter,
+batch, invoke, and retry what failed.
+
+Honours the template's BatchSize, FilterCriteria (exact values and ``exists``), ReportBatchItemFailures
+and MaximumRetryAttempts. As on AWS, a shard is read in order: a failed batch is retried (from the
+first reported failure with ReportBatchItemFailures) before anything after it, and a batch given up
+on after MaximumRetryAttempts is skipped with a line in the console (AWS would report it to the
+OnFailure destination).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from roomcast_dev.functions import FunctionError
+from roomcast_dev.template import StreamTrigger
+
+Invoke = Callable[[str, dict[str, Any]], Any]
+ClientFactory = Callable[[str], Any]
+IDLE_SECONDS = 0.1
+RETRY_SECONDS = 0.5
+
+
+def matches(value: Any, pattern: Any) -> bool:
+    """Whether a value matches an event filter pattern (the subset templates use: nested objects,
+    lists of exact values, and ``{"exists": true|false}``)."""
+    if isinstance(pattern, dict):
+        if not isinstance(value, dict):
+            return False
+        return all(_matches_field(value.get(name), expected) for name, expected in pattern.items())
+    return bool(value == pattern)
+
+
+def _matches_field(value: Any, expected: Any) -> bool:
+    if isinstance(expected, dict):
+        return matches(value, expected)
+    for option in expected:
+        if isinstance(option, dict) and "exists" in option:
+            if (value is not None) == bool(option["exists"]):
+                return True
+        elif value == option:
+            return True
+    return False
+
+
+def stream_record(record: dict[str, Any], stream_arn: str, region: str) -> dict[str, Any]:
+    """One record of a DynamoDB stream event, shaped as Lambda delivers it (JSON only)."""
+    change = dict(record["dynamodb"])
+    created = change.get("ApproximateCreationDateTime")
+    if isinstance(created, datetime):
+        change["ApproximateCreationDateTime"] = created.timestamp()
+    return {
+        "eventID": record.get("eventID", ""),
+        "eventName": record.get("eventName", ""),
+        "eventVersion": record.get("eventVersion", "1.1"),
+        "eventSource": "aws:dynamodb",
+        "awsRegion": region,
+        "dynamodb": change,
+        "eventSourceARN": stream_arn,
+    }
+
+
+def first_failed_index(result: Any, records: list[dict[str, Any]]) -> int | None:
+    """Where a ReportBatchItemFailures answer says to resume (a sequence number of the batch);
+    None: every record succeeded; 0: the whole batch failed (a malformed answer, as on AWS)."""
+    if not isinstance(result, dict) or result.get("batchItemFailures") is None:
+        return None if result is None or isinstance(result, dict) else 0
+    sequence_numbers = [r["dynamodb"]["SequenceNumber"] for r in records]
+    indexes: list[int] = []
+    for failure in result["batchItemFailures"]:
+        identifier = failure.get("itemIdentifier") if isinstance(failure, dict) else None
+        if identifier not in sequence_numbers:
+            return 0
+        indexes.append(sequence_numbers.index(identifier))
+    return min(indexes) if indexes else None
+
+
+@dataclass
+class _Shard:
+    iterator: str | None
+    last_sequence_number: str | None = None
+    pending: list[dict[str, Any]] = field(default_factory=list)  # filtered records not yet done
+    attempts: int = 0
+
+
+class StreamPoller:
+    """Reads one table's stream for one function, one shard after the other, in order."""
+
+    def __init__(
+        self,
+        trigger: StreamTrigger,
+        table_name: str,
+        region: str,
+        client_factory: ClientFactory,
+        invoke: Invoke,
+    ) -> None:
+        self.trigger = trigger
+        self._table_name = table_name
+        self._region = region
+        self._client_factory = client_factory
+        self._invoke = invoke
+        self._stopping = threading.Event()
+        self._paused = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._stream_arn: str | None = None  # None: look the stream up again
+        self._shards_arn: str | None = None  # the stream ``_shards`` are positions in
+        self._shards: dict[str, _Shard] = {}
+        self.invocations = 0
+
+    def start(self) -> None:
+        self._thread = threading.Thread(
+            target=self._run, name=f"stream-{self.trigger.function_id}", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=25)
+
+    def pause(self) -> None:
+        self._paused.set()
+
+    def resume(self) -> None:
+        self._stream_arn = None  # a reset makes the table, and its stream, again
+        self._paused.clear()
+
+    def _run(self) -> None:
+        dynamodb = self._client_factory("dynamodb")
+        streams = self._client_factory("dynamodbstreams")
+        while not self._stopping.is_set():
+            if self._paused.is_set():
+                time.sleep(0.05)
+                continue
+            try:
+                if self._stream_arn is None:
+                    self._discover(dynamodb, streams)
+                if not self._poll(streams):
+                    time.sleep(IDLE_SECONDS)
+            except Exception as error:  # a reset deleted the table, the endpoint restarted, ...
+                if not self._stopping.is_set():
+                    print(f"[stream] {self.trigger.function_id}: {type(error).__name__}: {error}", flush=True)
+                    self._stream_arn = None
+                    time.sleep(RETRY_SECONDS)
+
+    def _discover(self, dynamodb: Any, streams: Any) -> None:
+        """Find the table's stream and an iterator per shard: where this poller left off when it
+        is the same stream (after an error), from the start of a new one (after a reset)."""
+        stream_arn = dynamodb.describe_table(TableName=self._table_name)["Table"]["LatestStreamArn"]
+        known = self._shards if stream_arn == self._shards_arn else {}
+        shards: dict[str, _Shard] = {}
+        for shard in streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]:
+            shard_id = shard["ShardId"]
+            state = known.get(shard_id) or _Shard(iterator=None)
+            position: dict[str, str] = {"ShardIteratorType": "TRIM_HORIZON"}
+            if state.last_sequence_number:
+                position = {
+                    "ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
+                    "SequenceNumber": state.last_sequence_number,
+                }
+            found = streams.get_shard_iterator(StreamArn=stream_arn, ShardId=shard_id, **position)
+            state.iterator = found["ShardIterator"]
+            shards[shard_id] = state
+        self._shards, self._shards_arn, self._stream_arn = shards, stream_arn, stream_arn
+
+    def _poll(self, streams: Any) -> bool:
+        """One round over the shards; whether anything was read or invoked."""
+        progressed = False
+        for shard in self._shards.values():
+            if not shard.pending and shard.iterator is not None:
+                answer = streams.get_records(ShardIterator=shard.iterator, Limit=1000)
+                shard.iterator = answer.get("NextShardIterator")
+                for record in answer.get("Records", []):
+                    shard.last_sequence_number = record["dynamodb"]["SequenceNumber"]
+                    if self._wanted(record):
+                        shard.pending.append(stream_record(record, self._stream_arn or "", self._region))
+            if shard.pending:
+                self._deliver(shard)
+                progressed = True
+        return progressed
+
+    def _wanted(self, record: dict[str, Any]) -> bool:
+        patterns = self.trigger.filter_patterns
+        return not patterns or any(matches(record, pattern) for pattern in patterns)
+
+    def _deliver(self, shard: _Shard) -> None:
+        batch = shard.pending[: self.trigger.batch_size]
+        self.invocations += 1
+        try:
+            result = self._invoke(self.trigger.function_id, {"Records": batch})
+            resume_at = first_failed_index(result, batch) if self.trigger.report_batch_item_failures else None
+        except FunctionError as error:
+            print(f"[stream] {self.trigger.function_id} failed, batch retried: {error}", flush=True)
+            resume_at = 0
+        if resume_at is None:
+            del shard.pending[: len(batch)]
+            shard.attempts = 0
+            return
+        del shard.pending[:resume_at]
+        shard.attempts += 1
+        limit = self.trigger.maximum_retry_attempts
+        if 0 <= limit < shard.attempts:
+            print(
+                f"[stream] {self.trigger.function_id}: gave up on {len(batch) - resume_at} records",
+                flush=True,
+            )
+            del shard.pending[: len(batch) - resume_at]
+            shard.attempts = 0
+            return
+        time.sleep(min(RETRY_SECONDS * shard.attempts, 5))
