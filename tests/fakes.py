@@ -10,17 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from roomcast.dal.dead_letters import DeadLetter
+from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
 from roomcast.dal.flow import FlowKey, RateAnswer
 from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Page
 from roomcast.dal.queues import PullQueues, Received
+from roomcast.dal.repository import FailoverLink
 from roomcast.dal.sender import Outgoing, Unsent
 from roomcast.delivery.log import LogRecord
 from roomcast.domain.flow import live_leases, reserve_start
 from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, Message, TrackedMessage
 from roomcast.domain.models import Room, Subscription
-from roomcast.errors import Conflict, NotFound
+from roomcast.errors import Conflict, LimitExceeded, NotFound
 
 
 def _page[T](items: list[T], limit: int, cursor: str | None) -> Page[T]:
@@ -106,6 +107,38 @@ class FakeCatalog:
         rooms = {(t, r): self.rooms[(t, r)] for t, r, _ in wanted if (t, r) in self.rooms}
         subscriptions = {key: self.subscriptions[key] for key in wanted if key in self.subscriptions}
         return rooms, subscriptions
+
+    # Rooms being deleted take no new subscription (the room item's mark in DynamoDB).
+    deleting: set[tuple[str, str]] = field(default_factory=set)
+
+    def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str) -> None:
+        self.get_room(tenant_id, room_id)
+        self.deleting.add((tenant_id, room_id))
+
+    def add_subscription(
+        self, subscription: Subscription, max_per_room: int | None, failover_chain: Sequence[FailoverLink]
+    ) -> None:
+        tenant_id, room_id = subscription.tenant_id, subscription.room_id
+        if (tenant_id, room_id) in self.deleting:
+            raise NotFound(f"room {room_id} not found")
+        self.get_room(tenant_id, room_id)
+        held = sum(1 for (t, r, _) in self.subscriptions if (t, r) == (tenant_id, room_id))
+        if max_per_room is not None and held >= max_per_room:
+            raise LimitExceeded(f"a room holds at most {max_per_room} subscriptions")
+        self._check_unchanged(tenant_id, room_id, failover_chain)
+        self.create_subscription(subscription)
+
+    def replace_subscription_checked(
+        self, subscription: Subscription, expected_updated_at: str, failover_chain: Sequence[FailoverLink]
+    ) -> None:
+        self._check_unchanged(subscription.tenant_id, subscription.room_id, failover_chain)
+        self.replace_subscription(subscription, expected_updated_at)
+
+    def _check_unchanged(self, tenant_id: str, room_id: str, chain: Sequence[FailoverLink]) -> None:
+        for link in chain:
+            current = self.subscriptions.get((tenant_id, room_id, link.subscription_id))
+            if current is None or current.failover_subscription_id != link.failover_subscription_id:
+                raise Conflict(f"the failover chain changed at {link.subscription_id}; read it again")
 
 
 @dataclass
@@ -209,6 +242,33 @@ class FakeDeadLetters:
     def delete(self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]) -> None:
         for message_id in message_ids:
             self.letters.pop((tenant_id, room_id, subscription_id, message_id), None)
+
+    # (tenant, room, subscription, message) -> the replay claim that holds it
+    claims: dict[tuple[str, str, str, str], ReplayClaim] = field(default_factory=dict)
+
+    def claim(
+        self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str], claim: ReplayClaim
+    ) -> Claimed:
+        letters, held_elsewhere = [], []
+        for message_id in dict.fromkeys(message_ids):
+            key = (tenant_id, room_id, subscription_id, message_id)
+            if key not in self.letters:
+                continue
+            if key in self.claims and self.claims[key].held_until_ms > claim.made_at_ms:
+                held_elsewhere.append(message_id)
+                continue
+            self.claims[key] = claim
+            letters.append(self.letters[key])
+        return Claimed(letters, held_elsewhere)
+
+    def delete_claimed(
+        self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str], claim: ReplayClaim
+    ) -> None:
+        for message_id in message_ids:
+            key = (tenant_id, room_id, subscription_id, message_id)
+            if key in self.claims and self.claims[key].claim_id == claim.claim_id:
+                self.letters.pop(key, None)
+                self.claims.pop(key)
 
 
 @dataclass

@@ -1,7 +1,8 @@
-"""Parameters and answers every management resource uses: path ids, pagination, 204."""
+"""Parameters and answers every management resource uses: path ids, pagination, 204, updatedAt."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from http import HTTPStatus
 from typing import Annotated
 
@@ -9,6 +10,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from roomcast.domain import limits
+from roomcast.domain.clock import iso_timestamp, now_iso
 
 RoomId = Annotated[
     str,
@@ -45,3 +47,12 @@ PAGE_SIZE = limits.DEFAULT_PAGE_SIZE
 
 def no_content() -> Response[None]:
     return Response(status_code=HTTPStatus.NO_CONTENT, body=None)
+
+
+def updated_now(previous: str) -> str:
+    """Now as a new ``updatedAt``, always after ``previous``: writes are conditional on the
+    ``updatedAt`` they read, so a change within the millisecond of the last one must change it too."""
+    now = now_iso()
+    if now > previous:  # same ISO format: text order is time order
+        return now
+    return iso_timestamp(datetime.fromisoformat(previous) + timedelta(milliseconds=1))

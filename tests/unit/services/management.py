@@ -17,7 +17,9 @@ from management_api.subscriptions.models import (
     SubscriptionCreate,
 )
 from management_api.subscriptions.service import SubscriptionsService
+from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.sender import Destinations
+from roomcast.domain.envelope import Envelope
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.push_urls import PushUrlPolicy, Resolver
 from tests.fakes import FakeCatalog, FakeDeadLetters, FakeLog, FakeMessages, FakeQueueAdmin, FakeSender
@@ -27,6 +29,28 @@ OTHER_TENANT = "tenant-b"
 PUSH_QUEUE_URL = "https://sqs.local/push"
 PUBLIC_ADDRESS = "93.184.216.34"
 SUBSCRIPTION_CREATE = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
+
+
+def dead_letter(subscription: Subscription, number: int) -> DeadLetter:
+    """The dead letter of message ``number``: dead for the subscription after six attempts."""
+    envelope = Envelope(
+        message_id=f"msg_{number:032x}",
+        tenant_id=subscription.tenant_id,
+        room_id=subscription.room_id,
+        subscription_id=subscription.id,
+        event_type="order.created",
+        event_version="1",
+        correlation_id=f"order-{number}",
+        published_at="2026-11-22T10:00:00.000Z",
+        published_at_ms=1_795_435_200_000,
+        expires_at_ms=None,
+        attempt=5,
+        due_at_ms=1_795_435_231_000,
+        next_delay_ms=16_000,
+        payload={"n": number},
+        failovers=1,
+    )
+    return DeadLetter(envelope, "HTTP 503; attempts exhausted", "2026-11-22T10:00:31.000Z", 6)
 
 
 def resolve_to(*addresses: str) -> Resolver:

@@ -1,35 +1,17 @@
-"""DeadLettersService with in-memory fakes: replay from attempt 0, in batches; purge."""
+"""DeadLettersService with in-memory fakes: replay from attempt 0, in batches, each letter by one
+replay at a time; purge."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from roomcast.dal.dead_letters import DeadLetter
+from management_api.dead_letters.service import REPLAY_CLAIM_MS
+from roomcast.dal.dead_letters import ReplayClaim
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.models import Subscription
-from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
+from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management, dead_letter
 
-
-def _dead_letter(subscription: Subscription, number: int) -> DeadLetter:
-    envelope = Envelope(
-        message_id=f"msg_{number:032x}",
-        tenant_id=subscription.tenant_id,
-        room_id=subscription.room_id,
-        subscription_id=subscription.id,
-        event_type="order.created",
-        event_version="1",
-        correlation_id=f"order-{number}",
-        published_at="2026-11-22T10:00:00.000Z",
-        published_at_ms=1_795_435_200_000,
-        expires_at_ms=None,
-        attempt=5,
-        due_at_ms=1_795_435_231_000,
-        next_delay_ms=16_000,
-        payload={"n": number},
-        failovers=1,
-    )
-    return DeadLetter(envelope, "HTTP 503; attempts exhausted", "2026-11-22T10:00:31.000Z", 6)
+CLAIMED_AT_MS = 1_795_435_300_000
 
 
 def test_a_replayed_dead_letter_is_sent_from_attempt_0_recorded_pending_and_removed() -> None:
@@ -37,7 +19,7 @@ def test_a_replayed_dead_letter_is_sent_from_attempt_0_recorded_pending_and_remo
     management = Management()
     room = management.room()
     subscription = management.subscription(room, type="PUSH", pushUrl="https://hooks.example.com/in")
-    letter = _dead_letter(subscription, 1)
+    letter = dead_letter(subscription, 1)
     management.dead_letter_store.put(letter)
 
     # When
@@ -74,7 +56,7 @@ def test_replay_without_ids_takes_the_next_hundred_and_says_more_remain() -> Non
     room = management.room()
     subscription = management.subscription(room)
     for number in range(130):
-        management.dead_letter_store.put(_dead_letter(subscription, number))
+        management.dead_letter_store.put(dead_letter(subscription, number))
 
     # When
     first = management.dead_letters.replay(TENANT, room.id, subscription.id, None)
@@ -92,7 +74,7 @@ def test_purge_deletes_every_dead_letter_and_empties_a_pull_dead_letter_queue() 
     room = management.room()
     subscription = management.subscription(room)
     for number in range(120):
-        management.dead_letter_store.put(_dead_letter(subscription, number))
+        management.dead_letter_store.put(dead_letter(subscription, number))
 
     # When
     purged = management.dead_letters.purge(TENANT, room.id, subscription.id)
@@ -101,3 +83,48 @@ def test_purge_deletes_every_dead_letter_and_empties_a_pull_dead_letter_queue() 
     assert purged == 120
     assert management.dead_letter_store.letters == {}
     assert management.queues.purged == [subscription.dead_letter_queue_url]
+
+
+def _claimed_by_another_replay(at_ms: int) -> tuple[Management, str, str, str]:
+    """A dead letter another replay claimed at ``at_ms``: the services, room, subscription, message."""
+    management = Management()
+    room = management.room()
+    subscription = management.subscription(room)
+    letter = dead_letter(subscription, 1)
+    management.dead_letter_store.put(letter)
+    message_id = letter.envelope.message_id
+    claim = ReplayClaim("another-replay", at_ms, at_ms + REPLAY_CLAIM_MS)
+    management.dead_letter_store.claim(TENANT, room.id, subscription.id, [message_id], claim)
+    return management, room.id, subscription.id, message_id
+
+
+def test_a_dead_letter_another_replay_holds_is_reported_and_not_sent_again() -> None:
+    # Given: a dead letter another replay has claimed and is sending
+    management, room_id, subscription_id, message_id = _claimed_by_another_replay(CLAIMED_AT_MS)
+    held = dict(management.dead_letter_store.letters)
+
+    # When
+    replayed = replace(management.dead_letters, clock=lambda: CLAIMED_AT_MS + 1).replay(
+        TENANT, room_id, subscription_id, [message_id]
+    )
+
+    # Then: nothing sent by this replay; the letter stays for the other one to remove
+    assert (replayed.replayed, replayed.already_replaying, replayed.not_found) == ([], [message_id], [])
+    assert management.sender.sent == []
+    assert management.dead_letter_store.letters == held
+
+
+def test_the_claim_of_a_replay_that_crashed_is_taken_over_once_it_ran_out() -> None:
+    # Given: a dead letter claimed by a replay that never finished
+    management, room_id, subscription_id, message_id = _claimed_by_another_replay(CLAIMED_AT_MS)
+
+    # When: replayed again once that claim ran out
+    later = replace(management.dead_letters, clock=lambda: CLAIMED_AT_MS + REPLAY_CLAIM_MS)
+    replayed = later.replay(TENANT, room_id, subscription_id, [message_id])
+
+    # Then: sent (the message is never lost) and removed
+    assert replayed.replayed == [message_id]
+    assert [o.envelope.message_id for o in management.sender.sent if isinstance(o.envelope, Envelope)] == [
+        message_id
+    ]
+    assert management.dead_letter_store.letters == {}

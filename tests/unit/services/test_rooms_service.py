@@ -6,6 +6,7 @@ import pytest
 
 from management_api.rooms.models import RoomPatch
 from roomcast.domain import limits
+from roomcast.domain.models import Subscription
 from roomcast.errors import InvalidRequest, NotFound
 from tests.unit.services.management import OTHER_TENANT, TENANT, Management
 
@@ -125,3 +126,33 @@ def test_an_operations_room_is_another_existing_room_of_the_same_tenant() -> Non
     assert room.operations_room_id == operations.id
     assert itself.value.code == "invalid_operations_room"
     assert cleared.operations_room_id is None
+
+
+def test_a_subscription_created_while_its_room_is_being_deleted_is_refused_not_left_behind() -> None:
+    # Given: a room whose deletion lists its subscriptions while a create arrives
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    catalog = management.catalog
+    listed = catalog.all_subscriptions
+    refused: list[Exception] = []
+
+    def list_while_a_create_arrives(tenant_id: str, room_id: str) -> list[Subscription]:
+        catalog.all_subscriptions = listed  # type: ignore[method-assign]
+        found = listed(tenant_id, room_id)
+        try:
+            management.subscription(room)
+        except NotFound as error:
+            refused.append(error)
+        return found
+
+    catalog.all_subscriptions = list_while_a_create_arrives  # type: ignore[method-assign]
+
+    # When
+    management.rooms.delete(TENANT, room.id)
+
+    # Then: the create was refused (the room is going), and nothing is left of the room
+    assert [type(e) for e in refused] == [NotFound]
+    assert catalog.rooms == {}
+    assert catalog.subscriptions == {}
+    assert management.queues.queues == {}

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from management_api.subscriptions.models import SubscriptionPatch
 from roomcast.domain import limits
-from roomcast.domain.models import SubscriptionStatus, SubscriptionType
+from roomcast.domain.models import Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
 from tests.unit.services.management import TENANT, Management, subscription_request
 
@@ -355,3 +356,68 @@ def test_a_paused_subscription_is_still_routed_to_a_disabled_one_is_not() -> Non
     assert paused.status is SubscriptionStatus.PAUSED
     assert paused.status.receives
     assert not SubscriptionStatus.DISABLED.receives
+
+
+def test_a_failover_chain_longer_than_the_limit_is_refused() -> None:
+    # Given: a chain of as many subscriptions as a failover's chain may have
+    management = Management()
+    room = management.room()
+    head = management.subscription(room)
+    for _ in range(limits.MAX_FAILOVER_CHAIN_LENGTH - 1):
+        head = management.subscription(room, failoverSubscriptionId=head.id)
+
+    # When: one in front of it is fine, one more in front of that makes its failover's chain too long
+    in_front = management.subscription(room, failoverSubscriptionId=head.id)
+    with pytest.raises(InvalidRequest) as refused:
+        management.subscription(room, failoverSubscriptionId=in_front.id)
+
+    # Then
+    assert in_front.failover_subscription_id == head.id
+    assert refused.value.code == "invalid_failover"
+    assert f"longer than {limits.MAX_FAILOVER_CHAIN_LENGTH}" in refused.value.message
+
+
+def test_a_new_failover_is_not_stored_when_its_chain_changed_after_the_check() -> None:
+    # Given: first → (none); while a PATCH of second → first checks the chain, first → second lands
+    management = Management()
+    room = management.room()
+    first, second = management.subscription(room), management.subscription(room)
+    catalog = management.catalog
+    read = catalog.get_subscription
+
+    def read_while_another_patch_lands(tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
+        seen = read(tenant_id, room_id, subscription_id)
+        if subscription_id == first.id:
+            key = (TENANT, room.id, first.id)
+            catalog.subscriptions[key] = replace(
+                catalog.subscriptions[key], failover_subscription_id=second.id
+            )
+        return seen
+
+    catalog.get_subscription = read_while_another_patch_lands  # type: ignore[method-assign]
+
+    # When
+    with pytest.raises(Conflict) as refused:
+        management.subscriptions.update(
+            TENANT, room.id, second.id, _patch(f'{{"failoverSubscriptionId": "{first.id}"}}')
+        )
+
+    # Then: 409, and no loop is stored
+    assert "changed" in refused.value.message
+    assert read(TENANT, room.id, second.id).failover_subscription_id is None
+
+
+def test_the_limit_holds_at_the_write_even_when_the_count_was_read_short() -> None:
+    # Given: a full room whose count a create read before the last place was taken
+    management = Management()
+    room = management.room()
+    for _ in range(limits.MAX_SUBSCRIPTIONS_PER_ROOM):
+        management.subscription(room, type="PUSH", pushUrl=PUSH_URL)
+    management.catalog.count_subscriptions = lambda tenant_id, room_id: 0  # type: ignore[method-assign]
+
+    # When
+    with pytest.raises(LimitExceeded):
+        management.subscription(room, type="PUSH", pushUrl=PUSH_URL)
+
+    # Then
+    assert len(management.catalog.all_subscriptions(TENANT, room.id)) == limits.MAX_SUBSCRIPTIONS_PER_ROOM

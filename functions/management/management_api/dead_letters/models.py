@@ -94,11 +94,20 @@ class ReplayRequest(ApiModel):
 
 class ReplayResponse(BaseModel):
     model_config = examples(
-        {"replayed": ["msg_576e648137579110cd6d80e1bdbec8d3"], "notFound": [], "remaining": False}
+        {
+            "replayed": ["msg_576e648137579110cd6d80e1bdbec8d3"],
+            "notFound": [],
+            "alreadyReplaying": [],
+            "remaining": False,
+        }
     )
 
     replayed: list[str]
     notFound: list[str] = []
+    alreadyReplaying: list[str] = Field(
+        default=[],
+        description="Dead letters another replay is sending right now: not sent again by this one.",
+    )
     remaining: bool = Field(description="More dead letters are left; call again to replay them.")
 
 

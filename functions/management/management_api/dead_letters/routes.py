@@ -55,7 +55,8 @@ def replay_dead_letters(
 
     Sends the given dead letters (or, without `messageIds`, the next {REPLAY_BATCH} of all) again
     from attempt 0 with the subscription's current policy, and removes them from the dead letters.
-    `remaining` says whether more are left.
+    A dead letter another replay is sending at that moment is listed in `alreadyReplaying`, not
+    sent twice. `remaining` says whether more are left.
     """
     result = service.replay(
         tenant,
@@ -64,7 +65,12 @@ def replay_dead_letters(
         body.messageIds if body is not None else None,
         body.window() if body is not None else None,
     )
-    return ReplayResponse(replayed=result.replayed, notFound=result.not_found, remaining=result.remaining)
+    return ReplayResponse(
+        replayed=result.replayed,
+        notFound=result.not_found,
+        alreadyReplaying=result.already_replaying,
+        remaining=result.remaining,
+    )
 
 
 @routes.delete(DEAD_LETTERS, "purgeDeadLetters", "How many were purged", 404)

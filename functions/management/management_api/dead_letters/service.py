@@ -1,20 +1,30 @@
-"""Dead-letter use cases: list, replay from attempt 0, purge."""
+"""Dead-letter use cases: list, replay from attempt 0, purge.
+
+A replay claims each dead letter before sending it (roomcast.dal.dead_letters): of two replays of
+one letter at once, one sends it and the other reports it ``alreadyReplaying``.
+"""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Final
 
-from roomcast.dal.dead_letters import DeadLetter
+from roomcast.dal.dead_letters import DeadLetter, ReplayClaim
 from roomcast.dal.pages import Page
 from roomcast.dal.ports import Catalog, DeadLetterRecords, MessageRecords, PullQueueAdmin, Sender
 from roomcast.dal.sender import Destinations
 from roomcast.dal.stores import Stores
 from roomcast.delivery.log import LogRecord, LogSink
-from roomcast.domain.clock import iso_from_ms, now_ms
+from roomcast.domain.clock import SECOND_MS, iso_from_ms, now_ms
 from roomcast.domain.limits import REPLAY_BATCH
 from roomcast.domain.messages import DeliveryStatus
 from roomcast.domain.models import Subscription
+
+# How long a replay holds the dead letters it claimed: longer than the function may run (29 s),
+# so a live replay never loses its claim; a crashed one's letters can be replayed after this.
+REPLAY_CLAIM_MS: Final = 60 * SECOND_MS
 
 
 @dataclass(frozen=True)
@@ -22,6 +32,7 @@ class Replayed:
     replayed: list[str]
     not_found: list[str]
     remaining: bool  # more dead letters are left
+    already_replaying: list[str]  # held by another replay right now: not sent by this one
 
 
 @dataclass
@@ -61,14 +72,19 @@ class DeadLettersService:
         subscription = self._subscription(tenant_id, room_id, subscription_id)
         if window is not None:
             letters, remaining = self._died_within(tenant_id, room_id, subscription_id, window)
+            wanted = [letter.envelope.message_id for letter in letters]
         elif message_ids is None:
             page = self.dead_letters.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, None)
-            letters, remaining = page.items, page.next_cursor is not None
+            wanted = [letter.envelope.message_id for letter in page.items]
+            remaining = page.next_cursor is not None
         else:
-            letters = self.dead_letters.get_many(tenant_id, room_id, subscription_id, message_ids)
-            remaining = False
+            wanted, remaining = message_ids, False
         now = self.clock()
-        # Sent first, then marked and removed: a crash in between replays twice, never zero times.
+        claim = ReplayClaim(uuid.uuid4().hex, now, now + REPLAY_CLAIM_MS)
+        claimed = self.dead_letters.claim(tenant_id, room_id, subscription_id, wanted, claim)
+        letters = claimed.letters
+        # Claimed, sent, then marked and removed: a crash after the claim replays twice (once the
+        # claim has run out), never zero times.
         self.sender.send(
             [
                 self.destinations.outgoing_for(
@@ -94,9 +110,10 @@ class DeadLettersService:
                 LogRecord.about(envelope, "replayed", kind, attempt=envelope.attempt, error=letter.reason)
             )
         replayed = [letter.envelope.message_id for letter in letters]
-        self.dead_letters.delete(tenant_id, room_id, subscription_id, replayed)
-        not_found = [m for m in dict.fromkeys(message_ids or []) if m not in set(replayed)]
-        return Replayed(replayed, not_found, remaining)
+        self.dead_letters.delete_claimed(tenant_id, room_id, subscription_id, replayed, claim)
+        answered = {*replayed, *claimed.held_elsewhere}
+        not_found = [m for m in dict.fromkeys(message_ids or []) if m not in answered]
+        return Replayed(replayed, not_found, remaining, claimed.held_elsewhere)
 
     def _died_within(
         self, tenant_id: str, room_id: str, subscription_id: str, window: tuple[str | None, str | None]

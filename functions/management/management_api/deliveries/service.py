@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
+from management_api.common import updated_now
 from roomcast.dal.messages import MessageFilter
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
 from roomcast.dal.sender import Destinations
@@ -82,7 +83,7 @@ class DeliveriesService:
         subscription = self._subscription(tenant_id, room_id, subscription_id)
         now = self.clock()
         self.catalog.replace_subscription(
-            replace(subscription, cleared_before_ms=now, updated_at=now_iso()),
+            replace(subscription, cleared_before_ms=now, updated_at=updated_now(subscription.updated_at)),
             expected_updated_at=subscription.updated_at,
         )
         cleared = 0

@@ -88,8 +88,10 @@ class RoomsService:
         self.catalog.get_room(tenant_id, operations_room_id)
 
     def delete(self, tenant_id: str, room_id: str) -> None:
-        """Delete a room with all its subscriptions (and their queues)."""
+        """Delete a room with all its subscriptions (and their queues). Marked first: from then
+        on no subscription is added to it, so none is left behind by a create racing the delete."""
         self.get(tenant_id, room_id)
+        self.catalog.start_room_deletion(tenant_id, room_id, now_iso())
         for subscription in self.catalog.all_subscriptions(tenant_id, room_id):
             remove_subscription(self.catalog, self.queues, subscription)
         self.catalog.delete_room(tenant_id, room_id)

@@ -1,9 +1,11 @@
-"""The failover rule: another subscription of the same room, in a chain that never loops."""
+"""The failover rule: another subscription of the same room, in a short chain that never loops."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from roomcast.dal.repository import FailoverLink
+from roomcast.domain.limits import MAX_FAILOVER_CHAIN_LENGTH
 from roomcast.domain.models import Subscription
 from roomcast.errors import InvalidRequest, NotFound
 
@@ -11,10 +13,15 @@ from roomcast.errors import InvalidRequest, NotFound
 Lookup = Callable[[str], Subscription]
 
 
-def check_failover(lookup: Lookup, room_id: str, subscription_id: str, failover_id: str) -> None:
-    """Raise InvalidRequest (``invalid_failover``) unless ``failover_id`` may be the failover of
-    ``subscription_id``: not itself, a subscription of the room, and no loop back along the chain."""
+def check_failover(
+    lookup: Lookup, room_id: str, subscription_id: str, failover_id: str
+) -> tuple[FailoverLink, ...]:
+    """The chain from ``failover_id`` as read (the write that relies on this check is conditional
+    on it being unchanged); InvalidRequest (``invalid_failover``) unless ``failover_id`` may be the
+    failover of ``subscription_id``: not itself, a subscription of the room, a chain of at most
+    MAX_FAILOVER_CHAIN_LENGTH subscriptions, and no loop back along it."""
     problem: str | None = None
+    chain: list[FailoverLink] = []
     if failover_id == subscription_id:
         problem = "a subscription cannot be its own failover"
     else:
@@ -24,12 +31,20 @@ def check_failover(lookup: Lookup, room_id: str, subscription_id: str, failover_
             if current in seen:
                 problem = "failover chain would loop back to this subscription"
                 break
+            if len(chain) == MAX_FAILOVER_CHAIN_LENGTH:
+                problem = (
+                    f"failover chain would be longer than {MAX_FAILOVER_CHAIN_LENGTH} subscriptions "
+                    "(a message is handed on at most that often)"
+                )
+                break
             seen.add(current)
             try:
-                current = lookup(current).failover_subscription_id
+                found = lookup(current)
             except NotFound:
                 problem = f"failover subscription {failover_id} is not a subscription of room {room_id}"
                 break
+            chain.append(FailoverLink(found.id, found.failover_subscription_id))
+            current = found.failover_subscription_id
     if problem is not None:
         raise InvalidRequest(
             problem,
@@ -38,3 +53,4 @@ def check_failover(lookup: Lookup, room_id: str, subscription_id: str, failover_
                 {"field": "body.failoverSubscriptionId", "problem": problem, "type": "invalid_failover"}
             ],
         )
+    return tuple(chain)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
+from management_api.common import updated_now
 from management_api.subscriptions.failover import check_failover
 from management_api.subscriptions.models import (
     PUSH_ONLY_FIELDS,
@@ -18,6 +18,7 @@ from management_api.subscriptions.removal import remove_subscription
 from roomcast.credentials import new_signing_secret
 from roomcast.dal.pages import Page
 from roomcast.dal.ports import Catalog, PullQueueAdmin
+from roomcast.dal.repository import FailoverLink
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.models import (
@@ -56,11 +57,18 @@ class SubscriptionsService:
         if request.type == "PULL":
             _refuse_push_only(request.model_fields_set)
         self.catalog.get_room(tenant_id, room_id)
+        # Refused early when full (before any queue is made); the write checks again, atomically.
         if self.catalog.count_subscriptions(tenant_id, room_id) >= limits.MAX_SUBSCRIPTIONS_PER_ROOM:
             raise LimitExceeded(f"a room holds at most {limits.MAX_SUBSCRIPTIONS_PER_ROOM} subscriptions")
         subscription_id = ids.new_subscription_id()
+        chain: tuple[FailoverLink, ...] = ()
         if request.failoverSubscriptionId is not None:
-            self._check_failover(tenant_id, room_id, subscription_id, request.failoverSubscriptionId)
+            # Nothing names a new subscription yet, so it cannot close a loop: its write only
+            # needs its failover to be still there as it was read.
+            checked = self._check_failover(
+                tenant_id, room_id, subscription_id, request.failoverSubscriptionId
+            )
+            chain = checked[:1]
         now = now_iso()
         subscription = Subscription(
             id=subscription_id,
@@ -87,7 +95,7 @@ class SubscriptionsService:
                 disable_after_failing_ms=request.disableAfterFailingMs
                 or limits.DEFAULT_DISABLE_AFTER_FAILING_MS,
             )
-            self.catalog.create_subscription(subscription)
+            self._add(subscription, chain)
             return CreatedSubscription(subscription, secret)
         ack_wait_ms = request.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS
         # Queues first, then the record: a record never points at a queue that does not exist.
@@ -99,7 +107,7 @@ class SubscriptionsService:
             dead_letter_queue_url=queues.dead_letter_queue_url,
         )
         try:
-            self.catalog.create_subscription(subscription)
+            self._add(subscription, chain)
         except Exception:
             self.queues.delete_queues([queues.queue_url, queues.dead_letter_queue_url])
             raise
@@ -125,8 +133,9 @@ class SubscriptionsService:
             return current
         if isinstance(changes, PushSubscriptionPatch) and changes.pushUrl is not None:
             self._check_push_url(changes.pushUrl)
+        chain: tuple[FailoverLink, ...] = ()
         if changes.failoverSubscriptionId is not None:
-            self._check_failover(tenant_id, room_id, subscription_id, changes.failoverSubscriptionId)
+            chain = self._check_failover(tenant_id, room_id, subscription_id, changes.failoverSubscriptionId)
         kept = current.overrides
         given = changes.overrides()
         updated = replace(
@@ -145,7 +154,7 @@ class SubscriptionsService:
             failover_subscription_id=changes.failoverSubscriptionId
             if "failoverSubscriptionId" in changed
             else current.failover_subscription_id,
-            updated_at=now_iso(),
+            updated_at=updated_now(current.updated_at),
         )
         if changes.status is not None:
             updated = _with_status(updated, SubscriptionStatus(changes.status))
@@ -165,7 +174,9 @@ class SubscriptionsService:
             )
         elif "ackWaitMs" in changed:
             updated = replace(updated, ack_wait_ms=changes.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS)
-        self.catalog.replace_subscription(updated, expected_updated_at=current.updated_at)
+        # A new failover is stored only while the chain it was checked against is unchanged: two
+        # PATCHes racing to close a loop cannot both land (the later one answers 409).
+        self.catalog.replace_subscription_checked(updated, current.updated_at, chain)
         if updated.queue_url and updated.ack_wait_ms and updated.ack_wait_ms != current.ack_wait_ms:
             self.queues.set_ack_wait(updated.queue_url, updated.ack_wait_ms)
         return updated
@@ -194,9 +205,17 @@ class SubscriptionsService:
                 details=[{"field": "body.pushUrl", "problem": str(error), "type": "invalid_push_url"}],
             ) from error
 
-    def _check_failover(self, tenant_id: str, room_id: str, subscription_id: str, failover_id: str) -> None:
-        lookup = partial(self.get, tenant_id, room_id)
-        check_failover(lookup, room_id, subscription_id, failover_id)
+    def _check_failover(
+        self, tenant_id: str, room_id: str, subscription_id: str, failover_id: str
+    ) -> tuple[FailoverLink, ...]:
+        def lookup(other_id: str) -> Subscription:
+            return self.catalog.get_subscription(tenant_id, room_id, other_id)
+
+        return check_failover(lookup, room_id, subscription_id, failover_id)
+
+    def _add(self, subscription: Subscription, chain: tuple[FailoverLink, ...]) -> None:
+        """Stored only while the room has room for it (counted in the same transaction)."""
+        self.catalog.add_subscription(subscription, limits.MAX_SUBSCRIPTIONS_PER_ROOM, chain)
 
 
 def _refuse_push_only(given: set[str]) -> None:

@@ -1,12 +1,20 @@
 """Rooms, subscriptions and API keys in DynamoDB (keys and item shapes: ``roomcast.dal.items``).
 
 Every call names the tenant, which is part of every key: nothing can cross tenants.
+
+Checks that must hold when a write lands are conditions of that write, not reads before it
+(docs/decisions/0020-management-races.md): the room item counts its subscriptions
+(``subscriptionCount``, changed in the same transaction as each subscription's put or delete),
+a room being deleted says so (``deletionStartedAt``) so that no subscription is added meanwhile,
+and a failover change goes through only while the chain it was checked against is unchanged.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
 
 from botocore.exceptions import ClientError
 
@@ -15,13 +23,29 @@ from roomcast.dal.pages import Page
 from roomcast.dal.table import Key, TableAccess, is_condition_failure, key
 from roomcast.domain import ids
 from roomcast.domain.models import Room, Subscription
-from roomcast.errors import Conflict, NotFound
+from roomcast.errors import Conflict, LimitExceeded, NotFound
 
 _ROOM_ID = re.compile(ids.ROOM_ID_PATTERN)
 _SUBSCRIPTION_ID = re.compile(ids.SUBSCRIPTION_ID_PATTERN)
 _API_KEY_SORT_KEY = "APIKEY"
 _ROOM_PREFIX = "ROOM#"
 _SUBSCRIPTION_PREFIX = "SUB#"
+# Room attributes that are no field of the room (a room's PUT keeps them).
+SUBSCRIPTION_COUNT: Final = "subscriptionCount"
+DELETION_STARTED_AT: Final = "deletionStartedAt"
+_ROOM_KEY_ATTRIBUTES: Final = ("PK", "SK")
+_COUNT_ONE_MORE: Final = f"SET {SUBSCRIPTION_COUNT} = if_not_exists({SUBSCRIPTION_COUNT}, :zero) + :one"
+# A transaction that a racing one cancelled is tried again this often before giving up.
+_ATTEMPTS: Final = 3
+
+
+@dataclass(frozen=True)
+class FailoverLink:
+    """A subscription of a failover chain as a check read it: a write relying on the check goes
+    through only while this subscription exists and names the same failover (None: none)."""
+
+    subscription_id: str
+    failover_subscription_id: str | None
 
 
 def _room_key(tenant_id: str, room_id: str) -> Key:
@@ -65,7 +89,7 @@ class Repository(TableAccess):
     def create_room(self, room: Room) -> None:
         self._client.put_item(
             TableName=self._table_name,
-            Item=items.to_attributes(items.room_to_item(room)),
+            Item=items.to_attributes(items.room_to_item(room) | {SUBSCRIPTION_COUNT: 0}),
             ConditionExpression="attribute_not_exists(PK)",
         )
 
@@ -84,16 +108,43 @@ class Repository(TableAccess):
         return Page([items.room_from_item(item) for item in page.items], page.next_cursor)
 
     def replace_room(self, room: Room) -> None:
-        """Overwrite an existing room; NotFound if it was deleted meanwhile."""
+        """Overwrite an existing room's fields (its subscription count and deletion mark stay);
+        NotFound if it was deleted meanwhile."""
+        fields = {k: v for k, v in items.room_to_item(room).items() if k not in _ROOM_KEY_ATTRIBUTES}
+        names = {f"#f{i}": name for i, name in enumerate(fields)}
+        values = {f":f{i}": value for i, value in enumerate(fields.values()) if value is not None}
+        expression = "SET " + ", ".join(f"#f{i} = :f{i}" for i in range(len(fields)) if f":f{i}" in values)
+        if cleared := [f"#f{i}" for i in range(len(fields)) if f":f{i}" not in values]:
+            expression += " REMOVE " + ", ".join(cleared)
         try:
-            self._client.put_item(
+            self._client.update_item(
                 TableName=self._table_name,
-                Item=items.to_attributes(items.room_to_item(room)),
+                Key=_room_key(room.tenant_id, room.id),
+                UpdateExpression=expression,
                 ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=items.to_attributes(values),
             )
         except ClientError as error:
             if is_condition_failure(error):
                 raise NotFound(f"room {room.id} not found") from error
+            raise
+
+    def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str) -> None:
+        """Mark the room as being deleted: from now on no subscription can be added to it (so the
+        subscriptions listed afterwards are all it has). NotFound if it is gone."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=_room_key(tenant_id, room_id),
+                UpdateExpression="SET #started = if_not_exists(#started, :now)",
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeNames={"#started": DELETION_STARTED_AT},
+                ExpressionAttributeValues={":now": {"S": started_at}},
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                raise NotFound(f"room {room_id} not found") from error
             raise
 
     def delete_room(self, tenant_id: str, room_id: str) -> None:
@@ -102,30 +153,117 @@ class Repository(TableAccess):
     # -- subscriptions --------------------------------------------------------------------------
 
     def create_subscription(self, subscription: Subscription) -> None:
-        """Store a subscription, only while its room still exists."""
+        """Store a subscription while its room exists, counting it, with no limit (seeding, tools)."""
+        self.add_subscription(subscription, None, ())
+
+    def add_subscription(
+        self,
+        subscription: Subscription,
+        max_per_room: int | None,
+        failover_chain: Sequence[FailoverLink],
+    ) -> None:
+        """Store a subscription and count it on its room in one transaction, only while the room
+        exists and is not being deleted (NotFound), holds fewer than ``max_per_room``
+        (LimitExceeded) and every subscription of ``failover_chain`` is as it was read (Conflict)."""
+        room_key = _room_key(subscription.tenant_id, subscription.room_id)
+        room_condition = f"attribute_exists(PK) AND attribute_not_exists({DELETION_STARTED_AT})"
+        values: dict[str, Any] = {":one": {"N": "1"}, ":zero": {"N": "0"}}
+        if max_per_room is None:
+            room_condition += f" AND attribute_exists({SUBSCRIPTION_COUNT})"
+        else:
+            room_condition += f" AND {SUBSCRIPTION_COUNT} < :max"
+            values[":max"] = {"N": str(max_per_room)}
+        transaction = [
+            {
+                "Update": {
+                    "TableName": self._table_name,
+                    "Key": room_key,
+                    "UpdateExpression": _COUNT_ONE_MORE,
+                    "ConditionExpression": room_condition,
+                    "ExpressionAttributeValues": values,
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self._table_name,
+                    "Item": items.to_attributes(items.subscription_to_item(subscription)),
+                    "ConditionExpression": "attribute_not_exists(PK)",
+                }
+            },
+            *self._unchanged(subscription.tenant_id, subscription.room_id, failover_chain),
+        ]
+        for _ in range(_ATTEMPTS):
+            failed = self._transact(transaction)
+            if failed is None:
+                return
+            if failed > 1:
+                raise _chain_changed(subscription.id)
+            if failed == 1:
+                raise Conflict(f"subscription {subscription.id} exists already")
+            # The room's condition failed: say why, or try again if it no longer does.
+            self._explain_room_refusal(subscription.tenant_id, subscription.room_id, max_per_room)
+        raise Conflict(f"room {subscription.room_id} kept changing meanwhile; try again")
+
+    def _explain_room_refusal(self, tenant_id: str, room_id: str, max_per_room: int | None) -> None:
+        """Raise why a room refused a subscription; return when it would take one now (it changed
+        meanwhile, or its count was missing and has just been made)."""
+        response = self._client.get_item(
+            TableName=self._table_name, Key=_room_key(tenant_id, room_id), ConsistentRead=True
+        )
+        room = items.from_attributes(response.get("Item", {}))
+        if not room or DELETION_STARTED_AT in room:
+            raise NotFound(f"room {room_id} not found")
+        if SUBSCRIPTION_COUNT not in room:
+            self._count_existing_subscriptions(tenant_id, room_id)
+        elif max_per_room is not None and room[SUBSCRIPTION_COUNT] >= max_per_room:
+            raise LimitExceeded(f"a room holds at most {max_per_room} subscriptions")
+
+    def _count_existing_subscriptions(self, tenant_id: str, room_id: str) -> None:
+        """Give a room made before rooms counted their subscriptions its count (once: a racing
+        request that counts too finds the count made and leaves it)."""
+        counted = self._count(items.room_partition_key(tenant_id, room_id), _SUBSCRIPTION_PREFIX)
         try:
-            self._client.transact_write_items(
-                TransactItems=[
-                    {
-                        "ConditionCheck": {
-                            "TableName": self._table_name,
-                            "Key": _room_key(subscription.tenant_id, subscription.room_id),
-                            "ConditionExpression": "attribute_exists(PK)",
-                        }
-                    },
-                    {
-                        "Put": {
-                            "TableName": self._table_name,
-                            "Item": items.to_attributes(items.subscription_to_item(subscription)),
-                            "ConditionExpression": "attribute_not_exists(PK)",
-                        }
-                    },
-                ]
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=_room_key(tenant_id, room_id),
+                UpdateExpression=f"SET {SUBSCRIPTION_COUNT} = :counted",
+                ConditionExpression=f"attribute_exists(PK) AND attribute_not_exists({SUBSCRIPTION_COUNT})",
+                ExpressionAttributeValues={":counted": {"N": str(counted)}},
             )
         except ClientError as error:
-            if is_condition_failure(error):
-                raise NotFound(f"room {subscription.room_id} not found") from error
-            raise
+            if not is_condition_failure(error):
+                raise
+
+    def _unchanged(self, tenant_id: str, room_id: str, chain: Sequence[FailoverLink]) -> list[dict[str, Any]]:
+        """One condition check per subscription of a checked failover chain."""
+        checks = []
+        for link in chain:
+            check: dict[str, Any] = {
+                "TableName": self._table_name,
+                "Key": _subscription_key(tenant_id, room_id, link.subscription_id),
+            }
+            if link.failover_subscription_id is None:
+                check["ConditionExpression"] = (
+                    "attribute_exists(PK) AND attribute_not_exists(failoverSubscriptionId)"
+                )
+            else:
+                check["ConditionExpression"] = "attribute_exists(PK) AND failoverSubscriptionId = :failover"
+                check["ExpressionAttributeValues"] = {":failover": {"S": link.failover_subscription_id}}
+            checks.append({"ConditionCheck": check})
+        return checks
+
+    def _transact(self, transaction: list[dict[str, Any]]) -> int | None:
+        """Run a transaction; None when it went through, else the index of the first item whose
+        condition failed (-1 when DynamoDB did not say which)."""
+        try:
+            self._client.transact_write_items(TransactItems=transaction)  # type: ignore[arg-type]
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            reasons = error.response.get("CancellationReasons", [])
+            failed = [i for i, reason in enumerate(reasons) if reason.get("Code") == "ConditionalCheckFailed"]
+            return failed[0] if failed else -1
+        return None
 
     def get_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
         if not _SUBSCRIPTION_ID.match(subscription_id) or not _ROOM_ID.match(room_id):
@@ -154,6 +292,17 @@ class Repository(TableAccess):
         ]
 
     def count_subscriptions(self, tenant_id: str, room_id: str) -> int:
+        """The room's count of its subscriptions (one small read); rooms made before rooms
+        counted them are counted (one query)."""
+        response = self._client.get_item(
+            TableName=self._table_name,
+            Key=_room_key(tenant_id, room_id),
+            ProjectionExpression=SUBSCRIPTION_COUNT,
+            ConsistentRead=True,
+        )
+        stored = response.get("Item", {}).get(SUBSCRIPTION_COUNT)
+        if stored is not None:
+            return int(stored["N"])
         return self._count(items.room_partition_key(tenant_id, room_id), _SUBSCRIPTION_PREFIX)
 
     def replace_subscription(self, subscription: Subscription, expected_updated_at: str) -> None:
@@ -171,6 +320,27 @@ class Repository(TableAccess):
                     f"subscription {subscription.id} was changed or deleted meanwhile; read it again"
                 ) from error
             raise
+
+    def replace_subscription_checked(
+        self, subscription: Subscription, expected_updated_at: str, failover_chain: Sequence[FailoverLink]
+    ) -> None:
+        """``replace_subscription``, and only while every subscription of ``failover_chain`` is as
+        it was read (one transaction; Conflict otherwise)."""
+        if not failover_chain:
+            self.replace_subscription(subscription, expected_updated_at)
+            return
+        put = {
+            "TableName": self._table_name,
+            "Item": items.to_attributes(items.subscription_to_item(subscription)),
+            "ConditionExpression": "updatedAt = :seen",
+            "ExpressionAttributeValues": {":seen": {"S": expected_updated_at}},
+        }
+        chain = self._unchanged(subscription.tenant_id, subscription.room_id, failover_chain)
+        failed = self._transact([{"Put": put}, *chain])
+        if failed == 0:
+            raise Conflict(f"subscription {subscription.id} was changed or deleted meanwhile; read it again")
+        if failed is not None:
+            raise _chain_changed(subscription.id)
 
     def mark_failing(self, subscription: Subscription, now_ms: int) -> int:
         """Start the subscription's failing streak unless one is running; returns its start.
@@ -204,9 +374,36 @@ class Repository(TableAccess):
                 raise
 
     def delete_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
-        self._client.delete_item(
-            TableName=self._table_name, Key=_subscription_key(tenant_id, room_id, subscription_id)
-        )
+        """Delete a subscription and uncount it in one transaction (nothing if it is gone; a room
+        without a count, or gone, only loses the subscription)."""
+        subscription_key = _subscription_key(tenant_id, room_id, subscription_id)
+        transaction = [
+            {
+                "Delete": {
+                    "TableName": self._table_name,
+                    "Key": subscription_key,
+                    "ConditionExpression": "attribute_exists(PK)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self._table_name,
+                    "Key": _room_key(tenant_id, room_id),
+                    "UpdateExpression": f"SET {SUBSCRIPTION_COUNT} = {SUBSCRIPTION_COUNT} - :one",
+                    "ConditionExpression": f"{SUBSCRIPTION_COUNT} > :zero",
+                    "ExpressionAttributeValues": {":one": {"N": "1"}, ":zero": {"N": "0"}},
+                }
+            },
+        ]
+        for _ in range(_ATTEMPTS):
+            failed = self._transact(transaction)
+            if failed is None or failed == 0:
+                return
+            if failed == 1:
+                break
+        # A room with no count (or gone), or one that kept changing: the subscription goes anyway;
+        # a count left one too high only refuses a subscription early.
+        self._client.delete_item(TableName=self._table_name, Key=subscription_key)
 
     def rooms_and_subscriptions(
         self, wanted: Sequence[tuple[str, str, str]]
@@ -226,3 +423,9 @@ class Repository(TableAccess):
                 subscription = items.subscription_from_item(item)
                 subscriptions[(subscription.tenant_id, subscription.room_id, subscription.id)] = subscription
         return rooms, subscriptions
+
+
+def _chain_changed(subscription_id: str) -> Conflict:
+    return Conflict(
+        f"the failover chain of subscription {subscription_id} changed meanwhile; read it again and retry"
+    )

@@ -45,6 +45,11 @@ MAX_EVENT_TYPES: Final = 100
 MAX_VERSIONS_PER_EVENT_TYPE: Final = 50
 MAX_PUSH_URL_LENGTH: Final = 2_048
 MAX_SUBSCRIPTIONS_PER_ROOM: Final = 200
+# A failover's chain (the failover, its failover, ...): delivery hands a message on at most 10
+# times, and a change is written with one condition per subscription of the chain (ADR 0020).
+MAX_FAILOVER_CHAIN_LENGTH: Final = 10
+# Every live signing secret signs every webhook: 3 keep the signature header small (ADR 0020).
+MAX_LIVE_SIGNING_SECRETS: Final = 3
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100
 # Dead letters replayed (or purged) per call when no ids are given.
