@@ -30,6 +30,7 @@ SEMANTIC_REFUSALS = frozenset(
         "invalid_operations_room",  # a room named as its own operations room
         "exclusive_fields",  # a replay naming messageIds and a time window
         "empty_window",  # a replay window whose since is after its until
+        "invalid_text",  # a lone UTF-16 surrogate in a string or key (JSON allows it)
     }
 )
 
