@@ -3,12 +3,20 @@
 Like Lambda, a worker ("execution environment") handles one invocation at a time, keeps its
 module globals between invocations, gets exactly the function's environment from the template,
 and is killed when an invocation runs past the function's timeout.
+
+A worker can die (``kill_worker`` SIGKILLs one, as the soak test does; or the OS, or a segfault).
+As on Lambda, the invocation it was running fails (``FunctionError`` "Crashed": the SQS poller
+leaves the batch on the queue, the gateway answers 500) and the next invocation gets a fresh
+worker (a cold start); an idle worker found dead is replaced without failing anyone.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
+import random
+import signal
 import threading
 import time
 import uuid
@@ -19,6 +27,8 @@ from typing import Any
 from roomcast_dev.template import LOCAL_ACCOUNT_ID, FunctionSpec
 
 _SPAWN = multiprocessing.get_context("spawn")
+# In the extra environment: a file the workers write their output to (not passed to the function).
+FUNCTION_LOG_VARIABLE = "ROOMCAST_LOCAL_FUNCTION_LOG"
 
 
 class FunctionError(Exception):
@@ -63,8 +73,14 @@ def worker_main(connection: Connection, spec: FunctionSpec, extra_environment: d
     import sys
     import traceback
 
+    log_file = extra_environment.get(FUNCTION_LOG_VARIABLE)
+    if log_file:  # what the function prints goes there, as a Lambda function's goes to CloudWatch Logs
+        descriptor = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(descriptor, 1)
+        os.dup2(descriptor, 2)
+        os.close(descriptor)
     os.environ.clear()
-    os.environ.update(extra_environment)
+    os.environ.update({k: v for k, v in extra_environment.items() if k != FUNCTION_LOG_VARIABLE})
     os.environ.update(spec.environment)
     os.environ["AWS_LAMBDA_FUNCTION_NAME"] = spec.name
     os.environ["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(spec.memory_mb)
@@ -106,6 +122,17 @@ class _Worker:
         self.process.start()
         child.close()
 
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def is_alive(self) -> bool:
+        # The sentinel is ready once the process has exited, even before it is reaped.
+        return not multiprocessing.connection.wait([self.process.sentinel], timeout=0)
+
+    def wait_for_exit(self, timeout_seconds: float) -> bool:
+        return bool(multiprocessing.connection.wait([self.process.sentinel], timeout=timeout_seconds))
+
     def stop(self) -> None:
         try:
             self.connection.close()
@@ -129,13 +156,19 @@ class LocalFunction:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._closed = False
+        self.crashes = 0  # invocations that failed because their worker died
 
     def _take(self) -> _Worker:
         with self._lock:
             if self._closed:
                 raise FunctionError("Stopped", f"{self.spec.logical_id} is stopped")
-            if self._idle:
-                return self._idle.pop()
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.is_alive():
+                    return worker
+                # Died between invocations: Lambda would not hand it an event; neither do we.
+                self._all.remove(worker)
+                worker.stop()
             worker = _Worker(self.spec, self._extra_environment)
             self._all.append(worker)
             return worker
@@ -172,13 +205,39 @@ class LocalFunction:
                     self._discard(worker)
                     raise FunctionError("Timeout", f"Task timed out after {timeout_seconds} seconds")
                 reply = worker.connection.recv()
-            except (EOFError, OSError, BrokenPipeError) as error:
+            except (EOFError, OSError) as error:  # BrokenPipeError and ConnectionResetError are OSErrors
                 self._discard(worker)
-                raise FunctionError("Crashed", f"{self.spec.logical_id} worker died: {error}") from error
+                with self._lock:
+                    self.crashes += 1
+                exit_code = worker.process.exitcode
+                raise FunctionError(
+                    "Crashed", f"{self.spec.logical_id} worker died (exit code {exit_code}): {error!r}"
+                ) from error
             self._give_back(worker)
         if reply[0] == "ok":
             return reply[1]
         raise FunctionError(reply[1], reply[2], reply[3])
+
+    def kill_worker(self, rng: random.Random | None = None, busy_only: bool = True) -> int | None:
+        """SIGKILL one worker (a busy one by default, chosen at random) and wait until it is gone;
+        its pid, or None when there was none to kill.
+
+        What a crashed execution environment looks like to Lambda: the invocation fails and the
+        next one starts a fresh worker.
+        """
+        with self._lock:
+            idle = set(map(id, self._idle))
+            candidates = [w for w in self._all if w.pid is not None and (not busy_only or id(w) not in idle)]
+            if not candidates:
+                return None
+            victim = (rng or random.Random()).choice(candidates)  # noqa: S311 - not a secret
+            assert victim.pid is not None
+            try:
+                os.kill(victim.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                return None
+        victim.wait_for_exit(timeout_seconds=5)
+        return victim.pid
 
     def stop(self) -> None:
         with self._lock:

@@ -1,0 +1,85 @@
+"""The soak's own local stack: more workers than the e2e stack, and a push queue whose visibility
+timeout is short enough for a killed push worker's batch to come back within the run."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from roomcast.dal.repository import Repository
+from roomcast_dev.functions import FUNCTION_LOG_VARIABLE
+from roomcast_dev.keys import create_api_key
+from roomcast_dev.stack import LocalStack
+from tests.support import PROJECT_ROOT
+
+SOAK_STACK_NAME = "roomcast-soak"
+# template.yaml gives the push queue 360 s (6 x the push function's 60 s timeout, as AWS advises):
+# a batch whose worker died comes back only after that, too late for a soak of minutes. The soak's
+# webhooks answer within 2 s (timeoutMs <= 5 s); a batch, cold start included, took up to 12 s on
+# the 2-core machine under load. A batch that outlasts the visibility is only handed out twice (a
+# duplicate, never a loss): the report counts duplicates and shows the longest push invocation.
+PUSH_QUEUE_VISIBILITY_SECONDS = 20
+# What the functions print (thousands of log lines and metrics) goes here, not into the test output.
+FUNCTION_LOG = PROJECT_ROOT / ".local" / "soak" / "functions.log"
+
+
+def shorten_push_queue_visibility(stack: LocalStack, seconds: int) -> None:
+    assert stack.model is not None
+    queue_name = stack.model.queues["PushQueue"]["QueueName"]
+    stack.sqs_client().set_queue_attributes(
+        QueueUrl=stack.queue_url(queue_name), Attributes={"VisibilityTimeout": str(seconds)}
+    )
+
+
+@contextlib.contextmanager
+def atomic_dynamodb_requests() -> Iterator[None]:
+    """One DynamoDB request at a time in moto, as long as the soak runs.
+
+    moto applies an UpdateItem of a new item as a put of the bare key followed by each SET, in
+    place and unlocked: a BatchGetItem in another server thread can read the key alone (seen by
+    the soak as a 500 of GET /rooms/{roomId}/messages: ``Delivery.__init__() missing 6 required
+    positional arguments``). On AWS an UpdateItem is atomic: a read sees the item before or after.
+    """
+    from moto.dynamodb.responses import DynamoHandler
+
+    original = DynamoHandler.call_action
+    lock = threading.Lock()
+
+    def call_action(self: Any) -> Any:
+        with lock:
+            return original(self)
+
+    DynamoHandler.call_action = call_action  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        DynamoHandler.call_action = original  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="module")
+def soak_stack() -> Iterator[LocalStack]:
+    FUNCTION_LOG.parent.mkdir(parents=True, exist_ok=True)
+    FUNCTION_LOG.write_text("", encoding="utf-8")
+    stack = LocalStack(
+        stack_name=SOAK_STACK_NAME,
+        function_concurrency=4,
+        max_pollers_per_trigger=4,
+        extra_function_environment={FUNCTION_LOG_VARIABLE: str(FUNCTION_LOG)},
+    )
+    with atomic_dynamodb_requests():
+        stack.start()
+        try:
+            shorten_push_queue_visibility(stack, PUSH_QUEUE_VISIBILITY_SECONDS)
+            yield stack
+        finally:
+            stack.stop()
+
+
+@pytest.fixture(scope="module")
+def soak_api_key(soak_stack: LocalStack) -> str:
+    repository = Repository(soak_stack.output("TableName"), client=soak_stack.client("dynamodb"))
+    return create_api_key(repository, "soak")
