@@ -9,6 +9,8 @@ import pytest
 
 from tests.e2e.conftest import ApiClient, assert_error
 
+pytestmark = pytest.mark.security  # the security regression suite: make test-security
+
 
 def _state(client: ApiClient) -> Any:
     """Everything the tenant can see: rooms with their subscriptions."""

@@ -16,6 +16,8 @@ from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 from tests.e2e.test_publish_and_pull import delivery_of, publish, pull, pull_until, status
 
+pytestmark = pytest.mark.security  # the security regression suite: make test-security
+
 JSON_CONTENT = {"content-type": "application/json"}
 PUBLIC_PUSH_URL = "https://93.184.216.34/hooks/roomcast"  # a public literal: no DNS needed
 UNKNOWN_ROOM_ID = "room_" + "0" * 32

@@ -15,6 +15,8 @@ from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
 from tests.e2e.conftest import ApiClient, assert_error, wait_until
 
+pytestmark = pytest.mark.security  # the security regression suite: make test-security
+
 webhook_servers = webhook_server.webhook_servers
 
 LONE_SURROGATE = '"\\ud800"'  # valid JSON, not text
@@ -191,3 +193,23 @@ def test_the_publish_body_is_json_as_sent(tenant_a: ApiClient) -> None:
     room = tenant_a.create_room()
     body = json.dumps({"eventType": "order.created", "eventVersion": "1", "payload": {"note": "ok"}})
     assert raw_publish(tenant_a, room["id"], body).status_code == 202
+
+
+def test_a_replay_with_an_empty_body_replays_every_dead_letter_as_documented(tenant_a: ApiClient) -> None:
+    # Given: a PULL message nacked into a dead letter (no redelivery allowed)
+    room = tenant_a.create_room(deliveryAttempts=0)
+    subscription = tenant_a.create_subscription(room["id"])
+    path = f"/rooms/{room['id']}/subscriptions/{subscription['id']}"
+    published = tenant_a.post(
+        f"/rooms/{room['id']}/messages", {"eventType": "order.created", "eventVersion": "1", "payload": 1}
+    ).json()
+    (message,) = tenant_a.post(f"{path}/pull", {}).json()["messages"]
+    assert tenant_a.post(f"{path}/nack", {"receipts": [message["receipt"]]}).status_code == 200
+
+    # When: replay with {} (docs/limits.md: the same as no body)
+    response = tenant_a.post(f"{path}/dead-letters/replay", {})
+
+    # Then
+    assert response.status_code == 200, response.text
+    assert response.json()["replayed"] == [published["messageId"]]
+    assert tenant_a.get(f"{path}/dead-letters").json()["deadLetters"] == []

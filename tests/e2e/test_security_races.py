@@ -26,6 +26,8 @@ from tests.e2e.conftest import ApiClient, assert_error, wait_until
 from tests.e2e.test_publish_and_pull import publish
 from tests.e2e.webhook_server import WebhookReceiver, WebhookServers, always, fail_first
 
+pytestmark = pytest.mark.security  # the security regression suite: make test-security
+
 webhook_servers = webhook_server.webhook_servers
 
 TIMEOUT_SECONDS = 30.0

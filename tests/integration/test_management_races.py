@@ -41,6 +41,8 @@ from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.unit.services.management import dead_letter, subscription_request
 
+pytestmark = pytest.mark.security  # the security regression suite: make test-security
+
 TENANT = "acme"
 PUSH_URL = "http://127.0.0.1:9/hook"  # loopback is allowed locally; nothing is sent in these tests
 # Reads pass the turnstile; any other call of a port is a write.

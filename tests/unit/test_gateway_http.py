@@ -28,7 +28,7 @@ PROMPT_S = 2.0  # an answer the gateway can give at once arrives within this
 READ_TIMEOUT_S = 0.5  # the impatient gateway's
 IDLE_TIMEOUT_S = 1.0
 
-pytestmark = pytest.mark.timeout(30)  # a hang fails the test instead of the run
+pytestmark = [pytest.mark.security, pytest.mark.timeout(30)]  # a hang fails the test instead of the run
 
 
 class Echo:

@@ -18,6 +18,8 @@ from roomcast.domain.push_urls import (
     system_resolver,
 )
 
+pytestmark = pytest.mark.security  # the security regression suite: make test-security
+
 PUBLIC_V4 = "93.184.216.34"
 PUBLIC_V6 = "2606:2800:220:1:248:1893:25c8:1946"
 STRICT = PushUrlPolicy(allow_loopback=False)

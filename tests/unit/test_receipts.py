@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from roomcast.domain.receipts import RECEIPT_PREFIX, Receipt, ReceiptSigner
 from roomcast.errors import InvalidRequest
 
+pytestmark = pytest.mark.security  # the security regression suite: make test-security
+
 SIGNER = ReceiptSigner(b"k" * 32)
 TENANT, ROOM, SUBSCRIPTION = "tenant-a", "room_1", "sub_1"
 RECEIPT = Receipt(

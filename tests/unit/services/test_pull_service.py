@@ -175,3 +175,39 @@ def test_extend_on_a_push_subscription_is_a_conflict() -> None:
     # Then
     assert pull.queue.hide_calls == []
     assert pull.management.log.records == []
+
+
+def test_receipts_of_one_sqs_handle_are_acked_once() -> None:
+    # Given: two receipts (handed out at different times) that name the same SQS handle
+    pull = Pull()
+    first = pull.handed_out(1)
+    fields = SIGNER.decode(first, TENANT, pull.room.id, pull.subscription.id)
+    second = SIGNER.encode(Receipt(**{**fields.__dict__, "pulled_at_ms": 1}), TENANT)
+    assert second != first
+
+    # When
+    result = pull.service.ack(TENANT, pull.room.id, pull.subscription.id, [first, second])
+
+    # Then: one delete of the handle (SQS refuses a batch naming one twice), acked once
+    assert pull.queue.deleted == ["handle-1"]
+    assert result.acked == [f"msg_{1:032x}"]
+    assert result.failed == []
+
+
+def test_an_ack_records_the_delivery_before_it_deletes_the_message() -> None:
+    # Given: a message in flight, and a record store that fails
+    pull = Pull()
+    receipt = pull.handed_out(1)
+
+    def failing_update(*args: object, **kwargs: object) -> bool:
+        raise RuntimeError("DynamoDB is down")
+
+    pull.management.messages.update_delivery = failing_update  # type: ignore[method-assign]
+
+    # When
+    with pytest.raises(RuntimeError, match="DynamoDB is down"):
+        pull.service.ack(TENANT, pull.room.id, pull.subscription.id, [receipt])
+
+    # Then: the message is still in flight: it comes back after its ack wait, nothing is lost
+    assert pull.queue.deleted == []
+    assert "handle-1" in pull.queue.in_flight
