@@ -26,7 +26,7 @@ export SAM_CLI_TELEMETRY := 0
 export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
 export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 
-.PHONY: compact analytics demo help setup run test lint format typecheck openapi template-check test-unit test-integration test-e2e bench soak api-key build deploy clean
+.PHONY: compact analytics demo help setup run test lint format typecheck openapi template-check test-unit test-integration test-e2e test-security bench soak api-key build deploy clean
 
 help: ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -54,7 +54,7 @@ $(TOOLS)/.checkov-$(CHECKOV_VERSION): | $(UV)
 	$(UV) tool install --quiet --force --python $(PYTHON_REAL) checkov==$(CHECKOV_VERSION)
 	@touch $@
 
-setup: $(VENV)/.synced $(SAM) ## install the project's tools (.venv and .tools/), nothing global
+setup: $(VENV)/.synced $(SAM) $(TOOLS)/.checkov-$(CHECKOV_VERSION) ## install the project's tools (.venv and .tools/), nothing global
 
 run: $(VENV)/.synced ## start the local stack on http://127.0.0.1:3000 (ROOMCAST_PORT to change)
 	$(PY) -m roomcast_dev
@@ -101,6 +101,9 @@ test-integration: $(VENV)/.synced ## handlers in-process against moto
 
 test-e2e: $(VENV)/.synced ## the local stack over real HTTP
 	$(PY) -m pytest tests/e2e -q
+
+test-security: $(VENV)/.synced ## the security regression suite: forged receipts, hostile bodies, races, HTTP framing, SSRF
+	$(PY) -m pytest -m security -q
 
 test: lint typecheck template-check ## every check: lint, types, template, all test tiers
 	$(PY) -m pytest -q

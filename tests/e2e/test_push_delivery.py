@@ -405,7 +405,12 @@ def test_replaying_all_dead_letters_delivers_them_again_from_attempt_0(
 
     # Then
     assert replay.status_code == 200, replay.text
-    assert replay.json() == {"replayed": [message_id], "notFound": [], "remaining": False}
+    assert replay.json() == {
+        "replayed": [message_id],
+        "notFound": [],
+        "alreadyReplaying": [],
+        "remaining": False,
+    }
     body = verified(subscription["signingSecret"], again)
     assert (body["messageId"], body["attempt"]) == (message_id, 0)
     assert again.headers["webhook-id"] == message_id
@@ -434,7 +439,7 @@ def test_replaying_chosen_dead_letters_delivers_only_those(
 
     # Then
     assert replay.status_code == 200, replay.text
-    assert replay.json() == {"replayed": [chosen], "notFound": [], "remaining": False}
+    assert replay.json() == {"replayed": [chosen], "notFound": [], "alreadyReplaying": [], "remaining": False}
     assert (again.json["messageId"], again.json["attempt"]) == (chosen, 0)
     assert [letter["messageId"] for letter in dead_letters(tenant_a, room["id"], subscription["id"])] == [
         left

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -33,28 +33,6 @@ webhook_servers = webhook_server.webhook_servers
 TIMEOUT_SECONDS = 30.0
 # Long enough for a duplicate webhook to arrive if there were one (poller window, push function).
 QUIET_SECONDS = 4.0
-
-
-@pytest.fixture(autouse=True)
-def atomic_dynamodb(empty_stack: LocalStack) -> Iterator[None]:
-    """DynamoDB applies each request atomically. moto in server mode runs requests on threads with
-    no lock, and a transaction that fails puts back a copy of the table taken when it began (undoing
-    what other requests wrote meanwhile): racing requests would test moto, not roomcast. So during
-    these tests moto takes its DynamoDB requests one at a time, as DynamoDB orders writes to one item."""
-    from moto.dynamodb.responses import DynamoHandler
-
-    lock = threading.Lock()
-    original = DynamoHandler.call_action
-
-    def one_at_a_time(handler: DynamoHandler) -> Any:
-        with lock:
-            return original(handler)
-
-    DynamoHandler.call_action = one_at_a_time  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        DynamoHandler.call_action = original  # type: ignore[method-assign]
 
 
 def _at_once(*calls: Callable[[], requests.Response]) -> list[requests.Response]:

@@ -16,6 +16,7 @@ from moto.server import ThreadedMotoServer
 
 from roomcast.config import load_settings
 from roomcast.dal import aws
+from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.openapi import write_document
 from roomcast_dev.stack import (
     LOCAL_PARAMETERS,
@@ -33,6 +34,7 @@ Handler = Callable[[dict[str, Any], Any], Any]
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
+    make_dynamodb_atomic()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

@@ -3,10 +3,7 @@ timeout is short enough for a killed push worker's batch to come back within the
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -35,31 +32,6 @@ def shorten_push_queue_visibility(stack: LocalStack, seconds: int) -> None:
     )
 
 
-@contextlib.contextmanager
-def atomic_dynamodb_requests() -> Iterator[None]:
-    """One DynamoDB request at a time in moto, as long as the soak runs.
-
-    moto applies an UpdateItem of a new item as a put of the bare key followed by each SET, in
-    place and unlocked: a BatchGetItem in another server thread can read the key alone (seen by
-    the soak as a 500 of GET /rooms/{roomId}/messages: ``Delivery.__init__() missing 6 required
-    positional arguments``). On AWS an UpdateItem is atomic: a read sees the item before or after.
-    """
-    from moto.dynamodb.responses import DynamoHandler
-
-    original = DynamoHandler.call_action
-    lock = threading.Lock()
-
-    def call_action(self: Any) -> Any:
-        with lock:
-            return original(self)
-
-    DynamoHandler.call_action = call_action  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        DynamoHandler.call_action = original  # type: ignore[method-assign]
-
-
 @pytest.fixture(scope="module")
 def soak_stack() -> Iterator[LocalStack]:
     FUNCTION_LOG.parent.mkdir(parents=True, exist_ok=True)
@@ -70,13 +42,12 @@ def soak_stack() -> Iterator[LocalStack]:
         max_pollers_per_trigger=4,
         extra_function_environment={FUNCTION_LOG_VARIABLE: str(FUNCTION_LOG)},
     )
-    with atomic_dynamodb_requests():
-        stack.start()
-        try:
-            shorten_push_queue_visibility(stack, PUSH_QUEUE_VISIBILITY_SECONDS)
-            yield stack
-        finally:
-            stack.stop()
+    stack.start()  # moto takes DynamoDB requests one at a time, as DynamoDB applies them (moto_atomic)
+    try:
+        shorten_push_queue_visibility(stack, PUSH_QUEUE_VISIBILITY_SECONDS)
+        yield stack
+    finally:
+        stack.stop()
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from urllib.request import Request, urlopen
 from roomcast_dev.event_sources import SqsPoller
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
+from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.stream_sources import StreamPoller
 from roomcast_dev.template import LOCAL_ACCOUNT_ID, PROJECT_ROOT, TEMPLATE_PATH, StackModel, read_stack
@@ -75,6 +76,7 @@ class LocalStack:
     def start(self) -> None:
         from moto.server import ThreadedMotoServer
 
+        make_dynamodb_atomic()
         self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         self._moto.start()
         host, port = self._moto.get_host_and_port()

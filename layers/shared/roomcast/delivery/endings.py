@@ -18,6 +18,7 @@ from roomcast.delivery import operational
 from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.delivery.operational import OperationalEvents
 from roomcast.delivery.publishing import Publisher
+from roomcast.domain import limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import AttemptRecord, DeliveryStatus
@@ -26,8 +27,9 @@ from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.errors import NotFound
 from roomcast.observability import logger
 
-# A failover chain cannot loop (checked when subscriptions change); this bounds it anyway.
-MAX_FAILOVER_HOPS = 10
+# A failover chain cannot loop and is at most this long (checked, race-free, when subscriptions
+# change); delivery bounds the hand-offs anyway.
+MAX_FAILOVER_HOPS = limits.MAX_FAILOVER_CHAIN_LENGTH
 
 
 @dataclass
