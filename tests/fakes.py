@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
 from roomcast.dal.flow import FlowKey, RateAnswer
-from roomcast.dal.messages import MessageFilter
+from roomcast.dal.messages import MessageExists, MessageFilter
 from roomcast.dal.pages import Page
 from roomcast.dal.queues import PullQueues, Received
 from roomcast.dal.repository import FailoverLink
@@ -157,7 +157,9 @@ class FakeMessages:
         ]
         return found[-1] if found else None
 
-    def put_message(self, message: Message, deliveries: Sequence[Delivery]) -> int:
+    def put_message(self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool = False) -> int:
+        if if_new and (message.tenant_id, message.id) in self.messages:
+            raise MessageExists(message.id)
         self.messages[(message.tenant_id, message.id)] = message
         self.written.extend(deliveries)
         return 1

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import boto3
 import pytest
+import time_machine
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 from botocore.exceptions import ClientError
 
@@ -48,18 +50,19 @@ def push_queue_bodies(stack_model: StackModel) -> list[dict[str, Any]]:
     return [json.loads(m["Body"]) for m in received.get("Messages", [])]
 
 
+def room_with_push_subscription(manage: Handler) -> tuple[Any, Any]:
+    """A room, and a PUSH subscription of it to a port that refuses connections."""
+    room = _call(manage, "POST", "/rooms", {"name": "orders"})
+    body = {"type": "PUSH", "pushUrl": "http://127.0.0.1:9/"}
+    return room, _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", body)
+
+
 def test_a_publish_during_an_sqs_outage_is_accepted_and_the_outbox_sends_it(
     stack_model: StackModel, function_handler: Callable[[str], Handler], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given: a room with a PUSH and a PULL subscription, and SQS refusing every send
     manage = function_handler("ManagementFunction")
-    room = _call(manage, "POST", "/rooms", {"name": "orders"})
-    push = _call(
-        manage,
-        "POST",
-        f"/rooms/{room['id']}/subscriptions",
-        {"type": "PUSH", "pushUrl": "http://127.0.0.1:9/"},
-    )
+    room, push = room_with_push_subscription(manage)
     pull = _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PULL"})
     real_batch = EnvelopeSender._send_batch
 
@@ -142,3 +145,55 @@ def test_the_outbox_clears_a_destination_whose_subscription_was_deleted(
     assert done["batchItemFailures"] == []
     status = _call(manage, "GET", f"/rooms/{room['id']}/messages/{message['messageId']}")
     assert [(d["subscriptionId"], d["status"]) for d in status["deliveries"]] == [(pull["id"], "cleared")]
+
+
+class Crash(BaseException):  # not an Exception: the process dies (powertools catches Exception only)
+    """The publish function's process dies here."""
+
+
+@pytest.mark.parametrize(
+    "crash_after_send", [False, True], ids=["killed-before-the-send", "killed-after-the-send"]
+)
+def test_a_keyed_publish_killed_after_storing_is_one_message_when_retried(
+    stack_model: StackModel,
+    function_handler: Callable[[str], Handler],
+    monkeypatch: pytest.MonkeyPatch,
+    crash_after_send: bool,
+) -> None:
+    # Given: a room with a PUSH subscription; the publish function dies after storing the message
+    manage = function_handler("ManagementFunction")
+    room, push = room_with_push_subscription(manage)
+    real_try_send = EnvelopeSender.try_send
+
+    def dying(sender: EnvelopeSender, outgoing: Any) -> Any:
+        if crash_after_send:
+            real_try_send(sender, outgoing)
+        raise Crash
+
+    monkeypatch.setattr(EnvelopeSender, "try_send", dying)
+    publish = function_handler("PublishFunction")
+    body = {"eventType": "e", "eventVersion": "1", "payload": {"order": 42}}
+    keyed = {"Idempotency-Key": "order-42"}
+    with time_machine.travel(datetime(2026, 11, 23, 12, 0, tzinfo=UTC), tick=False) as clock:
+        with pytest.raises(Crash):
+            publish(
+                api_event("POST", f"/rooms/{room['id']}/messages", body, tenant="acme", headers=keyed),
+                FakeLambdaContext(),
+            )
+        monkeypatch.setattr(EnvelopeSender, "try_send", real_try_send)
+
+        # When: the publisher retries once the dead invocation's in-progress mark has lapsed
+        clock.shift(60)
+        retried = publish(
+            api_event("POST", f"/rooms/{room['id']}/messages", body, tenant="acme", headers=keyed),
+            FakeLambdaContext(),
+        )
+
+    # Then: accepted, naming the message the first try stored; one message in the room; its
+    # envelope on the push queue (twice when the first try had sent it: a duplicate, not a loss)
+    assert retried["statusCode"] == 202, retried
+    message_id = json.loads(retried["body"])["messageId"]
+    listed = _call(manage, "GET", f"/rooms/{room['id']}/messages")["messages"]
+    assert [m["messageId"] for m in listed] == [message_id]
+    sent = [(b["message_id"], b["subscription_id"]) for b in push_queue_bodies(stack_model)]
+    assert sent == [(message_id, push["id"])] * (2 if crash_after_send else 1)

@@ -27,7 +27,9 @@ def publish_service() -> PublishService:
 @cache
 def idempotent_publisher() -> IdempotentPublisher:
     def publish(command: PublishCommand) -> PublishResponse:
-        message = publish_service().publish(command.tenantId, command.roomId, command.request)
+        message = publish_service().publish(
+            command.tenantId, command.roomId, command.request, command.idempotencyKey
+        )
         return PublishResponse.of(message, messageId=message.id)
 
     return IdempotentPublisher.build(load_settings().table_name, publish)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from publish_api.models import PublishRequest, PublishResponse
+from roomcast.domain import limits
 from roomcast.errors import Conflict, InvalidRequest
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-IDEMPOTENCY_WINDOW_SECONDS = 24 * 3600
+IDEMPOTENCY_WINDOW_SECONDS = limits.IDEMPOTENCY_WINDOW_MS // 1000
 
 
 class PublishCommand(BaseModel):

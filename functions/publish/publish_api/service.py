@@ -23,8 +23,11 @@ class PayloadTooLarge(RoomcastError):
 
 
 class PublishService(Publisher):
-    def publish(self, tenant_id: str, room_id: str, request: PublishRequest) -> Message:
-        """A publish request: its payload size checked, then published (roomcast.delivery.publishing)."""
+    def publish(
+        self, tenant_id: str, room_id: str, request: PublishRequest, idempotency_key: str | None = None
+    ) -> Message:
+        """A publish request: its payload size checked, then published (roomcast.delivery.publishing);
+        with an ``idempotency_key``, under the message id that key names."""
         payload_size = payload_size_bytes(request.payload)
         if payload_size > limits.MAX_PAYLOAD_BYTES:
             raise PayloadTooLarge(payload_size)
@@ -36,4 +39,5 @@ class PublishService(Publisher):
             request.payload,
             request.correlationId,
             request.destinations,
+            idempotency_key,
         )

@@ -10,7 +10,7 @@ import pytest
 from publish_api.models import PublishRequest
 from publish_api.service import PayloadTooLarge, PublishService
 from roomcast.dal.sender import Destinations, Outgoing, Unsent
-from roomcast.domain import limits
+from roomcast.domain import ids, limits
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus
 from roomcast.domain.models import Subscription
@@ -177,3 +177,37 @@ def test_the_payload_limit_counts_escaped_characters_as_stored() -> None:
     # When / Then
     with pytest.raises(PayloadTooLarge, match="as stored"):
         service.publish(TENANT, room.id, _request(payload=payload))
+
+
+def test_a_keyed_publish_stored_by_an_earlier_try_is_resumed_not_stored_again() -> None:
+    # Given: a first try under the key stored its message (and died before answering)
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    service, sender, _ = _service(management)
+    first = service.publish(TENANT, room.id, _request(), "order-42")
+    sender.sent.clear()
+
+    # When: the publisher retries with the same key and body
+    again = service.publish(TENANT, room.id, _request(), "order-42")
+
+    # Then: the same message, sent again (at least once), not a second message
+    assert again == first
+    assert first.id == ids.message_id_for(TENANT, room.id, "order-42")
+    assert [e.message_id for e in sender.sent] == [first.id]
+    assert len(management.messages.messages) == 1
+
+
+def test_a_key_reused_for_another_message_publishes_it_under_a_new_id() -> None:
+    # Given: the key's message, and later another body under the same key (past powertools' window)
+    management = Management()
+    room = management.room()
+    service, _, _ = _service(management)
+    first = service.publish(TENANT, room.id, _request(), "order-42")
+
+    # When
+    other = service.publish(TENANT, room.id, _request(payload={"orderId": 2}), "order-42")
+
+    # Then
+    assert other.id != first.id
+    assert len(management.messages.messages) == 2

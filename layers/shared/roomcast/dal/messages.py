@@ -48,6 +48,10 @@ UNSENT_ATTRIBUTE: Final = "unsent"
 _MAX_LIST_ROUNDS: Final = 5
 
 
+class MessageExists(RuntimeError):
+    """A message with this id is already stored (a publish retried under its Idempotency-Key)."""
+
+
 def room_messages_key(tenant_id: str, room_id: str) -> str:
     return f"TENANT#{tenant_id}#ROOM#{room_id}#MSGS"
 
@@ -174,12 +178,19 @@ def delivery_from_item(item: items.Item) -> Delivery:
 
 
 class MessageStore(TableAccess):
-    def put_message(self, message: Message, deliveries: Sequence[Delivery]) -> int:
+    def put_message(self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool = False) -> int:
         """Store a message with the first record of each destination inside it: one PutItem
         whatever the number of destinations. Later changes of a destination are items of their
-        own (small writes, no rewrite of the payload). Returns the number of DynamoDB calls."""
+        own (small writes, no rewrite of the payload). Returns the number of DynamoDB calls.
+        ``if_new``: only if no message has this id yet, else MessageExists (nothing written)."""
         item = stored_message_item(message, deliveries)
-        self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item))
+        condition: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(PK)"} if if_new else {}
+        try:
+            self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item), **condition)
+        except ClientError as error:
+            if if_new and is_condition_failure(error):
+                raise MessageExists(message.id) from error
+            raise
         return 1
 
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 
@@ -19,6 +20,13 @@ SUBSCRIPTION_ID_PATTERN = r"^sub_[0-9a-f]{32}$"
 
 def new_message_id() -> str:
     return f"msg_{secrets.token_hex(16)}"
+
+
+def message_id_for(tenant_id: str, room_id: str, idempotency_key: str) -> str:
+    """The id of the message a keyed publish stores: the same for every retry of the publish, so
+    a retry after a crash finds the message the first try stored instead of storing a second."""
+    digest = hashlib.sha256(f"{tenant_id}\n{room_id}\n{idempotency_key}".encode()).hexdigest()
+    return f"msg_{digest[:32]}"
 
 
 MESSAGE_ID_PATTERN = r"^msg_[0-9a-f]{32}$"

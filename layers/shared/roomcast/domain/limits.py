@@ -58,5 +58,7 @@ REPLAY_BATCH: Final = 100
 # A message's payload, serialized as compact JSON. SQS takes 1 MiB and DynamoDB 400 KB per item;
 # 128 KiB leaves room for the envelope and keeps a PULL batch of 10 within SQS's limits.
 MAX_PAYLOAD_BYTES: Final = 128 * 1024
+# An Idempotency-Key names one publish (and one message) for this long.
+IDEMPOTENCY_WINDOW_MS: Final = 24 * HOUR_MS
 # A publish request body; bigger bodies are refused before they are parsed.
 MAX_PUBLISH_BODY_BYTES: Final = 256 * 1024
