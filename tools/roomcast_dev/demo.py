@@ -37,6 +37,8 @@ import requests
 from roomcast_dev.webhook_receiver import RecordedRequest, Reply, WebhookReceiver
 
 DEMO_TIMEOUT_S = 90.0
+# How much earlier than its slot on the limit's schedule a request may arrive (network jitter).
+SCHEDULE_TOLERANCE_SECONDS = 0.1
 THROTTLED_MESSAGES = 3
 POLL_INTERVAL_S = 0.25
 PULL_WAIT_SECONDS = 5
@@ -652,9 +654,12 @@ class Scenario:
             say(f"  at {request.arrived_at - started:5.2f} s: webhook order {order}, attempt {attempt}")
         gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
         spacing = ", ".join(seconds(g) for g in gaps)
-        say(f"  gaps between requests: {spacing} (the limit spaces them 1 s apart)")
-        if min(gaps) < 0.9 or any(r.json["attempt"] != 0 for r in received):
-            say("\nDEMO FAILED: the throttled requests were not spaced a second apart as first attempts.")
+        say(f"  gaps between requests: {spacing} (the limit starts one request per second)")
+        # The limit promises start times one second apart on its schedule; one request that left
+        # late (a busy worker) narrows the next gap, but the n-th still starts n-1 s after the first.
+        behind = [i - (arrival - arrivals[0]) for i, arrival in enumerate(arrivals)]
+        if max(behind) > SCHEDULE_TOLERANCE_SECONDS or any(r.json["attempt"] != 0 for r in received):
+            say("\nDEMO FAILED: the throttled requests did not start one a second, as first attempts.")
             return 1
         return 0
 

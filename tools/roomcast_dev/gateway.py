@@ -477,6 +477,9 @@ class _Incoming(io.BufferedReader):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default listen backlog is 5: a burst of clients connecting at once (a load
+    # test, racing creates) overflows it and the kernel resets connections. API Gateway takes bursts.
+    request_queue_size = 128
 
     def shutdown_request(self, request: Any) -> None:
         # Closing a socket with unread input makes the kernel reset the connection, which can destroy
