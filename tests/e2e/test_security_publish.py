@@ -5,12 +5,14 @@ Each answers a 4xx naming the problem and stores nothing, or is published and de
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
 import pytest
 
-from roomcast.domain import limits
+from roomcast.dal.repository import Repository
+from roomcast.domain import ids, limits
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
 from tests.e2e.conftest import ApiClient, assert_error, wait_until
@@ -113,14 +115,18 @@ def test_a_lone_surrogate_in_any_body_is_refused_with_422(
 
 
 def test_the_largest_emoji_payload_reaches_101_destinations(
-    tenant_a: ApiClient, webhook_servers: webhook_server.WebhookServers
+    tenant_a: ApiClient, empty_stack: LocalStack, webhook_servers: webhook_server.WebhookServers
 ) -> None:
     # Given: a room with 101 PUSH subscriptions, and as many emoji as the limit lets through
     # (each is stored as a 12-byte escape: the limit is measured on what is stored)
+    # (the first over HTTP, the other 100 copied in through the store, to be quick)
     server = webhook_servers()
     room = tenant_a.create_room()
-    for _ in range(101):
-        tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=server.url("/hook"))
+    first = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=server.url("/hook"))
+    repository = Repository(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
+    template = repository.get_subscription("tenant-a", room["id"], first["id"])
+    for _ in range(100):
+        repository.create_subscription(dataclasses.replace(template, id=ids.new_subscription_id()))
     emoji = "\U0001f600" * ((limits.MAX_PAYLOAD_BYTES - 2) // 12)
 
     # When
