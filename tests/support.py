@@ -225,3 +225,32 @@ def actual_response(result: Any) -> Any:
     if isinstance(result, dict) and "statusCode" in result:
         return {"statusCode": result["statusCode"], "body": json.loads(result["body"])}
     return result
+
+
+def seed_copies(repository: Any, template: Any, copies: int) -> None:
+    """``copies`` more subscriptions like ``template`` (new ids) in its room, counted on the room as
+    creates count them: in batches of 25, not one transaction each (moto copies the table for
+    every transaction, so 200 creates take seconds apiece at the end)."""
+    import dataclasses
+
+    from roomcast.dal import items
+    from roomcast.dal.repository import SUBSCRIPTION_COUNT
+    from roomcast.domain import ids
+
+    subscriptions = [dataclasses.replace(template, id=ids.new_subscription_id()) for _ in range(copies)]
+    client, table = repository._client, repository._table_name
+    for start in range(0, copies, 25):
+        requests = [
+            {"PutRequest": {"Item": items.to_attributes(items.subscription_to_item(s))}}
+            for s in subscriptions[start : start + 25]
+        ]
+        client.batch_write_item(RequestItems={table: requests})
+    client.update_item(
+        TableName=table,
+        Key={
+            "PK": {"S": items.tenant_key(template.tenant_id)},
+            "SK": {"S": items.room_sort_key(template.room_id)},
+        },
+        UpdateExpression=f"ADD {SUBSCRIPTION_COUNT} :n",
+        ExpressionAttributeValues={":n": {"N": str(copies)}},
+    )

@@ -5,17 +5,17 @@ Each answers a 4xx naming the problem and stores nothing, or is published and de
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
 import pytest
 
 from roomcast.dal.repository import Repository
-from roomcast.domain import ids, limits
+from roomcast.domain import limits
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
 from tests.e2e.conftest import ApiClient, assert_error, wait_until
+from tests.support import seed_copies
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security
 
@@ -125,8 +125,7 @@ def test_the_largest_emoji_payload_reaches_101_destinations(
     first = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=server.url("/hook"))
     repository = Repository(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
     template = repository.get_subscription("tenant-a", room["id"], first["id"])
-    for _ in range(100):
-        repository.create_subscription(dataclasses.replace(template, id=ids.new_subscription_id()))
+    seed_copies(repository, template, 100)
     emoji = "\U0001f600" * ((limits.MAX_PAYLOAD_BYTES - 2) // 12)
 
     # When
@@ -137,8 +136,8 @@ def test_the_largest_emoji_payload_reaches_101_destinations(
     # Then: published to all of them, and the payload arrives intact
     assert response.status_code == 202, response.text
     assert len(response.json()["destinations"]) == 101
-    first = server.wait_for_request(1, timeout_seconds=60)
-    assert first.json["payload"] == emoji
+    received = server.wait_for_request(1, timeout_seconds=60)
+    assert received.json["payload"] == emoji
 
 
 def test_a_payload_over_the_limit_as_stored_is_413_even_when_its_utf8_is_smaller(tenant_a: ApiClient) -> None:

@@ -8,7 +8,6 @@ requests simply race, as an attacker's would.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -19,12 +18,13 @@ import pytest
 import requests
 
 from roomcast.dal.repository import Repository
-from roomcast.domain import ids, limits
+from roomcast.domain import limits
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
 from tests.e2e.conftest import ApiClient, assert_error, wait_until
 from tests.e2e.test_publish_and_pull import publish
 from tests.e2e.webhook_server import WebhookReceiver, WebhookServers, always, fail_first
+from tests.support import seed_copies
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security
 
@@ -73,8 +73,7 @@ def test_twenty_creates_at_the_last_free_place_of_a_room_store_exactly_one(
     first = tenant_a.create_subscription(room["id"], **hook)
     repository = Repository(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
     template = repository.get_subscription("tenant-a", room["id"], first["id"])
-    for _ in range(limits.MAX_SUBSCRIPTIONS_PER_ROOM - 2):
-        repository.create_subscription(dataclasses.replace(template, id=ids.new_subscription_id()))
+    seed_copies(repository, template, limits.MAX_SUBSCRIPTIONS_PER_ROOM - 2)
 
     # When: twenty creates at once
     responses = _at_once(*[lambda: tenant_a.post(f"/rooms/{room['id']}/subscriptions", hook)] * 20)

@@ -39,6 +39,7 @@ from roomcast.domain.push_urls import PushUrlPolicy
 from roomcast.errors import RoomcastError
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
+from tests.support import seed_copies
 from tests.unit.services.management import dead_letter, subscription_request
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security
@@ -142,8 +143,8 @@ def _race[T](*requests: Callable[[], T]) -> list[T | RoomcastError]:
 def test_two_creates_at_the_last_free_place_of_a_room_store_only_one(stores: Stores) -> None:
     # Given: a room one subscription short of its limit, and two creates that both count it so
     room = _room(stores)
-    for _ in range(limits.MAX_SUBSCRIPTIONS_PER_ROOM - 1):
-        _push_subscription(stores, room)
+    first = _push_subscription(stores, room)
+    seed_copies(stores.catalog, first, limits.MAX_SUBSCRIPTIONS_PER_ROOM - 2)
     racing = _subscriptions(stores, Gated(stores.catalog, Turnstile(2)))
     request = subscription_request(type="PUSH", pushUrl=PUSH_URL)
 

@@ -55,7 +55,7 @@ def room_id(stack_model: StackModel, function_handler: Callable[[str], Handler])
     return room
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=BODIES)
 def test_any_json_body_is_answered_without_a_5xx_and_a_refusal_stores_nothing(
     body: Any, room_id: str, function_handler: Callable[[str], Handler]
