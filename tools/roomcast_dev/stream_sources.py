@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from roomcast_dev.event_sources import failed_message_ids
 from roomcast_dev.functions import FunctionError
 from roomcast_dev.template import StreamTrigger
 
@@ -68,16 +69,11 @@ def stream_record(record: dict[str, Any], stream_arn: str, region: str) -> dict[
 def first_failed_index(result: Any, records: list[dict[str, Any]]) -> int | None:
     """Where a ReportBatchItemFailures answer says to resume (a sequence number of the batch);
     None: every record succeeded; 0: the whole batch failed (a malformed answer, as on AWS)."""
-    if not isinstance(result, dict) or result.get("batchItemFailures") is None:
-        return None if result is None or isinstance(result, dict) else 0
     sequence_numbers = [r["dynamodb"]["SequenceNumber"] for r in records]
-    indexes: list[int] = []
-    for failure in result["batchItemFailures"]:
-        identifier = failure.get("itemIdentifier") if isinstance(failure, dict) else None
-        if identifier not in sequence_numbers:
-            return 0
-        indexes.append(sequence_numbers.index(identifier))
-    return min(indexes) if indexes else None
+    failed = failed_message_ids(result, set(sequence_numbers))  # the same answer as for SQS
+    if failed is None:
+        return 0
+    return min((sequence_numbers.index(f) for f in failed), default=None)
 
 
 @dataclass

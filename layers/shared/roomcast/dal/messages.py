@@ -265,32 +265,36 @@ class MessageStore(TableAccess):
     def mark_unsent(self, tenant_id: str, message_id: str, subscription_ids: Sequence[str]) -> None:
         """The outbox: these destinations' first envelopes could not be sent. The change comes to
         the outbox function through the table's stream (``outbox`` = ``unsent``), which sends them."""
-        self._client.update_item(
-            TableName=self._table_name,
-            Key=key(message_partition_key(tenant_id, message_id), _MESSAGE_SORT_KEY),
-            UpdateExpression="SET #outbox = :unsent, #unsent = :ids",
-            ConditionExpression="attribute_exists(PK)",
-            ExpressionAttributeNames={"#outbox": OUTBOX_ATTRIBUTE, "#unsent": UNSENT_ATTRIBUTE},
-            ExpressionAttributeValues={
-                ":unsent": {"S": OUTBOX_UNSENT},
-                ":ids": {"L": [{"S": subscription_id} for subscription_id in subscription_ids]},
-            },
+        ids = {"L": [{"S": subscription_id} for subscription_id in subscription_ids]}
+        self._update_outbox_mark(
+            tenant_id,
+            message_id,
+            "SET #outbox = :unsent, #unsent = :ids",
+            {":unsent": {"S": OUTBOX_UNSENT}, ":ids": ids},
         )
 
     def mark_sent(self, tenant_id: str, message_id: str) -> None:
         """The outbox's work for a message is done: nothing of it is left unsent (a message item
         gone meanwhile, its time to live passed, is left gone)."""
         try:
-            self._client.update_item(
-                TableName=self._table_name,
-                Key=key(message_partition_key(tenant_id, message_id), _MESSAGE_SORT_KEY),
-                UpdateExpression="REMOVE #outbox, #unsent",
-                ConditionExpression="attribute_exists(PK)",
-                ExpressionAttributeNames={"#outbox": OUTBOX_ATTRIBUTE, "#unsent": UNSENT_ATTRIBUTE},
-            )
+            self._update_outbox_mark(tenant_id, message_id, "REMOVE #outbox, #unsent")
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
+
+    def _update_outbox_mark(
+        self, tenant_id: str, message_id: str, expression: str, values: dict[str, Any] | None = None
+    ) -> None:
+        """Set or remove the outbox mark of a stored message item (never creates one)."""
+        extra: dict[str, Any] = {"ExpressionAttributeValues": values} if values else {}
+        self._client.update_item(
+            TableName=self._table_name,
+            Key=key(message_partition_key(tenant_id, message_id), _MESSAGE_SORT_KEY),
+            UpdateExpression=expression,
+            ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeNames={"#outbox": OUTBOX_ATTRIBUTE, "#unsent": UNSENT_ATTRIBUTE},
+            **extra,
+        )
 
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         """Messages by id (without deliveries), in as few calls as DynamoDB allows."""

@@ -121,7 +121,8 @@ class Publisher:
         is accepted either way: the message is stored and will be sent or end cleared."""
         outgoing = [self.destinations.outgoing_for(s, first_envelope(message, s.id)) for s in targets]
         unsent = unsent_destinations(self.sender.try_send(outgoing))
-        unsent += [i for i in destinations if i not in {s.id for s in targets}]
+        routed = {s.id for s in targets}
+        unsent += [i for i in destinations if i not in routed]
         if unsent:
             self.messages.mark_unsent(message.tenant_id, message.id, unsent)
             logger.warning(
