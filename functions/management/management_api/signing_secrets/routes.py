@@ -21,7 +21,8 @@ def rotate_secret(
 
     Returns a new signing secret (shown once). The previous secrets keep signing for 24 hours:
     until then each webhook carries one signature per live secret, so receivers can switch without
-    losing a message. 409 for a PULL subscription.
+    losing a message. 409 for a PULL subscription, and `too_many_secrets` (409) while it already
+    has {MAX_LIVE_SIGNING_SECRETS} live secrets: the message says when the oldest stops signing.
     """
     rotation = service.rotate(tenant, roomId, subscriptionId)
     until = rotation.previous_valid_until_ms
