@@ -4,6 +4,10 @@ Honours the template's BatchSize, MaximumBatchingWindowInSeconds, ReportBatchIte
 ScalingConfig.MaximumConcurrency. As on AWS: a function error leaves the whole batch on the queue
 (it comes back after the visibility timeout); with ReportBatchItemFailures only the reported
 messages stay; an invalid failure report counts as a failure of the whole batch.
+
+The pollers long-poll as Lambda's do (``WaitTimeSeconds`` 20): an idle queue costs each poller
+three ``ReceiveMessage`` calls a minute, and a message is handed over as soon as it is visible.
+(``roomcast_dev.moto_long_polls`` ends a long poll whose queue is deleted or reset.)
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs.type_defs import MessageTypeDef
 
 SQS_MAX_RECEIVE = 10
+LONG_POLL_SECONDS = 20  # what Lambda's pollers ask for, the most SQS allows
 Invoke = Callable[[str, dict[str, Any]], Any]
 
 
@@ -107,10 +112,14 @@ class SqsPoller:
             thread.start()
             self._threads.append(thread)
 
+    def request_stop(self) -> None:
+        """Stop polling after the current receive (the stack then ends the receives that wait)."""
+        self._stopping.set()
+
     def stop(self) -> None:
         self._stopping.set()
         for thread in self._threads:
-            thread.join(timeout=25)
+            thread.join(timeout=LONG_POLL_SECONDS + 5)
 
     def pause(self) -> None:
         self._paused.set()
@@ -129,6 +138,8 @@ class SqsPoller:
                 if batch:
                     self._deliver(client, batch)
             except Exception as error:  # the queue was deleted by a reset, the endpoint restarted, ...
+                if self._paused.is_set():
+                    continue  # a reset ended the receive: the queue is made again, then polled
                 if not self._stopping.is_set():
                     print(f"[sqs] {self.trigger.function_id}: {type(error).__name__}: {error}", flush=True)
                     time.sleep(0.5)
@@ -141,7 +152,9 @@ class SqsPoller:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 break
-            wait_seconds = 1 if remaining is None else max(0, min(1, int(remaining)))
+            wait_seconds = (
+                LONG_POLL_SECONDS if remaining is None else max(0, min(LONG_POLL_SECONDS, int(remaining)))
+            )
             received = client.receive_message(
                 QueueUrl=self._queue_url,
                 MaxNumberOfMessages=min(SQS_MAX_RECEIVE, self.trigger.batch_size - len(batch)),

@@ -18,6 +18,7 @@ from roomcast_dev.event_sources import SqsPoller
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
+from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.stream_sources import StreamPoller
 from roomcast_dev.template import LOCAL_ACCOUNT_ID, PROJECT_ROOT, TEMPLATE_PATH, StackModel, read_stack
@@ -77,6 +78,7 @@ class LocalStack:
         from moto.server import ThreadedMotoServer
 
         make_dynamodb_atomic()
+        end_long_polls_with_their_queue()
         self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         self._moto.start()
         host, port = self._moto.get_host_and_port()
@@ -126,6 +128,9 @@ class LocalStack:
             self._write_state()
 
     def stop(self) -> None:
+        for poller in self.pollers:
+            poller.request_stop()
+        end_every_long_poll()
         for poller in self.pollers:
             poller.stop()
         if self.gateway is not None:

@@ -114,6 +114,9 @@ class StreamPoller:
         )
         self._thread.start()
 
+    def request_stop(self) -> None:
+        self._stopping.set()
+
     def stop(self) -> None:
         self._stopping.set()
         if self._thread is not None:
