@@ -24,6 +24,7 @@ def _delivery(client: ApiClient, room_id: str, message_id: str) -> dict[str, Any
 
 
 def _log_events(stack: LocalStack, event: str, subscription_id: str) -> list[dict[str, Any]]:
+    stack.flush_delivery_streams()  # what Firehose buffers, in the bucket
     s3 = stack.client("s3")
     bucket = stack.output("LogBucketName")
     found = []

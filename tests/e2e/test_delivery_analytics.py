@@ -80,6 +80,7 @@ def test_analytics_figures_match_the_traffic_the_test_sent(
     _wait_until_finished(tenant_a, room["id"], message_ids, timeout_s=60)
     day = datetime.now(UTC).date().isoformat()
     bucket = empty_stack.output("LogBucketName")
+    empty_stack.flush_delivery_streams()  # Firehose's buffering interval passes
     summary = compact(empty_stack.endpoint_url, bucket, day, spark)
     rows = analytics(empty_stack.endpoint_url, bucket, day, spark, out=None)
 

@@ -85,7 +85,9 @@ def _wait_all_delivered(client: ApiClient, room_id: str, message_ids: list[str])
 
 
 def _held_records(stack: LocalStack, subscription_id: str) -> list[dict[str, Any]]:
-    """The delivery log's `held` records of a subscription, from the log bucket."""
+    """The delivery log's `held` records of a subscription, from the log bucket (once Firehose has
+    delivered what it buffers)."""
+    stack.flush_delivery_streams()
     s3 = stack.client("s3")
     bucket = stack.output("LogBucketName")
     found = []

@@ -1,9 +1,10 @@
-"""Delivery-log lines and raw files for the Glue tests, written by the functions' own writer
-(roomcast.delivery.log) in its own layout, so the jobs are tested against what is really written."""
+"""Delivery-log lines and raw files for the Glue tests: lines by the functions' own writer
+(roomcast.delivery.log), files named and compressed as the template's Firehose stream delivers them
+(the local stack's stand-in, roomcast_dev.firehose), so the jobs are tested against what is really
+written."""
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -11,8 +12,13 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
-from roomcast.delivery.log import LogRecord, object_key
+from roomcast.delivery.log import LogRecord
+from roomcast_dev.firehose import object_body, object_key
+from roomcast_dev.template import load_template
 
+_DESTINATION = load_template()["Resources"]["DeliveryLogStream"]["Properties"][
+    "ExtendedS3DestinationConfiguration"
+]
 DAY = "2026-11-22"
 NEXT_DAY = "2026-11-23"
 PUBLISHED_AT = "2026-11-22T10:00:00.000Z"
@@ -48,10 +54,14 @@ def log_line(
 def write_raw(
     root: Path, flushed_at: datetime, lines: Sequence[str], function: str = "push", invocation: str = "inv-1"
 ) -> Path:
-    """One raw object as DeliveryLog.flush writes it: gzip NDJSON under raw/dt=…/hour=…/."""
-    path = root / object_key(flushed_at, function, invocation)
+    """One raw object as Firehose delivers it: gzip NDJSON under raw/dt=…/hour=…/ (the hour of
+    ``flushed_at``, its oldest record's arrival); ``function``-``invocation`` stands for Firehose's
+    random uuid in the name."""
+    path = root / object_key(
+        _DESTINATION, "roomcast-DeliveryLogStream", "1", flushed_at, f"{function}-{invocation}"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode("utf-8")))
+    path.write_bytes(object_body(_DESTINATION, [("\n".join(lines) + "\n").encode("utf-8")]))
     return path
 
 

@@ -16,6 +16,7 @@ from moto.server import ThreadedMotoServer
 
 from roomcast.config import load_settings
 from roomcast.dal import aws
+from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.openapi import write_document
 from roomcast_dev.stack import (
@@ -33,8 +34,16 @@ Handler = Callable[[dict[str, Any], Any], Any]
 
 
 @pytest.fixture(scope="session")
-def moto_endpoint() -> Iterator[str]:
+def firehose_delivery() -> FirehoseDelivery:
+    """Firehose's delivery to S3 as the local stack stands in for it; nothing in the background:
+    a test calls ``flush()`` where Firehose's buffering interval would have passed."""
+    return FirehoseDelivery()
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint(firehose_delivery: FirehoseDelivery) -> Iterator[str]:
     make_dynamodb_atomic()
+    install_firehose_delivery(firehose_delivery)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

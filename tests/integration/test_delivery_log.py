@@ -1,15 +1,18 @@
-"""The delivery log: one gzip NDJSON object per invocation, and a failing write endangers nothing."""
+"""The delivery log: one PutRecordBatch per invocation to the Firehose stream, gzip NDJSON files in
+the log bucket once Firehose delivers, and a failing write endangers nothing."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 import boto3
 import pytest
 
+from roomcast_dev.firehose import FirehoseDelivery
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.integration.push_harness import EventSourceMapping, webhook_server
@@ -34,8 +37,8 @@ def _log_objects(bucket: str) -> list[str]:
     return [item["Key"] for item in listed]
 
 
-def test_an_invocation_writes_one_gzip_ndjson_object_under_its_hour(
-    stack_model: StackModel, function_handler: Callable[[str], Handler]
+def test_each_invocation_sends_one_batch_and_firehose_writes_them_as_one_gzip_ndjson_file(
+    stack_model: StackModel, function_handler: Callable[[str], Handler], firehose_delivery: FirehoseDelivery
 ) -> None:
     with webhook_server([200]) as webhook:
         # Given: a message for three webhooks, published
@@ -49,28 +52,32 @@ def test_an_invocation_writes_one_gzip_ndjson_object_under_its_hour(
             {"eventType": "e", "eventVersion": "1", "payload": 1},
         )
         bucket = stack_model.buckets["LogBucket"]["BucketName"]
-        published_objects = set(_log_objects(bucket))
+        stream = stack_model.delivery_streams["DeliveryLogStream"]["DeliveryStreamName"]
+        batches_after_publish = firehose_delivery.batches_received
 
-        # When: the push function delivers the batch of three in one invocation
+        # When: the push function delivers the batch of three in one invocation, then Firehose's
+        # buffering interval passes
         push = function_handler("PushFunction")
         sqs = boto3.client("sqs")
         mapping = EventSourceMapping(
             sqs, stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"], push
         )
         assert mapping.poll_once() == 3
+        batches_after_push = firehose_delivery.batches_received
+        objects_before_delivery = _log_objects(bucket)
+        firehose_delivery.flush()
 
-        # Then: the publish wrote one object, the push invocation one more, each under raw/dt=/hour=
-        new_objects = set(_log_objects(bucket)) - published_objects
-        assert len(published_objects) == 1
-        assert len(new_objects) == 1
-        key = new_objects.pop()
-        assert key.startswith("raw/dt=")
-        assert "/hour=" in key
-        assert key.endswith(".ndjson.gz")
+        # Then: one PutRecordBatch for the push invocation; nothing in the bucket until Firehose
+        # delivered, then one file with both invocations' records, under raw/dt=/hour=
+        assert batches_after_push - batches_after_publish == 1
+        assert objects_before_delivery == []
+        (key,) = _log_objects(bucket)
+        assert re.fullmatch(
+            rf"raw/dt=\d{{4}}-\d\d-\d\d/hour=\d\d/{stream}-1-[-0-9]{{19}}-[-0-9a-f]{{36}}\.ndjson\.gz", key
+        )
         body = boto3.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read()
         records = [json.loads(line) for line in gzip.decompress(body).decode().splitlines()]
-        assert {r["event"] for r in records} == {"attempt", "delivered"}
-        assert sum(r["event"] == "delivered" for r in records) == 3
+        assert sorted(r["event"] for r in records) == ["attempt"] * 3 + ["delivered"] * 3 + ["published"] * 3
         assert {r["messageId"] for r in records} == {message["messageId"]}
         assert all(r["schemaVersion"] == 1 and r["recordId"] and r["publishedAt"] for r in records)
         assert len({r["recordId"] for r in records}) == len(records)
@@ -91,15 +98,12 @@ def test_a_failed_log_write_does_not_stop_or_delay_deliveries(
         observability.metrics, "add_metric", lambda name, unit, value: counted.append((name, value))
     )
     with webhook_server([200]) as webhook:
-        # Given: the log bucket is gone (S3 refuses every write)
+        # Given: the delivery stream is gone (Firehose refuses every batch)
         manage = function_handler("ManagementFunction")
         room_id = _room_with_webhooks(manage, webhook.url(), 2)
         publish = function_handler("PublishFunction")
-        s3 = boto3.client("s3")
-        bucket = stack_model.buckets["LogBucket"]["BucketName"]
-        for key in _log_objects(bucket):
-            s3.delete_object(Bucket=bucket, Key=key)
-        s3.delete_bucket(Bucket=bucket)
+        stream = stack_model.delivery_streams["DeliveryLogStream"]["DeliveryStreamName"]
+        boto3.client("firehose").delete_delivery_stream(DeliveryStreamName=stream)
         message = _call(
             publish,
             "POST",
@@ -120,7 +124,7 @@ def test_a_failed_log_write_does_not_stop_or_delay_deliveries(
         status = _call(manage, "GET", f"/rooms/{room_id}/messages/{message['messageId']}")
         assert {d["status"] for d in status["deliveries"]} == {"delivered"}
         # and the records went to the function's log instead, with the failure counted
-        assert any(message.startswith("delivery log not written to S3") for message, _ in logged)
+        assert any(message.startswith("delivery log not written to Firehose") for message, _ in logged)
         records = [kw["extra"]["deliveryLog"] for message, kw in logged if message == "delivery-log"]
         assert sorted(r["event"] for r in records if r["messageId"] == message["messageId"]) == [
             "attempt",

@@ -12,6 +12,7 @@ from typing import Any
 import boto3
 
 from roomcast.dal.repository import Repository
+from roomcast_dev.firehose import FirehoseDelivery
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.integration.push_harness import EventSourceMapping, webhook_server
@@ -64,7 +65,7 @@ def test_a_host_that_does_not_resolve_at_delivery_time_is_retried_not_dead(
 
 
 def test_a_replay_with_an_empty_body_replays_all_and_is_logged(
-    stack_model: StackModel, function_handler: Callable[[str], Handler]
+    stack_model: StackModel, function_handler: Callable[[str], Handler], firehose_delivery: FirehoseDelivery
 ) -> None:
     with webhook_server([400, 200]) as webhook:
         # Given: a message dead for a subscription whose webhook refused it
@@ -95,6 +96,7 @@ def test_a_replay_with_an_empty_body_replays_all_and_is_logged(
         # Then: it went out again from attempt 0, and the replay is in the delivery log
         assert len(replayed["replayed"]) == 1
         assert [json.loads(r.body)["attempt"] for r in webhook.requests] == [0, 0]
+        firehose_delivery.flush()
         s3 = boto3.client("s3")
         bucket = stack_model.buckets["LogBucket"]["BucketName"]
         events = [

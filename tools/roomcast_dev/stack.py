@@ -15,6 +15,12 @@ from typing import TYPE_CHECKING, Any
 from urllib.request import Request, urlopen
 
 from roomcast_dev.event_sources import SqsPoller
+from roomcast_dev.firehose import (
+    FirehoseDelivery,
+    delivery_stream_request,
+    install_firehose_delivery,
+    interval_from_environment,
+)
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
@@ -63,6 +69,10 @@ class LocalStack:
     max_pollers_per_trigger: int = 2
     write_state_file: bool = False
     extra_function_environment: dict[str, str] = field(default_factory=dict)
+    # Firehose's buffering interval here (None: each stream's IntervalInSeconds); see firehose.py.
+    firehose_interval_seconds: float | None = field(
+        default_factory=lambda: interval_from_environment(os.environ)
+    )
 
     def __post_init__(self) -> None:
         self._moto: ThreadedMotoServer | None = None
@@ -71,6 +81,7 @@ class LocalStack:
         self.functions: dict[str, LocalFunction] = {}
         self.pollers: list[SqsPoller | StreamPoller] = []
         self.gateway: Gateway | None = None
+        self.firehose = FirehoseDelivery(self.firehose_interval_seconds)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -78,6 +89,7 @@ class LocalStack:
         from moto.server import ThreadedMotoServer
 
         make_dynamodb_atomic()
+        install_firehose_delivery(self.firehose)
         end_long_polls_with_their_queue()
         self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         self._moto.start()
@@ -89,6 +101,7 @@ class LocalStack:
         if DOCS_FUNCTION in self.model.functions:  # what `make build` does before `sam build`
             write_document(self.model)
         self.provision()
+        self.firehose.start()
         function_environment = {
             **{name: os.environ[name] for name in _PASSED_THROUGH if name in os.environ},
             **aws_environment(self.endpoint_url),
@@ -137,6 +150,7 @@ class LocalStack:
             self.gateway.stop()
         for function in self.functions.values():
             function.stop()
+        self.firehose.stop()  # what is buffered reaches the bucket before the emulator goes
         if self._moto is not None:
             self._moto.stop()
         if self.write_state_file:
@@ -172,6 +186,10 @@ class LocalStack:
     def provision(self) -> None:
         assert self.model is not None
         provision_resources(self.model, self.endpoint_url)
+
+    def flush_delivery_streams(self) -> list[str]:
+        """Deliver what the Firehose streams buffer now (as their interval would); the keys written."""
+        return self.firehose.flush()
 
     # -- functions ------------------------------------------------------------------------------
 
@@ -230,7 +248,7 @@ def queue_url_for(endpoint_url: str, queue_name: str) -> str:
 
 
 def provision_resources(model: StackModel, endpoint_url: str) -> None:
-    """Create the template's tables, queues, buckets and secrets in the emulator."""
+    """Create the template's tables, queues, buckets, secrets and Firehose streams in the emulator."""
     dynamodb = aws_client("dynamodb", endpoint_url)
     for spec in model.tables.values():
         keys = ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode", "GlobalSecondaryIndexes")
@@ -258,6 +276,9 @@ def provision_resources(model: StackModel, endpoint_url: str) -> None:
         secretsmanager.create_secret(
             Name=spec["Name"], SecretString=_local_secret(spec["Name"], spec["Length"])
         )
+    firehose = aws_client("firehose", endpoint_url)
+    for spec in model.delivery_streams.values():
+        firehose.create_delivery_stream(**delivery_stream_request(spec))
 
 
 # New in each process that runs a local stack, the same across its resets: warm function workers

@@ -1,4 +1,4 @@
-"""Read template.yaml: resources, functions, routes and SQS triggers, with intrinsics resolved.
+"""Read template.yaml: resources, functions, routes, triggers and Firehose streams, intrinsics resolved.
 
 The template is the source of truth; the local stack derives every name and setting from it.
 """
@@ -107,6 +107,8 @@ class StackModel:
     queues: dict[str, dict[str, Any]] = field(default_factory=dict)
     buckets: dict[str, dict[str, Any]] = field(default_factory=dict)
     secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Firehose streams: DeliveryStreamName and the template's properties, resolved.
+    delivery_streams: dict[str, dict[str, Any]] = field(default_factory=dict)
     functions: dict[str, FunctionSpec] = field(default_factory=dict)
     routes: list[Route] = field(default_factory=list)
     sqs_triggers: list[SqsTrigger] = field(default_factory=list)
@@ -152,6 +154,7 @@ class Resolver:
             "AWS::Logs::LogGroup": "LogGroupName",
             "AWS::Serverless::Function": "FunctionName",
             "AWS::SecretsManager::Secret": "Name",
+            "AWS::KinesisFirehose::DeliveryStream": "DeliveryStreamName",
         }.get(resource["Type"])
         if explicit and explicit in properties:
             return str(self.resolve(properties[explicit]))
@@ -182,6 +185,7 @@ class Resolver:
             "AWS::S3::Bucket": "s3",
             "AWS::Serverless::Function": "lambda",
             "AWS::Logs::LogGroup": "logs",
+            "AWS::KinesisFirehose::DeliveryStream": "firehose",
         }.get(resource_type, "local")
         if attribute == "Arn":
             if service == "dynamodb":
@@ -190,6 +194,8 @@ class Resolver:
                 return f"arn:aws:s3:::{name}"
             if service == "lambda":
                 return f"arn:aws:lambda:{self._region}:{LOCAL_ACCOUNT_ID}:function:{name}"
+            if service == "firehose":
+                return f"arn:aws:firehose:{self._region}:{LOCAL_ACCOUNT_ID}:deliverystream/{name}"
             return f"arn:aws:{service}:{self._region}:{LOCAL_ACCOUNT_ID}:{name}"
         if attribute == "QueueName":
             return name
@@ -269,6 +275,11 @@ def read_stack(
             model.secrets[logical_id] = {
                 "Name": resolver.physical_name(logical_id),
                 "Length": int(generate.get("PasswordLength", 32)),
+            }
+        elif kind == "AWS::KinesisFirehose::DeliveryStream":
+            model.delivery_streams[logical_id] = {
+                "DeliveryStreamName": resolver.physical_name(logical_id),
+                **resolver.resolve(properties),
             }
 
     # Queues may refer to each other (redrive policies): resolve their properties once all names exist.

@@ -31,7 +31,8 @@ class Settings:
     pull_queue_prefix: str = "roomcast-pull-"
     allow_loopback_push_urls: bool = False
     push_queue_url: str = ""
-    log_bucket: str = ""
+    # The Firehose stream the delivery log is sent to (template.yaml: DeliveryLogStream).
+    delivery_stream: str = ""
     # The Secrets Manager secret (ARN or name) holding the key that signs PULL receipts.
     receipt_key_secret: str = ""
 
@@ -60,7 +61,7 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         pull_queue_prefix=queue_prefix,
         allow_loopback_push_urls=_flag(environ, "ALLOW_LOOPBACK_PUSH_URLS"),
         push_queue_url=environ.get("PUSH_QUEUE_URL", ""),
-        log_bucket=environ.get("LOG_BUCKET", ""),
+        delivery_stream=environ.get("DELIVERY_STREAM", ""),
         receipt_key_secret=environ.get("RECEIPT_KEY_SECRET", ""),
     )
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_firehose import FirehoseClient
     from mypy_boto3_s3 import S3Client
     from mypy_boto3_secretsmanager import SecretsManagerClient
     from mypy_boto3_sqs import SQSClient
@@ -45,6 +46,13 @@ def s3_client() -> S3Client:
 
 
 @cache
+def firehose_client() -> FirehoseClient:
+    import boto3
+
+    return boto3.client("firehose", config=client_config())
+
+
+@cache
 def secretsmanager_client() -> SecretsManagerClient:
     import boto3
 
@@ -68,4 +76,5 @@ def reset_clients() -> None:
     dynamodb_client.cache_clear()
     sqs_client.cache_clear()
     s3_client.cache_clear()
+    firehose_client.cache_clear()
     secretsmanager_client.cache_clear()

@@ -45,7 +45,7 @@ class Stores:
             destinations=Destinations(settings.push_queue_url),
             queue_admin=QueueAdmin(settings.pull_queue_prefix),
             queues=QueueClient(),
-            log=DeliveryLog(settings.log_bucket, function_name),
+            log=DeliveryLog(settings.delivery_stream, function_name),
             flow=FlowStore(table),
             secrets=StackSecrets(settings.receipt_key_secret),
         )
