@@ -731,3 +731,81 @@ def test_every_checkov_skip_says_why(template: dict[str, Any]) -> None:
     for name, skip in skips:
         assert re.fullmatch(r"CKV2?_AWS_\d+", skip["id"]), name
         assert len(skip.get("comment", "")) > 40, (name, skip["id"])
+
+
+# -- the delivery log's Firehose stream (the real template) ---------------------------------------
+
+
+def _statements(function: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        statement
+        for policy in function["Properties"].get("Policies", [])
+        if isinstance(policy, dict)
+        for statement in policy.get("Statement", [])
+    ]
+
+
+def test_functions_that_write_the_log_may_only_put_batches_to_its_stream(template: dict[str, Any]) -> None:
+    # Given
+    functions = _of_type(template, "AWS::Serverless::Function")
+    stream = {"Fn::GetAtt": ["DeliveryLogStream", "Arn"]}
+
+    # When
+    writers = {
+        name
+        for name, function in functions.items()
+        if "DELIVERY_STREAM" in function["Properties"].get("Environment", {}).get("Variables", {})
+    }
+
+    # Then: each writer has the stream's name and PutRecordBatch on it, and no function writes S3
+    assert {"PublishFunction", "PushFunction", "PullFunction"} <= writers
+    for name in writers:
+        variables = functions[name]["Properties"]["Environment"]["Variables"]
+        assert variables["DELIVERY_STREAM"] == {"Ref": "DeliveryLogStream"}, name
+        assert {"Effect": "Allow", "Action": "firehose:PutRecordBatch", "Resource": stream} in _statements(
+            functions[name]
+        ), name
+    for name, function in functions.items():
+        actions = [str(statement["Action"]) for statement in _statements(function)]
+        assert not any("s3:" in action for action in actions), name
+        assert "LOG_BUCKET" not in function["Properties"].get("Environment", {}).get("Variables", {}), name
+
+
+def test_the_stream_writes_gzip_ndjson_under_raw_by_hour_with_the_stack_key(template: dict[str, Any]) -> None:
+    # When
+    stream = template["Resources"]["DeliveryLogStream"]["Properties"]
+    destination = stream["ExtendedS3DestinationConfiguration"]
+
+    # Then: the layout the Glue jobs read (raw/dt=…/hour=…/*.gz)
+    assert stream["DeliveryStreamType"] == "DirectPut"
+    assert destination["BucketARN"] == {"Fn::GetAtt": ["LogBucket", "Arn"]}
+    assert destination["Prefix"] == "raw/dt=!{timestamp:yyyy-MM-dd}/hour=!{timestamp:HH}/"
+    assert "!{firehose:error-output-type}" in destination["ErrorOutputPrefix"]
+    assert not destination["ErrorOutputPrefix"].startswith("raw/")
+    assert destination["CompressionFormat"] == "GZIP"
+    assert destination["FileExtension"].endswith(".gz")
+    assert stream["DeliveryStreamEncryptionConfigurationInput"] == {
+        "KeyType": "CUSTOMER_MANAGED_CMK",
+        "KeyARN": {"Fn::GetAtt": ["EncryptionKey", "Arn"]},
+    }
+    # a file's records arrived within 15 minutes: the midnight rule of the compaction job holds
+    assert destination["BufferingHints"]["IntervalInSeconds"] <= 900
+
+
+def test_the_streams_role_writes_only_the_raw_prefixes_of_the_log_bucket(template: dict[str, Any]) -> None:
+    # When
+    role = template["Resources"]["DeliveryLogStreamRole"]["Properties"]
+    (policy,) = role["Policies"]
+    writes = [
+        statement
+        for statement in policy["PolicyDocument"]["Statement"]
+        if "s3:PutObject" in statement["Action"]
+    ]
+
+    # Then
+    assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
+        "Service": "firehose.amazonaws.com"
+    }
+    assert [statement["Resource"] for statement in writes] == [
+        [{"Fn::Sub": "${LogBucket.Arn}/raw/*"}, {"Fn::Sub": "${LogBucket.Arn}/raw-errors/*"}]
+    ]
