@@ -13,6 +13,7 @@ three ``ReceiveMessage`` calls a minute, and a message is handed over as soon as
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -152,8 +153,12 @@ class SqsPoller:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 break
+            # Within the batching window, a long poll of the window's rest (whole seconds, as SQS
+            # takes them): it answers as soon as a message comes, so a window costs a receive or two.
             wait_seconds = (
-                LONG_POLL_SECONDS if remaining is None else max(0, min(LONG_POLL_SECONDS, int(remaining)))
+                LONG_POLL_SECONDS
+                if remaining is None
+                else max(1, min(LONG_POLL_SECONDS, math.ceil(remaining)))
             )
             received = client.receive_message(
                 QueueUrl=self._queue_url,
@@ -163,8 +168,6 @@ class SqsPoller:
                 MessageAttributeNames=["All"],
             ).get("Messages", [])
             batch.extend(received)
-            if not received and wait_seconds == 0:
-                time.sleep(0.05)  # within the batching window: do not spin on empty receives
             if batch and deadline is None:
                 if self.trigger.batching_window_seconds <= 0:
                     break

@@ -157,6 +157,9 @@ class LocalFunction:
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._closed = False
         self.crashes = 0  # invocations that failed because their worker died
+        # Every invocation's time as the caller saw it (handler + hand-over to the worker; the
+        # first one of a worker includes its cold start): an upper bound of Lambda's billed duration.
+        self.durations_ms: list[float] = []
 
     def _take(self) -> _Worker:
         with self._lock:
@@ -198,6 +201,7 @@ class LocalFunction:
                 aws_request_id=str(uuid.uuid4()),
                 deadline_epoch_ms=int(time.time() * 1000) + timeout_seconds * 1000,
             )
+            started = time.perf_counter()
             try:
                 worker.connection.send((event, context))
                 # The first call also pays the import (cold start), which Lambda's timeout does not count.
@@ -205,6 +209,7 @@ class LocalFunction:
                     self._discard(worker)
                     raise FunctionError("Timeout", f"Task timed out after {timeout_seconds} seconds")
                 reply = worker.connection.recv()
+                self.durations_ms.append((time.perf_counter() - started) * 1000)
             except (EOFError, OSError) as error:  # BrokenPipeError and ConnectionResetError are OSErrors
                 self._discard(worker)
                 with self._lock:
