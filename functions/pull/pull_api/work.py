@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from roomcast.dal.ports import Catalog, MessageRecords, PullQueue, Sender
@@ -19,7 +20,9 @@ from roomcast.domain.messages import Delivery
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.domain.policy import DeliveryPolicy, NextStep, after_failure, effective_policy
 from roomcast.domain.receipts import Receipt, ReceiptSigner
-from roomcast.errors import Conflict
+from roomcast.errors import Conflict, NotFound
+
+_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="target-read")
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,14 @@ class PullWork:
         return cls(stores.catalog, stores.messages, stores.queues, stores.sender, endings, stores.log, signer)
 
     def target(self, tenant_id: str, room_id: str, subscription_id: str) -> Target:
-        room = self.catalog.get_room(tenant_id, room_id)
-        subscription = self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        # The two reads at once: every pull, ack, nack and extend waits for them.
+        room_read = _READS.submit(self.catalog.get_room, tenant_id, room_id)
+        try:
+            subscription = self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        except NotFound:
+            room_read.result()  # a missing room is the one to name
+            raise
+        room = room_read.result()
         if subscription.type is not SubscriptionType.PULL or not subscription.queue_url:
             raise Conflict(
                 f"subscription {subscription_id} is {subscription.type.value}; only PULL ones are pulled"

@@ -9,7 +9,7 @@ after the visibility timeout, and after 10 receives it moves to the poison queue
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
@@ -70,6 +70,7 @@ async def record_handler(record: SQSRecord) -> DeliveryOutcome:
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    log_flush: Future[int] | None = None
     try:
         service().prefetch(_envelopes(event))
         response = dict(
@@ -77,11 +78,17 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
                 event=event, record_handler=record_handler, processor=processor, context=context
             )
         )
-        # Before the batch is acknowledged: if this write fails, the batch comes back (duplicates).
+        # The batch's 'delivered' records and its delivery-log records are written at the same
+        # time: the records before the batch is acknowledged (if that write fails, the batch comes
+        # back: duplicates at worst); the log never fails a batch (its flush does not raise).
+        log_flush = DELIVERY_THREADS.submit(stores().log.flush, context.aws_request_id)
         service().flush_delivered()
         return response
     finally:
-        stores().log.flush(context.aws_request_id)
+        if log_flush is None:
+            stores().log.flush(context.aws_request_id)
+        else:
+            log_flush.result()
 
 
 def _envelopes(event: dict[str, Any]) -> list[Envelope]:
