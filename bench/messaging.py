@@ -1,17 +1,33 @@
-"""Publish latency and AWS calls per publish for rooms of 1, 10 and 100 subscriptions, and PULL
-throughput, each next to a reference measured against the same emulator in the same run.
+"""Publish latency and AWS calls per publish for rooms of 1, 10 and 100 subscriptions, batch
+publishing, and PULL throughput, each next to a reference measured against the same emulator in
+the same run.
 
 References:
 - publish: one DynamoDB PutItem plus one SQS SendMessage, the least any durable publish must do;
+- fan-out: the same DynamoDB and SQS calls a publish to N PUSH subscriptions makes (the message
+  item with N records, N/10 SendMessageBatch calls, 8 at a time), made bare with boto3: what the
+  emulator alone costs for that work;
 - PULL: bare SQS ReceiveMessage(10) + DeleteMessageBatch(10) on an identical queue.
 Calls may grow no faster than subscriptions/10 plus a constant (checked for PUSH rooms; a PULL
 destination has its own queue and SQS cannot batch across queues, so PULL rooms are reported too).
+Target (issue 11): a publish to 100 PUSH subscriptions takes at most 3x the time of one to 10.
+
+The push queue is emptied before every timed publish (not timed, not counted), as the push function
+keeps it drained: moto's SendMessage reads every message already in the queue (it computes the
+queue's attributes, ApproximateNumberOfMessages included, for each message sent), so its cost grows
+with the queue's depth, which SQS's does not.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import uuid
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from bench.harness import AwsCallCounter, bench_stack, call, load_handlers, median_ms, reset, timed
 from tests.support import api_event
@@ -19,6 +35,10 @@ from tests.support import api_event
 SUBSCRIPTION_COUNTS = (1, 10, 100)
 PUBLISHES_PER_ROOM = 15
 PULL_MESSAGES = 200
+FAN_OUT_TARGET = 3.0  # publish to 100 PUSH subscriptions <= 3x the latency of 10
+BATCH_ROOM_SUBSCRIPTIONS = 5
+BATCH_MESSAGES = 100
+BATCH_SIZES = (1, 10, 100)
 
 
 @dataclass(frozen=True)
@@ -27,6 +47,14 @@ class PublishFigure:
     subscriptions: int
     median_ms: float
     calls_per_publish: float
+    calls_by_operation: dict[str, float]
+
+
+@dataclass(frozen=True)
+class BatchFigure:
+    batch_size: int
+    ms_per_message: float
+    calls_per_message: float
     calls_by_operation: dict[str, float]
 
 
@@ -40,8 +68,83 @@ def _room_with(manage: object, subscription_type: str, count: int) -> str:
     return str(room["id"])
 
 
+class Drained:
+    """Empties the push queue between timed calls, without counting the emptying."""
+
+    def __init__(self, sqs: Any, push_queue_url: str, counter: AwsCallCounter) -> None:
+        self.sqs, self.push_queue_url, self.counter = sqs, push_queue_url, counter
+        self.calls: Counter[str] = Counter()
+
+    def timed(self, action: Callable[[], Any]) -> float:
+        self.sqs.purge_queue(QueueUrl=self.push_queue_url)
+        self.counter.reset()
+        seconds = timed(action)
+        self.calls.update(self.counter.calls)
+        return seconds
+
+
+def _publish_event(room_id: str) -> dict[str, Any]:
+    body = {"eventType": "order.created", "eventVersion": "1", "payload": {"orderId": 42}}
+    return api_event("POST", f"/rooms/{room_id}/messages", body)
+
+
+def _bare_fan_out_ms(dynamodb: Any, sqs: Any, table: str, push_queue_url: str, count: int) -> float:
+    """The median time of the DynamoDB and SQS calls a publish to ``count`` PUSH subscriptions
+    makes, made bare: a PutItem of a message item with ``count`` records, then count/10
+    SendMessageBatch calls of envelope-sized bodies, 8 at a time, to the emptied push queue."""
+    from roomcast.dal import items
+    from roomcast.dal.messages import stored_message_item
+    from roomcast.domain.envelope import first_envelope
+    from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+    from roomcast.domain.models import SubscriptionType
+
+    subscription_ids = [f"sub_{n:032x}" for n in range(count)]
+
+    def once() -> None:
+        message = Message(
+            id=f"msg_{uuid.uuid4().hex}",
+            tenant_id="bench",
+            room_id="room_bench",
+            event_type="order.created",
+            event_version="1",
+            correlation_id=str(uuid.uuid4()),
+            payload={"orderId": 42},
+            published_at="2026-11-23T00:00:00.000Z",
+            published_at_ms=1_795_392_000_000,
+            expires_at_ms=None,
+            destinations=tuple(subscription_ids),
+        )
+        at = message.published_at
+        records = [
+            Delivery(message.id, "bench", s, SubscriptionType.PUSH, DeliveryStatus.PENDING, 0, None, at, at)
+            for s in subscription_ids
+        ]
+        item = items.to_attributes(stored_message_item(message, records))
+        bodies = [(s, first_envelope(message, s).to_json()) for s in subscription_ids]
+        batches = [bodies[i : i + 10] for i in range(0, len(bodies), 10)]
+        dynamodb.put_item(TableName=table, Item=item)
+
+        def send(batch: list[tuple[str, str]]) -> None:
+            entries = [
+                {"Id": str(n), "MessageBody": body, "MessageGroupId": s, "DelaySeconds": 0}
+                for n, (s, body) in enumerate(batch)
+            ]
+            sqs.send_message_batch(QueueUrl=push_queue_url, Entries=entries)
+
+        with ThreadPoolExecutor(max_workers=min(8, len(batches))) as pool:
+            list(pool.map(send, batches))
+
+    samples = []
+    for _ in range(PUBLISHES_PER_ROOM):
+        sqs.purge_queue(QueueUrl=push_queue_url)
+        samples.append(timed(once))
+    return median_ms(samples)
+
+
 def run() -> bool:
     """Prints the figures; returns whether calls per PUSH publish grow no faster than N/10."""
+    # moto refuses a second PurgeQueue within 60 s unless told not to (the server inherits this).
+    os.environ["MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR"] = "false"
     counter = AwsCallCounter.installed()
     with bench_stack() as (model, endpoint):
         manage, publish, pull = load_handlers(model, "ManagementFunction", "PublishFunction", "PullFunction")
@@ -49,6 +152,7 @@ def run() -> bool:
 
         dynamodb, sqs = dynamodb_client(), sqs_client()
         table = model.tables["Table"]["TableName"]
+        push_queue_url = model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
         reference_queue = sqs.create_queue(QueueName="bench-reference")["QueueUrl"]
 
         def reference_publish() -> None:
@@ -64,25 +168,26 @@ def run() -> bool:
                 # A fresh emulator per room: moto's SQS slows down as unconsumed messages pile up.
                 reset(model, endpoint)
                 room_id = _room_with(manage, subscription_type, count)
-                event = api_event(
-                    "POST",
-                    f"/rooms/{room_id}/messages",
-                    {"eventType": "order.created", "eventVersion": "1", "payload": {"orderId": 42}},
-                )
+                event = _publish_event(room_id)
                 call(publish, event)  # warm
-                samples = []
-                counter.reset()
-                for _ in range(PUBLISHES_PER_ROOM):
-                    samples.append(timed(lambda event=event: call(publish, event)))  # type: ignore[misc]
+                drained = Drained(sqs, push_queue_url, counter)
+                samples = [
+                    drained.timed(lambda event=event: call(publish, event))  # type: ignore[misc]
+                    for _ in range(PUBLISHES_PER_ROOM)
+                ]
                 figures.append(
                     PublishFigure(
                         subscription_type,
                         count,
                         median_ms(samples),
-                        counter.total() / PUBLISHES_PER_ROOM,
-                        {op: n / PUBLISHES_PER_ROOM for op, n in sorted(counter.calls.items())},
+                        drained.calls.total() / PUBLISHES_PER_ROOM,
+                        {op: n / PUBLISHES_PER_ROOM for op, n in sorted(drained.calls.items())},
                     )
                 )
+
+        reset(model, endpoint)
+        bare = {n: _bare_fan_out_ms(dynamodb, sqs, table, push_queue_url, n) for n in (10, 100)}
+        batch_figures = _batch_figures(manage, publish, sqs, push_queue_url, counter)
 
         print("\n## Publish: latency and AWS API calls per publish (moto server, in-process handler)\n")
         print(f"reference (PutItem + SendMessage): {reference_ms:.1f} ms\n")
@@ -102,74 +207,120 @@ def run() -> bool:
             + ("ok" if push_ok else "OVER TARGET")
             + "\nPULL rooms: one SendMessage per PULL destination (SQS cannot batch across queues)."
         )
-
-        # -- PULL throughput ------------------------------------------------------------------------
-        reset(model, endpoint)
-        reference_queue = sqs.create_queue(QueueName="bench-reference")["QueueUrl"]
-        room_id = _room_with(manage, "PULL", 1)
-        subscription_id = call(manage, api_event("GET", f"/rooms/{room_id}/subscriptions", None))[
-            "subscriptions"
-        ][0]["id"]
-        event = api_event(
-            "POST", f"/rooms/{room_id}/messages", {"eventType": "e", "eventVersion": "1", "payload": {"n": 1}}
-        )
-        for _ in range(PULL_MESSAGES):
-            call(publish, event)
-        base_path = f"/rooms/{room_id}/subscriptions/{subscription_id}"
-
-        def drain_through_api() -> int:
-            done = 0
-            while True:
-                messages = call(pull, api_event("POST", f"{base_path}/pull", {"maxMessages": 10}))["messages"]
-                if not messages:
-                    return done
-                call(
-                    pull,
-                    api_event("POST", f"{base_path}/ack", {"receipts": [m["receipt"] for m in messages]}),
-                )
-                done += len(messages)
-
-        api_seconds = 0.0
-        api_count = 0
-
-        def measure_api() -> None:
-            nonlocal api_count
-            api_count = drain_through_api()
-
-        api_seconds = timed(measure_api)
-
-        for n in range(PULL_MESSAGES):
-            sqs.send_message(QueueUrl=reference_queue, MessageBody=f'{{"n": {n}}}')
-
-        def drain_raw() -> int:
-            done = 0
-            while True:
-                received = sqs.receive_message(QueueUrl=reference_queue, MaxNumberOfMessages=10).get(
-                    "Messages", []
-                )
-                if not received:
-                    return done
-                sqs.delete_message_batch(
-                    QueueUrl=reference_queue,
-                    Entries=[
-                        {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(received)
-                    ],
-                )
-                done += len(received)
-
-        raw_count = 0
-
-        def measure_raw() -> None:
-            nonlocal raw_count
-            raw_count = drain_raw()
-
-        raw_seconds = timed(measure_raw)
-        api_rate = api_count / api_seconds
-        raw_rate = raw_count / raw_seconds
+        push_ms = {f.subscriptions: f.median_ms for f in figures if f.subscription_type == "PUSH"}
+        fan_out = push_ms[100] / push_ms[10]
+        bare_fan_out = bare[100] / bare[10]
         print(
-            "\n## PULL throughput: pull 10 + ack 10, through the handlers vs bare SQS on the same emulator\n"
+            f"\nPUSH fan-out: publish to 100 = {fan_out:.1f}x publish to 10 "
+            f"(target <= {FAN_OUT_TARGET:g}x) -> " + ("met" if fan_out <= FAN_OUT_TARGET else "MISSED")
         )
-        print(f"roomcast pull+ack: {api_count} messages, {api_rate:.0f} msg/s")
-        print(f"bare SQS receive+delete: {raw_count} messages, {raw_rate:.0f} msg/s")
-        print(f"ratio: roomcast at {api_rate / raw_rate:.2f}x the bare SQS rate")
+        print(
+            f"the same DynamoDB and SQS calls made bare: {bare[10]:.1f} ms for 10, "
+            f"{bare[100]:.1f} ms for 100 "
+            f"({bare_fan_out:.1f}x): the emulator's share; roomcast adds {push_ms[10] - bare[10]:.1f} ms "
+            f"at 10 and {push_ms[100] - bare[100]:.1f} ms at 100"
+        )
+
+        print(
+            f"\n## Batch publish: {BATCH_MESSAGES} messages to a room of {BATCH_ROOM_SUBSCRIPTIONS} PUSH "
+            "subscriptions\n"
+        )
+        print(
+            f"{'per request':>11} {'ms/message':>11} {'calls/message':>14}  calls by operation (per message)"
+        )
+        for b in batch_figures:
+            ops = ", ".join(f"{op} {n:.2g}" for op, n in b.calls_by_operation.items())
+            print(f"{b.batch_size:>11} {b.ms_per_message:>11.2f} {b.calls_per_message:>14.2f}  {ops}")
+
+        _pull_throughput(model, endpoint, manage, publish, pull, sqs)
     return push_ok
+
+
+def _batch_figures(
+    manage: Any, publish: Any, sqs: Any, push_queue_url: str, counter: AwsCallCounter
+) -> list[BatchFigure]:
+    """The same messages published one by one (the single route), and in batches of 10 and 100."""
+    room_id = _room_with(manage, "PUSH", BATCH_ROOM_SUBSCRIPTIONS)
+    call(publish, _publish_event(room_id))  # warm
+    message = {"eventType": "order.created", "eventVersion": "1", "payload": {"orderId": 42}}
+    figures = []
+    for size in BATCH_SIZES:
+        drained = Drained(sqs, push_queue_url, counter)
+        if size == 1:
+            event = _publish_event(room_id)
+        else:
+            event = api_event("POST", f"/rooms/{room_id}/messages/batch", {"messages": [message] * size})
+        seconds = sum(
+            drained.timed(lambda event=event: call(publish, event))  # type: ignore[misc]
+            for _ in range(BATCH_MESSAGES // size)
+        )
+        figures.append(
+            BatchFigure(
+                size,
+                seconds * 1000 / BATCH_MESSAGES,
+                drained.calls.total() / BATCH_MESSAGES,
+                {op: n / BATCH_MESSAGES for op, n in sorted(drained.calls.items())},
+            )
+        )
+    return figures
+
+
+def _rate(drain: Callable[[], int]) -> tuple[int, float]:
+    """How many messages ``drain`` took (it returns the count), and how many per second."""
+    taken = 0
+
+    def measured() -> None:
+        nonlocal taken
+        taken = drain()
+
+    seconds = timed(measured)
+    return taken, taken / seconds
+
+
+def _pull_throughput(model: Any, endpoint: str, manage: Any, publish: Any, pull: Any, sqs: Any) -> None:
+    reset(model, endpoint)
+    reference_queue = sqs.create_queue(QueueName="bench-reference")["QueueUrl"]
+    room_id = _room_with(manage, "PULL", 1)
+    subscription_id = call(manage, api_event("GET", f"/rooms/{room_id}/subscriptions", None))[
+        "subscriptions"
+    ][0]["id"]
+    event = api_event(
+        "POST", f"/rooms/{room_id}/messages", {"eventType": "e", "eventVersion": "1", "payload": {"n": 1}}
+    )
+    for _ in range(PULL_MESSAGES):
+        call(publish, event)
+    base_path = f"/rooms/{room_id}/subscriptions/{subscription_id}"
+
+    def drain_through_api() -> int:
+        done = 0
+        while True:
+            messages = call(pull, api_event("POST", f"{base_path}/pull", {"maxMessages": 10}))["messages"]
+            if not messages:
+                return done
+            call(pull, api_event("POST", f"{base_path}/ack", {"receipts": [m["receipt"] for m in messages]}))
+            done += len(messages)
+
+    api_count, api_rate = _rate(drain_through_api)
+
+    for n in range(PULL_MESSAGES):
+        sqs.send_message(QueueUrl=reference_queue, MessageBody=json.dumps({"n": n}))
+
+    def drain_raw() -> int:
+        done = 0
+        while True:
+            received = sqs.receive_message(QueueUrl=reference_queue, MaxNumberOfMessages=10).get(
+                "Messages", []
+            )
+            if not received:
+                return done
+            sqs.delete_message_batch(
+                QueueUrl=reference_queue,
+                Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(received)],
+            )
+            done += len(received)
+
+    raw_count, raw_rate = _rate(drain_raw)
+    print("\n## PULL throughput: pull 10 + ack 10, through the handlers vs bare SQS on the same emulator\n")
+    print(f"roomcast pull+ack: {api_count} messages, {api_rate:.0f} msg/s")
+    print(f"bare SQS receive+delete: {raw_count} messages, {raw_rate:.0f} msg/s")
+    print(f"ratio: roomcast at {api_rate / raw_rate:.2f}x the bare SQS rate")

@@ -77,6 +77,9 @@ class FakeCatalog:
     def count_subscriptions(self, tenant_id: str, room_id: str) -> int:
         return len(self.all_subscriptions(tenant_id, room_id))
 
+    def routing_view(self, tenant_id: str, room_id: str) -> tuple[Room, list[Subscription]]:
+        return self.get_room(tenant_id, room_id), self.all_subscriptions(tenant_id, room_id)
+
     def replace_subscription(self, subscription: Subscription, expected_updated_at: str) -> None:
         key = (subscription.tenant_id, subscription.room_id, subscription.id)
         current = self.subscriptions.get(key)
@@ -148,6 +151,8 @@ class FakeMessages:
     written: list[Delivery] = field(default_factory=list)
     # The outbox: (tenant, message) -> destinations whose first envelope was not sent.
     unsent: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    # Keyed messages of batch publishes whose first sends are done.
+    sends_done: set[tuple[str, str]] = field(default_factory=set)
 
     def current(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
         found = [
@@ -159,10 +164,27 @@ class FakeMessages:
 
     def put_message(self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool = False) -> int:
         if if_new and (message.tenant_id, message.id) in self.messages:
-            raise MessageExists(message.id)
+            raise MessageExists(message.id, self.messages[(message.tenant_id, message.id)])
         self.messages[(message.tenant_id, message.id)] = message
         self.written.extend(deliveries)
         return 1
+
+    def put_messages(
+        self, batch: Sequence[tuple[Message, Sequence[Delivery]]], *, if_new: bool = False
+    ) -> dict[str, Exception]:
+        failed: dict[str, Exception] = {}
+        for message, deliveries in batch:
+            try:
+                self.put_message(message, deliveries, if_new=if_new)
+            except MessageExists as error:
+                failed[message.id] = error
+        return failed
+
+    def mark_first_sends_done(self, tenant_id: str, messages: Sequence[Message]) -> None:
+        self.sends_done.update((tenant_id, m.id) for m in messages)
+
+    def first_sends_done(self, tenant_id: str, message_ids: Sequence[str]) -> set[str]:
+        return {m for m in message_ids if (tenant_id, m) in self.sends_done}
 
     def mark_unsent(self, tenant_id: str, message_id: str, subscription_ids: Sequence[str]) -> None:
         self.unsent[(tenant_id, message_id)] = list(subscription_ids)

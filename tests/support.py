@@ -215,6 +215,32 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                 "publishedAt": TIMESTAMP,
             },
         }
+    if name == "publish-batch.json":
+        # The second message has no payload: refused on its own, the first is published.
+        missing = {"field": "body.messages.1.payload", "problem": "Field required", "type": "missing"}
+        return {
+            "statusCode": 200,
+            "body": {
+                "results": [
+                    {
+                        "status": 202,
+                        "messageId": MESSAGE_ID,
+                        "correlationId": "order-43",
+                        "destinations": sorted([SAMPLE_SUBSCRIPTION_ID, SAMPLE_PUSH_SUBSCRIPTION_ID]),
+                        "publishedAt": TIMESTAMP,
+                    },
+                    {
+                        "status": 422,
+                        "error": {
+                            "code": "validation_error",
+                            "message": "body.messages.1.payload: Field required",
+                            "details": [missing],
+                        },
+                    },
+                ],
+                "failedCount": 1,
+            },
+        }
     if name == "pull-messages.json":
         return {"statusCode": 200, "body": {"messages": []}}
     raise AssertionError(f"no expected response for {name}; add one here")
@@ -234,7 +260,7 @@ def seed_copies(repository: Any, template: Any, copies: int) -> None:
     import dataclasses
 
     from roomcast.dal import items
-    from roomcast.dal.repository import SUBSCRIPTION_COUNT
+    from roomcast.dal.repository import SUBSCRIPTION_COUNT, SUBSCRIPTIONS_VERSION
     from roomcast.domain import ids
 
     subscriptions = [dataclasses.replace(template, id=ids.new_subscription_id()) for _ in range(copies)]
@@ -245,12 +271,13 @@ def seed_copies(repository: Any, template: Any, copies: int) -> None:
             for s in subscriptions[start : start + 25]
         ]
         client.batch_write_item(RequestItems={table: requests})
+    # Counted, and the room's subscriptions version moved on, as a create does (repository.py).
     client.update_item(
         TableName=table,
         Key={
             "PK": {"S": items.tenant_key(template.tenant_id)},
             "SK": {"S": items.room_sort_key(template.room_id)},
         },
-        UpdateExpression=f"ADD {SUBSCRIPTION_COUNT} :n",
-        ExpressionAttributeValues={":n": {"N": str(copies)}},
+        UpdateExpression=f"ADD {SUBSCRIPTION_COUNT} :n, {SUBSCRIPTIONS_VERSION} :one",
+        ExpressionAttributeValues={":n": {"N": str(copies)}, ":one": {"N": "1"}},
     )

@@ -7,11 +7,13 @@ pointed at the emulator through AWS_ENDPOINT_URL.
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.request import Request, urlopen
 
 import pytest
+from botocore.client import BaseClient
 from moto.server import ThreadedMotoServer
 
 from roomcast.config import load_settings
@@ -90,3 +92,18 @@ def function_handler(
 @pytest.fixture
 def context() -> FakeLambdaContext:
     return FakeLambdaContext()
+
+
+@pytest.fixture
+def aws_calls() -> Iterator[Counter[str]]:
+    """Every AWS operation this process makes while the test runs, counted by name."""
+    calls: Counter[str] = Counter()
+    original = getattr(BaseClient, "_make_api_call")  # noqa: B009 - private, untyped in the stubs
+
+    def counting(client: Any, operation: str, params: Any) -> Any:
+        calls[operation] += 1
+        return original(client, operation, params)
+
+    setattr(BaseClient, "_make_api_call", counting)  # noqa: B010
+    yield calls
+    setattr(BaseClient, "_make_api_call", original)  # noqa: B010

@@ -14,6 +14,7 @@ from management_api.subscriptions.models import (
     SubscriptionCreate,
 )
 from roomcast.api.errors import ROOM_OWNER_ONLY, allowed_methods, validation_error_response
+from tests.support import FakeLambdaContext, api_event
 
 SUBSCRIPTION = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
 
@@ -192,3 +193,30 @@ def test_allowed_methods_are_every_route_matching_the_path() -> None:
     assert allowed_methods(app, "/rooms") == ["GET", "POST"]
     assert allowed_methods(app, "/rooms/r1") == ["DELETE"]
     assert allowed_methods(app, "/other") == []
+
+
+def test_a_more_specific_route_of_another_function_hides_this_ones_on_its_path() -> None:
+    # Given: this function reads a message by id; another publishes batches at .../messages/batch
+    app = APIGatewayHttpResolver()
+    app.get("/rooms/<roomId>/messages")(lambda roomId: {})
+    app.get("/rooms/<roomId>/messages/<messageId>")(lambda roomId, messageId: {})
+    elsewhere = [("POST", "/rooms/{roomId}/messages"), ("POST", "/rooms/{roomId}/messages/batch")]
+
+    # When / Then: as API Gateway routes, the batch path is the other function's alone
+    assert allowed_methods(app, "/rooms/r1/messages", elsewhere) == ["GET", "POST"]
+    assert allowed_methods(app, "/rooms/r1/messages/batch", elsewhere) == ["POST"]
+    assert allowed_methods(app, "/rooms/r1/messages/msg_1", elsewhere) == ["GET"]
+
+
+def test_a_request_this_function_gets_for_a_path_served_elsewhere_is_405() -> None:
+    # Given: the management function, which API Gateway sends every method but POST on this path
+    from management_api.handler import app
+
+    event = api_event("GET", "/rooms/room_0123456789abcdef0123456789abcdef/messages/batch")
+
+    # When
+    response = app.resolve(event, FakeLambdaContext())  # type: ignore[arg-type]
+
+    # Then
+    assert response["statusCode"] == 405
+    assert response["headers"]["Allow"] == "POST"

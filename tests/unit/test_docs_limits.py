@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pull_api.models import MAX_RECEIPTS_PER_REQUEST
+from roomcast.dal.routing_cache import MAX_ROOMS, TTL_SECONDS
 from roomcast.domain import limits
 from roomcast.domain.receipts import MAX_RECEIPT_LENGTH
 
@@ -25,6 +26,10 @@ def grouped(number: int) -> str:
     [
         f"{grouped(limits.MAX_PAYLOAD_BYTES)} bytes (128 KiB)",
         f"{grouped(limits.MAX_PUBLISH_BODY_BYTES)} bytes (256 KiB)",
+        f"1–{limits.MAX_PUBLISH_BATCH_MESSAGES} (`422 validation_error` outside",
+        f"at most {grouped(limits.MAX_PUBLISH_BATCH_BODY_BYTES)} bytes (1 MiB)",
+        f"at most {TTL_SECONDS:.0f} s old (`TTL_SECONDS`",
+        f"at most {MAX_ROOMS} rooms per container",
         f"at most {limits.MAX_SUBSCRIPTIONS_PER_ROOM} subscription ids",
         f"1–{MAX_RECEIPTS_PER_REQUEST} receipts, each at most {grouped(MAX_RECEIPT_LENGTH)} characters",
         f"0–{grouped(limits.MAX_MESSAGE_EXPIRATION_MS)} (14 days)",

@@ -27,7 +27,7 @@ app = new_api(
         )
     ),
     # API Gateway sends POST here to the publish function, every other method to this one.
-    served_elsewhere=[("POST", "/rooms/{roomId}/messages")],
+    served_elsewhere=[("POST", "/rooms/{roomId}/messages"), ("POST", "/rooms/{roomId}/messages/batch")],
 )
 
 

@@ -1,1 +1,1 @@
-"""Publish API: POST /rooms/{roomId}/messages."""
+"""Publish API: POST /rooms/{roomId}/messages and POST /rooms/{roomId}/messages/batch."""

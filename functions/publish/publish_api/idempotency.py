@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from publish_api.models import PublishRequest, PublishResponse
+from publish_api.models import IDEMPOTENCY_KEY_REGEX, PublishRequest, PublishResponse
 from roomcast.domain import limits
 from roomcast.errors import Conflict, InvalidRequest
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+IDEMPOTENCY_KEY_PATTERN = re.compile(IDEMPOTENCY_KEY_REGEX)
 IDEMPOTENCY_WINDOW_SECONDS = limits.IDEMPOTENCY_WINDOW_MS // 1000
 
 

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, WithJsonSchema
 
-from roomcast.api.models import ApiModel, EventTypeName, EventVersion, ResponseModel, SubscriptionId, examples
+from roomcast.api.models import (
+    ApiModel,
+    ErrorBody,
+    EventTypeName,
+    EventVersion,
+    ResponseModel,
+    SubscriptionId,
+    examples,
+)
 from roomcast.domain import limits
 
 CORRELATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
@@ -58,3 +66,105 @@ class PublishResponse(ResponseModel):
     correlationId: str
     destinations: list[str] = Field(description="The subscriptions it was routed to (possibly none).")
     publishedAt: str
+
+
+# -- batch publish ----------------------------------------------------------------------------------
+
+# The Idempotency-Key header and the batch's idempotencyKey field take the same keys.
+IDEMPOTENCY_KEY_REGEX = r"^[A-Za-z0-9._:-]{1,128}$"
+_ORDER = {"eventType": "order.created", "eventVersion": "1"}
+
+
+class PublishBatchMessage(PublishRequest):
+    """One message of a batch: a single publish's body, plus its own idempotency key."""
+
+    idempotencyKey: Annotated[str, Field(pattern=IDEMPOTENCY_KEY_REGEX)] | None = Field(
+        default=None,
+        description="As a single publish's Idempotency-Key header: the same key (tenant, room, key) "
+        "names the same message for 24 hours, in a batch or not.",
+    )
+
+
+# Each message is validated on its own and answered in the results, so the request's schema takes
+# any object as a message: a wrong one is not a malformed request (PublishBatchMessage says what a
+# right one is).
+BatchMessage = Annotated[
+    dict[str, JsonValue],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "description": "A message: the body of publishMessage (eventType, eventVersion, payload, "
+            "correlationId, destinations) plus an optional idempotencyKey (1-128 letters, digits, "
+            "'.', '_', ':' or '-'). Validated on its own: a wrong message is answered with its error "
+            "in the results, the others are published.",
+        }
+    ),
+]
+
+
+class PublishBatchRequest(ApiModel):
+    model_config = examples(
+        {
+            "messages": [
+                {**_ORDER, "payload": {"orderId": 1001}, "idempotencyKey": "order-1001"},
+                {**_ORDER, "payload": {"orderId": 1002}, "idempotencyKey": "order-1002"},
+            ]
+        }
+    )
+
+    messages: list[BatchMessage] = Field(
+        min_length=1,
+        max_length=limits.MAX_PUBLISH_BATCH_MESSAGES,
+        description=f"1-{limits.MAX_PUBLISH_BATCH_MESSAGES} messages, published in this order.",
+    )
+
+
+class PublishBatchAccepted(PublishResponse):
+    status: int = Field(description="202: published, as a single publish would have answered.")
+
+
+class PublishBatchRefused(ResponseModel):
+    status: int = Field(description="The HTTP status a single publish of this message would have answered.")
+    error: ErrorBody
+
+
+class PublishBatchResponse(ResponseModel):
+    model_config = examples(
+        {
+            "results": [
+                {
+                    "status": 202,
+                    "messageId": "msg_576e648137579110cd6d80e1bdbec8d3",
+                    "correlationId": "order-1001",
+                    "destinations": ["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"],
+                    "publishedAt": "2026-11-22T10:00:00.000Z",
+                },
+                {
+                    "status": 422,
+                    "error": {
+                        "code": "unroutable",
+                        "message": "room room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21 does not accept event type "
+                        "'order.deleted' (it accepts order.created)",
+                        "details": [
+                            {
+                                "field": "body.messages.1.eventType",
+                                "problem": "room room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21 does not accept event "
+                                "type 'order.deleted' (it accepts order.created)",
+                                "type": "unroutable",
+                            }
+                        ],
+                    },
+                },
+            ],
+            "failedCount": 1,
+        }
+    )
+
+    results: list[PublishBatchAccepted | PublishBatchRefused] = Field(
+        description="One per message, in request order: the published message, or why it was refused."
+    )
+    failedCount: int = Field(description="How many results are errors.")
+
+    @classmethod
+    def of_results(cls, results: list[dict[str, Any]]) -> PublishBatchResponse:
+        return cls.model_validate({"results": results, "failedCount": sum("error" in r for r in results)})

@@ -1,4 +1,5 @@
-"""POST /rooms/{roomId}/messages: thin — parse, publish (at most once per Idempotency-Key), map."""
+"""POST /rooms/{roomId}/messages and /messages/batch: thin — parse, publish (at most once per
+idempotency key), map."""
 
 from __future__ import annotations
 
@@ -9,9 +10,15 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from publish_api.dependencies import Publisher, idempotent_publisher
 from publish_api.idempotency import IDEMPOTENCY_KEY_PATTERN, PublishCommand, idempotency_key
-from publish_api.models import PublishRequest, PublishResponse
+from publish_api.models import (
+    PublishBatchRequest,
+    PublishBatchResponse,
+    PublishRequest,
+    PublishResponse,
+)
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
+from roomcast.errors import RoomcastError
 from roomcast.observability import metrics
 
 routes = Routes("messages")
@@ -55,3 +62,44 @@ def publish(
     metrics.add_metric(name="MessagesPublished", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="DeliveriesCreated", unit=MetricUnit.Count, value=len(published.destinations))
     return published
+
+
+@routes.post(
+    "/rooms/<roomId>/messages/batch",
+    "publishMessages",
+    "Each message's outcome, in request order",
+    400,
+    404,
+    413,
+    415,
+    status=200,
+)
+def publish_batch(
+    roomId: RoomId, body: PublishBatchRequest, tenant: Tenant, service: Publisher
+) -> PublishBatchResponse:
+    """Publish up to {MAX_PUBLISH_BATCH_MESSAGES} messages to a room
+
+    Each message is validated, routed, stored and enqueued as a single publish would, and answered
+    on its own, in request order: the published message (`status` 202 and what publishMessage
+    answers) or why it was refused (`status`, the HTTP status a single publish would have had, and
+    the error; a 5xx one may be retried). The request answers 200 whenever it was read, even if
+    every message was refused: read `failedCount`. A message's `idempotencyKey` works as
+    publishMessage's `Idempotency-Key` header: retrying a batch with the same keys answers the same
+    message ids and publishes nothing twice. A request that is not a batch (not JSON, `messages`
+    missing, empty or over {MAX_PUBLISH_BATCH_MESSAGES}, a body over {MAX_PUBLISH_BATCH_BODY_BYTES}
+    bytes) or names a room that does not exist is refused as a whole, and nothing is published.
+    """
+    answers = service.publish_many(tenant, roomId, body.messages)
+    results: list[dict[str, object]] = []
+    for answer in answers:
+        if isinstance(answer, RoomcastError):
+            error = {"code": answer.code, "message": answer.message, "details": answer.details}
+            results.append({"status": answer.http_status, "error": error})
+        else:
+            results.append({"status": 202, **PublishResponse.of(answer, messageId=answer.id).model_dump()})
+    published = [a for a in answers if not isinstance(a, RoomcastError)]
+    metrics.add_metric(name="MessagesPublished", unit=MetricUnit.Count, value=len(published))
+    metrics.add_metric(
+        name="DeliveriesCreated", unit=MetricUnit.Count, value=sum(len(m.destinations) for m in published)
+    )
+    return PublishBatchResponse.of_results(results)

@@ -4,11 +4,17 @@ answers 5xx and the publisher retries."""
 
 from __future__ import annotations
 
-from publish_api.models import PublishRequest
-from roomcast.delivery.publishing import Publisher
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from publish_api.models import PublishBatchMessage, PublishRequest
+from roomcast.api.errors import validation_error
+from roomcast.delivery.publishing import Publication, Publisher
 from roomcast.domain import limits
 from roomcast.domain.messages import Message
-from roomcast.domain.payloads import payload_size_bytes
+from roomcast.domain.payloads import JsonValue, payload_size_bytes
 from roomcast.errors import RoomcastError
 
 
@@ -22,15 +28,60 @@ class PayloadTooLarge(RoomcastError):
         )
 
 
+def _checked_payload(payload: JsonValue) -> None:
+    payload_size = payload_size_bytes(payload)
+    if payload_size > limits.MAX_PAYLOAD_BYTES:
+        raise PayloadTooLarge(payload_size)
+
+
+def _at(error: RoomcastError, index: int) -> RoomcastError:
+    """A message's error with its fields named where the message is in the batch
+    (``body.eventType`` -> ``body.messages.3.eventType``)."""
+    for detail in error.details:
+        field = str(detail.get("field", ""))
+        if field == "body" or field.startswith("body."):
+            detail["field"] = f"body.messages.{index}{field[4:]}"
+    return error
+
+
 class PublishService(Publisher):
+    def publish_many(
+        self, tenant_id: str, room_id: str, messages: Sequence[dict[str, Any]]
+    ) -> list[Message | RoomcastError]:
+        """A batch publish: each message validated and size-checked on its own, then the valid
+        ones published together (roomcast.delivery.publishing); one answer per message, in order."""
+        answers: list[Message | RoomcastError | None] = [None] * len(messages)
+        valid: list[tuple[int, Publication]] = []
+        for index, raw in enumerate(messages):
+            try:
+                request = PublishBatchMessage.model_validate(raw)
+                _checked_payload(request.payload)
+            except ValidationError as invalid:
+                answers[index] = validation_error(invalid.errors(), ("body", "messages", index))
+                continue
+            except RoomcastError as refused:
+                answers[index] = refused
+                continue
+            publication = Publication(
+                request.eventType,
+                request.eventVersion,
+                request.payload,
+                request.correlationId,
+                request.destinations,
+                request.idempotencyKey,
+            )
+            valid.append((index, publication))
+        published = self.publish_batch(tenant_id, room_id, [publication for _, publication in valid])
+        for (index, _), answer in zip(valid, published, strict=True):
+            answers[index] = _at(answer, index) if isinstance(answer, RoomcastError) else answer
+        return [answer for answer in answers if answer is not None]
+
     def publish(
         self, tenant_id: str, room_id: str, request: PublishRequest, idempotency_key: str | None = None
     ) -> Message:
         """A publish request: its payload size checked, then published (roomcast.delivery.publishing);
         with an ``idempotency_key``, under the message id that key names."""
-        payload_size = payload_size_bytes(request.payload)
-        if payload_size > limits.MAX_PAYLOAD_BYTES:
-            raise PayloadTooLarge(payload_size)
+        _checked_payload(request.payload)
         return self.publish_message(
             tenant_id,
             room_id,

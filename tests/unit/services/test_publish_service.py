@@ -10,11 +10,12 @@ import pytest
 from publish_api.models import PublishRequest
 from publish_api.service import PayloadTooLarge, PublishService
 from roomcast.dal.sender import Destinations, Outgoing, Unsent
+from roomcast.delivery.publishing import PUBLISH_IN_PROGRESS_MS, Publication
 from roomcast.domain import ids, limits
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.models import Subscription
-from roomcast.errors import InvalidRequest
+from roomcast.domain.messages import DeliveryStatus, Message
+from roomcast.domain.models import Room, Subscription
+from roomcast.errors import InvalidRequest, RoomcastError
 from tests.fakes import FakeLog, FakeMessages
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
 
@@ -211,3 +212,118 @@ def test_a_key_reused_for_another_message_publishes_it_under_a_new_id() -> None:
     # Then
     assert other.id != first.id
     assert len(management.messages.messages) == 2
+
+
+# -- batch publish --------------------------------------------------------------------------------
+
+
+def _batch_message(**fields: object) -> dict[str, object]:
+    return {"eventType": "order.created", "eventVersion": "1", "payload": {"orderId": 1}, **fields}
+
+
+def test_a_batch_answers_each_message_in_order_and_publishes_only_the_good_ones() -> None:
+    # Given: a room taking order.created, with one subscription
+    management = Management()
+    room = management.room(eventTypes=[{"name": "order.created"}])
+    pull = management.subscription(room)
+    service, sender, log = _service(management)
+    batch = [
+        _batch_message(),
+        _batch_message(payload="x" * limits.MAX_PAYLOAD_BYTES),
+        _batch_message(eventType="order.paid"),
+        _batch_message(idempotencyKey="bad key"),
+        _batch_message(correlationId="order-5"),
+    ]
+
+    # When
+    answers = service.publish_many(TENANT, room.id, batch)
+
+    # Then
+    assert [getattr(a, "code", "published") for a in answers] == [
+        "published",
+        "payload_too_large",
+        "unroutable",
+        "validation_error",
+        "published",
+    ]
+    refused_key = answers[3]
+    assert isinstance(refused_key, RoomcastError)
+    assert refused_key.details[0]["field"] == "body.messages.3.idempotencyKey"
+    published = [a for a in answers if isinstance(a, Message)]
+    assert [m.destinations for m in published] == [(pull.id,), (pull.id,)]
+    assert published[1].correlation_id == "order-5"
+    assert sorted(e.message_id for e in sender.sent) == sorted(m.id for m in published)
+    assert len(log.records) == 2
+
+
+def test_a_keyed_message_of_a_batch_is_the_keyed_single_publish_message() -> None:
+    # Given: a message published alone under a key
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    service, sender, _ = _service(management)
+    alone = service.publish(TENANT, room.id, _request(), idempotency_key="order-1")
+    management.messages.mark_first_sends_done(TENANT, [alone])
+
+    # When: the same message comes again in a batch under the same key
+    (again,) = service.publish_many(TENANT, room.id, [_batch_message(idempotencyKey="order-1")])
+
+    # Then: the same message, not sent again
+    assert again == alone
+    assert len(sender.sent) == 1
+
+
+def _clocked_room() -> tuple[Management, Room, PublishService, list[int]]:
+    """A room with a subscription, and a service whose clock the test sets."""
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    clock = [NOW_MS]
+    service, _sender, _ = _service(management)
+    service.clock = lambda: clock[0]
+    return management, room, service, clock
+
+
+def test_a_keyed_message_stored_by_a_try_that_died_is_in_progress_then_finished() -> None:
+    # Given: a keyed message stored, its sends never recorded done (the first try died)
+    management, room, service, clock = _clocked_room()
+    first = service.publish_batch(
+        TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
+    )
+    management.messages.sends_done.clear()
+
+    # When: retried within the in-progress window, then after it
+    clock[0] = NOW_MS + PUBLISH_IN_PROGRESS_MS - 1
+    (soon,) = service.publish_batch(
+        TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
+    )
+    clock[0] = NOW_MS + PUBLISH_IN_PROGRESS_MS
+    (later,) = service.publish_batch(
+        TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
+    )
+
+    # Then
+    assert isinstance(soon, RoomcastError)
+    assert soon.http_status == 409
+    assert isinstance(later, Message)
+    assert later == first[0]
+    assert (TENANT, later.id) in management.messages.sends_done
+
+
+def test_a_key_past_its_window_names_a_new_message() -> None:
+    # Given
+    _management, room, service, clock = _clocked_room()
+    (first,) = service.publish_batch(
+        TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
+    )
+
+    # When
+    clock[0] = NOW_MS + limits.IDEMPOTENCY_WINDOW_MS
+    (again,) = service.publish_batch(
+        TENANT, room.id, [Publication("order.created", "1", {"n": 2}, idempotency_key="k")]
+    )
+
+    # Then
+    assert isinstance(first, Message)
+    assert isinstance(again, Message)
+    assert again.id != first.id

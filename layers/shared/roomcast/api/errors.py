@@ -55,6 +55,13 @@ def _details(errors: Sequence[Any]) -> list[dict[str, str]]:
     ]
 
 
+def validation_error(errors: Sequence[Any], location: Sequence[str | int]) -> RoomcastError:
+    """pydantic's errors of a part of a request validated on its own (one message of a batch at
+    ``location``, e.g. ``("body", "messages", 3)``), as the one error shape's 422."""
+    details = _details([{**e, "loc": (*location, *e.get("loc", ()))} for e in errors])
+    return RoomcastError(_summary(details), details, code="validation_error", http_status=422)
+
+
 def _summary(details: list[dict[str, str]]) -> str:
     return "; ".join(f"{d['field']}: {d['problem']}" for d in details[:5]) or "invalid request"
 
@@ -70,12 +77,26 @@ def allowed_methods(
     app: ApiGatewayResolver, path: str, served_elsewhere: Sequence[tuple[str, str]] = ()
 ) -> list[str]:
     """The methods served on ``path`` (for a 405's ``Allow`` header): this resolver's, and
-    ``served_elsewhere``'s (method, path template) pairs that another function serves."""
+    ``served_elsewhere``'s (method, path template) pairs that another function serves. As API
+    Gateway routes, the most specific templates win: ``POST /rooms/{roomId}/messages/batch``
+    (another function) hides this one's ``GET /rooms/{roomId}/messages/{messageId}`` there."""
     # powertools keeps its compiled routes in these two lists (no public accessor).
     routes = [*getattr(app, "_static_routes", []), *getattr(app, "_dynamic_routes", [])]
-    mine = {route.method for route in routes if route.rule.match(path)}
-    others = {method for method, template in served_elsewhere if _template_pattern(template).match(path)}
-    return sorted(mine | others) if mine else []
+    mine = [(route.method, _static_segments(route.path)) for route in routes if route.rule.match(path)]
+    if not mine:
+        return []
+    others = [
+        (method, _static_segments(template))
+        for method, template in served_elsewhere
+        if _template_pattern(template).match(path)
+    ]
+    most_specific = max(segments for _, segments in mine + others)
+    return sorted({method for method, segments in mine + others if segments == most_specific})
+
+
+def _static_segments(template: str) -> int:
+    """How specific a route's path is: its segments that are not parameters."""
+    return sum(1 for part in template.strip("/").split("/") if part and part[0] not in "{<")
 
 
 def _template_pattern(template: str) -> re.Pattern[str]:
@@ -119,6 +140,22 @@ def install_error_handlers(app: ApiGatewayResolver, served_elsewhere: Sequence[t
         cause = error.__cause__
         return on_domain_error(cause) if isinstance(cause, RoomcastError) else on_unexpected(error)
 
+    def served_elsewhere_first(app: ApiGatewayResolver, next_middleware: Any) -> Response[Any]:
+        # A path another function serves more specifically is not this function's, even where one
+        # of its own routes would match it (GET /rooms/{roomId}/messages/batch is no message).
+        method, path = app.current_event.http_method, app.current_event.path
+        allowed = allowed_methods(app, path, served_elsewhere)
+        if served_elsewhere and allowed and method not in allowed:
+            return error_response(
+                405,
+                "method_not_allowed",
+                f"{method} is not allowed on {path}; use {', '.join(allowed)}",
+                headers={"Allow": ", ".join(allowed)},
+            )
+        result: Response[Any] = next_middleware(app)
+        return result
+
+    app.use([served_elsewhere_first])
     app.exception_handler(RequestValidationError)(on_validation_error)
     app.exception_handler(RoomcastError)(on_domain_error)
     app.exception_handler(DependencyResolutionError)(on_dependency_error)

@@ -32,16 +32,18 @@ def new_api(*routers: Router, served_elsewhere: Sequence[tuple[str, str]] = ()) 
 def http_handler(
     app: APIGatewayHttpResolver,
     flush_log: Callable[[str], object],
-    max_body_bytes: int | None = None,
+    max_body_bytes: int | Callable[[dict[str, Any]], int] | None = None,
 ) -> LambdaHandler:
     """``lambda_handler`` of an API function: guards first (body size, JSON), then the routes;
-    ``flush_log(request_id)`` writes the invocation's delivery-log records whatever happened."""
+    ``flush_log(request_id)`` writes the invocation's delivery-log records whatever happened.
+    ``max_body_bytes``: one limit, or the limit for an event (routes with different limits)."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         try:
-            too_large = body_too_large(event, max_body_bytes) if max_body_bytes is not None else None
+            limit = max_body_bytes(event) if callable(max_body_bytes) else max_body_bytes
+            too_large = body_too_large(event, limit) if limit is not None else None
             return too_large or json_body_required(event) or app.resolve(event, context)
         finally:
             flush_log(context.aws_request_id)

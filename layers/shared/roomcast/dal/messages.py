@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -27,7 +28,8 @@ from botocore.exceptions import ClientError
 
 from roomcast.dal import items
 from roomcast.dal.pages import Page, decode_index_cursor, encode_cursor
-from roomcast.dal.table import TableAccess, is_condition_failure, key
+from roomcast.dal.table import BATCH_WRITE_MAX_ITEMS, TableAccess, is_condition_failure, key
+from roomcast.domain import limits
 from roomcast.domain.fields import camel_fields, from_camel_fields
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
 from roomcast.domain.payloads import payload_text
@@ -46,10 +48,22 @@ OUTBOX_UNSENT: Final = "unsent"
 UNSENT_ATTRIBUTE: Final = "unsent"
 # Query rounds one list request may take to fill a page when filters skip items.
 _MAX_LIST_ROUNDS: Final = 5
+# A keyed message of a batch publish whose first envelopes were all sent (or left to the outbox)
+# gets this small item beside it, so that a retry of the batch answers without sending again
+# (docs/decisions/0021-publish-batches-and-reads.md). A separate item: an UpdateItem of the message item
+# would cost write units by the message's size (up to 128 KiB of payload).
+_FIRST_SENDS_DONE_SORT_KEY: Final = "SENT"
+# Writes of one batch publish running at once (PutItems of keyed messages, BatchWriteItems).
+_PARALLEL_WRITES: Final = 8
 
 
 class MessageExists(RuntimeError):
-    """A message with this id is already stored (a publish retried under its Idempotency-Key)."""
+    """A message with this id is already stored (a publish retried under its Idempotency-Key);
+    ``stored`` is that message when DynamoDB returned it with the refusal."""
+
+    def __init__(self, message_id: str, stored: Message | None = None) -> None:
+        super().__init__(message_id)
+        self.stored = stored
 
 
 def room_messages_key(tenant_id: str, room_id: str) -> str:
@@ -177,6 +191,15 @@ def delivery_from_item(item: items.Item) -> Delivery:
     return from_camel_fields(Delivery, item)
 
 
+def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
+    if len(inputs) <= 1:
+        for one in inputs:
+            work(one)
+        return
+    with ThreadPoolExecutor(max_workers=min(_PARALLEL_WRITES, len(inputs))) as pool:
+        list(pool.map(work, inputs))
+
+
 class MessageStore(TableAccess):
     def put_message(self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool = False) -> int:
         """Store a message with the first record of each destination inside it: one PutItem
@@ -184,14 +207,81 @@ class MessageStore(TableAccess):
         own (small writes, no rewrite of the payload). Returns the number of DynamoDB calls.
         ``if_new``: only if no message has this id yet, else MessageExists (nothing written)."""
         item = stored_message_item(message, deliveries)
-        condition: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(PK)"} if if_new else {}
+        condition: dict[str, Any] = {}
+        if if_new:
+            condition = {
+                "ConditionExpression": "attribute_not_exists(PK)",
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
         try:
             self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item), **condition)
         except ClientError as error:
             if if_new and is_condition_failure(error):
-                raise MessageExists(message.id) from error
+                old: Any = error.response.get("Item")  # ReturnValuesOnConditionCheckFailure
+                stored = message_from_item(items.from_attributes(old)) if old else None
+                raise MessageExists(message.id, stored) from error
             raise
         return 1
+
+    def put_messages(
+        self, batch: Sequence[tuple[Message, Sequence[Delivery]]], *, if_new: bool = False
+    ) -> dict[str, Exception]:
+        """Store several messages, each as ``put_message`` does, and return what failed by message
+        id (``MessageExists`` for an ``if_new`` message already stored, or the error). Without
+        ``if_new``: BatchWriteItem, 25 messages a call; with it: one conditional PutItem each
+        (BatchWriteItem takes no conditions). Calls run in parallel."""
+        failed: dict[str, Exception] = {}
+
+        def put_one(pair: tuple[Message, Sequence[Delivery]]) -> None:
+            try:
+                self.put_message(*pair, if_new=True)
+            except Exception as error:
+                failed[pair[0].id] = error
+
+        def put_chunk(chunk: Sequence[tuple[Message, Sequence[Delivery]]]) -> None:
+            requests = [
+                {"PutRequest": {"Item": items.to_attributes(stored_message_item(m, d))}} for m, d in chunk
+            ]
+            try:
+                self._batch_write(requests)
+            except Exception as error:
+                failed.update((message.id, error) for message, _ in chunk)
+
+        if if_new:
+            _in_parallel(put_one, list(batch))
+        else:
+            chunks = [
+                batch[i : i + BATCH_WRITE_MAX_ITEMS] for i in range(0, len(batch), BATCH_WRITE_MAX_ITEMS)
+            ]
+            _in_parallel(put_chunk, chunks)
+        return failed
+
+    def mark_first_sends_done(self, tenant_id: str, messages: Sequence[Message]) -> None:
+        """Record that these (keyed) messages' first envelopes were all sent or left to the outbox:
+        one small item each, 25 a call, kept as long as the messages' idempotency keys name them."""
+        self._batch_write(
+            [
+                {
+                    "PutRequest": {
+                        "Item": items.to_attributes(
+                            {
+                                "PK": message_partition_key(tenant_id, message.id),
+                                "SK": _FIRST_SENDS_DONE_SORT_KEY,
+                                "entity": "firstSendsDone",
+                                "ttl": (message.published_at_ms + limits.IDEMPOTENCY_WINDOW_MS) // 1000,
+                            }
+                        )
+                    }
+                }
+                for message in messages
+            ]
+        )
+
+    def first_sends_done(self, tenant_id: str, message_ids: Sequence[str]) -> set[str]:
+        """Which of these messages have their first sends recorded done (one BatchGetItem per 100)."""
+        keys = [key(message_partition_key(tenant_id, m), _FIRST_SENDS_DONE_SORT_KEY) for m in message_ids]
+        prefix = len(message_partition_key(tenant_id, ""))
+        return {item["PK"][prefix:] for item in self._batch_get(keys)}
 
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
         """Write 'delivered' records in batches of 25. Unconditional on purpose: a delivered

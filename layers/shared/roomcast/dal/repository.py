@@ -7,6 +7,10 @@ Checks that must hold when a write lands are conditions of that write, not reads
 (``subscriptionCount``, changed in the same transaction as each subscription's put or delete),
 a room being deleted says so (``deletionStartedAt``) so that no subscription is added meanwhile,
 and a failover change goes through only while the chain it was checked against is unchanged.
+
+Every subscription write (create, replace, delete) also bumps its room's ``subscriptionsVersion``
+in the same transaction, so that a publish re-reads a room's subscriptions only when they changed
+(``routing_view``, docs/decisions/0021-publish-batches-and-reads.md).
 """
 
 from __future__ import annotations
@@ -14,16 +18,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from botocore.exceptions import ClientError
 
 from roomcast.dal import items
 from roomcast.dal.pages import Page
+from roomcast.dal.routing_cache import SubscriptionCache
 from roomcast.dal.table import Key, TableAccess, is_condition_failure, key
 from roomcast.domain import ids
 from roomcast.domain.models import Room, Subscription
 from roomcast.errors import Conflict, LimitExceeded, NotFound
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 _ROOM_ID = re.compile(ids.ROOM_ID_PATTERN)
 _SUBSCRIPTION_ID = re.compile(ids.SUBSCRIPTION_ID_PATTERN)
@@ -33,8 +41,12 @@ _SUBSCRIPTION_PREFIX = "SUB#"
 # Room attributes that are no field of the room (a room's PUT keeps them).
 SUBSCRIPTION_COUNT: Final = "subscriptionCount"
 DELETION_STARTED_AT: Final = "deletionStartedAt"
+SUBSCRIPTIONS_VERSION: Final = "subscriptionsVersion"
 _ROOM_KEY_ATTRIBUTES: Final = ("PK", "SK")
-_COUNT_ONE_MORE: Final = f"SET {SUBSCRIPTION_COUNT} = if_not_exists({SUBSCRIPTION_COUNT}, :zero) + :one"
+_VERSION_ONE_MORE: Final = f"{SUBSCRIPTIONS_VERSION} = if_not_exists({SUBSCRIPTIONS_VERSION}, :zero) + :one"
+_COUNT_ONE_MORE: Final = (
+    f"SET {SUBSCRIPTION_COUNT} = if_not_exists({SUBSCRIPTION_COUNT}, :zero) + :one, {_VERSION_ONE_MORE}"
+)
 # A transaction that a racing one cancelled is tried again this often before giving up.
 _ATTEMPTS: Final = 3
 
@@ -58,6 +70,10 @@ def _subscription_key(tenant_id: str, room_id: str, subscription_id: str) -> Key
 
 class Repository(TableAccess):
     """Rooms, subscriptions and API keys of every tenant."""
+
+    def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:
+        super().__init__(table_name, client)
+        self.routing_cache = SubscriptionCache()
 
     # -- API keys -------------------------------------------------------------------------------
 
@@ -94,6 +110,10 @@ class Repository(TableAccess):
         )
 
     def get_room(self, tenant_id: str, room_id: str) -> Room:
+        return items.room_from_item(self._room_item(tenant_id, room_id))
+
+    def _room_item(self, tenant_id: str, room_id: str) -> items.Item:
+        """The room's item, read strongly consistently (NotFound without one)."""
         if not _ROOM_ID.match(room_id):
             raise NotFound(f"room {room_id[:80]} not found")
         response = self._client.get_item(
@@ -101,7 +121,22 @@ class Repository(TableAccess):
         )
         if "Item" not in response:
             raise NotFound(f"room {room_id} not found")
-        return items.room_from_item(items.from_attributes(response["Item"]))
+        return items.from_attributes(response["Item"])
+
+    def routing_view(self, tenant_id: str, room_id: str) -> tuple[Room, list[Subscription]]:
+        """A room and its subscriptions as a publish routes by them: one strongly consistent
+        GetItem of the room, and a Query of its subscriptions only when this container has not read
+        them at the room's current ``subscriptionsVersion`` within the cache's time to live. A
+        subscription change acknowledged before this call is always seen."""
+        item = self._room_item(tenant_id, room_id)
+        stored_version = item.get(SUBSCRIPTIONS_VERSION)
+        version = None if stored_version is None else int(stored_version)
+        subscriptions = self.routing_cache.get(tenant_id, room_id, version)
+        if subscriptions is None:
+            # Strongly consistent: what is cached under ``version`` must hold every change up to it.
+            subscriptions = self.all_subscriptions(tenant_id, room_id)
+            self.routing_cache.put(tenant_id, room_id, version, subscriptions)
+        return items.room_from_item(item), subscriptions
 
     def list_rooms(self, tenant_id: str, limit: int, cursor: str | None) -> Page[Room]:
         page = self._query_page(items.tenant_key(tenant_id), limit, cursor, prefix=_ROOM_PREFIX)
@@ -306,29 +341,15 @@ class Repository(TableAccess):
         return self._count(items.room_partition_key(tenant_id, room_id), _SUBSCRIPTION_PREFIX)
 
     def replace_subscription(self, subscription: Subscription, expected_updated_at: str) -> None:
-        """Overwrite a subscription if nobody changed it since it was read (optimistic locking)."""
-        try:
-            self._client.put_item(
-                TableName=self._table_name,
-                Item=items.to_attributes(items.subscription_to_item(subscription)),
-                ConditionExpression="updatedAt = :seen",
-                ExpressionAttributeValues={":seen": {"S": expected_updated_at}},
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                raise Conflict(
-                    f"subscription {subscription.id} was changed or deleted meanwhile; read it again"
-                ) from error
-            raise
+        """Overwrite a subscription if nobody changed it since it was read (optimistic locking),
+        bumping its room's subscriptions version in the same transaction."""
+        self.replace_subscription_checked(subscription, expected_updated_at, ())
 
     def replace_subscription_checked(
         self, subscription: Subscription, expected_updated_at: str, failover_chain: Sequence[FailoverLink]
     ) -> None:
         """``replace_subscription``, and only while every subscription of ``failover_chain`` is as
         it was read (one transaction; Conflict otherwise)."""
-        if not failover_chain:
-            self.replace_subscription(subscription, expected_updated_at)
-            return
         put = {
             "TableName": self._table_name,
             "Item": items.to_attributes(items.subscription_to_item(subscription)),
@@ -336,11 +357,33 @@ class Repository(TableAccess):
             "ExpressionAttributeValues": {":seen": {"S": expected_updated_at}},
         }
         chain = self._unchanged(subscription.tenant_id, subscription.room_id, failover_chain)
-        failed = self._transact([{"Put": put}, *chain])
-        if failed == 0:
-            raise Conflict(f"subscription {subscription.id} was changed or deleted meanwhile; read it again")
-        if failed is not None:
-            raise _chain_changed(subscription.id)
+        bump = [self._version_bump(subscription.tenant_id, subscription.room_id)]
+        for _ in range(_ATTEMPTS):
+            failed = self._transact([{"Put": put}, *chain, *bump])
+            if failed is None:
+                return
+            if failed == 0:
+                raise Conflict(
+                    f"subscription {subscription.id} was changed or deleted meanwhile; read it again"
+                )
+            if 0 < failed <= len(chain):
+                raise _chain_changed(subscription.id)
+            if failed > len(chain):
+                bump = []  # the room is gone: no publish reads its subscriptions any more
+            # else a racing transaction (DynamoDB did not say which item): try again
+        raise Conflict(f"subscription {subscription.id} kept changing meanwhile; try again")
+
+    def _version_bump(self, tenant_id: str, room_id: str) -> dict[str, Any]:
+        """The transaction item that tells publishes the room's subscriptions changed."""
+        return {
+            "Update": {
+                "TableName": self._table_name,
+                "Key": _room_key(tenant_id, room_id),
+                "UpdateExpression": f"SET {_VERSION_ONE_MORE}",
+                "ConditionExpression": "attribute_exists(PK)",
+                "ExpressionAttributeValues": {":one": {"N": "1"}, ":zero": {"N": "0"}},
+            }
+        }
 
     def mark_failing(self, subscription: Subscription, now_ms: int) -> int:
         """Start the subscription's failing streak unless one is running; returns its start.
@@ -389,7 +432,8 @@ class Repository(TableAccess):
                 "Update": {
                     "TableName": self._table_name,
                     "Key": _room_key(tenant_id, room_id),
-                    "UpdateExpression": f"SET {SUBSCRIPTION_COUNT} = {SUBSCRIPTION_COUNT} - :one",
+                    "UpdateExpression": f"SET {SUBSCRIPTION_COUNT} = {SUBSCRIPTION_COUNT} - :one, "
+                    + _VERSION_ONE_MORE,
                     "ConditionExpression": f"{SUBSCRIPTION_COUNT} > :zero",
                     "ExpressionAttributeValues": {":one": {"N": "1"}, ":zero": {"N": "0"}},
                 }
@@ -404,6 +448,7 @@ class Repository(TableAccess):
         # A room with no count (or gone), or one that kept changing: the subscription goes anyway;
         # a count left one too high only refuses a subscription early.
         self._client.delete_item(TableName=self._table_name, Key=subscription_key)
+        self._transact([self._version_bump(tenant_id, room_id)])  # a room gone has nothing to bump
 
     def rooms_and_subscriptions(
         self, wanted: Sequence[tuple[str, str, str]]

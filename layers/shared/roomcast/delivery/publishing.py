@@ -1,12 +1,15 @@
 """Publishing a message into a room: route, store the message and its first delivery records in
-one write, then enqueue one envelope per destination. Used by the publish function, and by every
-function that reports operational events (roomcast.delivery.operational)."""
+one write, then enqueue one envelope per destination. Used by the publish function (one message,
+or a batch of them), and by every function that reports operational events
+(roomcast.delivery.operational)."""
 
 from __future__ import annotations
 
 import uuid
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from roomcast.dal.messages import MessageExists
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
@@ -15,13 +18,19 @@ from roomcast.dal.stores import Stores
 from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import iso_from_ms, now_ms
-from roomcast.domain.envelope import first_envelope
+from roomcast.domain.envelope import Envelope, first_envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import Subscription
+from roomcast.domain.models import Room, Subscription
 from roomcast.domain.payloads import JsonValue
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import resolve_destinations
+from roomcast.errors import Conflict, InvalidRequest, RoomcastError
 from roomcast.observability import logger
+
+# A keyed message of a batch found stored without its first sends recorded done belongs to a
+# publish still running while it is younger than this (the publish function's 29 s timeout,
+# rounded up): 409, as a single publish answers; older, that publish died and this one finishes it.
+PUBLISH_IN_PROGRESS_MS: Final = 30_000
 
 
 def _same_publish(stored: Message, retried: Message, correlation_id: str | None, now_ms: int) -> bool:
@@ -38,6 +47,42 @@ def _same_publish(stored: Message, retried: Message, correlation_id: str | None,
 def unsent_destinations(unsent: Sequence[Unsent]) -> list[str]:
     """The subscriptions whose envelopes were not sent, each once, in order."""
     return list(dict.fromkeys(u.subscription_id for u in unsent if u.subscription_id))
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One message of a batch publish, as asked (``explicit``: the named destinations)."""
+
+    event_type: str
+    event_version: str
+    payload: JsonValue
+    correlation_id: str | None = None
+    explicit: Sequence[str] | None = None
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A message of a batch on its way: where it is in the batch, and where it goes."""
+
+    index: int
+    message: Message
+    targets: list[Subscription]
+    keyed: bool
+
+
+def internal_error() -> RoomcastError:
+    """What a message of a batch answers when AWS failed it (the request as a whole went on)."""
+    return RoomcastError(
+        "internal error; this message may be retried", code="internal_error", http_status=500
+    )
+
+
+def key_reused() -> InvalidRequest:
+    return InvalidRequest(
+        "this idempotency key was used with a different message in the last 24 hours",
+        code="idempotency_key_reused",
+    )
 
 
 @dataclass
@@ -71,48 +116,212 @@ class Publisher:
         With an ``idempotency_key`` the message id comes from it: a retry whose first try stored
         the message and died before answering finds that message and finishes its sends (at
         worst sending an envelope twice) instead of storing a second message."""
-        room = self.catalog.get_room(tenant_id, room_id)
-        subscriptions = self.catalog.all_subscriptions(tenant_id, room_id)
+        room, subscriptions = self.catalog.routing_view(tenant_id, room_id)
         targets = resolve_destinations(room, subscriptions, event_type, event_version, explicit)
-        published_at_ms = self.clock()
-        message = Message(
-            id=ids.message_id_for(tenant_id, room_id, idempotency_key)
-            if idempotency_key
-            else ids.new_message_id(),
-            tenant_id=tenant_id,
-            room_id=room_id,
-            event_type=event_type,
-            event_version=event_version,
-            correlation_id=correlation_id or str(uuid.uuid4()),
-            payload=payload,
-            published_at=iso_from_ms(published_at_ms),
-            published_at_ms=published_at_ms,
-            expires_at_ms=expires_at(published_at_ms, room.message_expiration_ms),
-            destinations=tuple(s.id for s in targets),
+        publication = Publication(
+            event_type, event_version, payload, correlation_id, explicit, idempotency_key
         )
-        at = message.published_at
-        first_records = [
-            Delivery(message.id, tenant_id, s.id, s.type, DeliveryStatus.PENDING, 0, None, at, at)
-            for s in targets
-        ]
+        message = self._new_message(tenant_id, room, publication, targets, self.clock())
         # Stored first: a message is never on a queue without its record.
         try:
-            self.messages.put_message(message, first_records, if_new=idempotency_key is not None)
-        except MessageExists:
-            stored = self.messages.get_messages(tenant_id, [message.id]).get(message.id)
-            if stored is None or not _same_publish(stored, message, correlation_id, published_at_ms):
+            self.messages.put_message(
+                message, _first_records(message, targets), if_new=idempotency_key is not None
+            )
+        except MessageExists as exists:
+            stored = exists.stored or self.messages.get_messages(tenant_id, [message.id]).get(message.id)
+            if stored is None or not _same_publish(stored, message, correlation_id, message.published_at_ms):
                 # The key's message is another one (the key reused after its window): a new id.
                 return self.publish_message(
                     tenant_id, room_id, event_type, event_version, payload, correlation_id, explicit
                 )
-            by_id = {s.id: s for s in subscriptions}
-            resumed = [by_id[i] for i in stored.destinations if i in by_id]
+            resumed = _still_there(stored, subscriptions)
             self._send(stored, resumed, stored.destinations)
             self._log(stored, resumed)
             return stored
         self._send(message, targets, message.destinations)
         self._log(message, targets)
         return message
+
+    def publish_batch(
+        self, tenant_id: str, room_id: str, publications: Sequence[Publication]
+    ) -> list[Message | RoomcastError]:
+        """Publish several messages to one room, each routed and answered on its own (a message or
+        why it was refused, in order), with the work of one: the room and its subscriptions read
+        once, keyless messages stored 25 per BatchWriteItem, keyed ones each with a conditional
+        PutItem (as ``publish_message``), and all envelopes sent together (10 per SQS call, the
+        calls in parallel). A keyed message already stored by an earlier try is answered as it was,
+        and its sends are finished if that try died before recording them done."""
+        room, subscriptions = self.catalog.routing_view(tenant_id, room_id)
+        published_at_ms = self.clock()
+        results: list[Message | RoomcastError | None] = [None] * len(publications)
+        planned: list[_Planned] = []
+        first_with_key: dict[str, int] = {}
+        repeats: list[tuple[int, int]] = []  # a key met again in the batch: (index, its first index)
+        for index, publication in enumerate(publications):
+            try:
+                targets = resolve_destinations(
+                    room,
+                    subscriptions,
+                    publication.event_type,
+                    publication.event_version,
+                    publication.explicit,
+                )
+            except RoomcastError as refused:
+                results[index] = refused
+                continue
+            key = publication.idempotency_key
+            if key is not None and key in first_with_key:
+                repeats.append((index, first_with_key[key]))
+                continue
+            if key is not None:
+                first_with_key[key] = index
+            message = self._new_message(tenant_id, room, publication, targets, published_at_ms)
+            planned.append(_Planned(index, message, targets, key is not None))
+
+        # Stored first: a message is never on a queue without its record.
+        failed = self.messages.put_messages(
+            [(p.message, _first_records(p.message, p.targets)) for p in planned if not p.keyed]
+        )
+        failed |= self.messages.put_messages(
+            [(p.message, _first_records(p.message, p.targets)) for p in planned if p.keyed], if_new=True
+        )
+        to_send: list[_Planned] = []
+        found: list[tuple[_Planned, MessageExists]] = []
+        for plan in planned:
+            error = failed.get(plan.message.id)
+            if error is None:
+                to_send.append(plan)
+            elif isinstance(error, MessageExists):
+                found.append((plan, error))
+            else:
+                logger.error("storing a message of a batch failed", exc_info=error)
+                results[plan.index] = internal_error()
+        for plan, outcome in self._already_stored(
+            tenant_id, found, publications, subscriptions, published_at_ms
+        ):
+            if isinstance(outcome, _Planned):
+                to_send.append(outcome)
+            else:
+                results[plan.index] = outcome
+
+        sent = self._send_all(to_send, results)
+        if keyed := [p.message for p in sent if p.keyed]:
+            try:
+                self.messages.mark_first_sends_done(tenant_id, keyed)
+            except Exception:  # a retry of the batch then sends these again: duplicates, never a loss
+                logger.exception("recording a batch's first sends done failed")
+        for index, first in repeats:
+            same = publications[index] == publications[first]
+            results[index] = results[first] if same else key_reused()
+        return [result if result is not None else internal_error() for result in results]
+
+    def _already_stored(
+        self,
+        tenant_id: str,
+        found: Sequence[tuple[_Planned, MessageExists]],
+        publications: Sequence[Publication],
+        subscriptions: Sequence[Subscription],
+        now: int,
+    ) -> list[tuple[_Planned, Message | RoomcastError | _Planned]]:
+        """What keyed messages of a batch whose id was taken answer: the stored message (its sends
+        done), a resumed plan (sends to finish), or a refusal; a key past its window publishes anew."""
+        if not found:
+            return []
+        missing = [plan.message.id for plan, exists in found if exists.stored is None]
+        reread = self.messages.get_messages(tenant_id, missing) if missing else {}
+        done = self.messages.first_sends_done(tenant_id, [plan.message.id for plan, _ in found])
+        answers: list[tuple[_Planned, Message | RoomcastError | _Planned]] = []
+        for plan, exists in found:
+            stored = exists.stored or reread.get(plan.message.id)
+            publication = publications[plan.index]
+            if stored is None or now - stored.published_at_ms >= limits.IDEMPOTENCY_WINDOW_MS:
+                answers.append((plan, self._publish_anew(tenant_id, plan.message.room_id, publication)))
+            elif not _same_publish(stored, plan.message, publication.correlation_id, now):
+                answers.append((plan, key_reused()))
+            elif stored.id in done:
+                answers.append((plan, stored))
+            elif now - stored.published_at_ms < PUBLISH_IN_PROGRESS_MS:
+                answers.append(
+                    (plan, Conflict("a publish with this idempotency key is in progress; retry shortly"))
+                )
+            else:
+                answers.append(
+                    (plan, _Planned(plan.index, stored, _still_there(stored, subscriptions), True))
+                )
+        return answers
+
+    def _publish_anew(
+        self, tenant_id: str, room_id: str, publication: Publication
+    ) -> Message | RoomcastError:
+        """A message whose key named a message past the key's window: a new message, new id."""
+        try:
+            return self.publish_message(
+                tenant_id,
+                room_id,
+                publication.event_type,
+                publication.event_version,
+                publication.payload,
+                publication.correlation_id,
+                publication.explicit,
+            )
+        except RoomcastError as refused:
+            return refused
+
+    def _new_message(
+        self,
+        tenant_id: str,
+        room: Room,
+        publication: Publication,
+        targets: Sequence[Subscription],
+        at_ms: int,
+    ) -> Message:
+        key = publication.idempotency_key
+        return Message(
+            id=ids.message_id_for(tenant_id, room.id, key) if key else ids.new_message_id(),
+            tenant_id=tenant_id,
+            room_id=room.id,
+            event_type=publication.event_type,
+            event_version=publication.event_version,
+            correlation_id=publication.correlation_id or str(uuid.uuid4()),
+            payload=publication.payload,
+            published_at=iso_from_ms(at_ms),
+            published_at_ms=at_ms,
+            expires_at_ms=expires_at(at_ms, room.message_expiration_ms),
+            destinations=tuple(s.id for s in targets),
+        )
+
+    def _send_all(
+        self, plans: Sequence[_Planned], results: list[Message | RoomcastError | None]
+    ) -> list[_Planned]:
+        """Every planned message's envelopes in one ``try_send`` (SQS batches per queue, in
+        parallel); what SQS refused is left to the outbox, per message. Returns the plans answered
+        with their message (``results`` filled in)."""
+        outgoing = [
+            self.destinations.outgoing_for(s, first_envelope(plan.message, s.id))
+            for plan in plans
+            for s in plan.targets
+        ]
+        unsent: dict[str, list[str]] = defaultdict(list)
+        for refused in self.sender.try_send(outgoing):
+            if isinstance(refused.outgoing.envelope, Envelope) and refused.subscription_id:
+                unsent[refused.outgoing.envelope.message_id].append(refused.subscription_id)
+        answered = []
+        for plan in plans:
+            routed = {s.id for s in plan.targets}
+            left = list(dict.fromkeys(unsent.get(plan.message.id, [])))
+            left += [i for i in plan.message.destinations if i not in routed]
+            try:
+                self._leave_to_outbox(plan.message, left)
+            except Exception:
+                logger.exception(
+                    "marking a message's unsent envelopes failed", extra={"message_id": plan.message.id}
+                )
+                results[plan.index] = internal_error()
+                continue
+            results[plan.index] = plan.message
+            self._log(plan.message, plan.targets)
+            answered.append(plan)
+        return answered
 
     def _send(self, message: Message, targets: Sequence[Subscription], destinations: Sequence[str]) -> None:
         """One envelope per destination. What cannot be sent now (an SQS outage, a PULL queue
@@ -123,13 +332,16 @@ class Publisher:
         unsent = unsent_destinations(self.sender.try_send(outgoing))
         routed = {s.id for s in targets}
         unsent += [i for i in destinations if i not in routed]
+        self._leave_to_outbox(message, unsent)
+
+    def _leave_to_outbox(self, message: Message, unsent: Sequence[str]) -> None:
         if unsent:
             self.messages.mark_unsent(message.tenant_id, message.id, unsent)
             logger.warning(
-                "first envelopes left to the outbox", extra={"message_id": message.id, "unsent": unsent}
+                "first envelopes left to the outbox", extra={"message_id": message.id, "unsent": list(unsent)}
             )
 
-    def _log(self, message: Message, targets: list[Subscription]) -> None:
+    def _log(self, message: Message, targets: Sequence[Subscription]) -> None:
         # One record per destination, or one without a subscription for a message routed nowhere.
         none: list[Subscription | None] = [None]
         for target in [*targets] or none:
@@ -146,3 +358,17 @@ class Publisher:
                     timestamp=message.published_at,
                 )
             )
+
+
+def _first_records(message: Message, targets: Sequence[Subscription]) -> list[Delivery]:
+    at = message.published_at
+    return [
+        Delivery(message.id, message.tenant_id, s.id, s.type, DeliveryStatus.PENDING, 0, None, at, at)
+        for s in targets
+    ]
+
+
+def _still_there(stored: Message, subscriptions: Sequence[Subscription]) -> list[Subscription]:
+    """The stored message's destinations that are still subscriptions of the room."""
+    by_id = {s.id: s for s in subscriptions}
+    return [by_id[i] for i in stored.destinations if i in by_id]

@@ -62,3 +62,8 @@ MAX_PAYLOAD_BYTES: Final = 128 * 1024
 IDEMPOTENCY_WINDOW_MS: Final = 24 * HOUR_MS
 # A publish request body; bigger bodies are refused before they are parsed.
 MAX_PUBLISH_BODY_BYTES: Final = 256 * 1024
+# A batch publish: at most this many messages, and a body of at most 1 MiB (each payload keeps its
+# own 128 KiB limit). 1 MiB is what one SQS batch call carries, keeps a batch's work well inside
+# the function's 29 s, and far below Lambda's 6 MB request limit.
+MAX_PUBLISH_BATCH_MESSAGES: Final = 100
+MAX_PUBLISH_BATCH_BODY_BYTES: Final = 1024 * 1024
