@@ -36,10 +36,11 @@ FUNCTION_LOG = Path(".local/bench/functions.log")
 
 
 class AwsCallCounter:
-    """Counts botocore API calls (by operation) made by this process."""
+    """Counts botocore API calls (by operation) made by this process, and when each was in flight."""
 
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
+        self.intervals: list[tuple[float, float]] = []  # perf_counter() start and end of each call
 
     @classmethod
     def installed(cls) -> AwsCallCounter:
@@ -56,7 +57,11 @@ class AwsCallCounter:
 
         def counting(client: Any, operation_name: str, api_params: Any) -> Any:
             counter.calls[operation_name] += 1
-            return original(client, operation_name, api_params)
+            started = time.perf_counter()
+            try:
+                return original(client, operation_name, api_params)
+            finally:
+                counter.intervals.append((started, time.perf_counter()))
 
         setattr(BaseClient, "_make_api_call", counting)  # noqa: B010
 
@@ -65,6 +70,17 @@ class AwsCallCounter:
 
     def reset(self) -> None:
         self.calls.clear()
+        self.intervals.clear()
+
+    def in_flight_seconds(self) -> float:
+        """How long at least one call was in flight (overlapping calls counted once): the time a
+        caller spent waiting for the emulator."""
+        total, reach = 0.0, float("-inf")
+        for start, end in sorted(self.intervals):
+            if end > reach:
+                total += end - max(start, reach)
+                reach = end
+        return total
 
 
 class FakeContext:
