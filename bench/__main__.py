@@ -4,6 +4,7 @@ whether it was met."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from bench import cold_start, compaction, cost, messaging, push
 
@@ -15,13 +16,18 @@ def _named(result: object, name: str) -> dict[str, bool]:
     return {} if result is None else {name: bool(result)}
 
 
+def _compaction() -> object:
+    run: Callable[[], object] = compaction.run
+    return run()
+
+
 def main() -> int:
     verdicts = {
         "cold start <= 1.5x import boto3": cold_start.report(cold_start.measure()),
         **_named(messaging.run(), "publish calls <= calls(1) + N/10 (PUSH rooms)"),
         **push.run(),
         **cost.run(),
-        **_named(compaction.run(), "compaction >= 1/3 of DuckDB's records/s"),
+        **_named(_compaction(), "compaction >= 1/3 of DuckDB's records/s"),
     }
     print("\n## Targets\n")
     for name, met in verdicts.items():
