@@ -220,6 +220,12 @@ def run() -> bool:
             f"({bare_fan_out:.1f}x): the emulator's share; roomcast adds {push_ms[10] - bare[10]:.1f} ms "
             f"at 10 and {push_ms[100] - bare[100]:.1f} ms at 100"
         )
+        own = (push_ms[100] - bare[100]) / max(push_ms[10] - bare[10], 0.1)
+        print(
+            f"roomcast's own time (publish minus the bare calls): 100 = {own:.1f}x 10 -> "
+            + ("within" if own <= FAN_OUT_TARGET else "OVER")
+            + f" {FAN_OUT_TARGET:g}x"
+        )
 
         print(
             f"\n## Batch publish: {BATCH_MESSAGES} messages to a room of {BATCH_ROOM_SUBSCRIPTIONS} PUSH "

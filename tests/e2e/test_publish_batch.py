@@ -100,6 +100,7 @@ def test_a_retried_batch_answers_the_same_message_ids_and_delivers_each_message_
     assert sorted(m["messageId"] for m in listed) == sorted(r["messageId"] for r in first["results"])
 
 
+@pytest.mark.security
 def test_a_batch_to_a_room_of_another_tenant_is_not_found_and_publishes_nothing(
     tenant_a: ApiClient, tenant_b: ApiClient
 ) -> None:
@@ -120,13 +121,14 @@ def test_a_batch_to_a_room_of_another_tenant_is_not_found_and_publishes_nothing(
     ("body", "status", "words"),
     [
         ("not json", 400, ["not valid JSON"]),
+        ('{"messages": [{"eventType": "e", "eventVersion": "1", "payload": "\\ud800"}]}', 422, ["surrogate"]),
         ({"messages": "all of them"}, 422, ["body.messages"]),
         ({"messages": []}, 422, ["body.messages", "at least 1"]),
         ({"messages": [_message(n) for n in range(101)]}, 422, ["body.messages", "at most 100"]),
         ({"messages": [_message(1)], "extra": 1}, 422, ["body.extra"]),
         ({"messages": [_message(n, payload="x" * 100_000) for n in range(11)]}, 413, ["1048576"]),
     ],
-    ids=["not-json", "not-a-list", "empty", "over-100", "unknown-field", "over-1-MiB"],
+    ids=["not-json", "lone-surrogate", "not-a-list", "empty", "over-100", "unknown-field", "over-1-MiB"],
 )
 def test_a_request_that_is_not_a_batch_is_refused_as_a_whole_and_changes_nothing(
     tenant_a: ApiClient, body: Any, status: int, words: list[str]
