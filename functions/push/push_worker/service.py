@@ -47,6 +47,19 @@ from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.signing import webhook_headers
 
 CLEARED = "cleared by Clear All"
+# A failure this soon after a success (seen by the same container) waits for the next attempt
+# before it starts a failing streak.
+HEALTHY_RECENTLY_MS = 60_000
+_MAX_TRACKED_SUBSCRIPTIONS = 10_000
+
+
+def _bounded(seen: dict[str, int]) -> dict[str, int]:
+    """``seen``, emptied first when it has grown past what a container should keep."""
+    if len(seen) >= _MAX_TRACKED_SUBSCRIPTIONS:
+        seen.clear()
+    return seen
+
+
 # An envelope received up to this long before its due time is delivered (SQS delays are whole seconds).
 DUE_TOLERANCE_MS = 1_000
 
@@ -90,6 +103,11 @@ class PushService:
     # (first attempts in one batch of puts; later ones appended to their history one by one).
     _delivered: list[Delivery] = field(default_factory=list)
     _delivered_lock: threading.Lock = field(default_factory=threading.Lock)
+    # What this container saw of each subscription's health (docs/decisions/0023-write-units.md):
+    # its last success, and a failure that came soon after one, kept unwritten (subscription id ->
+    # when) until another failure (the streak is written, from it) or a success (forgotten).
+    _last_success: dict[str, int] = field(default_factory=dict)
+    _unwritten_failure: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, stores: Stores, policy: PushUrlPolicy) -> PushService:
@@ -282,18 +300,33 @@ class PushService:
         self.log.add(LogRecord.about(envelope, event, "PUSH", attempt=envelope.attempt, **details))
 
     def _track_health(self, subscription: Subscription, succeeded: bool, now: int) -> None:
-        """Auto-disable: a failing streak starts at the first failed attempt after a success and ends
-        with the next success; a streak as long as ``disableAfterFailingMs`` disables the
-        subscription. Writes only when the streak starts or ends (the subscription, read for the
-        batch anyway, says whether one is running): a healthy endpoint costs nothing."""
+        """Auto-disable: a failing streak starts at a failed attempt after a success and ends with
+        the next success; a streak as long as ``disableAfterFailingMs`` disables the subscription.
+
+        Writes only when a streak starts or ends (the subscription, read for the batch anyway, says
+        whether one is running): a healthy endpoint costs nothing. A failure soon after a success
+        this container saw is written only when the next attempt fails too (the streak then starts
+        at the first): an endpoint that fails now and then costs nothing either."""
         since = subscription.failing_since_ms
         if succeeded:
+            with self._delivered_lock:
+                _bounded(self._last_success)[subscription.id] = now
+                self._unwritten_failure.pop(subscription.id, None)
             if since is not None:
                 self.catalog.clear_failing(subscription)
                 self.targets.remember(replace(subscription, failing_since_ms=None))
             return
         if since is None:
-            since = self.catalog.mark_failing(subscription, now)
+            with self._delivered_lock:
+                first = self._unwritten_failure.pop(subscription.id, None)
+                if first is not None and now - first >= HEALTHY_RECENTLY_MS:
+                    first = None  # too long ago to be sure nothing succeeded since, elsewhere
+                last_success = self._last_success.get(subscription.id)
+                recent_success = last_success is not None and now - last_success < HEALTHY_RECENTLY_MS
+                if first is None and recent_success:
+                    _bounded(self._unwritten_failure)[subscription.id] = now
+                    return
+            since = self.catalog.mark_failing(subscription, now if first is None else first)
             self.targets.remember(replace(subscription, failing_since_ms=since))
         allowed_ms = subscription.disable_after_failing_ms or limits.DEFAULT_DISABLE_AFTER_FAILING_MS
         if now - since >= allowed_ms and subscription.status is not SubscriptionStatus.DISABLED:

@@ -471,6 +471,44 @@ def test_a_healthy_endpoint_costs_no_health_writes_and_a_success_ends_a_failing_
     assert push.management.catalog.subscriptions[key].failing_since_ms is None
 
 
+def test_a_lone_failure_after_a_success_writes_nothing_and_a_second_one_starts_the_streak_at_the_first() -> (
+    None
+):
+    # Given: a container that saw the endpoint succeed
+    push = Push()
+    service = push.service(ScriptedWebhook([answer(200), answer(500), answer(200), answer(500), answer(503)]))
+    key = (TENANT, push.room.id, push.subscription.id)
+    service.deliver(push.envelope())
+
+    # When / Then: a failure followed by a success leaves no trace on the subscription ...
+    push.now_ms += 1_000
+    service.deliver(push.envelope())
+    assert push.management.catalog.subscriptions[key].failing_since_ms is None
+    push.now_ms += 1_000
+    service.deliver(push.envelope())
+    assert push.management.catalog.subscriptions[key].failing_since_ms is None
+    # ... two failures in a row start the streak at the first of them
+    push.now_ms += 1_000
+    first_failure_ms = push.now_ms
+    service.deliver(push.envelope())
+    assert push.management.catalog.subscriptions[key].failing_since_ms is None
+    push.now_ms += 1_000
+    service.deliver(push.envelope())
+    assert push.management.catalog.subscriptions[key].failing_since_ms == first_failure_ms
+
+
+def test_a_failure_long_after_the_last_success_starts_the_streak_at_once() -> None:
+    push = Push()
+    service = push.service(ScriptedWebhook([answer(200), answer(500)]))
+    key = (TENANT, push.room.id, push.subscription.id)
+    service.deliver(push.envelope())
+
+    push.now_ms += 61_000  # no success seen for over a minute: nothing says the endpoint is healthy
+    service.deliver(push.envelope())
+
+    assert push.management.catalog.subscriptions[key].failing_since_ms == push.now_ms
+
+
 def test_failing_for_disable_after_failing_ms_disables_and_reports_to_the_operations_room() -> None:
     # Given: failing since 5 days and 1 ms, the default allowance
     push = Push()
