@@ -1,11 +1,18 @@
 """Compaction of 1,000,000 delivery-log records in 5,000 raw files (gzip NDJSON, as the functions
 write them) by the Glue job's code on local PySpark, next to the same compaction done by DuckDB
 on the same files — read, drop malformed lines, de-duplicate on recordId, partition by day, sort,
-write Parquet — as the reference ratio.
+write Parquet — as the reference ratio. Spark's time includes starting its session (a Glue run
+pays it too); both outputs are compared: the same counts and the same records.
+
+    python -m bench.compaction                                # what make bench runs: 1 M lines
+    python -m bench.compaction --lines 250000,1000000,4000000 # scaling (200 lines per file)
+
+Target (issue 11): the job's records/s >= 1/3 of DuckDB's at 1 M lines (docs/decisions/0022).
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import random
@@ -16,11 +23,14 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from bench.harness import FUNCTION_LOG
 
 RECORDS = 1_000_000
 FILES = 5_000
+LINES_PER_FILE = RECORDS // FILES
+TARGET_SHARE = 1 / 3  # the job's records/s against DuckDB's
 DUPLICATE_RATE = 0.01
 MALFORMED_RATE = 0.001
 DAY = "2026-11-21"
@@ -28,17 +38,19 @@ GLUE_JOBS_DIR = Path(__file__).resolve().parents[1] / "glue_jobs"
 EVENTS = ["published", "attempt", "delivered", "attempt", "retry_scheduled", "attempt", "delivered"]
 
 
-def generate(root: Path, seed: int = 7) -> int:
-    """Write FILES gzip NDJSON files under root/raw/dt=DAY/hour=HH/; returns the lines written."""
+def generate(root: Path, seed: int = 7, lines_total: int = RECORDS) -> int:
+    """Write ``lines_total`` lines in gzip NDJSON files of LINES_PER_FILE lines under
+    root/raw/dt=DAY/hour=HH/; returns the lines written."""
     chance = random.Random(seed)
     start = datetime.fromisoformat(f"{DAY}T00:00:00+00:00")
-    per_file = RECORDS // FILES
+    files = max(1, lines_total // LINES_PER_FILE)
+    per_file = lines_total // files
     rooms = [f"room_{n:032x}" for n in range(20)]
     subscriptions = [f"sub_{n:032x}" for n in range(200)]
     lines_written = 0
     previous: list[str] = []
-    for index in range(FILES):
-        moment = start + timedelta(seconds=index * 86_400 / FILES)
+    for index in range(files):
+        moment = start + timedelta(seconds=index * 86_400 / files)
         folder = root / "raw" / f"dt={DAY}" / f"hour={moment:%H}"
         folder.mkdir(parents=True, exist_ok=True)
         lines = []
@@ -80,8 +92,8 @@ def generate(root: Path, seed: int = 7) -> int:
     return lines_written
 
 
-def duckdb_compaction(source: Path, target: Path) -> int:
-    """The reference: the same compaction in DuckDB. Returns the records written."""
+def duckdb_compaction(source: Path, target: Path, lines: int) -> dict[str, int]:
+    """The reference: the same compaction in DuckDB. Returns its counts, named as the job's summary."""
     import duckdb
 
     glob = str(source / "raw" / f"dt={DAY}" / "*" / "*.ndjson.gz")
@@ -89,31 +101,65 @@ def duckdb_compaction(source: Path, target: Path) -> int:
     connection.execute("SET threads TO 2")
     connection.execute(
         f"""
-        CREATE TABLE compacted AS
-        SELECT *, strftime(ts, '%Y-%m-%d') AS dt
-        FROM (
-            SELECT *, CAST(strptime("timestamp", '%Y-%m-%dT%H:%M:%S.%gZ') AS TIMESTAMP) AS ts
-            FROM read_json('{glob}', format = 'newline_delimited', ignore_errors = true,
-                           columns = {{schemaVersion: 'INTEGER', recordId: 'VARCHAR', "timestamp": 'VARCHAR',
-                                       event: 'VARCHAR', messageId: 'VARCHAR', correlationId: 'VARCHAR',
-                                       tenantId: 'VARCHAR', roomId: 'VARCHAR', subscriptionId: 'VARCHAR',
-                                       subscriptionType: 'VARCHAR', attempt: 'INTEGER', httpStatus: 'INTEGER',
-                                       latencyMs: 'BIGINT', error: 'VARCHAR', nextDelayMs: 'BIGINT',
-                                       publishedAt: 'VARCHAR'}})
-            WHERE recordId IS NOT NULL AND "timestamp" IS NOT NULL AND event IS NOT NULL
-              AND messageId IS NOT NULL AND schemaVersion = 1
-            QUALIFY row_number() OVER (PARTITION BY recordId ORDER BY "timestamp") = 1
-        )
+        CREATE TABLE parsed AS
+        SELECT *, CAST(strptime("timestamp", '%Y-%m-%dT%H:%M:%S.%gZ') AS TIMESTAMP) AS ts
+        FROM read_json('{glob}', format = 'newline_delimited', ignore_errors = true,
+                       columns = {{schemaVersion: 'INTEGER', recordId: 'VARCHAR', "timestamp": 'VARCHAR',
+                                   event: 'VARCHAR', messageId: 'VARCHAR', correlationId: 'VARCHAR',
+                                   tenantId: 'VARCHAR', roomId: 'VARCHAR', subscriptionId: 'VARCHAR',
+                                   subscriptionType: 'VARCHAR', attempt: 'INTEGER', httpStatus: 'INTEGER',
+                                   latencyMs: 'BIGINT', error: 'VARCHAR', nextDelayMs: 'BIGINT',
+                                   publishedAt: 'VARCHAR'}})
+        WHERE recordId IS NOT NULL AND "timestamp" IS NOT NULL AND event IS NOT NULL
+          AND messageId IS NOT NULL AND schemaVersion = 1
         """  # noqa: S608 - a local bench path, not input
     )
-    written = connection.execute("SELECT count(*) FROM compacted").fetchone()
+    connection.execute(
+        """
+        CREATE TABLE compacted AS
+        SELECT *, strftime(ts, '%Y-%m-%d') AS dt FROM parsed
+        QUALIFY row_number() OVER (PARTITION BY recordId ORDER BY "timestamp") = 1
+        """
+    )
+    valid = _count(connection, "SELECT count(*) FROM parsed")
+    written = _count(connection, "SELECT count(*) FROM compacted")
     order = "ORDER BY roomId, subscriptionId, ts, messageId, recordId"
     copy = f"COPY (SELECT * FROM compacted {order}) TO '{target}' (FORMAT parquet, PARTITION_BY (dt))"  # noqa: S608
     connection.execute(copy)
-    return int(written[0]) if written else 0
+    return {"records": written, "duplicates_dropped": valid - written, "rejected": lines - valid}
 
 
-def run() -> None:
+def _count(connection: Any, query: str) -> int:
+    found = connection.execute(query).fetchone()
+    return int(found[0]) if found else 0
+
+
+def differing_records(spark_out: Path, duck_out: Path) -> int:
+    """Records (every v1 field) in one engine's output and not in the other's, both ways."""
+    import duckdb
+
+    fields = ", ".join(f'"{name}"' for name in V1_FIELDS)
+    spark_glob, duck_glob = spark_out / "compacted" / "*" / "*.parquet", duck_out / "*" / "*.parquet"
+    query = f"""
+        SELECT count(*) FROM (
+            (SELECT {fields} FROM '{spark_glob}' EXCEPT ALL SELECT {fields} FROM '{duck_glob}')
+            UNION ALL
+            (SELECT {fields} FROM '{duck_glob}' EXCEPT ALL SELECT {fields} FROM '{spark_glob}')
+        )
+    """  # noqa: S608 - local bench paths
+    return _count(duckdb.connect(), query)
+
+
+V1_FIELDS = (
+    *("schemaVersion", "recordId", "timestamp", "event", "messageId", "correlationId", "tenantId"),
+    *("roomId", "subscriptionId", "subscriptionType", "attempt", "httpStatus", "latencyMs", "error"),
+    *("nextDelayMs", "publishedAt"),
+)
+
+
+def measure(lines_total: int) -> dict[str, Any]:
+    """Generate ``lines_total`` lines, compact them with the job (session start included) and with
+    DuckDB, compare the outputs; the figures."""
     sys.path.insert(0, str(GLUE_JOBS_DIR))
     from compact_job import run_compaction
     from roomcast_dev.glue_local import local_spark
@@ -121,31 +167,87 @@ def run() -> None:
     with tempfile.TemporaryDirectory(prefix="roomcast-bench-compaction-") as work:
         root = Path(work)
         started = time.perf_counter()
-        lines = generate(root / "in")
+        lines = generate(root / "in", lines_total=lines_total)
         generated_s = time.perf_counter() - started
+        files_in = len(list((root / "in").rglob("*.ndjson.gz")))
+        started = time.perf_counter()
         spark = local_spark(jvm_log=FUNCTION_LOG.with_name("spark.log"))
         try:
-            run_compaction(
-                spark, str(root / "warmup-in"), str(root / "warmup-out"), DAY
-            )  # JVM warm-up, empty input
-            started = time.perf_counter()
+            started_s = time.perf_counter() - started
             summary = run_compaction(spark, str(root / "in"), str(root / "spark-out"), DAY)
             spark_s = time.perf_counter() - started
         finally:
             spark.stop()
         started = time.perf_counter()
-        duck_records = duckdb_compaction(root / "in", root / "duck-out")
+        duck = duckdb_compaction(root / "in", root / "duck-out", lines)
         duck_s = time.perf_counter() - started
-        spark_files = len(list((root / "spark-out").rglob("*.parquet")))
-        duck_files = len(list((root / "duck-out").rglob("*.parquet")))
+        figures = {
+            "lines": lines,
+            "files_in": files_in,
+            "generated_s": generated_s,
+            "spark_s": spark_s,
+            "spark_start_s": started_s,
+            "duck_s": duck_s,
+            "spark": {name: int(summary[name]) for name in ("records", "duplicates_dropped", "rejected")},
+            "duck": duck,
+            "spark_files": len(list((root / "spark-out" / "compacted").rglob("*.parquet"))),
+            "duck_files": len(list((root / "duck-out").rglob("*.parquet"))),
+            "differing_records": differing_records(root / "spark-out", root / "duck-out"),
+        }
         shutil.rmtree(root, ignore_errors=True)
-    print(f"\n## Compaction: {lines:,} lines in {FILES:,} gzip NDJSON files (made in {generated_s:.0f} s)\n")
-    print(f"{'engine':<28} {'seconds':>8} {'records/s':>11} {'records out':>12} {'files out':>10}")
-    rows = [
-        ("roomcast job (PySpark 4.1)", spark_s, int(summary.get("records", 0)), spark_files),
-        ("DuckDB (reference)", duck_s, duck_records, duck_files),
-    ]
-    for name, seconds, records, files in rows:
-        print(f"{name:<28} {seconds:>8.1f} {lines / seconds:>11,.0f} {records:>12,} {files:>10}")
-    print(f"ratio: the job takes {spark_s / duck_s:.1f}x DuckDB's time on this machine (local[2], 2 cores)")
-    print(f"summary: {summary}")
+    return figures
+
+
+def report(runs: list[dict[str, Any]]) -> dict[str, bool]:
+    print(
+        f"\n## Compaction: gzip NDJSON, {LINES_PER_FILE} lines a file (Spark local[2], start-up included)\n"
+    )
+    header = f"{'lines':>10} {'files':>6} {'engine':<28} {'seconds':>8} {'records/s':>11}"
+    print(f"{header} {'records':>9} {'dups':>6} {'rejects':>7} {'files out':>9}")
+    for run in runs:
+        rows = [
+            ("roomcast job (PySpark 4.1)", run["spark_s"], run["spark"], run["spark_files"]),
+            ("DuckDB (reference)", run["duck_s"], run["duck"], run["duck_files"]),
+        ]
+        for name, seconds, counts, files in rows:
+            print(
+                f"{run['lines']:>10,} {run['files_in']:>6,} {name:<28} {seconds:>8.1f}"
+                f" {run['lines'] / seconds:>11,.0f} {counts['records']:>9,}"
+                f" {counts['duplicates_dropped']:>6,} {counts['rejected']:>7,} {files:>9}"
+            )
+        same = run["spark"] == run["duck"] and run["differing_records"] == 0
+        print(
+            f"{'':>10} {'':>6} ratio: DuckDB's time / the job's = {run['duck_s'] / run['spark_s']:.2f}"
+            f" (target >= {TARGET_SHARE:.2f}); Spark start {run['spark_start_s']:.1f} s;"
+            f" outputs {'the same' if same else 'DIFFER'} ({run['differing_records']} differing records)"
+        )
+    reference = next((run for run in runs if run["lines"] == RECORDS), runs[-1])
+    return {
+        "compaction records/s >= 1/3 of DuckDB's (1 M lines, Spark start-up included)": reference["duck_s"]
+        / reference["spark_s"]
+        >= TARGET_SHARE,
+        "compaction output = DuckDB's (records, duplicates, rejects)": all(
+            run["spark"] == run["duck"] and run["differing_records"] == 0 for run in runs
+        ),
+    }
+
+
+def run(lines: tuple[int, ...] = (RECORDS,)) -> dict[str, bool]:
+    """What make bench runs: the 1 M-line compaction and its two targets {name: met}."""
+    return report([measure(count) for count in lines])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--lines", default=str(RECORDS), help="comma-separated line counts (default 1000000)")
+    options = parser.parse_args(argv)
+    verdicts = run(tuple(int(count) for count in options.lines.split(",")))
+    for name, met in verdicts.items():
+        print(f"{'met   ' if met else 'MISSED'}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,12 +22,13 @@ from datetime import datetime, timedelta
 from functools import reduce
 from typing import Any, Final
 
+from pyspark import StorageLevel
 from pyspark.errors import AnalysisException
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as sf
 
 from roomcast_glue.runtime import ON_GLUE, resolve_date, spark_session
-from roomcast_glue.transforms import compact, parse_lines, with_partitions
+from roomcast_glue.transforms import classify_lines, compact, records_of, rejected_of, with_partitions
 
 FILES_PER_PARTITION: Final = 2
 ONE_HOUR: Final = timedelta(hours=1)
@@ -54,19 +55,30 @@ def arguments(argv: list[str]) -> dict[str, str]:
     return {name: value for name, value in vars(parser.parse_args(argv[1:])).items() if value is not None}
 
 
-def read_lines(spark: SparkSession, paths: list[str]) -> tuple[DataFrame, int]:
-    """The text lines of every file under ``paths`` that exist, with ``source_file``; and the file count."""
+def read_lines(spark: SparkSession, own: list[str], neighbours: list[str]) -> tuple[DataFrame, int, int]:
+    """The text lines of every file under the directories that exist, with ``source_file`` and
+    ``own`` (the file is under ``own``, not a neighbour's); and the own and neighbour file counts.
+    Each directory is one ``spark.read`` that lists it recursively (every file name: the
+    functions' and Firehose's)."""
     frames = []
-    for path in paths:
-        try:
-            frames.append(spark.read.option("recursiveFileLookup", "true").text(path))
-        except AnalysisException as error:
-            if error.getCondition() != "PATH_NOT_FOUND":
-                raise
+    for paths, is_own in ((own, True), (neighbours, False)):
+        for path in paths:
+            try:
+                frame = spark.read.option("recursiveFileLookup", "true").text(path)
+            except AnalysisException as error:
+                if error.getCondition() != "PATH_NOT_FOUND":
+                    raise
+                continue
+            frames.append((frame, is_own))
     if not frames:
-        return spark.createDataFrame([], "value string, source_file string"), 0
-    lines = [frame.select("value", sf.col("_metadata.file_path").alias("source_file")) for frame in frames]
-    return reduce(DataFrame.unionByName, lines), sum(len(frame.inputFiles()) for frame in frames)
+        return spark.createDataFrame([], "value string, source_file string, own boolean"), 0, 0
+    lines = [
+        frame.select("value", sf.col("_metadata.file_path").alias("source_file"), sf.lit(is_own).alias("own"))
+        for frame, is_own in frames
+    ]
+    files = [(len(frame.inputFiles()), is_own) for frame, is_own in frames]
+    own_files = sum(count for count, is_own in files if is_own)
+    return reduce(DataFrame.unionByName, lines), own_files, sum(count for count, _ in files) - own_files
 
 
 def raw_paths(source: str, date: str, hour: str | None) -> tuple[list[str], list[str]]:
@@ -92,28 +104,27 @@ def run_compaction(
 ) -> dict[str, Any]:
     """Compact day ``date`` (or one ``hour`` of it) from ``{source}/raw/`` into ``target``; the summary."""
     own_paths, neighbour_paths = raw_paths(source, date, hour)
-    own_lines, own_files = read_lines(spark, own_paths)
-    neighbour_lines, neighbour_files = read_lines(spark, neighbour_paths)
-    own_lines, neighbour_lines = own_lines.cache(), neighbour_lines.cache()
-    own_records, rejected = parse_lines(own_lines)
-    neighbour_records, _ = parse_lines(neighbour_lines)  # their own day's run reports their rejects
-    own_records, neighbour_records = own_records.cache(), neighbour_records.cache()
-    records = own_records.unionByName(neighbour_records)
-
+    lines, own_files, neighbour_files = read_lines(spark, own_paths, neighbour_paths)
+    # Each line is read and parsed once: the counts, the compacted and the rejected output are all
+    # computed from this cache (docs/decisions/0022-compaction-speed.md).
+    classified = with_partitions(classify_lines(lines))
+    # A record's raw line is not needed any more (only a rejected line is written as it was read).
+    classified = classified.withColumn("value", sf.when(sf.col("reason").isNotNull(), sf.col("value")))
+    classified = classified.persist(StorageLevel.MEMORY_AND_DISK)
     in_window = sf.col("dt") == date
     if hour is not None:
         in_window &= sf.col("hour") == hour
-    tally = (
-        with_partitions(own_records.withColumn("_own", sf.lit(True)))
-        .unionByName(with_partitions(neighbour_records.withColumn("_own", sf.lit(False))))
-        .agg(
-            sf.count(sf.when(in_window, 1)).alias("in_window"),
-            sf.count(sf.when(sf.col("_own") & ~in_window, 1)).alias("for_other_days"),
-        )
-        .first()
-    )
-    records_in_window, records_for_other_days = (tally[0], tally[1]) if tally else (0, 0)
-    compacted = compact(records, files_per_partition, dt=date, hour=hour)
+    is_record = ~sf.col("blank") & sf.col("reason").isNull()
+    tally = classified.agg(
+        sf.count(sf.lit(1)).alias("lines_read"),
+        sf.count(sf.when(is_record & in_window, 1)).alias("in_window"),
+        sf.count(sf.when(is_record & sf.col("own") & ~in_window, 1)).alias("for_other_days"),
+        sf.count(sf.when(sf.col("own") & sf.col("reason").isNotNull(), 1)).alias("rejected"),
+    ).first()
+    lines_read, records_in_window, records_for_other_days, rejected_count = tally if tally else (0, 0, 0, 0)
+    # Their own day's run reports the neighbour hours' rejected lines.
+    rejected = rejected_of(classified.filter(sf.col("own")))
+    compacted = compact(records_of(classified), files_per_partition, dt=date, hour=hour)
     target = target.rstrip("/")
     if hour is None:
         compacted_path, rejected_path = f"{target}/compacted", f"{target}/rejected/dt={date}"
@@ -123,33 +134,32 @@ def run_compaction(
         rejected_path = f"{target}/hourly/rejected/dt={date}/hour={hour}"
     written = 0
     if records_in_window:  # none: keep what an earlier run wrote (raw files expire before compacted ones)
+        observed = Observation("compacted")
+        compacted = compacted.observe(observed, sf.count(sf.lit(1)).alias("rows"))
         if hour is None:
             compacted.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy(
                 "dt"
             ).parquet(compacted_path)
         else:
             compacted.drop("dt").write.mode("overwrite").parquet(compacted_path)
-        written = spark.read.parquet(written_path).count()
-    rejected_count = 0
+        written = int(observed.get["rows"])  # counted as they were written, not read back
     if own_files:
-        rejected = rejected.orderBy("source_file", "value").coalesce(1).cache()
-        rejected_count = rejected.count()
-        rejected.write.mode("overwrite").json(rejected_path)
-        rejected.unpersist()
+        # One file, sorted: gathered by a shuffle of the few rejected lines, not a range sort's sampling.
+        one_file = rejected.repartition(1).sortWithinPartitions("source_file", "value")
+        one_file.write.mode("overwrite").json(rejected_path)
     summary = {
         "job": "compaction",
         "date": date,
         "hour": hour,
         "files_read": own_files + neighbour_files,
-        "lines_read": own_lines.count() + neighbour_lines.count(),
+        "lines_read": lines_read,
         "records": written,
         "duplicates_dropped": records_in_window - written,
         "rejected": rejected_count,
         "records_for_other_days": records_for_other_days,
         "partitions_written": [written_path[len(target) + 1 :]] if written else [],
     }
-    for cached in (own_lines, neighbour_lines, own_records, neighbour_records):
-        cached.unpersist()
+    classified.unpersist()
     return summary
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as sf
 
 from roomcast_glue.schema import RECORD_V1
-from roomcast_glue.transforms import parse_lines
+from roomcast_glue.transforms import TIMESTAMP_FORMAT, parse_lines, parse_timestamp
 from tests.glue.logfiles import PUBLISHED_AT, as_dicts, lines_frame, log_line, sorted_rows
 
 
@@ -156,3 +157,30 @@ def test_timestamps_with_other_precisions_and_offsets_are_accepted(spark: SparkS
     # Then all are records
     assert rejected.count() == 0
     assert records.count() == 3
+
+
+def test_the_writers_timestamp_shape_parses_as_the_iso_pattern_does(spark: SparkSession) -> None:
+    # Given strings of the writer's shape (…T…:ss.SSSZ), valid and invalid, and ones of other shapes
+    values = [
+        "2026-11-22T10:00:00.123Z",
+        "2028-02-29T23:59:59.999Z",
+        "2026-02-29T10:00:00.000Z",
+        "2026-13-01T10:00:00.000Z",
+        "2026-11-22T24:00:00.000Z",
+        "2026-11-22T23:59:60.000Z",
+        "0001-01-01T00:00:00.000Z",
+        "2026-11-22T10:00:00.123+01:00",
+        "2026-11-22 10:00:00.123Z",
+    ]
+    frame = spark.createDataFrame([(value,) for value in values], "t string")
+
+    # When each is parsed by the fast path and by the ISO pattern alone
+    parsed = frame.select(
+        sf.unix_micros(parse_timestamp(sf.col("t"))).alias("fast"),
+        sf.unix_micros(sf.try_to_timestamp(sf.col("t"), sf.lit(TIMESTAMP_FORMAT))).alias("pattern"),
+    ).collect()
+
+    # Then both give the same instant, or both none
+    assert [row["fast"] for row in parsed] == [row["pattern"] for row in parsed]
+    assert parsed[0]["fast"] is not None
+    assert parsed[2]["fast"] is None
