@@ -1,10 +1,17 @@
-"""The rooms and subscriptions a push batch delivers to, read once per batch (one BatchGetItem)
-and kept a few seconds per container; a PATCH or a secret rotation applies from the next batch."""
+"""The rooms and subscriptions a push batch delivers to, read once per batch and kept a few
+seconds per container; a PATCH or a secret rotation applies from the next batch.
+
+A batch reads each of its rooms (one strongly consistent GetItem each, at the same time) and takes
+the room's subscriptions from the function's copy while the room's ``subscriptionsVersion`` is the
+one they were read at (``Catalog.routing_view``, docs/decisions/0021-publish-batches-and-reads.md):
+every subscription change bumps it, so the batch sees every change acknowledged before it, for one
+read unit per room instead of one per room and subscription."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from roomcast.dal.ports import Catalog
@@ -14,6 +21,7 @@ from roomcast.domain.models import Room, Subscription
 from roomcast.errors import NotFound
 
 SUBSCRIPTION_CACHE_MS = 5_000
+_READS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="room-read")
 
 Key = tuple[str, str, str]  # (kind, tenant, id)
 
@@ -26,19 +34,32 @@ class Targets:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def prefetch(self, envelopes: Sequence[Envelope]) -> None:
-        """Read the rooms and subscriptions of a batch in one call, fresh for every batch."""
+        """Read the rooms and subscriptions of a batch, fresh for every batch."""
         now = self.clock()
         wanted = list(dict.fromkeys((e.tenant_id, e.room_id, e.subscription_id) for e in envelopes))
         if not wanted:
             return
-        rooms, subscriptions = self.catalog.rooms_and_subscriptions(wanted)
+        rooms = list(dict.fromkeys((tenant_id, room_id) for tenant_id, room_id, _ in wanted))
+        if len(rooms) == 1:
+            views = [self._view(*rooms[0])]
+        else:
+            views = list(_READS.map(lambda room: self._view(*room), rooms))
+        by_room = dict(zip(rooms, views, strict=True))
         with self._lock:
             for tenant_id, room_id, subscription_id in wanted:
-                self._cache[("room", tenant_id, room_id)] = (now, rooms.get((tenant_id, room_id)))
+                room, subscriptions = by_room[(tenant_id, room_id)]
+                self._cache[("room", tenant_id, room_id)] = (now, room)
                 self._cache[("subscription", tenant_id, subscription_id)] = (
                     now,
-                    subscriptions.get((tenant_id, room_id, subscription_id)),
+                    subscriptions.get(subscription_id),
                 )
+
+    def _view(self, tenant_id: str, room_id: str) -> tuple[Room | None, dict[str, Subscription]]:
+        try:
+            room, subscriptions = self.catalog.routing_view(tenant_id, room_id)
+        except NotFound:
+            return None, {}
+        return room, {s.id: s for s in subscriptions}
 
     def of(self, envelope: Envelope) -> tuple[Room, Subscription] | None:
         """The envelope's room and subscription, or None when either no longer exists."""

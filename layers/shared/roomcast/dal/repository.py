@@ -385,9 +385,26 @@ class Repository(TableAccess):
             }
         }
 
+    def _tell_readers(self, subscription: Subscription) -> None:
+        """Bump the room's subscriptions version after a change outside a transaction (the push
+        function reads subscriptions through it too); a room gone meanwhile needs none."""
+        bump = self._version_bump(subscription.tenant_id, subscription.room_id)["Update"]
+        try:
+            self._client.update_item(**bump)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+
     def mark_failing(self, subscription: Subscription, now_ms: int) -> int:
         """Start the subscription's failing streak unless one is running; returns its start.
-        Touches neither ``updatedAt`` nor anything else (a PATCH meanwhile still applies)."""
+        Touches neither ``updatedAt`` nor anything else (a PATCH meanwhile still applies). Rare
+        (docs/decisions/0023-write-units.md): the room's version is bumped after it, in a write of
+        its own rather than a transaction of twice the write units."""
+        since = self._mark_failing(subscription, now_ms)
+        self._tell_readers(subscription)
+        return since
+
+    def _mark_failing(self, subscription: Subscription, now_ms: int) -> int:
         try:
             response = self._client.update_item(
                 TableName=self._table_name,
@@ -404,7 +421,7 @@ class Repository(TableAccess):
         return int(response["Attributes"]["failingSinceMs"]["N"])
 
     def clear_failing(self, subscription: Subscription) -> None:
-        """A success ends the failing streak."""
+        """A success ends the failing streak (and the room's version tells readers)."""
         try:
             self._client.update_item(
                 TableName=self._table_name,
@@ -415,6 +432,8 @@ class Repository(TableAccess):
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
+            return
+        self._tell_readers(subscription)
 
     def delete_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
         """Delete a subscription and uncount it in one transaction (nothing if it is gone; a room
