@@ -41,6 +41,7 @@ class AwsCallCounter:
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
         self.intervals: list[tuple[float, float]] = []  # perf_counter() start and end of each call
+        self.operations: list[str] = []  # the operation of each interval
 
     @classmethod
     def installed(cls) -> AwsCallCounter:
@@ -62,6 +63,7 @@ class AwsCallCounter:
                 return original(client, operation_name, api_params)
             finally:
                 counter.intervals.append((started, time.perf_counter()))
+                counter.operations.append(operation_name)
 
         setattr(BaseClient, "_make_api_call", counting)  # noqa: B010
 
@@ -71,12 +73,18 @@ class AwsCallCounter:
     def reset(self) -> None:
         self.calls.clear()
         self.intervals.clear()
+        self.operations.clear()
 
-    def in_flight_seconds(self) -> float:
-        """How long at least one call was in flight (overlapping calls counted once): the time a
-        caller spent waiting for the emulator."""
+    def in_flight_seconds(self, *operations: str) -> float:
+        """How long at least one call (of ``operations``, or any) was in flight, overlapping calls
+        counted once: the time a caller spent waiting for the emulator."""
+        wanted = [
+            interval
+            for interval, operation in zip(self.intervals, self.operations, strict=True)
+            if not operations or operation in operations
+        ]
         total, reach = 0.0, float("-inf")
-        for start, end in sorted(self.intervals):
+        for start, end in sorted(wanted):
             if end > reach:
                 total += end - max(start, reach)
                 reach = end
