@@ -105,6 +105,7 @@ def duckdb_compaction(source: Path, target: Path, lines: int) -> dict[str, int]:
         CREATE TABLE parsed AS
         SELECT *, CAST(strptime("timestamp", '%Y-%m-%dT%H:%M:%S.%gZ') AS TIMESTAMP) AS ts
         FROM read_json('{glob}', format = 'newline_delimited', ignore_errors = true,
+                       hive_partitioning = false,  -- dt is the record's day, not its folder's
                        columns = {{schemaVersion: 'INTEGER', recordId: 'VARCHAR', "timestamp": 'VARCHAR',
                                    event: 'VARCHAR', messageId: 'VARCHAR', correlationId: 'VARCHAR',
                                    tenantId: 'VARCHAR', roomId: 'VARCHAR', subscriptionId: 'VARCHAR',
