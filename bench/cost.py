@@ -320,6 +320,11 @@ def report(run: Run) -> float:
     )
     for name, usd in competitors(run).items():
         print(f"{name:<77} {usd:>22.3f}")
+    print(
+        "not priced: DynamoDB Streams reads (free when Lambda reads them), KMS requests (not seen by "
+        "the emulator; SQS and DynamoDB cache their data keys), storage, CloudWatch metrics and alarms "
+        "(per month, not per request)"
+    )
     print("\nrequests the emulator received (DynamoDB with their units):")
     for (service, operation), count in sorted(run.requests.items()):
         used = {

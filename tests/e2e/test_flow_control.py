@@ -33,8 +33,8 @@ EARLY_SECONDS = 0.02
 # Starts are spaced exactly by the rate's interval; between the slot and the request's arrival
 # lie a thread wake-up, signing and a loopback connection, which vary by some milliseconds on an
 # idle machine and by over 100 ms on a busy one (two test workers, or Spark, on two cores): a
-# slot's request arriving 110 ms late put three arrivals within 0.95 s.
-RATE_TOLERANCE_SECONDS = 0.2
+# slot's request arriving 110-240 ms late put three arrivals within 0.95 s.
+RATE_TOLERANCE_SECONDS = 0.3
 
 
 @pytest.fixture(scope="module")
