@@ -86,6 +86,7 @@ def worker_main(connection: Connection, spec: FunctionSpec, extra_environment: d
     os.environ["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(spec.memory_mb)
     for path in reversed([str(spec.code_path), *(str(p) for p in spec.layer_paths)]):
         sys.path.insert(0, path)
+    waits = _AwsWaits.installed()
     module_name, _, attribute = spec.handler.rpartition(".")
     try:
         handler = getattr(importlib.import_module(module_name), attribute)
@@ -102,11 +103,55 @@ def worker_main(connection: Connection, spec: FunctionSpec, extra_environment: d
             connection.send(("error", "Runtime.ImportModuleError", import_error, import_trace))
             continue
         event, context_data = request
+        waits.reset()
         try:
             result = handler(event, _Context(context_data))
-            connection.send(("ok", result))
+            connection.send(("ok", result, waits.seconds()))
         except Exception as error:
             connection.send(("error", type(error).__name__, str(error), traceback.format_exc()))
+
+
+class _AwsWaits:
+    """How long the current invocation waited for AWS (the emulator): every botocore call's
+    interval, overlapping calls counted once."""
+
+    def __init__(self) -> None:
+        self._intervals: list[tuple[float, float]] = []
+        self._lock = threading.Lock()
+
+    @classmethod
+    def installed(cls) -> _AwsWaits:
+        waits = cls()
+        try:
+            from botocore.client import BaseClient
+        except ImportError:  # a function without boto3 waits for nothing
+            return waits
+        original = getattr(BaseClient, "_make_api_call")  # noqa: B009 - private, untyped in the stubs
+
+        def timed(client: Any, operation_name: str, api_params: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return original(client, operation_name, api_params)
+            finally:
+                with waits._lock:
+                    waits._intervals.append((started, time.perf_counter()))
+
+        setattr(BaseClient, "_make_api_call", timed)  # noqa: B010
+        return waits
+
+    def reset(self) -> None:
+        with self._lock:
+            self._intervals.clear()
+
+    def seconds(self) -> float:
+        with self._lock:
+            intervals = sorted(self._intervals)
+        total, reach = 0.0, float("-inf")
+        for start, end in intervals:
+            if end > reach:
+                total += end - max(start, reach)
+                reach = end
+        return total
 
 
 class _Worker:
@@ -160,6 +205,8 @@ class LocalFunction:
         # Every invocation's time as the caller saw it (handler + hand-over to the worker; the
         # first one of a worker includes its cold start): an upper bound of Lambda's billed duration.
         self.durations_ms: list[float] = []
+        # How long each successful invocation of those waited for AWS calls (here: the emulator).
+        self.aws_waits_ms: list[float] = []
 
     def _take(self) -> _Worker:
         with self._lock:
@@ -220,6 +267,7 @@ class LocalFunction:
                 ) from error
             self._give_back(worker)
         if reply[0] == "ok":
+            self.aws_waits_ms.append(reply[2] * 1000)
             return reply[1]
         raise FunctionError(reply[1], reply[2], reply[3])
 
