@@ -76,3 +76,20 @@ def test_a_poll_ends_when_the_emulator_is_reset(sqs: Any, moto_endpoint: str) ->
 
     assert code == "AWS.SimpleQueueService.NonExistentQueue"
     assert seconds < 5
+
+
+def test_a_poll_hands_out_with_the_queue_visibility_timeout_of_when_it_answers(sqs: Any) -> None:
+    # Given: a long poll waiting while the queue's visibility timeout drops from 30 s to 1 s
+    queue_url = sqs.create_queue(QueueName="long-polls-visibility", Attributes={"VisibilityTimeout": "30"})[
+        "QueueUrl"
+    ]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        poll = pool.submit(_long_poll, sqs, queue_url, 5)
+        time.sleep(0.3)
+        sqs.set_queue_attributes(QueueUrl=queue_url, Attributes={"VisibilityTimeout": "1"})
+        sqs.send_message(QueueUrl=queue_url, MessageBody="m")
+        assert poll.result()[0] == "m"
+
+    # Then: not acknowledged, the message is back after 1 s, not 30
+    again, _ = _long_poll(sqs, queue_url, 3)
+    assert again == "m"

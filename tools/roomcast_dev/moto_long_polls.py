@@ -55,11 +55,18 @@ def end_long_polls_with_their_queue() -> None:
             message_attribute_names: list[str] | None = None,
         ) -> list[Any]:
             deadline = time.monotonic() + wait_seconds_timeout
+            # moto resolves a receive without VisibilityTimeout to the queue's when the call comes
+            # in; SQS applies the queue's when it hands the messages out (a long poll may have
+            # started before the queue's timeout was changed).
+            queue_default = getattr(backend.get_queue(queue_name), "visibility_timeout", None)
             while True:
                 queue = backend.get_queue(queue_name)
+                visibility = visibility_timeout
+                if visibility_timeout == queue_default:
+                    visibility = getattr(queue, "visibility_timeout", visibility_timeout)
                 with receiving:  # one receive takes messages at a time, as SQS hands each to one
                     taken: list[Any] = original_receive(
-                        backend, queue_name, count, 0, visibility_timeout, message_attribute_names
+                        backend, queue_name, count, 0, visibility, message_attribute_names
                     )
                 remaining = deadline - time.monotonic()
                 if taken or remaining <= 0:
