@@ -106,7 +106,7 @@ test-security: $(VENV)/.synced ## the security regression suite: forged receipts
 	$(PY) -m pytest -m security -q
 
 test: lint typecheck template-check ## every check: lint, types, template, all test tiers
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 bench: $(VENV)/.synced ## benchmarks, each next to a reference measured in the same run
 	$(PY) -m bench
