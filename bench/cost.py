@@ -132,15 +132,19 @@ def _stack() -> Iterator[LocalStack]:
         stack.stop()
 
 
-def _queues_empty(stack: LocalStack) -> bool:
-    """Every queue of the stack empty (read in-process: not a request the meter counts)."""
+def _local_queues() -> dict[str, Any]:
+    """The local stack's queues by name, read in-process (not a request the meter counts)."""
     from moto.sqs.models import sqs_backends
 
     from roomcast_dev.stack import LOCAL_REGION
     from roomcast_dev.template import LOCAL_ACCOUNT_ID
 
-    backend = sqs_backends[LOCAL_ACCOUNT_ID][LOCAL_REGION]
-    return all(not queue._messages for queue in backend.queues.values())
+    queues: dict[str, Any] = sqs_backends[LOCAL_ACCOUNT_ID][LOCAL_REGION].queues
+    return queues
+
+
+def _queues_empty() -> bool:
+    return all(not queue._messages for queue in _local_queues().values())
 
 
 def _scenario(stack: LocalStack, name: str, batch: int) -> Run:
@@ -166,7 +170,7 @@ def _scenario(stack: LocalStack, name: str, batch: int) -> Run:
         api_requests = _publish(stack, session, f"{api}/rooms/{room_id}/messages", batch)
         wanted = MESSAGES * SUBSCRIPTIONS
         deadline = started + SCENARIO_TIMEOUT_SECONDS
-        while (len(endpoints.delivered) < wanted or not _queues_empty(stack)) and time.monotonic() < deadline:
+        while (len(endpoints.delivered) < wanted or not _queues_empty()) and time.monotonic() < deadline:
             time.sleep(0.5)
         seconds = time.monotonic() - started
         time.sleep(2)  # the last batches' bookkeeping and log writes
@@ -196,14 +200,8 @@ def _scenario(stack: LocalStack, name: str, batch: int) -> Run:
 
 
 def _push_backlog(stack: LocalStack) -> int:
-    """Envelopes on the push queue, visible or in flight (read in-process, not metered)."""
-    from moto.sqs.models import sqs_backends
-
-    from roomcast_dev.stack import LOCAL_REGION
-    from roomcast_dev.template import LOCAL_ACCOUNT_ID
-
-    name = stack.output("PushQueueUrl").rsplit("/", 1)[-1]
-    queue = sqs_backends[LOCAL_ACCOUNT_ID][LOCAL_REGION].queues.get(name)
+    """Envelopes on the push queue, visible or in flight."""
+    queue = _local_queues().get(stack.output("PushQueueUrl").rsplit("/", 1)[-1])
     return len(queue._messages) if queue is not None else 0
 
 

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from roomcast_dev.functions import covered_seconds
 from roomcast_dev.stack import (
     LOCAL_PARAMETERS,
     LOCAL_REGION,
@@ -78,17 +79,13 @@ class AwsCallCounter:
     def in_flight_seconds(self, *operations: str) -> float:
         """How long at least one call (of ``operations``, or any) was in flight, overlapping calls
         counted once: the time a caller spent waiting for the emulator."""
-        wanted = [
-            interval
-            for interval, operation in zip(self.intervals, self.operations, strict=True)
-            if not operations or operation in operations
-        ]
-        total, reach = 0.0, float("-inf")
-        for start, end in sorted(wanted):
-            if end > reach:
-                total += end - max(start, reach)
-                reach = end
-        return total
+        return covered_seconds(
+            [
+                interval
+                for interval, operation in zip(self.intervals, self.operations, strict=True)
+                if not operations or operation in operations
+            ]
+        )
 
 
 class FakeContext:

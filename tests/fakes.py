@@ -104,13 +104,6 @@ class FakeCatalog:
         if key in self.subscriptions:
             self.subscriptions[key] = replace(self.subscriptions[key], failing_since_ms=None)
 
-    def rooms_and_subscriptions(
-        self, wanted: Sequence[tuple[str, str, str]]
-    ) -> tuple[dict[tuple[str, str], Room], dict[tuple[str, str, str], Subscription]]:
-        rooms = {(t, r): self.rooms[(t, r)] for t, r, _ in wanted if (t, r) in self.rooms}
-        subscriptions = {key: self.subscriptions[key] for key in wanted if key in self.subscriptions}
-        return rooms, subscriptions
-
     # Rooms being deleted take no new subscription (the room item's mark in DynamoDB).
     deleting: set[tuple[str, str]] = field(default_factory=set)
 

@@ -145,13 +145,17 @@ class _AwsWaits:
 
     def seconds(self) -> float:
         with self._lock:
-            intervals = sorted(self._intervals)
-        total, reach = 0.0, float("-inf")
-        for start, end in intervals:
-            if end > reach:
-                total += end - max(start, reach)
-                reach = end
-        return total
+            return covered_seconds(self._intervals)
+
+
+def covered_seconds(intervals: list[tuple[float, float]]) -> float:
+    """How long at least one of the (start, end) intervals was open; overlaps counted once."""
+    total, reach = 0.0, float("-inf")
+    for start, end in sorted(intervals):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
+    return total
 
 
 class _Worker:

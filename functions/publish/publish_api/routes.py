@@ -77,7 +77,7 @@ def publish(
 def publish_batch(
     roomId: RoomId, body: PublishBatchRequest, tenant: Tenant, service: Publisher
 ) -> PublishBatchResponse:
-    """Publish up to {MAX_PUBLISH_BATCH_MESSAGES} messages to a room
+    """Publish up to 100 messages to a room
 
     Each message is validated, routed, stored and enqueued as a single publish would, and answered
     on its own, in request order: the published message (`status` 202 and what publishMessage
@@ -86,8 +86,8 @@ def publish_batch(
     every message was refused: read `failedCount`. A message's `idempotencyKey` works as
     publishMessage's `Idempotency-Key` header: retrying a batch with the same keys answers the same
     message ids and publishes nothing twice. A request that is not a batch (not JSON, `messages`
-    missing, empty or over {MAX_PUBLISH_BATCH_MESSAGES}, a body over {MAX_PUBLISH_BATCH_BODY_BYTES}
-    bytes) or names a room that does not exist is refused as a whole, and nothing is published.
+    missing, empty or over 100, a body over 1 MiB) or names a room that does not exist is refused
+    as a whole, and nothing is published.
     """
     answers = service.publish_many(tenant, roomId, body.messages)
     results: list[dict[str, object]] = []

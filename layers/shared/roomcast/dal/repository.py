@@ -469,25 +469,6 @@ class Repository(TableAccess):
         self._client.delete_item(TableName=self._table_name, Key=subscription_key)
         self._transact([self._version_bump(tenant_id, room_id)])  # a room gone has nothing to bump
 
-    def rooms_and_subscriptions(
-        self, wanted: Sequence[tuple[str, str, str]]
-    ) -> tuple[dict[tuple[str, str], Room], dict[tuple[str, str, str], Subscription]]:
-        """Rooms and subscriptions by (tenant, room, subscription) in one BatchGetItem per 100 keys;
-        missing ones are simply absent from the result."""
-        keys: list[Key] = []
-        for tenant_id, room_id, subscription_id in wanted:
-            keys += [_room_key(tenant_id, room_id), _subscription_key(tenant_id, room_id, subscription_id)]
-        rooms: dict[tuple[str, str], Room] = {}
-        subscriptions: dict[tuple[str, str, str], Subscription] = {}
-        for item in self._batch_get(keys):
-            if item.get("entity") == "room":
-                room = items.room_from_item(item)
-                rooms[(room.tenant_id, room.id)] = room
-            elif item.get("entity") == "subscription":
-                subscription = items.subscription_from_item(item)
-                subscriptions[(subscription.tenant_id, subscription.room_id, subscription.id)] = subscription
-        return rooms, subscriptions
-
 
 def _chain_changed(subscription_id: str) -> Conflict:
     return Conflict(
