@@ -54,10 +54,11 @@ def moto_endpoint(firehose_delivery: FirehoseDelivery) -> Iterator[str]:
 
 
 @pytest.fixture
-def stack_model(moto_endpoint: str) -> StackModel:
+def stack_model(moto_endpoint: str, firehose_delivery: FirehoseDelivery) -> StackModel:
     """The template's resources, created fresh in an emptied emulator."""
     with urlopen(Request(f"{moto_endpoint}/moto-api/reset", method="POST"), timeout=30):  # noqa: S310
         pass
+    install_firehose_delivery(firehose_delivery)  # a local stack in this process may have taken it
     model = read_stack(
         TEST_STACK, LOCAL_REGION, LOCAL_PARAMETERS, lambda name: queue_url_for(moto_endpoint, name)
     )

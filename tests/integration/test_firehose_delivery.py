@@ -189,3 +189,20 @@ def test_in_the_background_a_buffer_is_delivered_once_its_interval_passed(delive
         assert [gzip.decompress(body) for body in found.values()] == [b"a\n"]
     finally:
         background.stop()
+
+
+def test_another_stand_in_in_the_process_never_delivers_what_this_one_buffered(delivery: Delivery) -> None:
+    # Given: this delivery buffered a record at 23:59:58.5; another stand-in (a local stack left
+    # running in the same process, on the real clock, with a 10 s interval) looks at the emulator
+    delivery.put(b"a\n")
+    other = FirehoseDelivery(interval_seconds=10)
+
+    # When: the other one delivers what is due on its clock, and flushes
+    due = other.deliver_due()
+    flushed = other.flush()
+
+    # Then: nothing of this delivery's was written; this one still delivers it whole
+    assert (due, flushed) == ([], [])
+    assert delivery.objects() == {}
+    (key,) = delivery.firehose.flush()
+    assert gzip.decompress(delivery.objects()[key]) == b"a\n"

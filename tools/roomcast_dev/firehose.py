@@ -181,7 +181,7 @@ class FirehoseDelivery:
         data = [bytes(record["Data"]) for record in records]
         _check_limits(data)
         with _lock:
-            buffers: dict[str, _Buffer] = backend.__dict__.setdefault("_roomcast_buffers", {})
+            buffers = self._buffers(backend)
             buffer = buffers.get(stream_name)
             if buffer is None:
                 buffer = buffers[stream_name] = _Buffer(destination, version, self._clock())
@@ -189,6 +189,16 @@ class FirehoseDelivery:
             buffer.size_bytes += sum(len(item) for item in data)
             self.batches_received += 1
             self._wake.notify_all()
+
+    def _buffers(self, backend: Any) -> dict[str, _Buffer]:
+        """This delivery's buffers in a Firehose backend, by stream. They live on the backend, so
+        that moto's reset drops them with the streams; they are keyed by delivery, so that another
+        stand-in in the process (a local stack's, on its own clock) never delivers records this
+        one was given."""
+        owners: dict[FirehoseDelivery, dict[str, _Buffer]] = backend.__dict__.setdefault(
+            "_roomcast_buffers", {}
+        )
+        return owners.setdefault(self, {})
 
     # -- delivery --------------------------------------------------------------------------------
 
@@ -219,7 +229,7 @@ class FirehoseDelivery:
         with _lock:
             now = self._clock()
             for backend in _firehose_backends():
-                buffers: dict[str, _Buffer] = backend.__dict__.get("_roomcast_buffers", {})
+                buffers = self._buffers(backend)
                 for stream_name, buffer in list(buffers.items()):
                     if not due(buffer, now):
                         continue

@@ -164,6 +164,9 @@ class LocalStack:
             request = Request(f"{self.endpoint_url}/moto-api/reset", method="POST")  # noqa: S310 - local URL
             with urlopen(request, timeout=30):  # noqa: S310
                 pass
+            # Firehose's puts come to this stack's stand-in again (a test session may have
+            # installed its own in this process since): what its flush delivers is all there is
+            install_firehose_delivery(self.firehose)
             self.provision()
             if self.gateway is not None:
                 self.gateway.clear_authorizer_cache()
