@@ -81,7 +81,7 @@ format: $(VENV)/.synced ## apply ruff's formatting and fixes
 	$(VENV)/bin/ruff check --fix .
 
 typecheck: $(VENV)/.synced ## mypy (strict)
-	$(VENV)/bin/mypy layers/shared functions tools tests bench glue_jobs
+	$(VENV)/bin/mypy layers/shared functions tools tests bench glue_jobs clients/python/src clients/cli/src
 
 openapi: $(VENV)/.synced ## merge every function's routes into the docs function's openapi.json
 	$(PY) -m roomcast_dev.openapi

@@ -1,0 +1,1 @@
+"""The `roomcast` command line (being built: see docs/cli.md)."""
