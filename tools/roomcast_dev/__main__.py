@@ -34,6 +34,7 @@ def main() -> int:
         except ValueError as error:
             print(f"error: ROOMCAST_API_KEY: {error}", file=sys.stderr)
             return 2
+        stack.record_api_key(key)
         print(
             "\nroomcast local stack is up\n"
             f"  API:         {stack.api_url}\n"

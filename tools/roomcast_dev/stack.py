@@ -208,17 +208,30 @@ class LocalStack:
         assert self.model is not None
         return self.model.outputs[name]
 
-    def _write_state(self) -> None:
+    def _write_state(self, api_key: str | None = None) -> None:
+        """``.local/stack.json``: where the running stack answers, for the project's tools and the
+        ``roomcast`` CLI (which finds it from the project's folders); readable by its owner only,
+        since it holds the local tenant's API key once ``record_api_key`` wrote it."""
         assert self.model is not None
         STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
-        state = {
+        state: dict[str, Any] = {
             "endpointUrl": self.endpoint_url,
             "region": LOCAL_REGION,
             "apiUrl": self.api_url,
             "pid": os.getpid(),
             "outputs": self.model.outputs,
         }
-        STATE_FILE.write_text(json.dumps(state, indent=2), encoding="utf-8")
+        if api_key is not None:
+            state["apiKey"] = api_key
+        descriptor = os.open(STATE_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(descriptor, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            json.dump(state, file, indent=2)
+
+    def record_api_key(self, api_key: str) -> None:
+        """Add the local tenant's key to the state file (what ``make run`` prints, for the CLI)."""
+        if self.write_state_file:
+            self._write_state(api_key)
 
 
 def read_state(path: Path = STATE_FILE) -> dict[str, Any] | None:
