@@ -12,6 +12,7 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EVENTS_DIR = PROJECT_ROOT / "events"
 SAMPLE_API_KEY = "rc_sample_key_for_sam_local_invoke_0000000000"
+SAMPLE_API_KEY_ID = "key_00000000000000a1"
 SAMPLE_TENANT = "sample"
 
 
@@ -79,6 +80,7 @@ SAMPLE_ROOM: dict[str, Any] = {
 def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None, sqs: Any = None) -> None:
     """What the sample events refer to: the sample key, its tenant's room and a PULL subscription."""
     from roomcast.credentials import hash_api_key
+    from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore
     from roomcast.dal.queues import QueueAdmin
     from roomcast.dal.repository import Repository
     from roomcast.domain.models import (
@@ -92,7 +94,9 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
 
     repository = Repository(table_name, client=dynamodb)
     stamp = SAMPLE_STAMP
-    repository.put_api_key(hash_api_key(SAMPLE_API_KEY), SAMPLE_TENANT, stamp)
+    ApiKeyStore.sharing(repository).put(
+        hash_api_key(SAMPLE_API_KEY), ApiKeyEntry(SAMPLE_TENANT, SAMPLE_API_KEY_ID, "sample", stamp)
+    )
     repository.create_room(
         Room(SAMPLE_ROOM_ID, SAMPLE_TENANT, "sample", None, 1000, 2.0, 5, (), stamp, stamp)
     )
@@ -180,7 +184,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
     if name == "docs-openapi-document.json":
         return {"statusCode": 200, "body": api_document}
     if name == "authorizer-request.json":
-        return {"isAuthorized": True, "context": {"tenantId": SAMPLE_TENANT}}
+        return {"isAuthorized": True, "context": {"tenantId": SAMPLE_TENANT, "keyId": SAMPLE_API_KEY_ID}}
     if name == "outbox-stream-unsent.json":
         # The sample PULL subscription's queue exists: the unsent envelope is sent, nothing retried.
         return {"batchItemFailures": []}

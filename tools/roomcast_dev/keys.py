@@ -17,8 +17,10 @@ from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from roomcast.credentials import API_KEY_PREFIX, hash_api_key, new_api_key
+from roomcast.credentials import API_KEY_PREFIX, hash_api_key, new_api_key, new_api_key_id
+from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore
 from roomcast.dal.repository import Repository
+from roomcast.dal.table import TableAccess
 from roomcast.domain.clock import now_iso
 from roomcast_dev.template import PROJECT_ROOT
 
@@ -26,8 +28,11 @@ TENANT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 MIN_API_KEY_LENGTH = 24
 
 
-def create_api_key(repository: Repository, tenant_id: str, api_key: str | None = None) -> str:
-    """Store the hash of a (new or given) key for ``tenant_id`` and return the key."""
+def create_api_key(
+    table: TableAccess, tenant_id: str, api_key: str | None = None, name: str = "made by make api-key"
+) -> str:
+    """Store a new (or the given) key for ``tenant_id`` in ``table`` and return the key; it is
+    listed and revocable through the API like a key made there (``/api-keys``)."""
     if not TENANT_PATTERN.match(tenant_id):
         raise ValueError("tenant must be 1-63 characters: lowercase letters, digits and '-'")
     if api_key is not None and (not api_key.startswith(API_KEY_PREFIX) or len(api_key) < MIN_API_KEY_LENGTH):
@@ -35,7 +40,8 @@ def create_api_key(repository: Repository, tenant_id: str, api_key: str | None =
             f"an API key must start with {API_KEY_PREFIX!r} and be at least {MIN_API_KEY_LENGTH} long"
         )
     key = api_key or new_api_key()
-    repository.put_api_key(hash_api_key(key), tenant_id, now_iso())
+    entry = ApiKeyEntry(tenant_id, new_api_key_id(), name, now_iso())
+    ApiKeyStore.sharing(table).put(hash_api_key(key), entry)
     return key
 
 

@@ -1,7 +1,8 @@
 """HTTP API Lambda authorizer (payload 2.0, simple responses): ``Authorization: Bearer <key>`` → tenant.
 
-Keys are stored as SHA-256 hashes; the tenant id travels to the functions in the
-authorizer context (``requestContext.authorizer.lambda.tenantId``).
+Keys are stored as SHA-256 hashes; the tenant id and the key's id travel to the functions in the
+authorizer context (``requestContext.authorizer.lambda.tenantId`` and ``keyId``, empty for a key
+stored before keys had ids).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from roomcast.config import load_settings
 from roomcast.credentials import API_KEY_PREFIX, hash_api_key
-from roomcast.dal.repository import Repository
+from roomcast.dal.api_keys import ApiKeyStore
 from roomcast.observability import logger
 
 MAX_KEY_LENGTH = 256
@@ -21,8 +22,8 @@ DENY: dict[str, Any] = {"isAuthorized": False}
 
 
 @cache
-def repository() -> Repository:
-    return Repository(load_settings().table_name)
+def api_keys() -> ApiKeyStore:
+    return ApiKeyStore(load_settings().table_name)
 
 
 def bearer_key(event: dict[str, Any]) -> str | None:
@@ -41,8 +42,8 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     if key is None:
         logger.info("authorization refused: no bearer key")
         return DENY
-    tenant_id = repository().tenant_for_api_key(hash_api_key(key))
-    if tenant_id is None:
+    owner = api_keys().owner(hash_api_key(key))
+    if owner is None:
         logger.info("authorization refused: unknown key")
         return DENY
-    return {"isAuthorized": True, "context": {"tenantId": tenant_id}}
+    return {"isAuthorized": True, "context": {"tenantId": owner.tenant_id, "keyId": owner.key_id or ""}}

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler.depends import Depends
 
+from management_api.api_keys.service import ApiKeysService
 from management_api.dead_letters.service import DeadLettersService
 from management_api.deliveries.service import DeliveriesService
 from management_api.messages.service import MessagesService
@@ -62,6 +63,12 @@ def schedule_service() -> ScheduleService:
     return ScheduleService(stores().catalog)
 
 
+def api_keys_service() -> ApiKeysService:
+    from roomcast.dal.api_keys import ApiKeyStore
+
+    return ApiKeysService(ApiKeyStore.sharing(stores().catalog))
+
+
 Rooms = Annotated[RoomsService, Depends(rooms_service)]
 Subscriptions = Annotated[SubscriptionsService, Depends(subscriptions_service)]
 Messages = Annotated[MessagesService, Depends(messages_service)]
@@ -69,3 +76,4 @@ DeadLetters = Annotated[DeadLettersService, Depends(dead_letters_service)]
 Deliveries = Annotated[DeliveriesService, Depends(deliveries_service)]
 SigningSecrets = Annotated[SigningSecretsService, Depends(signing_secrets_service)]
 Schedules = Annotated[ScheduleService, Depends(schedule_service)]
+ApiKeys = Annotated[ApiKeysService, Depends(api_keys_service)]

@@ -1,9 +1,10 @@
-"""Management function: rooms, subscriptions, message status, signing secrets, schedules and dead
-letters. One package per resource; each route's models and OpenAPI live beside it."""
+"""Management function: rooms, subscriptions, message status, signing secrets, schedules, dead
+letters and API keys. One package per resource; each route's models and OpenAPI live beside it."""
 
 from __future__ import annotations
 
 from management_api import dependencies
+from management_api.api_keys.routes import routes as api_key_routes
 from management_api.dead_letters.routes import routes as dead_letter_routes
 from management_api.deliveries.routes import routes as delivery_routes
 from management_api.messages.routes import routes as message_routes
@@ -24,6 +25,7 @@ app = new_api(
             secret_routes,
             schedule_routes,
             dead_letter_routes,
+            api_key_routes,
         )
     ),
     # API Gateway sends POST here to the publish function, every other method to this one.

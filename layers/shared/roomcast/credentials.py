@@ -19,6 +19,15 @@ def new_api_key() -> str:
     return API_KEY_PREFIX + secrets.token_urlsafe(32)
 
 
+API_KEY_ID_PREFIX = "key_"
+API_KEY_ID_PATTERN = r"^key_[0-9a-f]{16}$"
+
+
+def new_api_key_id() -> str:
+    """A key's public name in the API (random: it says nothing about the key)."""
+    return API_KEY_ID_PREFIX + secrets.token_hex(8)
+
+
 def hash_api_key(api_key: str) -> str:
     return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
 

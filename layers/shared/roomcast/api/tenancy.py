@@ -20,3 +20,14 @@ def tenant_id(request: Request) -> str:
 
 
 Tenant = Annotated[str, Depends(tenant_id)]
+
+
+def caller_key_id(request: Request) -> str:
+    """The id of the key the request was made with (the authorizer's ``keyId``; empty for a key
+    stored before keys had ids)."""
+    context = request.resolved_event.request_context.authorizer.get_lambda or {}  # type: ignore[attr-defined]
+    key_id = context.get("keyId")
+    return key_id if isinstance(key_id, str) else ""
+
+
+CallerKeyId = Annotated[str, Depends(caller_key_id)]

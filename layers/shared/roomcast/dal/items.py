@@ -5,6 +5,7 @@ Keys (docs/decisions/0002-single-table.md):
 | entity       | PK                              | SK                  |
 | ------------ | ------------------------------- | ------------------- |
 | API key      | ``APIKEY#<sha256 of key>``      | ``APIKEY``          |
+| key entry    | ``TENANT#<tenant>``             | ``KEY#<keyId>``     |
 | room         | ``TENANT#<tenant>``             | ``ROOM#<roomId>``   |
 | subscription | ``TENANT#<tenant>#ROOM#<room>`` | ``SUB#<subId>``     |
 

@@ -1,4 +1,4 @@
-"""Rooms, subscriptions and API keys in DynamoDB (keys and item shapes: ``roomcast.dal.items``).
+"""Rooms and subscriptions in DynamoDB (keys and item shapes: ``roomcast.dal.items``).
 
 Every call names the tenant, which is part of every key: nothing can cross tenants.
 
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 _ROOM_ID = re.compile(ids.ROOM_ID_PATTERN)
 _SUBSCRIPTION_ID = re.compile(ids.SUBSCRIPTION_ID_PATTERN)
-_API_KEY_SORT_KEY = "APIKEY"
 _ROOM_PREFIX = "ROOM#"
 _SUBSCRIPTION_PREFIX = "SUB#"
 # Room attributes that are no field of the room (a room's PUT keeps them).
@@ -69,36 +68,11 @@ def _subscription_key(tenant_id: str, room_id: str, subscription_id: str) -> Key
 
 
 class Repository(TableAccess):
-    """Rooms, subscriptions and API keys of every tenant."""
+    """Rooms and subscriptions of every tenant (API keys: ``roomcast.dal.api_keys``)."""
 
     def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:
         super().__init__(table_name, client)
         self.routing_cache = SubscriptionCache()
-
-    # -- API keys -------------------------------------------------------------------------------
-
-    def put_api_key(self, api_key_hash: str, tenant_id: str, created_at: str) -> None:
-        item = {
-            "PK": items.api_key_partition_key(api_key_hash),
-            "SK": _API_KEY_SORT_KEY,
-            "entity": "apiKey",
-            "tenantId": tenant_id,
-            "createdAt": created_at,
-        }
-        self._client.put_item(
-            TableName=self._table_name,
-            Item=items.to_attributes(item),
-            ConditionExpression="attribute_not_exists(PK)",
-        )
-
-    def tenant_for_api_key(self, api_key_hash: str) -> str | None:
-        response = self._client.get_item(
-            TableName=self._table_name,
-            Key=key(items.api_key_partition_key(api_key_hash), _API_KEY_SORT_KEY),
-            ProjectionExpression="tenantId",
-        )
-        found = response.get("Item")
-        return found["tenantId"]["S"] if found else None
 
     # -- rooms ----------------------------------------------------------------------------------
 
@@ -286,19 +260,6 @@ class Repository(TableAccess):
                 check["ExpressionAttributeValues"] = {":failover": {"S": link.failover_subscription_id}}
             checks.append({"ConditionCheck": check})
         return checks
-
-    def _transact(self, transaction: list[dict[str, Any]]) -> int | None:
-        """Run a transaction; None when it went through, else the index of the first item whose
-        condition failed (-1 when DynamoDB did not say which)."""
-        try:
-            self._client.transact_write_items(TransactItems=transaction)  # type: ignore[arg-type]
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            reasons = error.response.get("CancellationReasons", [])
-            failed = [i for i, reason in enumerate(reasons) if reason.get("Code") == "ConditionalCheckFailed"]
-            return failed[0] if failed else -1
-        return None
 
     def get_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
         if not _SUBSCRIPTION_ID.match(subscription_id) or not _ROOM_ID.match(room_id):

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Self
+
+from botocore.exceptions import ClientError
 
 from roomcast.dal import items
 from roomcast.dal.aws import dynamodb_client
@@ -38,9 +40,27 @@ class TableAccess:
         self._table_name = table_name
         self._explicit_client = client
 
+    @classmethod
+    def sharing(cls, other: TableAccess) -> Self:
+        """A store of another kind on the same table and client."""
+        return cls(other._table_name, other._explicit_client)
+
     @property
     def _client(self) -> DynamoDBClient:
         return self._explicit_client or dynamodb_client()
+
+    def _transact(self, transaction: list[dict[str, Any]]) -> int | None:
+        """Run a transaction; None when it went through, else the index of the first item whose
+        condition failed (-1 when DynamoDB did not say which)."""
+        try:
+            self._client.transact_write_items(TransactItems=transaction)  # type: ignore[arg-type]
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            reasons = error.response.get("CancellationReasons", [])
+            failed = [i for i, reason in enumerate(reasons) if reason.get("Code") == "ConditionalCheckFailed"]
+            return failed[0] if failed else -1
+        return None
 
     def _key_condition(self, partition: str, prefix: str | None) -> dict[str, Any]:
         condition: dict[str, Any] = {

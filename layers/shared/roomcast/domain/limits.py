@@ -50,6 +50,8 @@ MAX_SUBSCRIPTIONS_PER_ROOM: Final = 200
 MAX_FAILOVER_CHAIN_LENGTH: Final = 10
 # Every live signing secret signs every webhook: 3 keep the signature header small (ADR 0020).
 MAX_LIVE_SIGNING_SECRETS: Final = 3
+# API keys a tenant may hold at once (rotation needs two; a team per service needs a few more).
+MAX_API_KEYS_PER_TENANT: Final = 20
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100
 # Dead letters replayed (or purged) per call when no ids are given.

@@ -1,0 +1,30 @@
+"""Creating, listing and revoking a tenant's API keys (storage and its races: roomcast.dal.api_keys)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from roomcast.credentials import hash_api_key, new_api_key, new_api_key_id
+from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore
+from roomcast.dal.pages import Page
+from roomcast.domain.clock import now_iso
+
+
+@dataclass
+class ApiKeysService:
+    store: ApiKeyStore
+    clock: Callable[[], str] = now_iso
+
+    def create(self, tenant_id: str, name: str | None) -> tuple[ApiKeyEntry, str]:
+        """A new key for the tenant: its entry and the key itself (to show once)."""
+        key = new_api_key()
+        entry = ApiKeyEntry(tenant_id, new_api_key_id(), name or "", self.clock())
+        self.store.put(hash_api_key(key), entry)
+        return entry, key
+
+    def page(self, tenant_id: str, limit: int, cursor: str | None) -> Page[ApiKeyEntry]:
+        return self.store.page(tenant_id, limit, cursor)
+
+    def revoke(self, tenant_id: str, key_id: str) -> None:
+        self.store.delete(tenant_id, key_id)
