@@ -69,7 +69,7 @@ api-key: $(VENV)/.synced ## make api-key TENANT=<name> [STACK=<deployed stack>]:
 compact: $(VENV)/.synced ## make compact [DATE=YYYY-MM-DD]: compact the running local stack's delivery log
 	$(PY) -m roomcast_dev.glue_local compact $(if $(DATE),--date $(DATE))
 
-analytics: $(VENV)/.synced ## make analytics [DATE=YYYY-MM-DD] [OUT=dir]: delivery analytics (OUT: also print)
+analytics: $(VENV)/.synced ## make analytics [DATE=YYYY-MM-DD] [OUT=dir]: delivery analytics (OUT: Parquet, report.html, table)
 	$(PY) -m roomcast_dev.glue_local analytics $(if $(DATE),--date $(DATE)) $(if $(OUT),--out $(OUT))
 
 lint: $(VENV)/.synced ## ruff lint and format check

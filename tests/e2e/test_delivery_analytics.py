@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,7 +46,7 @@ def _wait_until_finished(client: ApiClient, room_id: str, message_ids: list[str]
 
 
 def test_analytics_figures_match_the_traffic_the_test_sent(
-    tenant_a: ApiClient, empty_stack: LocalStack, webhook_servers: WebhookServers, spark: Any
+    tenant_a: ApiClient, empty_stack: LocalStack, webhook_servers: WebhookServers, spark: Any, tmp_path: Path
 ) -> None:
     # Given: one room, three PUSH subscriptions (healthy; failing twice first; refusing) and a PULL one
     healthy = webhook_servers(always())
@@ -82,7 +83,7 @@ def test_analytics_figures_match_the_traffic_the_test_sent(
     bucket = empty_stack.output("LogBucketName")
     empty_stack.flush_delivery_streams()  # Firehose's buffering interval passes
     summary = compact(empty_stack.endpoint_url, bucket, day, spark)
-    rows = analytics(empty_stack.endpoint_url, bucket, day, spark, out=None)
+    rows = analytics(empty_stack.endpoint_url, bucket, day, spark, out=tmp_path)
 
     # Then: one row per subscription with the figures this test can count itself
     assert summary["rejected"] == 0
@@ -120,6 +121,13 @@ def test_analytics_figures_match_the_traffic_the_test_sent(
     assert pull_row["attempts_histogram"] == histogram
     for row in (healthy_row, flaky_row, pull_row):
         assert 0 <= row["latency_p50_ms"] <= row["latency_p95_ms"] <= row["latency_p99_ms"] < 60_000
+
+    # and `make analytics OUT=dir`'s files: the Parquet and the page of charts with every subscription
+    assert list((tmp_path / "analytics" / "daily" / f"dt={day}").glob("*.parquet"))
+    report = (tmp_path / "report.html").read_text(encoding="utf-8")
+    for subscription in subscriptions.values():
+        assert f"Subscription {subscription['id']}" in report
+    assert report.count("<svg") == 4 * 3 + 2  # the refusing one delivered nothing: no latency, no attempts
 
     # and a second compaction of the same day changes nothing (idempotent)
     again = compact(empty_stack.endpoint_url, bucket, day, spark)

@@ -4,7 +4,7 @@ copy the results back.
 
     make compact                      # today's UTC partition
     make compact DATE=2026-11-21
-    make analytics OUT=/tmp/analytics # also writes the Parquet there and prints the table
+    make analytics OUT=/tmp/analytics # also writes the Parquet and report.html there, prints the table
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from roomcast_dev.report import render_report
 from roomcast_dev.stack import aws_client, read_state
 from roomcast_glue.runtime import resolve_date
 
@@ -128,6 +129,8 @@ def analytics(endpoint_url: str, bucket: str, day: str, spark: Any, out: Path | 
             shutil.rmtree(destination, ignore_errors=True)
             if written.exists():
                 shutil.copytree(written, destination)
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "report.html").write_text(render_report(day, rows), encoding="utf-8")
         return rows
 
 
@@ -169,7 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("job", choices=["compact", "analytics"])
     parser.add_argument("--date", default=None, help="YYYY-MM-DD (default: today, UTC)")
-    parser.add_argument("--out", default=None, help="analytics: also write the Parquet here and print it")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="analytics: also write the Parquet and report.html (charts) here and print the table",
+    )
     args = parser.parse_args(argv)
     state = read_state()
     if state is None:
@@ -187,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
             rows = analytics(state["endpointUrl"], bucket, day, spark, Path(args.out) if args.out else None)
             print(f"analytics for {day}: {len(rows)} rows -> s3://{bucket}/analytics/daily/dt={day}/")
             if args.out:
-                print(f"Parquet also written under {args.out}/analytics/daily/dt={day}/\n")
+                print(f"Parquet also written under {args.out}/analytics/daily/dt={day}/")
+                print(f"charts of the day: {Path(args.out) / 'report.html'}\n")
                 print_table(rows)
     finally:
         spark.stop()
