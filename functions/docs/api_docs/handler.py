@@ -1,13 +1,20 @@
-"""Docs function: GET /openapi.json and GET /docs (Swagger UI), without an API key.
+"""Docs function: GET /openapi.json, GET /docs (Swagger UI) and GET /console (the operator console),
+without an API key.
 
 The OpenAPI document is not declared here: every API function documents its own routes, and the
 build merges their resolvers' documents into ``openapi.json`` beside this module
 (``python -m roomcast_dev.openapi``, run by ``make build`` and by the local stack;
 docs/decisions/0015-one-home-per-route.md). This function only serves that file.
+
+The console is three static files in ``console/`` beside this module (docs/console.md): a page,
+one ES module and one style sheet, served under a strict Content-Security-Policy. They hold no
+secret: the page asks for an API key and calls the API from the browser with it.
 """
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
 from functools import cache
 from http import HTTPStatus
 from pathlib import Path
@@ -20,6 +27,30 @@ from roomcast.api.errors import error_response, install_error_handlers
 from roomcast.observability import logger
 
 DOCUMENT_PATH = Path(__file__).with_name("openapi.json")
+CONSOLE_DIRECTORY = Path(__file__).with_name("console")
+CONSOLE_PAGE = "index.html"
+# The only files /console/{asset} serves: a name not listed is 404, so no path reaches other files.
+CONSOLE_ASSETS = {
+    "console.js": "text/javascript; charset=utf-8",
+    "console.css": "text/css; charset=utf-8",
+    "favicon.svg": "image/svg+xml; charset=utf-8",  # else the browser asks /favicon.ico: a 401
+}
+# Everything the page loads or calls is on its own origin; no inline script or style, no frames,
+# no plugins, and no form is ever submitted by the browser itself (a key typed into a form could
+# otherwise end up in a URL if the script failed to load).
+CONSOLE_SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    # Small files: the browser asks again each time and gets 304 while the ETag holds.
+    "Cache-Control": "no-cache",
+}
 
 app = APIGatewayHttpResolver()
 install_error_handlers(app)
@@ -57,6 +88,54 @@ def _not_built() -> Response[Any]:
         "document_not_built",
         "the API document was not built into this deployment: build with `make build`",
     )
+
+
+@dataclass(frozen=True)
+class StaticFile:
+    body: str
+    content_type: str
+    etag: str
+
+
+@cache
+def console_file(name: str, content_type: str) -> StaticFile | None:
+    try:
+        body = (CONSOLE_DIRECTORY / name).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        logger.error("a console file was not packaged with this function", extra={"file": name})
+        return None
+    etag = '"' + hashlib.sha256(body.encode("utf-8")).hexdigest()[:32] + '"'
+    return StaticFile(body, content_type, etag)
+
+
+def _serve_console_file(name: str, content_type: str) -> Response[Any]:
+    static = console_file(name, content_type)
+    if static is None:
+        return error_response(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "console_not_packaged",
+            f"the console's {name} is missing from this deployment: build with `make build`",
+        )
+    headers = {**CONSOLE_SECURITY_HEADERS, "ETag": static.etag}
+    if_none_match = app.current_event.headers.get("if-none-match") or ""
+    if static.etag in (tag.strip() for tag in if_none_match.split(",")):
+        return Response(status_code=HTTPStatus.NOT_MODIFIED, headers=headers, body="")
+    return Response(
+        status_code=HTTPStatus.OK, content_type=static.content_type, body=static.body, headers=headers
+    )
+
+
+@app.get("/console", include_in_schema=False)
+def console_page() -> Response[Any]:
+    return _serve_console_file(CONSOLE_PAGE, "text/html; charset=utf-8")
+
+
+@app.get("/console/<asset>", include_in_schema=False)
+def console_asset(asset: str) -> Response[Any]:
+    content_type = CONSOLE_ASSETS.get(asset)
+    if content_type is None:
+        return error_response(HTTPStatus.NOT_FOUND, "not_found", "the console has no such file")
+    return _serve_console_file(asset, content_type)
 
 
 @app.get("/openapi.json", include_in_schema=False)

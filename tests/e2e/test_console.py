@@ -1,0 +1,343 @@
+"""The operator console (/console) in a real headless browser (Debian's chromium, driven by
+Playwright) against the local stack: an operator signs in, creates a room and a PUSH subscription,
+publishes, watches a failing delivery's timeline grow until it dies, and replays the dead letter
+once the receiver recovers; retries now, clears all pending, pauses and resumes; sees the API's own
+error messages, and a message instead of a blank page when the API cannot be reached. The key stays
+in session storage and no URL ever holds it.
+
+A failing test leaves a screenshot in test-artifacts/console/<test>.png.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import requests
+from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sync_playwright
+
+from roomcast_dev.stack import LocalStack
+from roomcast_dev.webhook_receiver import Reply, always
+from tests.e2e.conftest import ApiClient, wait_until
+from tests.e2e.test_publish_and_pull import publish
+from tests.e2e.webhook_server import WebhookServers, webhook_servers
+
+__all__ = ["webhook_servers"]
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DEADLINE_MS = 30_000
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
+KEY_STORAGE = "roomcast.apiKey"
+DOWN = Reply(503, {"content-type": "application/json"}, b'{"error":"database down"}')
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: the console's browser tests need Debian's chromium "
+            "(sudo apt-get install chromium; .ci/run installs it)",
+            pytrace=False,
+        )
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Console:
+    """A browser tab on the stack's console, with every URL it requested and every script error."""
+
+    page: Page
+    url: str
+    requested: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def sign_in(self, key: str) -> None:
+        self.page.goto(self.url)
+        self.page.get_by_label("API key").fill(key)
+        self.page.get_by_role("button", name="Sign in").click()
+
+    def stored_key(self) -> str | None:
+        stored: str | None = self.page.evaluate(f"() => sessionStorage.getItem('{KEY_STORAGE}')")
+        return stored
+
+    def status(self) -> str:
+        return self.page.get_by_role("status").inner_text()
+
+    def alert(self) -> str:
+        return self.page.get_by_role("alert").inner_text()
+
+
+@pytest.fixture
+def console(browser: Browser, empty_stack: LocalStack, request: pytest.FixtureRequest) -> Iterator[Console]:
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(DEADLINE_MS)
+    expect.set_options(timeout=DEADLINE_MS)
+    tab = Console(page, f"{empty_stack.api_url}/console")
+    page.on("request", lambda sent: tab.requested.append(sent.url))
+    page.on("pageerror", lambda error: tab.errors.append(str(error)))
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":  # a refused policy, a failed request, an uncaught error
+            tab.errors.append(message.text)
+
+    page.on("console", on_console)
+    failures_before = request.session.testsfailed
+    yield tab
+    if request.session.testsfailed > failures_before:  # this test's call failed: keep what it showed
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=ARTIFACTS / f"{request.node.name}.png", full_page=True)
+    context.close()
+
+
+@pytest.fixture
+def signed_in(console: Console, tenant_a: ApiClient) -> Console:
+    """The console with tenant A's key, on its rooms page."""
+    assert tenant_a.api_key is not None
+    console.sign_in(tenant_a.api_key)
+    expect(console.page.get_by_role("heading", name="Rooms", level=1)).to_be_visible()
+    return console
+
+
+def _ids(text: str, prefix: str) -> str:
+    found = re.search(rf"{prefix}_[0-9a-f]{{32}}", text)
+    assert found, f"no {prefix} id in {text!r}"
+    return found.group(0)
+
+
+def _timeline_rows(page: Page) -> int:
+    return page.get_by_role("table", name=re.compile("^Timeline of")).locator("tbody tr").count()
+
+
+def test_an_operator_watches_a_failing_delivery_die_and_replays_it(
+    console: Console, tenant_a: ApiClient, webhook_servers: WebhookServers
+) -> None:
+    # Given: a receiver that is down, and an operator signed in with a key
+    receiver = webhook_servers(always(DOWN))
+    key = tenant_a.api_key
+    assert key is not None
+    page = console.page
+    console.sign_in(key)
+    expect(page.get_by_role("heading", name="Rooms", level=1)).to_be_visible()
+
+    # When: they create a room and a PUSH subscription with a short retry policy, and publish
+    page.get_by_label("Name").fill("orders")
+    page.get_by_role("button", name="Create room").click()
+    expect(page.get_by_role("heading", name="Room orders")).to_be_visible()
+    page.get_by_label("Webhook URL").fill(receiver.url())
+    page.get_by_label("Redeliveries").fill("2")
+    page.get_by_label("First redelivery after (ms)").fill("2000")
+    page.get_by_label("Delay multiplier").fill("1")
+    page.get_by_role("button", name="Subscribe").click()
+    expect(page.get_by_role("status")).to_contain_text(re.compile(r"Subscription sub_\w+ created"))
+    subscription_id = _ids(console.status(), "sub")
+    expect(page.get_by_text("Signing secret of")).to_contain_text("whsec_")
+    page.get_by_label("Event type", exact=True).fill("order.created")
+    page.get_by_label("Payload (JSON)").fill('{"orderId": 7}')
+    page.get_by_role("button", name="Publish").click()
+    expect(page.get_by_role("status")).to_contain_text(re.compile(r"Message msg_\w+ published"))
+    message_id = _ids(console.status(), "msg")
+    page.get_by_role("link", name="Open its timeline").click()
+
+    # Then: the message's timeline grows attempt by attempt, with what the receiver answered
+    delivery = page.get_by_role("region", name=f"Delivery to {subscription_id}")
+    timeline = page.get_by_role("table", name=re.compile("^Timeline of"))
+    expect(timeline.locator("tbody tr")).not_to_have_count(0)
+    first_seen = _timeline_rows(page)
+    expect(timeline.locator("tbody tr")).to_have_count(3)
+    assert first_seen < 3
+    expect(delivery).to_contain_text("dead")
+    expect(timeline.locator("tbody tr").first).to_contain_text("503")
+    expect(timeline.locator("tbody tr").first).to_contain_text('{"error":"database down"}')
+    expect(page.get_by_role("img", name=re.compile("^Timeline of"))).to_be_visible()
+
+    # When: the receiver recovers and the operator replays the dead letter from the subscription page
+    receiver.respond_with(always())
+    delivery.get_by_role("link", name=subscription_id).click()
+    expect(page.get_by_role("heading", name=f"Subscription {subscription_id}")).to_be_visible()
+    expect(page.get_by_role("img", name=re.compile("^Retry schedule: 3 attempts"))).to_be_visible()
+    expect(page.get_by_role("region", name="Health")).to_contain_text("0% (0 of 3 attempts succeeded)")
+    expect(page.get_by_role("region", name="Health")).to_contain_text("HTTP 503")
+    page.get_by_role("button", name=f"Replay {message_id}").click()
+
+    # Then: it is delivered, and its timeline shows the successful attempt
+    expect(page.get_by_role("status")).to_contain_text("Replayed 1 dead letter")
+    assert receiver.wait_for_requests(4, DEADLINE_MS / 1000)[3].json["messageId"] == message_id
+    expect(page.get_by_role("region", name="Dead letters")).to_contain_text("No dead letters.")
+    page.get_by_role("link", name=message_id).first.click()
+    expect(delivery).to_contain_text("delivered")
+    expect(timeline.locator("tbody tr").last).to_contain_text("200")
+    # and the key was only ever in session storage and an Authorization header
+    assert console.stored_key() == key
+    assert page.evaluate("() => localStorage.length") == 0
+    assert len(console.requested) > 10
+    assert [url for url in console.requested if key in url] == []
+    assert key not in page.url
+    assert console.errors == []
+
+
+def test_retry_now_clear_all_pause_and_resume_from_the_subscription_page(
+    console: Console, tenant_a: ApiClient, webhook_servers: WebhookServers
+) -> None:
+    # Given: two deliveries retrying with an hour to wait
+    receiver = webhook_servers(always(DOWN))
+    room = tenant_a.create_room(deliveryDelayMs=3_600_000)
+    subscription = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=receiver.url())
+    path = f"/rooms/{room['id']}/subscriptions/{subscription['id']}"
+
+    def retrying(attempts: int) -> bool:
+        deliveries = tenant_a.get(f"{path}/deliveries").json()["deliveries"]
+        return [(d["status"], d["attempts"]) for d in deliveries] == [("retrying", attempts)] * 2
+
+    for _ in range(2):
+        publish(tenant_a, room["id"])
+    wait_until(lambda: retrying(1), "both retrying")
+    assert tenant_a.api_key is not None
+    console.sign_in(tenant_a.api_key)
+    page = console.page
+    page.goto(f"{console.url}#/rooms/{room['id']}/subscriptions/{subscription['id']}")
+    deliveries = page.get_by_role("region", name="Deliveries")
+    expect(deliveries.get_by_role("cell", name="retrying", exact=True)).to_have_count(2)
+
+    # When: retry now
+    page.get_by_role("button", name="Retry now").click()
+
+    # Then: both are attempted again at once
+    expect(page.get_by_role("status")).to_contain_text("Retried 2 deliveries now.")
+    receiver.wait_for_requests(4, DEADLINE_MS / 1000)
+    wait_until(lambda: retrying(2), "both retrying again")
+
+    # When: clear all pending, confirmed in the dialog
+    page.get_by_role("button", name="Clear all pending…").click()
+    page.get_by_role("dialog").get_by_role("button", name="Clear all pending").click()
+
+    # Then
+    expect(page.get_by_role("status")).to_contain_text("Cleared 2 deliveries.")
+    expect(deliveries.get_by_role("cell", name="cleared", exact=True)).to_have_count(2)
+    assert {d["status"] for d in tenant_a.get(f"{path}/deliveries").json()["deliveries"]} == {"cleared"}
+
+    # When: paused, then resumed
+    page.get_by_role("button", name="Pause").click()
+    expect(page.get_by_role("status")).to_contain_text("is paused")
+    paused = tenant_a.get(path).json()["status"]
+    page.get_by_role("button", name="Resume").click()
+
+    # Then
+    expect(page.get_by_role("status")).to_contain_text("is active")
+    assert (paused, tenant_a.get(path).json()["status"]) == ("paused", "active")
+
+
+def test_a_refused_key_shows_the_gateways_message_and_is_not_kept(console: Console) -> None:
+    # When
+    console.sign_in("rc_not_a_key_of_anyone_0000000000000000000000")
+
+    # Then
+    expect(console.page.get_by_role("alert")).to_contain_text("Forbidden")
+    assert "HTTP 403" in console.alert()
+    expect(console.page.get_by_role("heading", name="Sign in")).to_be_visible()
+    assert console.stored_key() is None
+
+
+def test_an_invalid_field_and_an_unknown_room_show_the_apis_message_and_code(
+    signed_in: Console, tenant_a: ApiClient
+) -> None:
+    # Given
+    console = signed_in
+    page = console.page
+
+    # When: a room with too many redeliveries
+    page.get_by_label("Name").fill("orders")
+    page.get_by_label("Redeliveries").fill("51")
+    page.get_by_role("button", name="Create room").click()
+
+    # Then: the API's message, code and field, with the form still there
+    expect(page.get_by_role("alert")).to_contain_text("less than or equal to 50")
+    assert "validation_error" in console.alert()
+    assert "body.deliveryAttempts" in console.alert()
+    expect(page.get_by_role("button", name="Create room")).to_be_visible()
+    assert tenant_a.get("/rooms").json()["rooms"] == []
+
+    # When: a room that does not exist
+    page.goto(f"{console.url}#/rooms/room_00000000000000000000000000000000")
+
+    # Then
+    expect(page.get_by_role("heading", name="This page could not be loaded")).to_be_visible()
+    expect(page.get_by_role("alert")).to_contain_text("not_found")
+
+
+def test_an_unreachable_api_or_an_unexpected_answer_shows_a_message_not_a_blank_page(
+    signed_in: Console,
+) -> None:
+    # Given: signed in, then the API stops answering
+    page = signed_in.page
+    page.route(re.compile(r"/rooms\b"), lambda route: route.abort())
+
+    # When
+    page.reload()
+
+    # Then
+    expect(page.get_by_role("heading", name="This page could not be loaded")).to_be_visible()
+    expect(page.get_by_role("alert")).to_contain_text("could not be reached")
+
+    # When: an answer that is not the API's (a proxy's HTML error page)
+    page.unroute(re.compile(r"/rooms\b"))
+
+    def proxy_page(route: Route) -> None:
+        route.fulfill(status=502, content_type="text/html", body="<html><h1>Bad Gateway</h1></html>")
+
+    page.route(re.compile(r"/rooms\b"), proxy_page)
+    page.get_by_role("button", name="Try again").click()
+
+    # Then
+    expect(page.get_by_role("alert")).to_contain_text("Unexpected answer from the API: HTTP 502")
+    expect(page.get_by_role("heading", name="This page could not be loaded")).to_be_visible()
+
+
+def test_sign_out_forgets_the_key(signed_in: Console) -> None:
+    # When
+    signed_in.page.get_by_role("button", name="Sign out").click()
+
+    # Then
+    expect(signed_in.page.get_by_role("heading", name="Sign in")).to_be_visible()
+    assert signed_in.stored_key() is None
+
+
+def test_the_stack_serves_the_console_with_a_strict_policy_and_nothing_else(
+    empty_stack: LocalStack, http: requests.Session
+) -> None:
+    # When
+    page = http.get(f"{empty_stack.api_url}/console", timeout=10)
+    script = http.get(f"{empty_stack.api_url}/console/console.js", timeout=10)
+    outside = http.get(f"{empty_stack.api_url}/console/..%2Fhandler.py", timeout=10)
+
+    # Then: no key needed; the page loads only its own files, under a policy that forbids inline code
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    policy = page.headers["content-security-policy"]
+    assert "default-src 'self'" in policy
+    assert "connect-src 'self'" in policy
+    assert "unsafe" not in policy
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert 'src="console/console.js"' in page.text
+    assert script.status_code == 200
+    assert script.headers["content-type"].startswith("text/javascript")
+    assert outside.status_code == 404
+    assert outside.json()["error"]["code"] == "not_found"
