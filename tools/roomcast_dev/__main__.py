@@ -39,6 +39,7 @@ def main() -> int:
             "\nroomcast local stack is up\n"
             f"  API:         {stack.api_url}\n"
             f"  API docs:    {stack.api_url}/docs\n"
+            f"  console:     {stack.api_url}/console   (sign in with the API key below)\n"
             f"  AWS (moto):  {stack.endpoint_url}\n"
             f"  tenant:      local\n"
             f"  API key:     {key}\n\n"
