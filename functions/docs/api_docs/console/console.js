@@ -629,25 +629,40 @@ function health(deliveries) {
     attempts += delivery.attempts;
     if (delivery.status === "delivered") succeeded += 1; // each delivered delivery's last attempt
   }
-  const lastError = deliveries
-    .filter((delivery) => delivery.lastError)
-    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))[0];
-  return { counts, attempts, succeeded, lastError };
+  return { counts, attempts, succeeded };
 }
 
-function healthPanel(roomHash, deliveries) {
-  const { counts, attempts, succeeded, lastError } = health(deliveries);
+// The newest error among the recent deliveries. A delivery that failed, then succeeded keeps no
+// lastError: its last failed attempt is read from its attempts, once per change of the delivery.
+async function lastError(roomPath, subscriptionId, deliveries, known) {
+  const failed = deliveries
+    .filter((delivery) => delivery.lastError || delivery.status === "dead" || delivery.attempts > 1)
+    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))[0];
+  if (!failed) return null;
+  if (failed.lastError) return { error: failed.lastError, at: failed.updatedAt, messageId: failed.messageId };
+  const key = `${failed.messageId} ${failed.updatedAt}`;
+  if (!known.has(key)) {
+    const path = `${roomPath}/messages/${apiPath(failed.messageId)}/attempts`;
+    const { attempts } = await api("GET", path, { query: { subscriptionId } });
+    const attempt = attempts.filter((each) => each.error).at(-1);
+    known.set(key, attempt ? { error: attempt.error, at: attempt.startedAt, messageId: failed.messageId } : null);
+  }
+  return known.get(key);
+}
+
+function healthPanel(roomHash, deliveries, lastError) {
+  const { counts, attempts, succeeded } = health(deliveries);
   const rate = attempts ? `${Math.round((100 * succeeded) / attempts)}% (${succeeded} of ${attempts} attempts succeeded)` : "no attempts yet";
   return [
     details([
       ["Recent success rate", rate],
       ["Deliveries by status", DELIVERY_STATUSES.filter((status) => counts[status]).map((status) => `${status} ${counts[status]}`).join(", ") || "none"],
       ["Last error", lastError
-        ? [code(lastError.lastError), " — ", time(lastError.updatedAt), ", ",
+        ? [code(lastError.error), " — ", time(lastError.at), ", ",
           link(`${roomHash}/messages/${encodeURIComponent(lastError.messageId)}`, lastError.messageId)]
         : "none"],
     ]),
-    h("p", { class: "hint" }, `Computed in the browser from the subscription's ${deliveries.length} newest deliveries.`),
+    h("p", { class: "hint" }, `Computed in the browser from the subscription's ${deliveries.length} newest deliver${deliveries.length === 1 ? "y" : "ies"}.`),
   ];
 }
 
@@ -680,13 +695,16 @@ async function subscriptionView(current, roomId, subscriptionId) {
   const roomHash = `#/rooms/${encodeURIComponent(roomId)}`;
   const statusFilter = h("select", { id: "delivery-status", name: "delivery-status" },
     h("option", { value: "" }, "every status"), DELIVERY_STATUSES.map((status) => h("option", { value: status }, status)));
-  const load = () =>
-    Promise.all([
+  const knownErrors = new Map();
+  const load = async () => {
+    const found = await Promise.all([
       api("GET", path),
       api("GET", `${path}/deliveries`, { query: { limit: PAGE_SIZE } }),
       statusFilter.value ? api("GET", `${path}/deliveries`, { query: { limit: PAGE_SIZE, status: statusFilter.value } }) : null,
       api("GET", `${path}/dead-letters`, { query: { limit: PAGE_SIZE } }),
     ]);
+    return [...found, await lastError(roomPath, subscriptionId, found[1].deliveries, knownErrors)];
+  };
   const [room, schedule, first] = await Promise.all([api("GET", roomPath), api("GET", `${path}/schedule`), load()]);
   setBreadcrumb([["Rooms", "#/rooms"], [room.name, roomHash], [subscriptionId, `${roomHash}/subscriptions/${encodeURIComponent(subscriptionId)}`]]);
 
@@ -701,7 +719,7 @@ async function subscriptionView(current, roomId, subscriptionId) {
   const purge = h("button", { type: "button", class: "danger" }, "Purge dead letters…");
   let subscription;
 
-  const show = ([latest, recent, filtered, letters]) => {
+  const show = ([latest, recent, filtered, letters, newestError]) => {
     subscription = latest;
     summary.show(latest, (item) => details([
       ["Id", code(item.id)],
@@ -715,7 +733,7 @@ async function subscriptionView(current, roomId, subscriptionId) {
     ]));
     toggle.textContent = latest.status === "active" ? "Pause" : latest.status === "paused" ? "Resume" : "Enable";
     retry.hidden = latest.type !== "PUSH";
-    healthRegion.show(recent.deliveries, (deliveries) => healthPanel(roomHash, deliveries));
+    healthRegion.show([recent.deliveries, newestError], ([deliveries, error]) => healthPanel(roomHash, deliveries, error));
     const page = filtered ?? recent;
     deliveryList.show(page, ({ deliveries, nextCursor }) => [
       table(`Deliveries${statusFilter.value ? ` (${statusFilter.value})` : ""}, newest first`, ["Message", "Status", "Attempts", "Last error", "Next attempt", "Updated"], deliveries.map((delivery) => [
@@ -741,7 +759,7 @@ async function subscriptionView(current, roomId, subscriptionId) {
           onclick: (event) => act(event.currentTarget, () => api("POST", `${path}/dead-letters/replay`, { body: { messageIds: [letter.messageId] } }), replayed, refresh),
         }, "Replay"),
       ]), "No dead letters."),
-      nextCursor && h("p", { class: "hint" }, `The ${PAGE_SIZE} oldest are shown.`),
+      nextCursor && h("p", { class: "hint" }, `The first ${PAGE_SIZE} are shown.`),
     ]);
     replayAll.hidden = purge.hidden = letters.deadLetters.length === 0;
   };
@@ -889,7 +907,7 @@ async function render() {
   const current = generation;
   if (!apiKey()) {
     main.replaceChildren(...signInView());
-    main.querySelector("h1")?.focus();
+    main.querySelector("input")?.focus();
     return;
   }
   signOutButton.hidden = false;
