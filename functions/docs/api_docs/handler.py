@@ -6,8 +6,8 @@ build merges their resolvers' documents into ``openapi.json`` beside this module
 (``python -m roomcast_dev.openapi``, run by ``make build`` and by the local stack;
 docs/decisions/0015-one-home-per-route.md). This function only serves that file.
 
-The console is three static files in ``console/`` beside this module (docs/console.md): a page,
-one ES module and one style sheet, served under a strict Content-Security-Policy. They hold no
+The console is the static files in ``console/`` beside this module (docs/console.md): a page, one
+ES module, one style sheet and an icon, served under a strict Content-Security-Policy. They hold no
 secret: the page asks for an API key and calls the API from the browser with it.
 """
 
@@ -36,8 +36,8 @@ CONSOLE_ASSETS = {
     "favicon.svg": "image/svg+xml; charset=utf-8",  # else the browser asks /favicon.ico: a 401
 }
 # Everything the page loads or calls is on its own origin; no inline script or style, no frames,
-# no plugins, and no form is ever submitted by the browser itself (a key typed into a form could
-# otherwise end up in a URL if the script failed to load).
+# no plugins, and no form is ever submitted by the browser itself (so a key typed into a form can
+# never end up in a URL, whatever happens to the script).
 CONSOLE_SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
