@@ -1,1 +1,3 @@
-"""The `roomcast` command line (being built: see docs/cli.md)."""
+"""The `roomcast` command line, built on the roomcast_client SDK (docs/cli.md)."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""One module per command family, each a typer app (or a command) that main.py mounts."""

@@ -1,0 +1,147 @@
+"""`roomcast rooms …`: create, list, show, patch, delete."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from roomcast_cli import render
+from roomcast_cli.common import (
+    AllPages,
+    Assignments,
+    Cursor,
+    JsonFlag,
+    Limit,
+    RoomId,
+    Yes,
+    dump,
+    fields_of,
+    page_json,
+)
+from roomcast_cli.exit_codes import CliError
+from roomcast_cli.inputs import parse_event_types
+from roomcast_cli.session import confirm, session_of
+
+app = typer.Typer(
+    help="Rooms: where messages are published, with their default delivery policy.", no_args_is_help=True
+)
+
+EventTypes = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--event-type",
+        "-e",
+        metavar="NAME[:V1,V2]",
+        help="An event type the room accepts (repeatable; none = any).",
+    ),
+]
+DelayMs = Annotated[int | None, typer.Option(help="deliveryDelayMs: the wait before the first redelivery.")]
+Multiplier = Annotated[
+    float | None,
+    typer.Option(help="deliveryDelayMultiplier: each further wait is this many times longer (>= 1)."),
+]
+Attempts = Annotated[
+    int | None, typer.Option(help="deliveryAttempts: redeliveries after the first delivery.")
+]
+ExpirationMs = Annotated[
+    int | None, typer.Option(help="messageExpirationMs: messages expire this long after publish (0 = never).")
+]
+OperationsRoom = Annotated[
+    str | None,
+    typer.Option(help="operationsRoomId: the room that receives roomcast's events about this one."),
+]
+
+
+# Each option's API field; `_room_fields(locals())` takes those given.
+_FIELD_OF_OPTION = {
+    "name": "name",
+    "delivery_delay_ms": "deliveryDelayMs",
+    "delivery_delay_multiplier": "deliveryDelayMultiplier",
+    "delivery_attempts": "deliveryAttempts",
+    "message_expiration_ms": "messageExpirationMs",
+    "event_type": "eventTypes",
+    "operations_room": "operationsRoomId",
+}
+
+
+def _room_fields(options: dict[str, Any]) -> dict[str, Any]:
+    """The request's fields from a command's options: the flags given, then ``--set`` over them."""
+    flags = {field: options[option] for option, field in _FIELD_OF_OPTION.items()}
+    flags["eventTypes"] = parse_event_types(flags["eventTypes"]) if flags["eventTypes"] else None
+    return fields_of(flags, options["assignments"])
+
+
+@app.command("create")
+def create(
+    context: typer.Context,
+    name: Annotated[str, typer.Argument(help="The room's name.")],
+    delivery_delay_ms: DelayMs = None,
+    delivery_delay_multiplier: Multiplier = None,
+    delivery_attempts: Attempts = None,
+    message_expiration_ms: ExpirationMs = None,
+    event_type: EventTypes = None,
+    operations_room: OperationsRoom = None,
+    assignments: Assignments = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Create a room."""
+    session = session_of(context, json_output)
+    fields = _room_fields(locals())
+    room = dump(session.client.rooms.create(**fields))
+    session.output.result(room, lambda data: render.details(data))
+
+
+@app.command("list")
+def list_rooms(
+    context: typer.Context,
+    limit: Limit = None,
+    cursor: Cursor = None,
+    all_pages: AllPages = False,
+    json_output: JsonFlag = False,
+) -> None:
+    """List your rooms."""
+    session = session_of(context, json_output)
+    page = page_json(
+        session, "rooms", lambda at: session.client.rooms.list(limit=limit, cursor=at), cursor, all_pages
+    )
+    session.output.result(page, render.rooms_table)
+
+
+@app.command("show")
+def show(context: typer.Context, room_id: RoomId, json_output: JsonFlag = False) -> None:
+    """Show a room."""
+    session = session_of(context, json_output)
+    session.output.result(dump(session.client.rooms.get(room_id)), lambda data: render.details(data))
+
+
+@app.command("patch")
+def patch(
+    context: typer.Context,
+    room_id: RoomId,
+    name: Annotated[str | None, typer.Option(help="A new name.")] = None,
+    delivery_delay_ms: DelayMs = None,
+    delivery_delay_multiplier: Multiplier = None,
+    delivery_attempts: Attempts = None,
+    message_expiration_ms: ExpirationMs = None,
+    event_type: EventTypes = None,
+    operations_room: OperationsRoom = None,
+    assignments: Assignments = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Change a room's fields (only those given; --set field=null clears one)."""
+    session = session_of(context, json_output)
+    fields = _room_fields(locals())
+    if not fields:
+        raise CliError("Nothing to change: give at least one option or --set field=value.")
+    room = dump(session.client.rooms.update(room_id, **fields))
+    session.output.result(room, lambda data: render.details(data))
+
+
+@app.command("delete")
+def delete(context: typer.Context, room_id: RoomId, yes: Yes = False, json_output: JsonFlag = False) -> None:
+    """Delete a room with its subscriptions and their queues."""
+    session = session_of(context, json_output)
+    confirm(session, f"Delete room {room_id} with its subscriptions?", yes)
+    session.client.rooms.delete(room_id)
+    session.output.result({"deleted": room_id}, lambda _data: render.line(f"deleted room {room_id}"))

@@ -1,0 +1,174 @@
+"""The CLI's human output, built from the API's JSON: tables hold the fields people look for, and
+`messages show`'s timeline orders each destination's attempts and shows its next due attempt."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console, RenderableType
+
+from roomcast_cli import render
+from roomcast_cli.output import Output
+
+PUBLISHED = "2026-11-22T10:00:00.000Z"
+PUSH = "sub_" + "a" * 32
+PULL = "sub_" + "b" * 32
+
+
+def _text(renderables: RenderableType | list[RenderableType]) -> str:
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    for renderable in renderables if isinstance(renderables, list) else [renderables]:
+        console.print(renderable)
+    file = console.file
+    assert isinstance(file, io.StringIO)
+    return file.getvalue()
+
+
+def _status(**deliveries: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "messageId": "msg_1",
+        "roomId": "room_1",
+        "eventType": "order.created",
+        "eventVersion": "1",
+        "correlationId": "order-1001",
+        "payload": {"orderId": 1001},
+        "publishedAt": PUBLISHED,
+        "expiresAt": None,
+        "destinations": [PUSH, PULL],
+        "deliveries": [
+            {
+                "subscriptionId": PUSH,
+                "subscriptionType": "PUSH",
+                "status": "retrying",
+                "attempts": 2,
+                "lastError": "HTTP 503",
+                "nextAttemptAt": "2026-11-22T10:00:03.500Z",
+                "updatedAt": PUBLISHED,
+                **deliveries.get("push", {}),
+            },
+            {
+                "subscriptionId": PULL,
+                "subscriptionType": "PULL",
+                "status": "delivered",
+                "attempts": 1,
+                "lastError": None,
+                "nextAttemptAt": None,
+                "updatedAt": PUBLISHED,
+            },
+        ],
+    }
+
+
+ATTEMPTS = [
+    {"subscriptionId": PUSH, "attempt": 1, "event": "post", "startedAt": "2026-11-22T10:00:01.500Z",
+     "durationMs": 12, "httpStatus": 503, "error": None, "responseBody": "busy,\n try   later"},
+    {"subscriptionId": PUSH, "attempt": 0, "event": "post", "startedAt": "2026-11-22T10:00:00.100Z",
+     "durationMs": 30, "httpStatus": 500, "error": None, "responseBody": "x" * 300},
+    {"subscriptionId": PULL, "attempt": 0, "event": "pull", "startedAt": "2026-11-22T10:00:00.200Z"},
+    {"subscriptionId": PULL, "attempt": 0, "event": "ack", "startedAt": "2026-11-22T10:00:00.400Z"},
+]  # fmt: skip
+
+
+def test_timeline_orders_attempts_per_destination_and_adds_the_next_due_one() -> None:
+    # When
+    timelines = render.build_timeline(_status(), ATTEMPTS)
+
+    # Then the PUSH destination shows attempts 0 and 1 in time order, then its next due attempt
+    push, pull = timelines
+    assert [(entry.attempt, entry.event) for entry in push.entries] == [
+        (0, "post"),
+        (1, "post"),
+        (None, "next due"),
+    ]
+    assert [entry.http_status for entry in push.entries] == [500, 503, None]
+    assert [entry.since_publish_s for entry in push.entries] == [0.1, 1.5, 3.5]
+    assert push.entries[1].detail == "busy, try later"  # one line
+    assert len(push.entries[0].detail) == render.EXCERPT_CHARS
+    assert push.entries[0].detail.endswith("…")
+    # and the delivered PULL destination has no next due entry
+    assert [entry.event for entry in pull.entries] == ["pull", "ack"]
+    assert push.heading == f"{PUSH} (PUSH): retrying, 2 attempt(s), last error: HTTP 503"
+
+
+def test_a_finished_delivery_shows_no_next_due_attempt() -> None:
+    # Given a dead delivery that still carries a stale nextAttemptAt
+    status = _status(push={"status": "dead"})
+
+    # When
+    push = render.build_timeline(status, ATTEMPTS)[0]
+
+    # Then
+    assert "next due" not in [entry.event for entry in push.entries]
+
+
+def test_message_timeline_prints_status_latency_and_excerpt() -> None:
+    # When
+    text = _text(render.message_timeline({"message": _status(), "attempts": ATTEMPTS}))
+
+    # Then
+    assert "order.created v1" in text
+    assert "2026-11-22 10:00:01.500" in text
+    assert "+1.50 s" in text
+    assert "503" in text
+    assert "12 ms" in text
+    assert "busy, try later" in text
+    assert "next due" in text
+    assert "+3.50 s" in text
+    assert f"{PULL} (PULL): delivered, 1 attempt(s)" in text
+
+
+def test_lists_show_ids_in_full_and_a_hint_for_the_next_page() -> None:
+    # Given
+    room = {
+        "id": "room_" + "c" * 32,
+        "name": "orders",
+        "messageExpirationMs": None,
+        "deliveryDelayMs": 1000,
+        "deliveryDelayMultiplier": 2.0,
+        "deliveryAttempts": 5,
+        "eventTypes": [{"name": "order.created", "versions": ["1", "2"]}, {"name": "order.paid"}],
+    }
+
+    # When
+    text = _text(render.rooms_table({"rooms": [room], "nextCursor": "abc"}))
+
+    # Then
+    assert str(room["id"]) in text
+    assert "order.created v1,2; order.paid" in text
+    assert "--cursor abc" in text
+
+
+def test_empty_lists_say_so() -> None:
+    assert "no rooms" in _text(render.rooms_table({"rooms": [], "nextCursor": None}))
+    assert "no dead letters" in _text(render.dead_letters_table({"deadLetters": [], "nextCursor": None}))
+
+
+def test_a_new_signing_secret_is_called_out_once() -> None:
+    # When
+    text = _text(render.subscription_details({"id": PUSH, "type": "PUSH", "signingSecret": "whsec_abc"}))
+
+    # Then
+    assert text.count("whsec_abc") == 1
+    assert "shown once" in text
+
+
+def test_deliveries_summary_counts_each_status() -> None:
+    assert render.deliveries_summary(_status()["deliveries"]) == "retrying 1, delivered 1"
+    assert render.deliveries_summary([]) == "no destinations"
+
+
+def test_json_output_is_the_data_as_given_and_human_output_goes_through_the_renderer() -> None:
+    # Given
+    data = {"id": "room_1", "name": "Zürich"}
+    as_json, as_text = io.StringIO(), io.StringIO()
+
+    # When
+    Output(True, stdout=as_json).result(data, render.details)
+    Output(False, stdout=as_text).result(data, render.details)
+
+    # Then
+    assert as_json.getvalue() == '{\n  "id": "room_1",\n  "name": "Zürich"\n}\n'
+    assert "name" in as_text.getvalue()
+    assert "Zürich" in as_text.getvalue()
+    assert "{" not in as_text.getvalue()
