@@ -143,7 +143,7 @@ def test_an_operator_watches_a_failing_delivery_die_and_replays_it(
     expect(page.get_by_role("heading", name="Room orders")).to_be_visible()
     page.get_by_label("Webhook URL").fill(receiver.url())
     page.get_by_label("Redeliveries").fill("2")
-    page.get_by_label("First redelivery after (ms)").fill("2000")
+    page.get_by_label("First redelivery after (ms)").fill("3000")
     page.get_by_label("Delay multiplier").fill("1")
     page.get_by_role("button", name="Subscribe").click()
     expect(page.get_by_role("status")).to_contain_text(re.compile(r"Subscription sub_\w+ created"))
