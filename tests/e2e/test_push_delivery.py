@@ -416,6 +416,12 @@ def test_replaying_all_dead_letters_delivers_them_again_from_attempt_0(
     assert again.headers["webhook-id"] == message_id
     assert delivery["attempts"] == 1
     assert dead_letters(tenant_a, room["id"], subscription["id"]) == []
+    # and the attempt history keeps the attempt that died before the replay's (appended, not replaced)
+    attempts = tenant_a.get(f"/rooms/{room['id']}/messages/{message_id}/attempts").json()["attempts"]
+    assert [(a["attempt"], a["event"], a["httpStatus"]) for a in attempts] == [
+        (0, "post", 400),
+        (0, "post", 200),
+    ]
 
 
 def test_replaying_chosen_dead_letters_delivers_only_those(

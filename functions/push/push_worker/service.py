@@ -99,9 +99,11 @@ class PushService:
     random_fraction: Callable[[], float] = random.random
     targets: Targets = field(init=False)
     flow: FlowControl = field(init=False)
-    # 'delivered' records of the current batch, written together before the batch is acknowledged
-    # (first attempts in one batch of puts; later ones appended to their history one by one).
-    _delivered: list[Delivery] = field(default_factory=list)
+    # 'delivered' records of the current batch, written together before the batch is acknowledged:
+    # a destination's first attempt ever in one batch of puts, any other (a retry, or a first
+    # attempt again after a replay or a retry-now: its record has a history) appended to its
+    # record's history one by one. Each with whether it is such a first attempt.
+    _delivered: list[tuple[Delivery, bool]] = field(default_factory=list)
     _delivered_lock: threading.Lock = field(default_factory=threading.Lock)
     # What this container saw of each subscription's health (docs/decisions/0023-write-units.md):
     # its last success, and a failure that came soon after one, kept unwritten (subscription id ->
@@ -125,10 +127,10 @@ class PushService:
         """Write the batch's 'delivered' records (one call per 25)."""
         with self._delivered_lock:
             delivered, self._delivered = self._delivered, []
-        first_tries = [d for d in delivered if d.attempts == 1]
+        first_tries = [record for record, first in delivered if first]
         if first_tries:
             self.messages.record_delivered(first_tries)
-        for later in (d for d in delivered if d.attempts > 1):
+        for later in (record for record, first in delivered if not first):
             self.messages.update_delivery(later)
 
     def deliver(self, envelope: Envelope) -> DeliveryOutcome:
@@ -240,11 +242,10 @@ class PushService:
         self._track_health(subscription, answer is AnswerClass.DELIVERED, finished_at)
         if answer is AnswerClass.DELIVERED:
             with self._delivered_lock:
-                self._delivered.append(
-                    envelope.record(
-                        SubscriptionType.PUSH, DeliveryStatus.DELIVERED, envelope.attempt + 1, history=tried
-                    )
+                record = envelope.record(
+                    SubscriptionType.PUSH, DeliveryStatus.DELIVERED, envelope.attempt + 1, history=tried
                 )
+                self._delivered.append((record, envelope.attempt == 0 and envelope.queued_at_ms == 0))
             self._log("delivered", envelope, http_status=result.status, latency_ms=result.latency_ms)
             return DeliveryOutcome.DELIVERED
         if answer is AnswerClass.PERMANENT:
