@@ -3,23 +3,34 @@ pagination, typed errors, webhook verification of a real delivery and the PULL c
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
 
 from roomcast_client import (
     BadRequest,
+    BatchAccepted,
+    BatchRefused,
     Client,
     Conflict,
     Forbidden,
     NotFound,
+    PullConsumer,
     PulledMessage,
     Unauthorized,
     UnprocessableEntity,
+    WebhookVerificationError,
+    verify_webhook,
 )
-from tests.e2e.conftest import ApiClient
+from tests.e2e import webhook_server
+from tests.e2e.conftest import ApiClient, wait_until
+from tests.e2e.webhook_server import Reply, WebhookServers, always
+
+webhook_servers = webhook_server.webhook_servers
 
 ORDER_CREATED = {"name": "order.created", "versions": ["1"]}
 
@@ -142,3 +153,271 @@ def test_a_missing_or_wrong_key_is_unauthorized_or_forbidden(tenant_a: ApiClient
         missing.rooms.list()
     assert (forbidden.value.status, forbidden.value.message) == (403, "Forbidden")
     assert (unauthorized.value.status, unauthorized.value.code) == (401, "unauthorized")
+
+
+def test_subscriptions_every_route(client: Client, webhook_servers: WebhookServers) -> None:
+    # Given
+    server = webhook_servers()
+    room = client.rooms.create(name="orders", eventTypes=[ORDER_CREATED])
+
+    # When
+    push = client.subscriptions.create(room.id, push_url=server.url(), timeout_ms=2000)
+    pull = client.subscriptions.create(room.id, type="PULL", ack_wait_ms=5000)
+    fetched = client.subscriptions.get(room.id, push.id)
+    updated = client.subscriptions.update(room.id, push.id, timeout_ms=3000)
+    paused = client.subscriptions.pause(room.id, push.id)
+    resumed = client.subscriptions.resume(room.id, push.id)
+    rotated = client.subscriptions.rotate_secret(room.id, push.id)
+    schedule = client.subscriptions.schedule(room.id, push.id)
+    first_page = client.subscriptions.list(room.id, limit=1)
+    every = list(client.subscriptions.iter(room.id, limit=1))
+    client.subscriptions.delete(room.id, pull.id)
+
+    # Then
+    assert (push.type, pull.type) == ("PUSH", "PULL")
+    assert push.signing_secret is not None
+    assert push.signing_secret.startswith("whsec_")
+    assert pull.ack_wait_ms == 5000
+    assert fetched.push_url == server.url()
+    assert updated.timeout_ms == 3000
+    assert (paused.status, resumed.status) == ("paused", "active")
+    assert rotated.signing_secret != push.signing_secret
+    assert rotated.previous_secrets_valid_until is not None
+    assert schedule.subscription_id == push.id
+    assert schedule.attempts[0].attempt == 0
+    assert len(first_page.items) == 1
+    assert first_page.next_cursor is not None
+    assert {s.id for s in every} == {push.id, pull.id}
+    assert [s.id for s in client.subscriptions.list(room.id).items] == [push.id]
+
+
+def test_a_publish_retried_with_its_key_answers_the_first_message(client: Client) -> None:
+    # Given
+    room = client.rooms.create(name="orders")
+    subscription = client.subscriptions.create(room.id, type="PULL")
+
+    # When the same key is sent twice, and a message is published without a key twice
+    first = client.messages.publish(room.id, {"n": 1}, event_type="order.created", idempotency_key="order-1")
+    again = client.messages.publish(room.id, {"n": 1}, event_type="order.created", idempotency_key="order-1")
+    keyless = [
+        client.messages.publish(
+            room.id, {"eventType": "order.created", "eventVersion": "1", "payload": {"n": 2}}
+        )
+        for _ in range(2)
+    ]
+
+    # Then the key names one message; each keyless call is its own message (its own generated key)
+    assert again.message_id == first.message_id
+    assert keyless[0].message_id != keyless[1].message_id
+    assert len(pull_until(client, room.id, subscription.id, 3)) == 3
+
+
+def test_publish_batch_answers_one_result_per_message(client: Client) -> None:
+    # Given a room that accepts only order.created
+    room = client.rooms.create(name="orders", eventTypes=[ORDER_CREATED])
+    client.subscriptions.create(room.id, type="PULL")
+    messages = [
+        {"eventType": "order.created", "eventVersion": "1", "payload": {"n": 1}, "idempotencyKey": "b-1"},
+        {"event_type": "order.created", "event_version": "1", "payload": {"n": 2}},
+        {"eventType": "order.shipped", "eventVersion": "1", "payload": {"n": 3}},
+    ]
+
+    # When
+    result = client.messages.publish_batch(room.id, messages)
+    repeated = client.messages.publish_batch(room.id, messages[:1])
+
+    # Then
+    assert result.failed_count == 1
+    accepted_1, accepted_2, refused = result.results
+    assert isinstance(accepted_1, BatchAccepted)
+    assert isinstance(accepted_2, BatchAccepted)
+    assert isinstance(refused, BatchRefused)
+    assert (refused.status, refused.error.code) == (422, "unroutable")
+    first_again = repeated.results[0]
+    assert isinstance(first_again, BatchAccepted)
+    assert first_again.message_id == accepted_1.message_id
+
+
+def test_messages_list_get_and_attempts(client: Client) -> None:
+    # Given three messages, one pulled and acked
+    room = client.rooms.create(name="orders")
+    subscription = client.subscriptions.create(room.id, type="PULL")
+    published = [client.messages.publish(room.id, {"n": n}, event_type="order.created") for n in range(3)]
+    pulled = pull_until(client, room.id, subscription.id, 3)
+    client.ack(room.id, subscription.id, [m.receipt for m in pulled])
+
+    # When
+    page = client.messages.list(room.id, limit=2)
+    every = list(client.messages.iter(room.id, limit=2, event_type="order.created"))
+    status = client.messages.get(room.id, published[0].message_id)
+    attempts = client.messages.attempts(room.id, published[0].message_id, subscription_id=subscription.id)
+    iterated = list(client.messages.iter_attempts(room.id, published[0].message_id))
+
+    # Then
+    assert len(page.items) == 2
+    assert page.next_cursor is not None
+    assert {m.message_id for m in every} == {p.message_id for p in published}
+    assert status.payload == {"n": 0}
+    assert status.destinations == [subscription.id]
+    assert [a.event for a in attempts.items] == ["pull", "ack"]
+    assert iterated == attempts.items
+
+
+def test_pull_nack_extend_and_dead_letters(client: Client) -> None:
+    # Given a PULL subscription with no redelivery: a nack ends the message dead
+    room = client.rooms.create(name="orders")
+    subscription = client.subscriptions.create(room.id, type="PULL", delivery_attempts=0)
+    published = [client.messages.publish(room.id, {"n": n}, event_type="order.created") for n in range(3)]
+    pulled = pull_until(client, room.id, subscription.id, 3)
+
+    # When
+    extended = client.extend(room.id, subscription.id, [m.receipt for m in pulled], ack_wait_ms=60_000)
+    nacked = client.nack(room.id, subscription.id, [m.receipt for m in pulled])
+    first_page = client.dead_letters.list(room.id, subscription.id, limit=2)
+    letters = list(client.dead_letters.iter(room.id, subscription.id, limit=2))
+    replayed = client.dead_letters.replay(room.id, subscription.id, message_ids=[published[0].message_id])
+    again = pull_until(client, room.id, subscription.id, 1)
+    purged = client.dead_letters.purge(room.id, subscription.id)
+
+    # Then
+    assert sorted(extended.extended) == sorted(p.message_id for p in published)
+    assert {n.outcome for n in nacked.nacked} == {"dead"}
+    assert len(first_page.items) == 2
+    assert first_page.next_cursor is not None
+    assert {letter.message_id for letter in letters} == {p.message_id for p in published}
+    assert replayed.replayed == [published[0].message_id]
+    assert again[0].message_id == published[0].message_id
+    assert purged.purged == 2
+    assert client.dead_letters.list(room.id, subscription.id).items == []
+
+
+def test_deliveries_list_retry_and_clear(client: Client, webhook_servers: WebhookServers) -> None:
+    # Given a webhook that fails, so its deliveries wait to be retried
+    server = webhook_servers(always(Reply(500)))
+    room = client.rooms.create(name="orders")
+    subscription = client.subscriptions.create(
+        room.id, push_url=server.url(), delivery_delay_ms=600_000, delivery_attempts=3
+    )
+    published = [client.messages.publish(room.id, {"n": n}, event_type="order.created") for n in range(3)]
+    server.wait_for_requests(3, timeout_seconds=30)
+    wait_until(
+        lambda: len(client.deliveries.list(room.id, subscription.id, status="retrying").items) == 3,
+        "three retrying deliveries",
+    )
+
+    # When
+    page = client.deliveries.list(room.id, subscription.id, limit=2)
+    every = list(client.deliveries.iter(room.id, subscription.id, limit=2))
+    retried = client.deliveries.retry(room.id, subscription.id, message_ids=[published[0].message_id])
+    server.wait_for_requests(4, timeout_seconds=30)
+    cleared = client.deliveries.clear(room.id, subscription.id)
+
+    # Then
+    assert len(page.items) == 2
+    assert page.next_cursor is not None
+    assert {d.message_id for d in every} == {p.message_id for p in published}
+    assert retried.message_ids == [published[0].message_id]
+    assert cleared.cleared == 3
+    assert {d.status for d in client.deliveries.iter(room.id, subscription.id)} == {"cleared"}
+
+
+def test_api_keys_create_list_and_delete(client: Client, tenant_a: ApiClient) -> None:
+    # Given
+    created = client.api_keys.create(name="billing service")
+
+    # When
+    listed = client.api_keys.list()
+    every = list(client.api_keys.iter(limit=1))
+    with Client(tenant_a.base_url, created.key) as billing:
+        seen_by_new_key = [key.key_id for key in billing.api_keys.iter() if key.current]
+    client.api_keys.delete(created.key_id)
+
+    # Then
+    assert created.key.startswith("rc_")
+    assert {key.name for key in listed.items} >= {"billing service"}
+    assert len(every) == 2
+    assert seen_by_new_key == [created.key_id]
+    with pytest.raises(NotFound):
+        client.api_keys.delete(created.key_id)
+    (only,) = client.api_keys.list().items
+    with pytest.raises(Conflict) as last_key:
+        client.api_keys.delete(only.key_id)
+    assert last_key.value.code == "last_key"
+
+
+def test_a_real_webhook_verifies_with_its_secret_and_a_tampered_one_does_not(
+    client: Client, webhook_servers: WebhookServers
+) -> None:
+    # Given
+    server = webhook_servers()
+    room = client.rooms.create(name="orders")
+    subscription = client.subscriptions.create(room.id, push_url=server.url())
+    assert subscription.signing_secret is not None
+    published = client.messages.publish(room.id, {"orderId": 7}, event_type="order.created")
+
+    # When
+    (request,) = server.wait_for_requests(1, timeout_seconds=30)
+    message = verify_webhook(subscription.signing_secret, request.headers, request.body)
+
+    # Then
+    assert (message.message_id, message.room_id) == (published.message_id, room.id)
+    assert (message.subscription_id, message.attempt, message.payload) == (subscription.id, 0, {"orderId": 7})
+    with pytest.raises(WebhookVerificationError):
+        verify_webhook(subscription.signing_secret, request.headers, request.body.replace(b"7", b"8"))
+    with pytest.raises(WebhookVerificationError):
+        verify_webhook("whsec_" + "A" * 43, request.headers, request.body)
+
+
+def test_the_consumer_acks_what_its_handler_returns_and_nacks_what_it_raises_on(client: Client) -> None:
+    # Given a handler that fails the first delivery of order 2, and one-second redeliveries
+    room = client.rooms.create(name="orders")
+    subscription = client.subscriptions.create(room.id, type="PULL", delivery_delay_ms=1000)
+    for n in (1, 2):
+        client.messages.publish(room.id, {"n": n}, event_type="order.created")
+    seen: list[tuple[int, int]] = []
+
+    def handler(message: PulledMessage) -> None:
+        seen.append((message.payload["n"], message.attempt))
+        if (message.payload["n"], message.attempt) == (2, 0):
+            raise RuntimeError("downstream unavailable")
+
+    # When it runs until three messages were handled
+    stats = PullConsumer(client, room.id, subscription.id, handler, wait_seconds=2).run(limit=3)
+
+    # Then order 2 came back after its nack and was acked the second time
+    assert sorted(seen) == [(1, 0), (2, 0), (2, 1)]
+    assert (stats.acked, stats.nacked) == (2, 1)
+    assert "downstream unavailable" in stats.errors[0]
+    statuses = {d.status for m in client.messages.iter(room.id) for d in m.deliveries}
+    assert statuses == {"delivered"}
+
+
+def test_the_consumer_extends_the_ack_wait_of_a_handler_slower_than_it(client: Client) -> None:
+    # Given a subscription whose messages are handed out again 2 s after a pull
+    room = client.rooms.create(name="orders")
+    subscription = client.subscriptions.create(room.id, type="PULL", ack_wait_ms=2000)
+    published = client.messages.publish(room.id, {"n": 1}, event_type="order.created")
+    handling = threading.Event()
+    finish = threading.Event()
+
+    def slow_handler(message: PulledMessage) -> None:
+        handling.set()
+        assert finish.wait(30)
+
+    consumer = PullConsumer(client, room.id, subscription.id, slow_handler, wait_seconds=2)
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(consumer.run, limit=1)
+        assert handling.wait(30)
+
+        # When the handler is still busy three times its ack wait later
+        time.sleep(6)
+        pulled_meanwhile = client.pull(room.id, subscription.id)
+        finish.set()
+        stats = running.result(timeout=30)
+
+    # Then the message stayed hidden, was extended, and its one delivery was acked
+    assert pulled_meanwhile == []
+    assert stats.extensions >= 2
+    assert stats.acked == 1
+    events = [a.event for a in client.messages.attempts(room.id, published.message_id).items]
+    assert events == ["pull", "ack"]

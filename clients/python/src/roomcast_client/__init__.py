@@ -3,6 +3,7 @@
 __version__ = "0.1.0"
 
 from roomcast_client.client import API_KEY_VARIABLE, URL_VARIABLE, AsyncClient, Client, ConfigurationError
+from roomcast_client.consumer import ConsumerStats, PullConsumer
 from roomcast_client.errors import (
     ApiError,
     BadRequest,
@@ -32,6 +33,7 @@ from roomcast_client.models import (
     DeadLetter,
     Delivery,
     DeliveryItem,
+    Envelope,
     EventType,
     ExtendResult,
     MessageStatus,
@@ -51,6 +53,7 @@ from roomcast_client.models import (
     SubscriptionCreated,
 )
 from roomcast_client.retry import RetryPolicy
+from roomcast_client.webhooks import WebhookMessage, verify_webhook
 
 __all__ = [
     "API_KEY_VARIABLE",
@@ -67,10 +70,12 @@ __all__ = [
     "Client",
     "ConfigurationError",
     "Conflict",
+    "ConsumerStats",
     "CreatedApiKey",
     "DeadLetter",
     "Delivery",
     "DeliveryItem",
+    "Envelope",
     "EventType",
     "ExtendResult",
     "Forbidden",
@@ -83,6 +88,7 @@ __all__ = [
     "PayloadTooLarge",
     "PublishBatchResult",
     "PublishResult",
+    "PullConsumer",
     "PulledMessage",
     "PurgeResult",
     "RateLimited",
@@ -101,5 +107,7 @@ __all__ = [
     "Unauthorized",
     "UnprocessableEntity",
     "UnsupportedMediaType",
+    "WebhookMessage",
     "WebhookVerificationError",
+    "verify_webhook",
 ]
