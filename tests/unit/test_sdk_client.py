@@ -1,0 +1,310 @@
+"""The SDK's clients over ``httpx.MockTransport``: what each operation sends, how pages are
+followed, how publish keys survive retries, and how answers become models."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+import standardwebhooks
+
+from roomcast_client import (
+    AsyncClient,
+    Client,
+    ConfigurationError,
+    ResponseError,
+    RetryPolicy,
+    Room,
+    WebhookVerificationError,
+    verify_webhook,
+)
+
+NO_WAIT = RetryPolicy(max_retries=3, base_delay_s=0.0)
+ROOM: dict[str, Any] = {
+    "id": "room_1",
+    "name": "orders",
+    "messageExpirationMs": None,
+    "deliveryDelayMs": 1000,
+    "deliveryDelayMultiplier": 2.0,
+    "deliveryAttempts": 5,
+    "eventTypes": [],
+    "operationsRoomId": None,
+    "createdAt": "2026-11-22T08:23:17.758Z",
+    "updatedAt": "2026-11-22T08:23:17.758Z",
+}
+PUBLISHED = {
+    "messageId": "msg_1",
+    "correlationId": "c",
+    "destinations": [],
+    "publishedAt": "2026-11-22T08:23:18.831Z",
+}
+
+
+def client_answering(
+    handler: Callable[[httpx.Request], httpx.Response],
+) -> tuple[Client, list[httpx.Request]]:
+    seen: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return handler(request)
+
+    http = httpx.Client(transport=httpx.MockTransport(record))
+    return Client("https://api.example/prod", "rc_key", retry=NO_WAIT, http=http), seen
+
+
+def test_requests_carry_the_key_the_base_path_and_camel_case_fields() -> None:
+    # Given
+    client, seen = client_answering(lambda request: httpx.Response(201, json=ROOM))
+
+    # When
+    client.rooms.create(name="orders", delivery_attempts=5, eventTypes=[{"name": "order.created"}])
+
+    # Then
+    (request,) = seen
+    assert str(request.url) == "https://api.example/prod/rooms"
+    assert request.headers["authorization"] == "Bearer rc_key"
+    assert json.loads(request.content) == {
+        "name": "orders",
+        "deliveryAttempts": 5,
+        "eventTypes": [{"name": "order.created"}],
+    }
+
+
+def test_path_parameters_are_escaped() -> None:
+    # Given
+    client, seen = client_answering(lambda request: httpx.Response(200, json=ROOM))
+
+    # When
+    client.rooms.get("../api-keys?x=1")
+
+    # Then
+    assert seen[0].url.raw_path == b"/prod/rooms/..%2Fapi-keys%3Fx%3D1"
+
+
+def test_iter_follows_next_cursor_to_the_last_page() -> None:
+    # Given three pages
+    pages = {None: (["a", "b"], "c1"), "c1": (["c", "d"], "c2"), "c2": (["e"], None)}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        names, cursor = pages[request.url.params.get("cursor")]
+        return httpx.Response(200, json={"rooms": [{**ROOM, "id": n} for n in names], "nextCursor": cursor})
+
+    client, seen = client_answering(answer)
+
+    # When
+    ids = [room.id for room in client.rooms.iter(limit=2)]
+
+    # Then
+    assert ids == ["a", "b", "c", "d", "e"]
+    assert [r.url.params.get("cursor") for r in seen] == [None, "c1", "c2"]
+    assert {r.url.params["limit"] for r in seen} == {"2"}
+
+
+def test_a_retried_publish_sends_the_same_generated_key_and_each_publish_its_own() -> None:
+    # Given an API that fails each publish once
+    answers = iter([503, 202, 503, 202])
+    client, seen = client_answering(lambda request: httpx.Response(next(answers), json=PUBLISHED))
+
+    # When
+    client.messages.publish("room_1", {"n": 1}, event_type="order.created")
+    client.messages.publish("room_1", {"n": 2}, event_type="order.created")
+
+    # Then
+    keys = [request.headers["idempotency-key"] for request in seen]
+    assert keys[0] == keys[1]
+    assert keys[2] == keys[3]
+    assert keys[0] != keys[2]
+    assert json.loads(seen[0].content) == {
+        "eventType": "order.created",
+        "eventVersion": "1",
+        "payload": {"n": 1},
+    }
+
+
+def test_a_given_idempotency_key_is_sent_as_is() -> None:
+    # Given
+    client, seen = client_answering(lambda request: httpx.Response(202, json=PUBLISHED))
+
+    # When
+    client.messages.publish(
+        "room_1",
+        {"eventType": "order.created", "eventVersion": "2", "payload": {}},
+        idempotency_key="order-1001",
+        correlation_id="c-1",
+    )
+
+    # Then
+    assert seen[0].headers["idempotency-key"] == "order-1001"
+    assert json.loads(seen[0].content)["correlationId"] == "c-1"
+
+
+def test_batch_messages_without_a_key_get_one_and_keep_a_given_one() -> None:
+    # Given
+    client, seen = client_answering(
+        lambda request: httpx.Response(200, json={"results": [], "failedCount": 0})
+    )
+
+    # When
+    client.messages.publish_batch(
+        "room_1",
+        [{"eventType": "a", "payload": 1, "idempotencyKey": "mine"}, {"event_type": "a", "payload": 2}],
+    )
+
+    # Then
+    first, second = json.loads(seen[0].content)["messages"]
+    assert first["idempotencyKey"] == "mine"
+    assert second["idempotencyKey"].startswith("sdk-")
+    assert second["eventType"] == "a"
+
+
+def test_a_create_is_not_repeated_after_a_503() -> None:
+    # Given
+    client, seen = client_answering(
+        lambda request: httpx.Response(503, json={"message": "Service Unavailable"})
+    )
+
+    # When / Then
+    with pytest.raises(Exception, match="503"):
+        client.rooms.create(name="orders")
+    assert len(seen) == 1
+
+
+def test_pull_sends_wait_in_whole_seconds() -> None:
+    # Given
+    client, seen = client_answering(lambda request: httpx.Response(200, json={"messages": []}))
+
+    # When
+    client.pull("room_1", "sub_1", max_messages=3, wait_ms=1500)
+
+    # Then
+    assert json.loads(seen[0].content) == {"maxMessages": 3, "waitSeconds": 2}
+
+
+def test_a_2xx_that_is_not_the_documented_answer_is_a_response_error() -> None:
+    # Given
+    client, _ = client_answering(lambda request: httpx.Response(200, json={"unexpected": True}))
+
+    # When / Then
+    with pytest.raises(ResponseError):
+        client.rooms.get("room_1")
+
+
+def test_models_keep_unknown_fields_and_dump_back_to_the_apis_json() -> None:
+    # Given an answer from a newer API
+    answer = {**ROOM, "colour": "blue"}
+
+    # When
+    room = Room.model_validate(answer)
+
+    # Then
+    assert room.delivery_delay_ms == 1000
+    assert room.model_dump(mode="json", by_alias=True) == answer
+    by_name = Room(
+        id="r",
+        name="n",
+        delivery_delay_ms=5,
+        delivery_delay_multiplier=2.0,
+        delivery_attempts=1,
+        created_at="t",
+        updated_at="t",
+    )
+    assert by_name.model_dump(by_alias=True)["deliveryDelayMs"] == 5
+
+
+def test_the_environment_gives_the_url_and_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given
+    monkeypatch.setenv("ROOMCAST_URL", "https://env.example")
+    monkeypatch.setenv("ROOMCAST_API_KEY", "rc_env")
+
+    # When
+    client = Client()
+
+    # Then
+    assert (client.config.base_url, client.config.api_key) == ("https://env.example/", "rc_env")
+    monkeypatch.delenv("ROOMCAST_API_KEY")
+    with pytest.raises(ConfigurationError, match="ROOMCAST_API_KEY"):
+        Client()
+
+
+def test_the_async_client_runs_the_same_operations() -> None:
+    # Given
+    answers = iter([httpx.Response(502), httpx.Response(200, json={"rooms": [ROOM], "nextCursor": None})])
+    http = httpx.AsyncClient(transport=httpx.MockTransport(lambda request: next(answers)))
+
+    async def list_rooms() -> list[str]:
+        async with AsyncClient("https://api.example", "rc_key", retry=NO_WAIT, http=http) as client:
+            return [room.id async for room in client.rooms.iter()]
+
+    # When / Then: the 502 was retried
+    assert asyncio.run(list_rooms()) == ["room_1"]
+
+
+# -- webhooks -----------------------------------------------------------------------------------
+
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+BODY = json.dumps(
+    {
+        "messageId": "msg_1",
+        "roomId": "room_1",
+        "subscriptionId": "sub_1",
+        "eventType": "order.created",
+        "eventVersion": "1",
+        "correlationId": "c",
+        "publishedAt": "2026-11-22T08:23:18.831Z",
+        "attempt": 0,
+        "payload": {"n": 1},
+    }
+).encode()
+
+
+def signed_headers(body: bytes, secret: str = SECRET, at: datetime | None = None) -> dict[str, str]:
+    timestamp = at or datetime.now(tz=UTC)
+    signature = standardwebhooks.Webhook(secret).sign("msg_1", timestamp, body.decode())
+    return {
+        "Webhook-Id": "msg_1",
+        "Webhook-Timestamp": str(int(timestamp.timestamp())),
+        "Webhook-Signature": signature,
+    }
+
+
+def test_a_signed_webhook_verifies_into_its_message() -> None:
+    # When
+    message = verify_webhook(SECRET, signed_headers(BODY), BODY)
+
+    # Then
+    assert (message.message_id, message.subscription_id, message.payload) == ("msg_1", "sub_1", {"n": 1})
+
+
+@pytest.mark.parametrize(
+    ("secret", "headers", "body"),
+    [
+        (SECRET, signed_headers(BODY), BODY.replace(b'"n": 1', b'"n": 2')),
+        (SECRET, {**signed_headers(BODY), "Webhook-Signature": "v1,bm90IGl0"}, BODY),
+        (SECRET, {**signed_headers(BODY), "Webhook-Signature": "garbage"}, BODY),
+        (SECRET, {"Webhook-Id": "msg_1"}, BODY),
+        (SECRET, signed_headers(BODY, at=datetime(2020, 1, 1, tzinfo=UTC)), BODY),
+        ("whsec_!!!", signed_headers(BODY), BODY),
+        ("", signed_headers(BODY), BODY),
+        (SECRET, signed_headers(b"[1, 2]"), b"[1, 2]"),
+        (SECRET, signed_headers(b"\xff".decode("latin-1").encode()), b"\xff"),
+    ],
+)
+def test_anything_not_verified_is_one_error(secret: str, headers: dict[str, str], body: bytes) -> None:
+    # When / Then
+    with pytest.raises(WebhookVerificationError):
+        verify_webhook(secret, headers, body)
+
+
+def test_a_2xx_that_is_not_json_is_a_response_error() -> None:
+    # Given a 2xx that is not JSON
+    client, _ = client_answering(lambda request: httpx.Response(200, text="<html>"))
+
+    # When / Then
+    with pytest.raises(ResponseError, match="not JSON"):
+        client.rooms.get("room_1")
