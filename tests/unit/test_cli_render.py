@@ -172,3 +172,23 @@ def test_json_output_is_the_data_as_given_and_human_output_goes_through_the_rend
     assert "name" in as_text.getvalue()
     assert "Zürich" in as_text.getvalue()
     assert "{" not in as_text.getvalue()
+
+
+def test_a_receipt_prints_whole_on_one_line_on_a_narrow_terminal() -> None:
+    # Given a receipt longer than the terminal is wide
+    receipt = "rcpt_" + "x" * 150
+    pulled = {
+        "messages": [
+            {"messageId": "msg_1", "eventType": "order.created", "eventVersion": "1", "attempt": 0,
+             "publishedAt": PUBLISHED, "payload": {}, "receipt": receipt}
+        ]
+    }  # fmt: skip
+    stdout = io.StringIO()
+    output = Output(False, stdout=stdout)
+    output.console.width = 80
+
+    # When
+    output.result(pulled, render.pulled_messages)
+
+    # Then it can be copied whole
+    assert receipt in stdout.getvalue().splitlines()

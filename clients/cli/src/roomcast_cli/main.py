@@ -4,7 +4,7 @@ stderr and a documented exit code (exit_codes.py, docs/cli.md)."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,8 +14,10 @@ from roomcast_cli.common import JsonFlag
 from roomcast_cli.config import API_KEY_VARIABLE, URL_VARIABLE, ConfigurationError
 from roomcast_cli.exit_codes import CliError, ExitCode, exit_code_for_status
 from roomcast_cli.output import Output
-from roomcast_cli.session import GlobalOptions, current_session, session_of
-from roomcast_client import ApiError, RoomcastError  # type: ignore[attr-defined,unused-ignore]  # SDK not landed yet
+from roomcast_cli.session import GlobalOptions, current_session, forget_sessions, session_of
+
+if TYPE_CHECKING:
+    from roomcast_client import ApiError
 
 app = typer.Typer(
     name="roomcast",
@@ -111,33 +113,44 @@ def _api_error_text(error: ApiError) -> str:
 
 def run(arguments: list[str] | None = None) -> int:
     """Run one command line; the exit code (docs/cli.md)."""
+    forget_sessions()
     try:
         app(args=arguments, prog_name="roomcast")  # click's usage errors print themselves and exit 2
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-    except ApiError as error:
-        body = {
-            "status": error.status,
-            "code": error.code,
-            "message": error.message,
-            "details": error.details or [],
-        }
-        return _report(_api_error_text(error), exit_code_for_status(error.status), body)
     except CliError as error:
         return _report(error.message, error.exit_code)
     except ConfigurationError as error:
         return _report(str(error), ExitCode.UNREACHABLE)
-    except RoomcastError as error:  # the API could not be reached or answered nonsense
-        session = current_session()
-        where = (
-            f" at {session.connection.api_url}"
-            if session is not None and "connection" in vars(session)
-            else ""
-        )
-        return _report(f"cannot reach the roomcast API{where}: {error}", ExitCode.UNREACHABLE)
     except KeyboardInterrupt:
         return _report("interrupted", ExitCode.INTERRUPTED)
+    except Exception as error:
+        if "roomcast_client" not in sys.modules:  # not the SDK's: a bug, with its traceback
+            raise
+        return _report_sdk_error(error)
     return 0
+
+
+def _report_sdk_error(error: Exception) -> int:
+    """The SDK's exceptions (imported only once a command has used the SDK)."""
+    from roomcast_client import ApiError, ResponseError, RoomcastError
+
+    if isinstance(error, ApiError):
+        body = {
+            "status": error.status,
+            "code": error.code,
+            "message": error.message,
+            "details": error.details,
+        }
+        return _report(_api_error_text(error), exit_code_for_status(error.status), body)
+    if isinstance(error, ResponseError):  # a 2xx the SDK could not read: not the roomcast API
+        return _report(f"the API's answer could not be read: {error}", ExitCode.SERVER_ERROR)
+    if isinstance(error, RoomcastError):  # the API could not be reached
+        session = current_session()
+        known = session is not None and "connection" in vars(session)
+        where = f" at {session.connection.api_url}" if session is not None and known else ""
+        return _report(f"cannot reach the roomcast API{where}: {error}", ExitCode.UNREACHABLE)
+    raise error
 
 
 def main() -> None:

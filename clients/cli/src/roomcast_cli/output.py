@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 from rich.console import Console, RenderableType
+from rich.text import Text
 
 # Piped output has no terminal width: wide enough that ids and timestamps are never folded.
 PIPE_WIDTH = 200
@@ -46,7 +47,10 @@ class Output:
             return
         rendered = human(data)
         for renderable in rendered if isinstance(rendered, list) else [rendered]:
-            self.console.print(renderable)
+            # A no_wrap Text (a receipt, a secret) is printed whole on one line, whatever the width.
+            self.console.print(
+                renderable, soft_wrap=isinstance(renderable, Text) and bool(renderable.no_wrap)
+            )
 
     def json_line(self, data: Any, *, one_line: bool = True) -> None:
         self._stdout_file.write(json_text(data, one_line=one_line) + "\n")

@@ -94,15 +94,15 @@ def deliveries_summary(deliveries: Iterable[Json]) -> str:
     return ", ".join(f"{status} {count}" for status, count in counts.items()) or "no destinations"
 
 
-def _table(*columns: str, title: str | None = None) -> Table:
-    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, box=None)
+def _table(*columns: str) -> Table:
+    table = Table(show_edge=False, pad_edge=False, box=None)
     for column in columns:
         table.add_column(column, no_wrap=column in {"ID", "SUBSCRIPTION", "MESSAGE", "KEY ID"})
     table.columns[0].header_style = "bold"
     return table
 
 
-def details(data: Json, title: str | None = None, hide: Iterable[str] = ()) -> Table:
+def details(data: Json, hide: Iterable[str] = ()) -> Table:
     """One object as ``field  value`` lines, in the API's order."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
@@ -111,9 +111,6 @@ def details(data: Json, title: str | None = None, hide: Iterable[str] = ()) -> T
     for name, value in data.items():
         if name not in hidden:
             table.add_row(name, show_value(value))
-    if title:
-        table.title = title
-        table.title_justify = "left"
     return table
 
 
@@ -163,14 +160,20 @@ def subscription_details(subscription: Json) -> list[RenderableType]:
     shown: list[RenderableType] = [details(subscription, hide=("signingSecret",))]
     secret = subscription.get("signingSecret")
     if secret:
-        shown.append(Text(f"signing secret (shown once, store it): {secret}", style="bold yellow"))
+        shown.append(
+            Text(f"signing secret (shown once, store it): {secret}", style="bold yellow", no_wrap=True)
+        )
     return shown
 
 
 def rotated_secret(rotated: Json) -> list[RenderableType]:
     until = rotated.get("previousSecretsValidUntil")
     lines: list[RenderableType] = [
-        Text(f"new signing secret (shown once, store it): {rotated['signingSecret']}", style="bold yellow")
+        Text(
+            f"new signing secret (shown once, store it): {rotated['signingSecret']}",
+            style="bold yellow",
+            no_wrap=True,
+        )
     ]
     if until:
         lines.append(Text(f"the previous secrets keep signing until {show_time(until)} UTC"))
@@ -187,7 +190,8 @@ def schedule_table(preview: Json) -> list[RenderableType]:
             "cut by expiry" if attempt.get("cutByExpiry") else "",
         )
     return [
-        details(preview["policy"], title=f"policy of {preview['subscriptionId']}"),
+        Text(f"policy of {preview['subscriptionId']}", style="bold"),
+        details(preview["policy"]),
         table,
         Text(preview.get("note", ""), style="dim"),
     ]
@@ -208,7 +212,7 @@ def api_keys_table(page: Json) -> list[RenderableType]:
 def created_api_key(created: Json) -> list[RenderableType]:
     return [
         details(created, hide=("key",)),
-        Text(f"API key (shown once, store it): {created['key']}", style="bold yellow"),
+        Text(f"API key (shown once, store it): {created['key']}", style="bold yellow", no_wrap=True),
     ]
 
 
@@ -309,10 +313,9 @@ def pulled_messages(data: Json) -> list[RenderableType]:
             show_time(message["publishedAt"]),
             excerpt(compact_json(message["payload"])),
         )
-    receipts = Text(
-        "receipts (for ack, nack, extend):\n" + "\n".join(m["receipt"] for m in messages), style="dim"
-    )
-    return [table, receipts]
+    # Receipts are long: one per line, never folded, so each copies whole.
+    receipts = [Text(m["receipt"], no_wrap=True, overflow="ignore") for m in messages]
+    return [table, Text("receipts (for ack, nack, extend):", style="dim"), *receipts]
 
 
 def receipts_result(data: Json) -> list[RenderableType]:
@@ -367,6 +370,14 @@ class DestinationTimeline:
         )
 
 
+def attempt_detail(attempt: Json) -> str:
+    """The response's start, and the error when it says more than the status code does."""
+    error = attempt.get("error")
+    if error == f"HTTP {attempt.get('httpStatus')}":
+        error = None
+    return " · ".join(part for part in (error, excerpt(attempt.get("responseBody"))) if part)
+
+
 def build_timeline(status: Json, attempts: Sequence[Json]) -> list[DestinationTimeline]:
     """Each destination's attempts in time order, then, while it waits, its next due attempt.
     ``status`` is a MessageStatus, ``attempts`` the message's AttemptView items."""
@@ -387,7 +398,7 @@ def build_timeline(status: Json, attempts: Sequence[Json]) -> list[DestinationTi
             timeline = timelines[attempt["subscriptionId"]] = DestinationTimeline(
                 attempt["subscriptionId"], "?", "?", 0, None, None
             )
-        detail = attempt.get("error") or excerpt(attempt.get("responseBody"))
+        detail = attempt_detail(attempt)
         timeline.entries.append(
             TimelineEntry(
                 attempt["startedAt"],
@@ -438,7 +449,6 @@ def message_timeline(data: Json) -> list[RenderableType]:
             "STATUS",
             "LATENCY",
             "RESPONSE / ERROR",
-            title=timeline.heading,
         )
         for entry in timeline.entries:
             table.add_row(
@@ -452,8 +462,7 @@ def message_timeline(data: Json) -> list[RenderableType]:
             )
         if not timeline.entries:
             table.add_row("-", "-", "-", "no attempt yet", "-", "-", "")
-        shown.append(Text(""))
-        shown.append(table)
+        shown.extend([Text(""), Text(timeline.heading, style="bold"), table])
     return [Group(*shown)]
 
 

@@ -7,13 +7,16 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:  # the SDK is imported on first use: --help and completion stay quick
+    from roomcast_client import Client
 
 from roomcast_cli.config import Connection, resolve_connection
 from roomcast_cli.exit_codes import CliError, ExitCode
 from roomcast_cli.output import Output
-from roomcast_client import Client  # type: ignore[attr-defined,unused-ignore]  # SDK not landed yet
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ class Session:
 
     @cached_property
     def client(self) -> Client:
+        from roomcast_client import Client
+
         connection = self.connection
         return Client(
             base_url=connection.api_url, api_key=connection.api_key, timeout_s=self.options.timeout_s
@@ -47,6 +52,11 @@ class Session:
 
 # The session of the running command, for main()'s error report (JSON or text, the URL it tried).
 _current: list[Session] = []
+
+
+def forget_sessions() -> None:
+    """A new command line starts (run() called again in one process, as tests do)."""
+    _current.clear()
 
 
 def current_session() -> Session | None:

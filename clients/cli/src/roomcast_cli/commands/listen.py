@@ -13,7 +13,7 @@ import json
 import queue
 import signal
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,7 +21,6 @@ from types import FrameType
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-import httpx
 import typer
 
 from roomcast_cli import render
@@ -29,10 +28,11 @@ from roomcast_cli.common import JsonFlag, RoomId, dump
 from roomcast_cli.exit_codes import CliError, ExitCode
 from roomcast_cli.inputs import iso_utc, parse_event_types
 from roomcast_cli.session import Session, session_of
-from roomcast_client import ApiError, verify_webhook  # type: ignore[attr-defined,unused-ignore]  # SDK not landed yet
 
 MAX_BODY_BYTES = 1024 * 1024  # more than a webhook can be (a 128 KiB payload in its envelope)
 FORWARD_TIMEOUT_S = 10.0
+# (secret, headers, body) -> None when the signature verifies, else why not
+Verify = Callable[[str, Mapping[str, str], bytes], str | None]
 SECRET_VARIABLE = "ROOMCAST_WEBHOOK_SECRET"  # noqa: S105 - a variable's name
 
 
@@ -66,8 +66,11 @@ class _Receiver(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, port: int, secret: str, answer_status: int, forward_to: str | None) -> None:
+    def __init__(
+        self, port: int, secret: str, answer_status: int, forward_to: str | None, verify: Verify
+    ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
+        self.verify = verify
         self.secret = secret
         self.answer_status = answer_status
         self.forward_to = forward_to
@@ -85,11 +88,10 @@ class _Handler(BaseHTTPRequestHandler):
             length = 0
         body = self.rfile.read(length) if length else b""
         headers = {name.lower(): value for name, value in self.headers.items()}
-        try:
-            verify_webhook(self.server.secret, headers, body)
-        except Exception as error:  # the SDK's verification error, whatever its class
+        refused = self.server.verify(self.server.secret, headers, body)
+        if refused is not None:
             self._answer(401, b'{"error": "signature verification failed"}')
-            self.server.received.put(Received(received_at, headers, body, 401, f"signature: {error}"))
+            self.server.received.put(Received(received_at, headers, body, 401, refused))
             return
         status, reply = (
             self._forward(headers, body) if self.server.forward_to else (self.server.answer_status, b"")
@@ -100,6 +102,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _forward(self, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes]:
         """Post the delivery on to the user's app; its status is roomcast's answer (502 when it is down)."""
         assert self.server.forward_to is not None
+        import httpx  # only with --forward-to
+
         kept = {
             name: value
             for name, value in headers.items()
@@ -125,6 +129,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: listen prints each delivery itself."""
+
+
+def _verify_webhook() -> Verify:
+    """The SDK's verifier, imported when listen starts (the other commands never need it)."""
+    from roomcast_client import WebhookVerificationError, verify_webhook
+
+    def verify(secret: str, headers: Mapping[str, str], body: bytes) -> str | None:
+        try:
+            verify_webhook(secret, headers, body)
+        except WebhookVerificationError as error:
+            return str(error)
+        return None
+
+    return verify
 
 
 def _is_loopback_url(url: str) -> bool:
@@ -198,7 +216,7 @@ def listen(
     session = session_of(context, json_output)
     connection = session.connection  # configuration errors before a port is taken
     try:
-        receiver = _Receiver(port, secret or "", status, forward_to)
+        receiver = _Receiver(port, secret or "", status, forward_to, _verify_webhook())
     except OSError as error:
         raise CliError(f"Cannot listen on 127.0.0.1:{port}: {error.strerror or error}.") from None
     local_url = f"http://127.0.0.1:{receiver.server_address[1]}{path}"
@@ -225,6 +243,8 @@ def _subscribe(
     fields: dict[str, Any] = {"type": "PUSH", "pushUrl": push_url}
     if event_types:
         fields["eventTypes"] = parse_event_types(event_types)
+    from roomcast_client import ApiError
+
     try:
         created: dict[str, Any] = dump(session.client.subscriptions.create(room_id, **fields))
     except ApiError as error:
