@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from pydantic import BaseModel
 
 from roomcast_client import (
     BadRequest,
@@ -24,6 +25,7 @@ from roomcast_client import (
     Unauthorized,
     UnprocessableEntity,
     WebhookVerificationError,
+    models,
     verify_webhook,
 )
 from tests.e2e import webhook_server
@@ -421,3 +423,53 @@ def test_the_consumer_extends_the_ack_wait_of_a_handler_slower_than_it(client: C
     assert stats.acked == 1
     events = [a.event for a in client.messages.attempts(room.id, published.message_id).items]
     assert events == ["pull", "ack"]
+
+
+# Each model and the response schema of the API's OpenAPI document it mirrors.
+MODEL_OF_SCHEMA: dict[str, type[BaseModel]] = {
+    "RoomResponse": models.Room,
+    "EventTypeModel": models.EventType,
+    "SubscriptionResponse": models.Subscription,
+    "SubscriptionCreated": models.SubscriptionCreated,
+    "RotatedSecret": models.RotatedSecret,
+    "EffectivePolicy": models.EffectivePolicy,
+    "ScheduledAttemptView": models.ScheduledAttempt,
+    "SchedulePreview": models.SchedulePreview,
+    "PublishResponse": models.PublishResult,
+    "PublishBatchAccepted": models.BatchAccepted,
+    "PublishBatchRefused": models.BatchRefused,
+    "PublishBatchResponse": models.PublishBatchResult,
+    "ErrorBody": models.ErrorBody,
+    "DeliveryView": models.Delivery,
+    "DeliveryItem": models.DeliveryItem,
+    "MessageStatus": models.MessageStatus,
+    "AttemptView": models.Attempt,
+    "DeadLetterView": models.DeadLetter,
+    "RetryResponse": models.RetryResult,
+    "ClearResponse": models.ClearResult,
+    "ReplayResponse": models.ReplayResult,
+    "PurgeResponse": models.PurgeResult,
+    "PulledMessage": models.PulledMessage,
+    "ReceiptFailure": models.ReceiptFailure,
+    "AckResponse": models.AckResult,
+    "NackOutcome": models.NackOutcome,
+    "NackResponse": models.NackResult,
+    "ExtendResponse": models.ExtendResult,
+    "ApiKeyView": models.ApiKey,
+    "CreatedApiKey": models.CreatedApiKey,
+}
+
+
+def test_the_models_mirror_the_apis_response_schemas(tenant_a: ApiClient) -> None:
+    # Given the running API's own document
+    schemas = tenant_a.get("/openapi.json").json()["components"]["schemas"]
+
+    for schema_name, model in MODEL_OF_SCHEMA.items():
+        # When
+        schema = schemas[schema_name]
+        aliases = {field.alias or name: field for name, field in model.model_fields.items()}
+
+        # Then every field of the answer has an attribute, and none the SDK requires may be absent
+        assert set(aliases) == set(schema["properties"]), schema_name
+        required_by_model = {alias for alias, field in aliases.items() if field.is_required()}
+        assert required_by_model <= set(schema.get("required", [])), schema_name

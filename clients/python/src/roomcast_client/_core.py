@@ -18,7 +18,7 @@ from urllib.parse import quote
 import httpx
 import pydantic
 
-from roomcast_client.errors import ResponseError, error_from_response
+from roomcast_client.errors import ResponseError, TransportError, error_from_response
 from roomcast_client.models import Page
 from roomcast_client.retry import RetryPolicy, retry_delay_s
 
@@ -179,8 +179,6 @@ def exchange(  # noqa: UP047 - the package supports Python 3.11
 ) -> Generator[Step, Outcome, T]:
     """Send ``request``, retrying as ``policy`` and ``call`` allow; the parsed answer, or raise
     the typed ``ApiError`` (or ``TransportError``) of the last attempt."""
-    from roomcast_client.errors import TransportError
-
     retry_number = 0
     while True:
         outcome = yield Send(request)
