@@ -1,19 +1,20 @@
 """`roomcast listen`'s receiver without a stack: a verified request is answered with the chosen
-status and handed over for printing, one that fails verification is answered 401 and reported;
-and the CLI's entry point turns bad input and missing configuration into its documented exit codes."""
+status (or the app's, with --forward-to) and handed over for printing; one that fails
+verification is answered 401 and reported."""
 
 from __future__ import annotations
 
 import json
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+from contextlib import contextmanager
 
 import pytest
 
 from roomcast_cli.commands.listen import Received, _is_loopback_url, _Receiver
-from roomcast_cli.main import run
+from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always
 
 BODY = json.dumps(
     {"messageId": "msg_1", "eventType": "order.created", "attempt": 0, "payload": {"n": 1}}
@@ -24,17 +25,23 @@ def _verify(secret: str, headers: Mapping[str, str], body: bytes) -> str | None:
     return None if headers.get("webhook-signature") == f"v1,{secret}" else "no matching signature"
 
 
-@pytest.fixture
-def receiver() -> Iterator[_Receiver]:
-    import threading
-
-    server = _Receiver(0, "good", 202, None, _verify)
+@contextmanager
+def _running(forward_to: str | None = None) -> Iterator[_Receiver]:
+    server = _Receiver(0, "good", 202, forward_to, _verify)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def receiver() -> Iterator[_Receiver]:
+    with _running() as server:
+        yield server
 
 
 def _post(server: _Receiver, signature: str) -> int:
@@ -94,40 +101,21 @@ def test_loopback_urls_are_recognised(url: str, loopback: bool) -> None:
     assert _is_loopback_url(url) is loopback
 
 
-@pytest.fixture
-def unconfigured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("ROOMCAST_URL", "ROOMCAST_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("ROOMCAST_STATE_FILE", str(tmp_path / "none.json"))
-    monkeypatch.chdir(tmp_path)
+def test_forward_to_posts_the_delivery_to_the_app_and_answers_with_its_status() -> None:
+    # Given an app that answers 409, and listen forwarding to it
+    with WebhookReceiver(always(Reply(409))) as app, _running(forward_to=app.url("/app")) as server:
+        # When
+        status = _post(server, "v1,good")
+
+        # Then the app got the body and the webhook headers, and its status was the answer
+        [forwarded] = app.wait_for_requests(1, timeout_seconds=5)
+        assert forwarded.body == BODY
+        assert forwarded.headers["webhook-id"] == "msg_1"
+        assert forwarded.headers["webhook-signature"] == "v1,good"
+        assert status == 409
+        assert server.received.get(timeout=5).answered == 409
 
 
-@pytest.mark.usefixtures("unconfigured")
-def test_invalid_json_exits_2_before_any_configuration_is_needed(capsys: pytest.CaptureFixture[str]) -> None:
-    # When
-    code = run(["publish", "room_1", "{order: 1}", "-t", "order.created"])
-
-    # Then
-    assert code == 2
-    assert "the payload is not valid JSON" in capsys.readouterr().err
-
-
-@pytest.mark.usefixtures("unconfigured")
-def test_nothing_configured_exits_3_with_json_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    # When
-    code = run(["rooms", "list", "--json"])
-
-    # Then
-    assert code == 3
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert json.loads(captured.err)["error"]["code"] == "unreachable"
-
-
-@pytest.mark.usefixtures("unconfigured")
-def test_usage_errors_exit_2_and_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["rooms", "list", "--limit", "500"]) == 2
-    assert run(["subscriptions", "create", "room_1"]) == 2  # neither --push-url nor --pull
-    assert "Give either --push-url URL" in capsys.readouterr().err
-    assert run(["dead-letters", "replay", "room_1", "sub_1"]) == 2  # which letters?
-    assert run(["--help"]) == 0
+def test_forward_to_an_app_that_is_down_answers_502() -> None:
+    with _running(forward_to="http://127.0.0.1:9/app") as server:
+        assert _post(server, "v1,good") == 502
