@@ -192,3 +192,19 @@ def test_a_receipt_prints_whole_on_one_line_on_a_narrow_terminal() -> None:
 
     # Then it can be copied whole
     assert receipt in stdout.getvalue().splitlines()
+
+
+def test_values_that_look_like_markup_are_shown_as_they_are() -> None:
+    # Given a name and a payload with square brackets rich would read as styles
+    message = _status()
+    message["payload"] = {"flags": [True, False]}
+    room = {"id": "room_1", "name": "[bold]orders[/]", "deliveryDelayMs": 1, "deliveryDelayMultiplier": 1,
+            "deliveryAttempts": 0}  # fmt: skip
+
+    # When
+    timeline = _text(render.message_timeline({"message": message, "attempts": []}))
+    rooms = _text(render.rooms_table({"rooms": [room], "nextCursor": None}))
+
+    # Then
+    assert '{"flags":[true,false]}' in timeline
+    assert "[bold]orders[/]" in rooms

@@ -56,11 +56,6 @@ class Output:
         self._stdout_file.write(json_text(data, one_line=one_line) + "\n")
         self._stdout_file.flush()
 
-    def say(self, text: RenderableType) -> None:
-        """A human line on stdout (nothing with ``--json``)."""
-        if not self.json_mode:
-            self.console.print(text)
-
     def note(self, text: str) -> None:
         """A remark on stderr (never mixed into stdout's data)."""
         self.errors.print(text, markup=False)

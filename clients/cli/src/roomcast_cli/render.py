@@ -102,6 +102,11 @@ def _table(*columns: str) -> Table:
     return table
 
 
+def _add_row(table: Table, *cells: str) -> None:
+    """Cells as plain text: a payload's ``[true]`` or a name's ``[bold]`` is shown, never read as markup."""
+    table.add_row(*(Text(cell) for cell in cells))
+
+
 def details(data: Json, hide: Iterable[str] = ()) -> Table:
     """One object as ``field  value`` lines, in the API's order."""
     table = Table.grid(padding=(0, 2))
@@ -110,7 +115,7 @@ def details(data: Json, hide: Iterable[str] = ()) -> Table:
     hidden = set(hide)
     for name, value in data.items():
         if name not in hidden:
-            table.add_row(name, show_value(value))
+            _add_row(table, name, show_value(value))
     return table
 
 
@@ -126,7 +131,8 @@ def more_hint(next_cursor: str | None) -> list[RenderableType]:
 def rooms_table(page: Json) -> list[RenderableType]:
     table = _table("ID", "NAME", "DELAY MS", "MULTIPLIER", "RETRIES", "EXPIRATION MS", "EVENT TYPES")
     for room in page["rooms"]:
-        table.add_row(
+        _add_row(
+            table,
             room["id"],
             room["name"],
             str(room["deliveryDelayMs"]),
@@ -141,7 +147,8 @@ def rooms_table(page: Json) -> list[RenderableType]:
 def subscriptions_table(page: Json) -> list[RenderableType]:
     table = _table("ID", "TYPE", "STATUS", "TARGET", "EVENT TYPES", "RETRIES")
     for subscription in page["subscriptions"]:
-        table.add_row(
+        _add_row(
+            table,
             subscription["id"],
             subscription["type"],
             subscription["status"],
@@ -183,7 +190,8 @@ def rotated_secret(rotated: Json) -> list[RenderableType]:
 def schedule_table(preview: Json) -> list[RenderableType]:
     table = _table("ATTEMPT", "WAIT BEFORE", "SINCE PUBLISH", "")
     for attempt in preview["attempts"]:
-        table.add_row(
+        _add_row(
+            table,
             str(attempt["attempt"]),
             f"{attempt['delayMs'] / 1000:g} s",
             f"{attempt['sincePublishMs'] / 1000:g} s",
@@ -200,7 +208,8 @@ def schedule_table(preview: Json) -> list[RenderableType]:
 def api_keys_table(page: Json) -> list[RenderableType]:
     table = _table("KEY ID", "NAME", "CREATED", "")
     for key in page["apiKeys"]:
-        table.add_row(
+        _add_row(
+            table,
             key["keyId"],
             key.get("name") or "",
             show_time(key.get("createdAt")),
@@ -231,11 +240,16 @@ def publish_batch_result(result: Json) -> list[RenderableType]:
     table = _table("#", "STATUS", "MESSAGE", "DETAIL")
     for index, item in enumerate(result["results"]):
         if item.get("error"):
-            table.add_row(
-                str(index), str(item["status"]), "-", f"{item['error']['code']}: {item['error']['message']}"
+            _add_row(
+                table,
+                str(index),
+                str(item["status"]),
+                "-",
+                f"{item['error']['code']}: {item['error']['message']}",
             )
         else:
-            table.add_row(
+            _add_row(
+                table,
                 str(index),
                 str(item["status"]),
                 item["messageId"],
@@ -247,7 +261,8 @@ def publish_batch_result(result: Json) -> list[RenderableType]:
 def messages_table(page: Json) -> list[RenderableType]:
     table = _table("MESSAGE", "EVENT", "PUBLISHED", "CORRELATION", "DELIVERIES")
     for message in page["messages"]:
-        table.add_row(
+        _add_row(
+            table,
             message["messageId"],
             f"{message['eventType']} v{message['eventVersion']}",
             show_time(message["publishedAt"]),
@@ -262,7 +277,8 @@ def messages_table(page: Json) -> list[RenderableType]:
 def deliveries_table(page: Json) -> list[RenderableType]:
     table = _table("MESSAGE", "EVENT", "STATUS", "ATTEMPTS", "NEXT ATTEMPT", "LAST ERROR")
     for delivery in page["deliveries"]:
-        table.add_row(
+        _add_row(
+            table,
             delivery["messageId"],
             f"{delivery['eventType']} v{delivery['eventVersion']}",
             delivery["status"],
@@ -278,7 +294,8 @@ def deliveries_table(page: Json) -> list[RenderableType]:
 def dead_letters_table(page: Json) -> list[RenderableType]:
     table = _table("MESSAGE", "EVENT", "DIED", "ATTEMPTS", "REASON")
     for letter in page["deadLetters"]:
-        table.add_row(
+        _add_row(
+            table,
             letter["messageId"],
             f"{letter['eventType']} v{letter['eventVersion']}",
             show_time(letter["deadAt"]),
@@ -306,7 +323,8 @@ def pulled_messages(data: Json) -> list[RenderableType]:
         return [Text("no messages")]
     table = _table("MESSAGE", "EVENT", "ATTEMPT", "PUBLISHED", "PAYLOAD")
     for message in messages:
-        table.add_row(
+        _add_row(
+            table,
             message["messageId"],
             f"{message['eventType']} v{message['eventVersion']}",
             str(message["attempt"]),
@@ -451,7 +469,8 @@ def message_timeline(data: Json) -> list[RenderableType]:
             "RESPONSE / ERROR",
         )
         for entry in timeline.entries:
-            table.add_row(
+            _add_row(
+                table,
                 show_time(entry.at),
                 show_offset(entry.since_publish_s),
                 "-" if entry.attempt is None else str(entry.attempt),
@@ -461,7 +480,7 @@ def message_timeline(data: Json) -> list[RenderableType]:
                 entry.detail,
             )
         if not timeline.entries:
-            table.add_row("-", "-", "-", "no attempt yet", "-", "-", "")
+            _add_row(table, "-", "-", "-", "no attempt yet", "-", "-", "")
         shown.extend([Text(""), Text(timeline.heading, style="bold"), table])
     return [Group(*shown)]
 
