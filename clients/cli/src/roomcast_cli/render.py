@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -23,14 +23,14 @@ FINAL_STATUSES = frozenset({"delivered", "dead", "expired", "cleared"})
 
 
 def parse_time(value: str | None) -> datetime | None:
-    """An API timestamp (ISO 8601, ``Z`` for UTC) as an aware datetime; None when absent or odd."""
+    """An API timestamp (ISO 8601, ``Z`` for timezone.utc) as an aware datetime; None when absent or odd."""
     if not value:
         return None
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
 def show_time(value: str | None) -> str:
@@ -38,7 +38,7 @@ def show_time(value: str | None) -> str:
     parsed = parse_time(value)
     if parsed is None:
         return value or "-"
-    return parsed.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    return parsed.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
 def seconds_between(earlier: str | None, later: str | None) -> float | None:
@@ -460,7 +460,7 @@ def message_timeline(data: Json) -> list[RenderableType]:
         shown.append(Text("no destinations: nothing matched the message when it was published"))
     for timeline in timelines:
         table = _table(
-            "TIME (UTC)",
+            "TIME (timezone.utc)",
             "SINCE PUBLISH",
             "ATTEMPT",
             "EVENT",
