@@ -10,10 +10,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
-from roomcast_cli.commands.listen import Received, _is_loopback_url, _Receiver
+from roomcast_cli.commands.listen import Received, _is_loopback_url, _Receiver, _subscribe
+from roomcast_cli.exit_codes import CliError, ExitCode
+from roomcast_cli.session import Session
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always
 
 BODY = json.dumps(
@@ -119,3 +123,26 @@ def test_forward_to_posts_the_delivery_to_the_app_and_answers_with_its_status() 
 def test_forward_to_an_app_that_is_down_answers_502() -> None:
     with _running(forward_to="http://127.0.0.1:9/app") as server:
         assert _post(server, "v1,good") == 502
+
+
+class _RefusingSubscriptions:
+    def create(self, room_id: str, **fields: object) -> object:
+        from roomcast_client import UnprocessableEntity
+
+        raise UnprocessableEntity(422, "invalid_push_url", "push URLs must be https")
+
+
+def test_a_stack_that_refuses_loopback_gets_the_public_url_advice() -> None:
+    # Given a deployed stack's answer to a 127.0.0.1 push URL
+    fake = SimpleNamespace(client=SimpleNamespace(subscriptions=_RefusingSubscriptions()))
+
+    # When
+    with pytest.raises(CliError) as raised:
+        _subscribe(
+            cast(Session, fake), "room_1", "http://127.0.0.1:8080/webhooks", None, "https://api.example.com"
+        )
+
+    # Then
+    assert raised.value.exit_code is ExitCode.REFUSED
+    assert "--public-url" in raised.value.message
+    assert "push URLs must be https" in raised.value.message
