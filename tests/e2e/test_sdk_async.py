@@ -11,6 +11,7 @@ import pytest
 
 from roomcast_client import (
     AsyncClient,
+    AsyncPullConsumer,
     BatchAccepted,
     Forbidden,
     NotFound,
@@ -119,3 +120,30 @@ async def test_a_webhook_delivered_to_a_push_subscription_verifies(
     assert verify_webhook(subscription.signing_secret, request.headers, request.body).message_id == (
         published.message_id
     )
+
+
+async def test_the_async_consumer_acks_nacks_and_extends(client: AsyncClient) -> None:
+    # Given a 2 s ack wait, one-second redeliveries, and a handler that fails order 2 once and
+    # takes longer than the ack wait on order 1
+    room = await client.rooms.create(name="orders")
+    subscription = await client.subscriptions.create(
+        room.id, type="PULL", ack_wait_ms=2000, delivery_delay_ms=1000
+    )
+    for n in (1, 2):
+        await client.messages.publish(room.id, {"n": n}, event_type="order.created")
+    seen: list[tuple[int, int]] = []
+
+    async def handler(message: PulledMessage) -> None:
+        seen.append((message.payload["n"], message.attempt))
+        if message.payload["n"] == 1:
+            await asyncio.sleep(4)  # the slow work itself: twice the ack wait
+        elif message.attempt == 0:
+            raise RuntimeError("downstream unavailable")
+
+    # When
+    stats = await AsyncPullConsumer(client, room.id, subscription.id, handler, wait_seconds=2).run(limit=3)
+
+    # Then order 1 was handled once (extended meanwhile), order 2 twice
+    assert sorted(seen) == [(1, 0), (2, 0), (2, 1)]
+    assert (stats.acked, stats.nacked) == (2, 1)
+    assert stats.extensions >= 2

@@ -3,13 +3,23 @@ stops (the local stack's redelivery and extension are in tests/e2e/test_sdk.py).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from typing import Any
 
 import httpx
 import pytest
 
-from roomcast_client import Client, PullConsumer, PulledMessage, RetryPolicy
+from roomcast_client import (
+    AsyncClient,
+    AsyncPullConsumer,
+    Client,
+    ConsumerStats,
+    PullConsumer,
+    PulledMessage,
+    RetryPolicy,
+)
 from roomcast_client.consumer import extension_interval_s
 
 
@@ -29,10 +39,13 @@ def pulled(number: int) -> dict[str, Any]:
 class FakeApi:
     """Answers pulls from a list of batches and records acks and nacks."""
 
-    def __init__(self, batches: list[list[int]]) -> None:
+    def __init__(self, batches: list[list[int]], extend_status: int = 200) -> None:
         self.batches = batches
         self.acked: list[str] = []
         self.nacked: list[str] = []
+        self.extend_status = extend_status
+        self.extend_calls = 0
+        self.extended_twice = threading.Event()
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         action = request.url.path.rsplit("/", 1)[-1]
@@ -47,17 +60,23 @@ class FakeApi:
             self.nacked += body["receipts"]
             outcomes = [{"messageId": r.replace("rcpt", "msg"), "outcome": "retry"} for r in body["receipts"]]
             return httpx.Response(200, json={"nacked": outcomes})
+        if action == "extend":
+            self.extend_calls += 1
+            if self.extend_calls >= 2:
+                self.extended_twice.set()
+            extended = [r.replace("rcpt", "msg") for r in body["receipts"]]
+            return httpx.Response(self.extend_status, json={"extended": extended})
         return httpx.Response(404, json={"error": {"code": "route_not_found", "message": action}})
 
 
-def consumer_of(api: FakeApi, handler: Any) -> PullConsumer:
+def consumer_of(api: FakeApi, handler: Any, ack_wait_ms: int = 60_000) -> PullConsumer:
     client = Client(
         "https://api.example",
         "rc_key",
         retry=RetryPolicy(max_retries=0),
         http=httpx.Client(transport=httpx.MockTransport(api)),
     )
-    return PullConsumer(client, "room_1", "sub_1", handler, ack_wait_ms=60_000, wait_seconds=0)
+    return PullConsumer(client, "room_1", "sub_1", handler, ack_wait_ms=ack_wait_ms, wait_seconds=0)
 
 
 def test_returns_are_acked_and_raises_are_nacked_until_idle() -> None:
@@ -114,3 +133,46 @@ def test_stop_gives_back_the_rest_of_the_batch_at_once() -> None:
 def test_held_messages_are_extended_three_times_per_ack_wait(ack_wait_ms: int, interval_s: float) -> None:
     # When / Then
     assert extension_interval_s(ack_wait_ms) == pytest.approx(interval_s)
+
+
+def test_the_async_consumer_runs_the_same_loop() -> None:
+    # Given
+    api = FakeApi([[1, 2], [3]])
+    http = httpx.AsyncClient(transport=httpx.MockTransport(api))
+
+    async def handler(message: PulledMessage) -> None:
+        if message.payload["n"] == 2:
+            raise ValueError("bad order")
+
+    async def consume() -> ConsumerStats:
+        async with AsyncClient("https://api.example", "rc_key", http=http) as client:
+            consumer = AsyncPullConsumer(
+                client, "room_1", "sub_1", handler, ack_wait_ms=60_000, wait_seconds=0
+            )
+            return await consumer.run(until_idle=True)
+
+    # When
+    stats = asyncio.run(consume())
+
+    # Then
+    assert (api.acked, api.nacked) == (["rcpt_1", "rcpt_3"], ["rcpt_2"])
+    assert (stats.pulls, stats.acked, stats.nacked) == (3, 2, 1)
+
+
+@pytest.mark.parametrize("extend_status", [200, 503])
+def test_held_messages_are_extended_while_the_handler_works_and_a_failed_extension_is_survived(
+    extend_status: int,
+) -> None:
+    # Given a 600 ms ack wait (an extension every 200 ms) and a handler that works until two were sent
+    api = FakeApi([[1]], extend_status=extend_status)
+
+    def handler(message: PulledMessage) -> None:
+        assert api.extended_twice.wait(5), f"{api.extend_calls} extension(s) while the handler worked"
+
+    # When
+    stats = consumer_of(api, handler, ack_wait_ms=600).run(limit=1)
+
+    # Then the extender went on after a failure, the message was acked, and only successes count
+    assert api.acked == ["rcpt_1"]
+    assert stats.errors == []
+    assert (stats.extensions >= 1) is (extend_status == 200)

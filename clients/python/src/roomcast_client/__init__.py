@@ -3,7 +3,7 @@
 __version__ = "0.1.0"
 
 from roomcast_client.client import API_KEY_VARIABLE, URL_VARIABLE, AsyncClient, Client, ConfigurationError
-from roomcast_client.consumer import ConsumerStats, PullConsumer
+from roomcast_client.consumer import AsyncPullConsumer, ConsumerStats, PullConsumer
 from roomcast_client.errors import (
     ApiError,
     BadRequest,
@@ -62,6 +62,7 @@ __all__ = [
     "ApiError",
     "ApiKey",
     "AsyncClient",
+    "AsyncPullConsumer",
     "Attempt",
     "BadRequest",
     "BatchAccepted",

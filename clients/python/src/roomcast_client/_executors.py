@@ -20,6 +20,7 @@ from roomcast_client._core import Call, Config, Outcome, Send, Sleep, Step, buil
 from roomcast_client.models import Page
 
 T = TypeVar("T")
+S = TypeVar("S")
 P = ParamSpec("P")
 
 
@@ -29,9 +30,9 @@ class Done(Generic[T]):
 
 
 def advance(  # noqa: UP047 - the package supports Python 3.11
-    steps: Generator[Step, Outcome, T], outcome: Outcome
-) -> Step | Done[T]:
-    """The conversation's next step after ``outcome``, or its result."""
+    steps: Generator[S, Any, T], outcome: Any
+) -> S | Done[T]:
+    """A step-yielding generator's next step after ``outcome``, or its result."""
     try:
         return steps.send(outcome)
     except StopIteration as done:

@@ -371,6 +371,36 @@ def seconds_of_wait(wait_ms: int | None) -> int | None:
     return None if wait_ms is None else -(-wait_ms // 1000)
 
 
+def pull_call(
+    room_id: str, subscription_id: str, *, max_messages: int, wait_seconds: int | None
+) -> Call[list[PulledMessage]]:
+    # A retried pull after a lost answer only delays what the lost one handed out: those
+    # messages come back after their ack wait.
+    return Call(
+        "POST",
+        f"{_subscription(room_id, subscription_id)}/pull",
+        read_list(PulledMessage, "messages"),
+        json=query(maxMessages=max_messages, waitSeconds=wait_seconds),
+    )
+
+
+def receipts_call(  # noqa: UP047 - the package supports Python 3.11
+    action: str,
+    room_id: str,
+    subscription_id: str,
+    receipts: Sequence[str],
+    model: type[Receipts],
+    **extra: Any,
+) -> Call[Receipts]:
+    """ack, nack or extend. The same receipts twice have the effect of once: retry-safe."""
+    return Call(
+        "POST",
+        f"{_subscription(room_id, subscription_id)}/{action}",
+        read_model(model),
+        json={"receipts": list(receipts), **extra},
+    )
+
+
 class PullOperations(Resource[E]):
     """pull, ack, nack and extend on a PULL subscription (methods of the client itself)."""
 
@@ -386,48 +416,24 @@ class PullOperations(Resource[E]):
     ) -> Call[list[PulledMessage]]:
         """Up to ``max_messages`` messages, each hidden for the ack wait; with ``wait_ms`` (or
         ``wait_seconds``, up to 20 s) waits that long for a first message (long polling)."""
-        # A retried pull after a lost answer only delays what the lost one handed out: those
-        # messages come back after their ack wait.
         seconds = wait_seconds if wait_seconds is not None else seconds_of_wait(wait_ms)
-        return Call(
-            "POST",
-            f"{_subscription(room_id, subscription_id)}/pull",
-            read_list(PulledMessage, "messages"),
-            json=query(maxMessages=max_messages, waitSeconds=seconds),
-        )
+        return pull_call(room_id, subscription_id, max_messages=max_messages, wait_seconds=seconds)
 
     @operation
     def ack(self, room_id: str, subscription_id: str, receipts: Sequence[str]) -> Call[AckResult]:
         """Done with these messages: they are not delivered again."""
-        return self._receipts("ack", room_id, subscription_id, receipts, AckResult)
+        return receipts_call("ack", room_id, subscription_id, receipts, AckResult)
 
     @operation
     def nack(self, room_id: str, subscription_id: str, receipts: Sequence[str]) -> Call[NackResult]:
         """Give these messages back: each is delivered again after its backoff, or ends dead."""
-        return self._receipts("nack", room_id, subscription_id, receipts, NackResult)
+        return receipts_call("nack", room_id, subscription_id, receipts, NackResult)
 
     @operation
     def extend(
         self, room_id: str, subscription_id: str, receipts: Sequence[str], *, ack_wait_ms: int
     ) -> Call[ExtendResult]:
         """Keep these messages hidden ``ack_wait_ms`` from now (work that takes longer)."""
-        return self._receipts(
+        return receipts_call(
             "extend", room_id, subscription_id, receipts, ExtendResult, ackWaitMs=ack_wait_ms
-        )
-
-    def _receipts(
-        self,
-        action: str,
-        room_id: str,
-        subscription_id: str,
-        receipts: Sequence[str],
-        model: type[Receipts],
-        **extra: Any,
-    ) -> Call[Receipts]:
-        # Ack, nack and extend with the same receipts twice has the effect of once: retry-safe.
-        return Call(
-            "POST",
-            f"{_subscription(room_id, subscription_id)}/{action}",
-            read_model(model),
-            json={"receipts": list(receipts), **extra},
         )
