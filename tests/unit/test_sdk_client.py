@@ -186,13 +186,16 @@ def test_pull_sends_wait_in_whole_seconds() -> None:
     assert json.loads(seen[0].content) == {"maxMessages": 3, "waitSeconds": 2}
 
 
-def test_a_2xx_that_is_not_the_documented_answer_is_a_response_error() -> None:
+@pytest.mark.parametrize("body", [{"unexpected": True}, [1, 2], "text", None])
+def test_a_2xx_that_is_not_the_documented_answer_is_a_response_error(body: Any) -> None:
     # Given
-    client, _ = client_answering(lambda request: httpx.Response(200, json={"unexpected": True}))
+    client, _ = client_answering(lambda request: httpx.Response(200, json=body))
 
     # When / Then
     with pytest.raises(ResponseError):
         client.rooms.get("room_1")
+    with pytest.raises(ResponseError):
+        client.rooms.list()
 
 
 def test_models_keep_unknown_fields_and_dump_back_to_the_apis_json() -> None:

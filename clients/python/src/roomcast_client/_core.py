@@ -114,8 +114,9 @@ def read_page(  # noqa: UP047 - the package supports Python 3.11
     items = read_list(model, key)
 
     def parse(response: httpx.Response) -> Page[M]:
+        listed = items(response)  # raises ResponseError unless the body is an object with the list
         cursor = _json_of(response).get("nextCursor")
-        return Page[M](items=items(response), next_cursor=cursor if isinstance(cursor, str) else None)
+        return Page[M](items=listed, next_cursor=cursor if isinstance(cursor, str) else None)
 
     return parse
 
