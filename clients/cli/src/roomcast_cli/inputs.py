@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -83,12 +83,12 @@ def parse_when(text: str, now: datetime, option: str) -> datetime:
             f"{option} takes an ISO 8601 time (2026-11-22T10:00:00Z) or a time ago "
             f"(30s, 15m, 2h, 1d), got {text!r}."
         ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def iso_utc(moment: datetime) -> str:
     """The API's spelling: ``2026-11-22T10:00:00.000Z``."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def read_receipts(arguments: list[str], stdin: TextIO) -> list[str]:

@@ -82,7 +82,7 @@ def _json_of(response: httpx.Response) -> Any:
         raise ResponseError(f"{response.status_code} answer is not JSON: {response.text[:200]!r}") from error
 
 
-def read_model(  # noqa: UP047 - the package supports Python 3.11
+def read_model(
     model: type[M],
 ) -> Parse[M]:
     def parse(response: httpx.Response) -> M:
@@ -94,9 +94,7 @@ def read_model(  # noqa: UP047 - the package supports Python 3.11
     return parse
 
 
-def read_list(  # noqa: UP047 - the package supports Python 3.11
-    model: type[M], key: str
-) -> Parse[list[M]]:
+def read_list(model: type[M], key: str) -> Parse[list[M]]:
     def parse(response: httpx.Response) -> list[M]:
         body = _json_of(response)
         try:
@@ -107,9 +105,7 @@ def read_list(  # noqa: UP047 - the package supports Python 3.11
     return parse
 
 
-def read_page(  # noqa: UP047 - the package supports Python 3.11
-    model: type[M], key: str
-) -> Parse[Page[M]]:
+def read_page(model: type[M], key: str) -> Parse[Page[M]]:
     """A list answer (``{"<key>": [...], "nextCursor": ...}``) as a ``Page``."""
     items = read_list(model, key)
 
@@ -170,7 +166,7 @@ def _never_sent(error: httpx.TransportError) -> bool:
     return isinstance(error, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
 
 
-def exchange(  # noqa: UP047 - the package supports Python 3.11
+def exchange(
     call: Call[T],
     request: httpx.Request,
     policy: RetryPolicy,

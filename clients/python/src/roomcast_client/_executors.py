@@ -29,9 +29,7 @@ class Done(Generic[T]):
     value: T
 
 
-def advance(  # noqa: UP047 - the package supports Python 3.11
-    steps: Generator[S, Any, T], outcome: Any
-) -> S | Done[T]:
+def advance(steps: Generator[S, Any, T], outcome: Any) -> S | Done[T]:
     """A step-yielding generator's next step after ``outcome``, or its result."""
     try:
         return steps.send(outcome)

@@ -384,7 +384,7 @@ def pull_call(
     )
 
 
-def receipts_call(  # noqa: UP047 - the package supports Python 3.11
+def receipts_call(
     action: str,
     room_id: str,
     subscription_id: str,

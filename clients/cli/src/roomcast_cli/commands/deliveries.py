@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from enum import Enum
+from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -36,7 +36,7 @@ MessageIds = Annotated[
 ]
 
 
-class DeliveryStatus(str, Enum):  # not StrEnum: the CLI runs on Python 3.10
+class DeliveryStatus(StrEnum):
     pending = "pending"
     retrying = "retrying"
     delivered = "delivered"
@@ -150,7 +150,7 @@ def replay(
         raise CliError(
             "Say which dead letters to replay: --id MESSAGE_ID (repeatable), --since/--until, or --all."
         )
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     window = {
         "since": iso_utc(parse_when(since, now, "--since")) if since else None,
         "until": iso_utc(parse_when(until, now, "--until")) if until else None,

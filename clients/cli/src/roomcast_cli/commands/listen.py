@@ -15,7 +15,7 @@ import signal
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
 from typing import Annotated, Any
@@ -81,7 +81,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Receiver
 
     def do_POST(self) -> None:
-        received_at = iso_utc(datetime.now(timezone.utc))
+        received_at = iso_utc(datetime.now(UTC))
         try:
             length = min(max(int(self.headers.get("Content-Length") or 0), 0), MAX_BODY_BYTES)
         except ValueError:

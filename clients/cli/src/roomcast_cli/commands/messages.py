@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -113,7 +113,7 @@ def list_messages(
     json_output: JsonFlag = False,
 ) -> None:
     """A room's messages, newest first, each with its deliveries' status."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     filters: dict[str, Any] = {}
     if event_type:
         filters["event_type"] = event_type
