@@ -30,6 +30,7 @@ def main() -> int:
                 Repository(stack.output("TableName"), client=stack.client("dynamodb")),
                 "local",
                 os.environ.get("ROOMCAST_API_KEY") or None,
+                name="made by make run",
             )
         except ValueError as error:
             print(f"error: ROOMCAST_API_KEY: {error}", file=sys.stderr)

@@ -760,7 +760,9 @@ def _create_demo_key(state: dict[str, Any]) -> str:
     from roomcast_dev.stack import aws_client
 
     client = aws_client("dynamodb", state["endpointUrl"])
-    return create_api_key(Repository(state["outputs"]["TableName"], client=client), TENANT)
+    return create_api_key(
+        Repository(state["outputs"]["TableName"], client=client), TENANT, name="made by make demo"
+    )
 
 
 if __name__ == "__main__":
