@@ -175,6 +175,7 @@ def test_an_operator_watches_a_failing_delivery_die_and_replays_it(
     expect(page.get_by_role("img", name=re.compile("^Retry schedule: 3 attempts"))).to_be_visible()
     expect(page.get_by_role("region", name="Health")).to_contain_text("0% (0 of 3 attempts succeeded)")
     expect(page.get_by_role("region", name="Health")).to_contain_text("HTTP 503")
+    expect(page.get_by_role("region", name="Health")).to_contain_text("failing every attempt since")
     page.get_by_role("button", name=f"Replay {message_id}").click()
 
     # Then: it is delivered, and its timeline shows the successful attempt
@@ -184,6 +185,7 @@ def test_an_operator_watches_a_failing_delivery_die_and_replays_it(
     page.get_by_role("link", name=message_id).first.click()
     expect(delivery).to_contain_text("delivered")
     expect(timeline.locator("tbody tr").last).to_contain_text("200")
+    expect(timeline.locator("tbody tr")).to_have_count(4)  # the three before the replay are kept
     # and the key was only ever in session storage and an Authorization header
     assert console.stored_key() == key
     assert page.evaluate("() => localStorage.length") == 0

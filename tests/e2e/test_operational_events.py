@@ -71,6 +71,8 @@ def test_a_subscription_failing_for_disable_after_failing_ms_is_disabled_and_rep
     assert stored["status"] == "disabled"
     assert stored["disabledReason"] == disabled["payload"]["reason"]
     assert stored["disabledAt"]
+    assert stored["failingSince"] is not None  # the run of failures that disabled it
+    assert stored["failingSince"] < stored["disabledAt"]
     # and the message, whose next attempt finds the subscription disabled, ends dead: reported too
     [dead] = _events(operations_receiver, "delivery.dead")
     assert dead["payload"]["messageId"] == message["messageId"]
@@ -78,7 +80,11 @@ def test_a_subscription_failing_for_disable_after_failing_ms_is_disabled_and_rep
 
     # and re-activating clears the reason
     active = tenant_a.patch(f"/rooms/{room_id}/subscriptions/{subscription['id']}", {"status": "active"})
-    assert (active.json()["status"], active.json()["disabledReason"]) == ("active", None)
+    assert (active.json()["status"], active.json()["disabledReason"], active.json()["failingSince"]) == (
+        "active",
+        None,
+        None,
+    )
 
 
 def test_a_dead_delivery_is_reported_once_and_operational_events_are_signed_webhooks(

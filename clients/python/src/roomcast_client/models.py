@@ -67,6 +67,7 @@ class Subscription(ApiModel):
     retry_schedule_ms: list[int] | None = None
     disabled_reason: str | None = None
     disabled_at: str | None = None
+    failing_since: str | None = None  # PUSH: when its current run of failed attempts began
     created_at: str
     updated_at: str
 

@@ -619,7 +619,8 @@ function publishForm(roomPath, roomHash, refresh) {
 
 // -- one subscription: health, schedule, deliveries, dead letters ---------------------------------------------
 
-// Health is computed here from the subscription's newest deliveries: the API has no health figure.
+// Health: whether the endpoint is failing now comes from the API (failingSince); the success rate
+// and the last error are computed here from the subscription's newest deliveries.
 function health(deliveries) {
   const counts = Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, 0]));
   let attempts = 0;
@@ -650,11 +651,12 @@ async function lastError(roomPath, subscriptionId, deliveries, known) {
   return known.get(key);
 }
 
-function healthPanel(roomHash, deliveries, lastError) {
+function healthPanel(roomHash, deliveries, lastError, failingSince) {
   const { counts, attempts, succeeded } = health(deliveries);
   const rate = attempts ? `${Math.round((100 * succeeded) / attempts)}% (${succeeded} of ${attempts} attempts succeeded)` : "no attempts yet";
   return [
     details([
+      ["Failing since", failingSince ? [badge("failing"), " every attempt since ", time(failingSince)] : "not failing"],
       ["Recent success rate", rate],
       ["Deliveries by status", DELIVERY_STATUSES.filter((status) => counts[status]).map((status) => `${status} ${counts[status]}`).join(", ") || "none"],
       ["Last error", lastError
@@ -733,7 +735,7 @@ async function subscriptionView(current, roomId, subscriptionId) {
     ]));
     toggle.textContent = latest.status === "active" ? "Pause" : latest.status === "paused" ? "Resume" : "Enable";
     retry.hidden = latest.type !== "PUSH";
-    healthRegion.show([recent.deliveries, newestError], ([deliveries, error]) => healthPanel(roomHash, deliveries, error));
+    healthRegion.show([recent.deliveries, newestError, latest.failingSince ?? null], ([deliveries, error, failingSince]) => healthPanel(roomHash, deliveries, error, failingSince));
     const page = filtered ?? recent;
     deliveryList.show(page, ({ deliveries, nextCursor }) => [
       table(`Deliveries${statusFilter.value ? ` (${statusFilter.value})` : ""}, newest first`, ["Message", "Status", "Attempts", "Last error", "Next attempt", "Updated"], deliveries.map((delivery) => [

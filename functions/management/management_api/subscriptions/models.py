@@ -8,9 +8,9 @@ is refused by a model, not by service code.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from management_api.fields import (
     AckWaitMs,
@@ -29,6 +29,7 @@ from management_api.fields import (
     TimeoutMs,
 )
 from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
+from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.fields import from_camel_fields
 from roomcast.domain.models import DeliveryOverrides, SubscriptionType
 from roomcast.errors import InvalidRequest
@@ -185,8 +186,26 @@ class SubscriptionResponse(_Overrides, ResponseModel):
     disableAfterFailingMs: int | None = None
     disabledReason: str | None = Field(default=None, description="Why it is disabled; null otherwise.")
     disabledAt: str | None = None
+    failingSince: str | None = Field(
+        default=None,
+        description=(
+            "PUSH: when its current run of failed attempts began (every attempt since failed); null "
+            "while healthy. A lone failure soon after a success is written only when the next attempt "
+            "fails too (then from the first)."
+        ),
+    )
     createdAt: str
     updatedAt: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _failing_since(cls, data: Any) -> Any:
+        """The domain keeps milliseconds (``failingSinceMs``); the API shows an ISO time."""
+        if isinstance(data, dict) and "failingSinceMs" in data:
+            since = data["failingSinceMs"]
+            data = {k: v for k, v in data.items() if k != "failingSinceMs"}
+            data.setdefault("failingSince", iso_from_ms(since) if since is not None else None)
+        return data
 
 
 class SubscriptionCreated(SubscriptionResponse):
