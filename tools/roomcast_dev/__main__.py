@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -18,6 +19,8 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=int(os.environ.get("ROOMCAST_PORT", "3000")))
     parser.add_argument("--moto-port", type=int, default=int(os.environ.get("ROOMCAST_MOTO_PORT", "0")))
     args = parser.parse_args()
+    # The stack's background threads (pollers, gateway, Firehose) log what goes wrong: show it here.
+    logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stdout)
 
     stack = LocalStack(gateway_port=args.port, moto_port=args.moto_port, write_state_file=True)
     stopped = threading.Event()

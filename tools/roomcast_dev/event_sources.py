@@ -13,6 +13,7 @@ three ``ReceiveMessage`` calls a minute, and a message is handed over as soon as
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import threading
 import time
@@ -21,6 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from roomcast_dev.functions import FunctionError
 from roomcast_dev.template import SqsTrigger
+
+# Diagnostics of the local stack's background threads: logged, not printed, so that they reach
+# `make run`'s terminal (logging is set up there) and pytest's log capture, never a test's stdout.
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -142,7 +147,7 @@ class SqsPoller:
                 if self._paused.is_set():
                     continue  # a reset ended the receive: the queue is made again, then polled
                 if not self._stopping.is_set():
-                    print(f"[sqs] {self.trigger.function_id}: {type(error).__name__}: {error}", flush=True)
+                    _log.warning(f"[sqs] {self.trigger.function_id}: {type(error).__name__}: {error}")
                     time.sleep(0.5)
 
     def _collect(self, client: SQSClient) -> list[MessageTypeDef]:
@@ -182,15 +187,13 @@ class SqsPoller:
         try:
             result = self._invoke(self.trigger.function_id, event)
         except FunctionError as error:
-            print(f"[sqs] {self.trigger.function_id} failed, batch stays on the queue: {error}", flush=True)
+            _log.warning(f"[sqs] {self.trigger.function_id} failed, batch stays on the queue: {error}")
             return
         batch_ids = {m["MessageId"] for m in batch}
         if self.trigger.report_batch_item_failures:
             kept = failed_message_ids(result, batch_ids)
             if kept is None:
-                print(
-                    f"[sqs] {self.trigger.function_id}: malformed batchItemFailures, batch kept", flush=True
-                )
+                _log.warning(f"[sqs] {self.trigger.function_id}: malformed batchItemFailures, batch kept")
                 return
         else:
             kept = set()

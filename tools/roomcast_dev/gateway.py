@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import logging
 import re
 import socket
 import sys
@@ -31,6 +32,10 @@ from urllib.parse import parse_qsl, urlsplit
 
 from roomcast_dev.functions import FunctionError
 from roomcast_dev.template import LOCAL_ACCOUNT_ID, Authorizer, Route
+
+# Diagnostics of the local stack's background threads: logged, not printed, so that they reach
+# `make run`'s terminal (logging is set up there) and pytest's log capture, never a test's stdout.
+_log = logging.getLogger(__name__)
 
 # API Gateway HTTP API quotas (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html).
 MAX_PAYLOAD_BYTES = 10 * 1024 * 1024  # "Payload size: 10 MB"
@@ -234,7 +239,7 @@ class Gateway:
                 if error.kind == "Timeout"
                 else HTTPStatus.INTERNAL_SERVER_ERROR
             )
-            print(f"[gateway] {compiled.route.function_id} failed: {error}\n{error.trace}", flush=True)
+            _log.warning(f"[gateway] {compiled.route.function_id} failed: {error}\n{error.trace}")
             self._reply_message(request, status, status.phrase)
             return
         self._reply_result(request, result)
@@ -327,7 +332,7 @@ class Gateway:
         try:
             response = self._invoke(self._authorizer.function_id, authorizer_event)
         except FunctionError as error:
-            print(f"[gateway] authorizer failed: {error}\n{error.trace}", flush=True)
+            _log.warning(f"[gateway] authorizer failed: {error}\n{error.trace}")
             return HTTPStatus.INTERNAL_SERVER_ERROR, {}
         if not isinstance(response, dict) or response.get("isAuthorized") is not True:
             return HTTPStatus.FORBIDDEN, {}

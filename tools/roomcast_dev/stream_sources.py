@@ -10,6 +10,7 @@ OnFailure destination).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,10 @@ from typing import Any
 from roomcast_dev.event_sources import failed_message_ids
 from roomcast_dev.functions import FunctionError
 from roomcast_dev.template import StreamTrigger
+
+# Diagnostics of the local stack's background threads: logged, not printed, so that they reach
+# `make run`'s terminal (logging is set up there) and pytest's log capture, never a test's stdout.
+_log = logging.getLogger(__name__)
 
 Invoke = Callable[[str, dict[str, Any]], Any]
 ClientFactory = Callable[[str], Any]
@@ -143,7 +148,7 @@ class StreamPoller:
                     time.sleep(IDLE_SECONDS)
             except Exception as error:  # a reset deleted the table, the endpoint restarted, ...
                 if not self._stopping.is_set():
-                    print(f"[stream] {self.trigger.function_id}: {type(error).__name__}: {error}", flush=True)
+                    _log.warning(f"[stream] {self.trigger.function_id}: {type(error).__name__}: {error}")
                     self._stream_arn = None
                     time.sleep(RETRY_SECONDS)
 
@@ -194,7 +199,7 @@ class StreamPoller:
             result = self._invoke(self.trigger.function_id, {"Records": batch})
             resume_at = first_failed_index(result, batch) if self.trigger.report_batch_item_failures else None
         except FunctionError as error:
-            print(f"[stream] {self.trigger.function_id} failed, batch retried: {error}", flush=True)
+            _log.warning(f"[stream] {self.trigger.function_id} failed, batch retried: {error}")
             resume_at = 0
         if resume_at is None:
             del shard.pending[: len(batch)]
@@ -204,10 +209,7 @@ class StreamPoller:
         shard.attempts += 1
         limit = self.trigger.maximum_retry_attempts
         if 0 <= limit < shard.attempts:
-            print(
-                f"[stream] {self.trigger.function_id}: gave up on {len(batch) - resume_at} records",
-                flush=True,
-            )
+            _log.warning(f"[stream] {self.trigger.function_id}: gave up on {len(batch) - resume_at} records")
             del shard.pending[: len(batch) - resume_at]
             shard.attempts = 0
             return
