@@ -17,8 +17,8 @@ from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from roomcast.credentials import API_KEY_PREFIX, hash_api_key, new_api_key, new_api_key_id
-from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore
+from roomcast.credentials import API_KEY_PREFIX
+from roomcast.dal.api_keys import ApiKeyStore, issue_api_key
 from roomcast.dal.repository import Repository
 from roomcast.dal.table import TableAccess
 from roomcast.domain.clock import now_iso
@@ -39,9 +39,7 @@ def create_api_key(
         raise ValueError(
             f"an API key must start with {API_KEY_PREFIX!r} and be at least {MIN_API_KEY_LENGTH} long"
         )
-    key = api_key or new_api_key()
-    entry = ApiKeyEntry(tenant_id, new_api_key_id(), name, now_iso())
-    ApiKeyStore.sharing(table).put(hash_api_key(key), entry)
+    _, key = issue_api_key(ApiKeyStore.sharing(table), tenant_id, name, now_iso(), api_key)
     return key
 
 

@@ -39,5 +39,7 @@ class CreatedApiKey(BaseModel):
 
 
 class ApiKeyList(BaseModel):
+    model_config = examples({"apiKeys": [{**_KEY_EXAMPLE, "current": True}], "nextCursor": None})
+
     apiKeys: list[ApiKeyView]
     nextCursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last.")

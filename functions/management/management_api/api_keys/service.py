@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from roomcast.credentials import hash_api_key, new_api_key, new_api_key_id
-from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore
+from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore, issue_api_key
 from roomcast.dal.pages import Page
 from roomcast.domain.clock import now_iso
 
@@ -18,10 +17,7 @@ class ApiKeysService:
 
     def create(self, tenant_id: str, name: str | None) -> tuple[ApiKeyEntry, str]:
         """A new key for the tenant: its entry and the key itself (to show once)."""
-        key = new_api_key()
-        entry = ApiKeyEntry(tenant_id, new_api_key_id(), name or "", self.clock())
-        self.store.put(hash_api_key(key), entry)
-        return entry, key
+        return issue_api_key(self.store, tenant_id, name or "", self.clock())
 
     def page(self, tenant_id: str, limit: int, cursor: str | None) -> Page[ApiKeyEntry]:
         return self.store.page(tenant_id, limit, cursor)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Request
 from aws_lambda_powertools.event_handler.depends import Depends
@@ -10,10 +10,15 @@ from aws_lambda_powertools.event_handler.depends import Depends
 from roomcast.errors import RoomcastError
 
 
+def _authorizer_context(request: Request) -> dict[str, Any]:
+    """What the authorizer passed on (``requestContext.authorizer.lambda``)."""
+    context: dict[str, Any] = request.resolved_event.request_context.authorizer.get_lambda or {}  # type: ignore[attr-defined]
+    return context
+
+
 def tenant_id(request: Request) -> str:
     """The tenant in the authorizer's context (``requestContext.authorizer.lambda.tenantId``)."""
-    context = request.resolved_event.request_context.authorizer.get_lambda or {}  # type: ignore[attr-defined]
-    tenant = context.get("tenantId")
+    tenant = _authorizer_context(request).get("tenantId")
     if not isinstance(tenant, str) or not tenant:
         raise RoomcastError("missing or invalid API key", code="unauthorized", http_status=401)
     return tenant
@@ -25,8 +30,7 @@ Tenant = Annotated[str, Depends(tenant_id)]
 def caller_key_id(request: Request) -> str:
     """The id of the key the request was made with (the authorizer's ``keyId``; empty for a key
     stored before keys had ids)."""
-    context = request.resolved_event.request_context.authorizer.get_lambda or {}  # type: ignore[attr-defined]
-    key_id = context.get("keyId")
+    key_id = _authorizer_context(request).get("keyId")
     return key_id if isinstance(key_id, str) else ""
 
 

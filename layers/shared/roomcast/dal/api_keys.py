@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from roomcast.credentials import API_KEY_ID_PATTERN
+from roomcast.credentials import API_KEY_ID_PATTERN, hash_api_key, new_api_key, new_api_key_id
 from roomcast.dal import items
 from roomcast.dal.pages import Page
 from roomcast.dal.table import TableAccess, key
@@ -178,3 +178,13 @@ def _entry(tenant_id: str, item: items.Item) -> ApiKeyEntry:
         name=str(item.get("name", "")),
         created_at=str(item["createdAt"]),
     )
+
+
+def issue_api_key(
+    store: ApiKeyStore, tenant_id: str, name: str, created_at: str, api_key: str | None = None
+) -> tuple[ApiKeyEntry, str]:
+    """Store a new key (or the given one) for the tenant: its entry and the key, to show once."""
+    key_text = api_key or new_api_key()
+    entry = ApiKeyEntry(tenant_id, new_api_key_id(), name, created_at)
+    store.put(hash_api_key(key_text), entry)
+    return entry, key_text

@@ -47,6 +47,11 @@ def pull(
     )
 
 
+def _given(receipts: list[str] | None) -> list[str]:
+    """The receipts named on the command line, else one per line of stdin."""
+    return read_receipts(receipts or [], sys.stdin)
+
+
 def ack(
     context: typer.Context,
     room_id: RoomId,
@@ -56,7 +61,7 @@ def ack(
 ) -> None:
     """Acknowledge pulled messages: they are done."""
     session = session_of(context, json_output)
-    result = dump(session.client.ack(room_id, subscription_id, read_receipts(receipts or [], sys.stdin)))
+    result = dump(session.client.ack(room_id, subscription_id, _given(receipts)))
     session.output.result(result, render.receipts_result)
 
 
@@ -69,7 +74,7 @@ def nack(
 ) -> None:
     """Give pulled messages back: each comes back after its backoff (or ends dead)."""
     session = session_of(context, json_output)
-    result = dump(session.client.nack(room_id, subscription_id, read_receipts(receipts or [], sys.stdin)))
+    result = dump(session.client.nack(room_id, subscription_id, _given(receipts)))
     session.output.result(result, render.receipts_result)
 
 
@@ -83,9 +88,5 @@ def extend(
 ) -> None:
     """Extend pulled messages' ack wait."""
     session = session_of(context, json_output)
-    result = dump(
-        session.client.extend(
-            room_id, subscription_id, read_receipts(receipts or [], sys.stdin), ack_wait_ms=ack_wait_ms
-        )
-    )
+    result = dump(session.client.extend(room_id, subscription_id, _given(receipts), ack_wait_ms=ack_wait_ms))
     session.output.result(result, render.receipts_result)
