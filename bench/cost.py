@@ -4,9 +4,10 @@ A standard scenario runs on the local stack (the gateway, the functions in their
 event source mappings long-polling as Lambda's do, the Firehose stand-in), with moto metered from
 inside (bench/meter.py): 1,000 messages into a room of 5 PUSH subscriptions (5,000 deliveries), one
 first attempt in ten failing (retried after 1 s), published one by one and in batches of 10. Each
-request is priced with the dated table below; Lambda duration comes from the measured invocation
-times (an upper bound: the local worker's round trip against moto, slower than AWS). SNS and
-EventBridge API destinations are priced for the same scenario beside it.
+request is priced with the dated table below; Lambda duration comes from the measured invocations:
+their CPU time at the function's share of a vCPU plus their waiting as measured (an upper bound:
+the emulator answers slower than AWS; ``lambda_seconds``). SNS and EventBridge API destinations
+are priced for the same scenario beside it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import requests
 from bench.harness import FUNCTION_LOG
 from bench.meter import METER, install_meter
 from roomcast.dal.repository import Repository
-from roomcast_dev.functions import FUNCTION_LOG_VARIABLE
+from roomcast_dev.functions import FUNCTION_LOG_VARIABLE, InvocationTiming
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import RecordedRequest, Reply, WebhookReceiver
@@ -38,6 +39,13 @@ FIRST_TRY_FAILURE_PERCENT = 10
 TARGET_USD_PER_MILLION = 1.40
 SCENARIO_TIMEOUT_SECONDS = 600
 MAX_BACKLOG = 100  # envelopes on the push queue before publishing waits (see _publish)
+# One invocation of each function at a time, one poller per queue: Lambda duration is priced from
+# each invocation's measured time, and the emulator serves the whole stack's AWS calls from one
+# Python process on this 2-core machine, so invocations side by side wait for each other's calls
+# and for a core, which on AWS they do not (docs/decisions/0025-lambda-duration.md: 4 at a time
+# measured 1.5 times the GB-s for the same requests).
+FUNCTION_CONCURRENCY = 1
+POLLERS_PER_QUEUE = 1
 
 # Public list prices, us-east-1, USD, from the AWS pricing pages as of 2025-06 (not re-checked
 # since: update PRICES_AS_OF and the figures together). Per million units unless said otherwise.
@@ -45,6 +53,7 @@ PRICES_AS_OF = "2025-06, us-east-1, AWS public pricing pages (first tier)"
 API_GATEWAY_HTTP_PER_MILLION = 1.00  # HTTP API requests
 LAMBDA_REQUEST_PER_MILLION = 0.20
 LAMBDA_ARM64_PER_GB_SECOND = 0.0000133334
+LAMBDA_MB_PER_VCPU = 1769  # Lambda's CPU share: one vCPU at 1,769 MB, in proportion below
 DYNAMODB_WRU_PER_MILLION = 0.625  # on-demand write request units (1 KB each)
 DYNAMODB_RRU_PER_MILLION = 0.125  # on-demand read request units (4 KB strongly consistent)
 SQS_REQUEST_PER_MILLION = 0.40  # standard queue, per 64 KB chunk
@@ -59,6 +68,52 @@ EVENTBRIDGE_EVENT_PER_MILLION = 1.00  # PutEvents entries, per 64 KB chunk
 EVENTBRIDGE_API_DESTINATION_PER_MILLION = 0.20  # invocations
 
 
+def lambda_seconds(timing: InvocationTiming, memory_mb: int) -> tuple[float, float]:
+    """(upper, lower) bound of the seconds Lambda would bill for an invocation measured locally.
+
+    Lambda gives a function CPU in proportion to its memory, one vCPU at 1,769 MB: below that, the
+    CPU time a local core spent (every thread of the worker) takes ``1769 / memory_mb`` times as long
+    there (one local core-second taken as one vCPU-second). The rest of the local time was waiting:
+    for the webhooks, for the emulator (which serves every AWS call of the whole stack from one
+    Python process, each slower than AWS's), for a core on this 2-core machine. The upper bound
+    keeps all of that waiting; the lower bound drops the time spent in AWS calls.
+    """
+    stretch = max(1.0, LAMBDA_MB_PER_VCPU / memory_mb)
+    cpu_seconds, wall_seconds = timing.cpu_ms / 1000, timing.duration_ms / 1000
+    waiting = max(0.0, wall_seconds - cpu_seconds)
+    not_for_aws = max(0.0, waiting - timing.aws_wait_ms / 1000)
+    return waiting + cpu_seconds * stretch, not_for_aws + cpu_seconds * stretch
+
+
+@dataclass(frozen=True)
+class FunctionUsage:
+    """A function's invocations in one scenario and what Lambda would bill for them."""
+
+    memory_mb: int
+    invocations: int
+    wall_ms: float  # the invocations' local times, summed
+    cpu_ms: float
+    aws_wait_ms: float
+    max_memory_mb: float  # the workers' peak resident memory: Lambda's "Max Memory Used"
+    gb_seconds: float  # upper bound (lambda_seconds)
+    gb_seconds_lower: float
+
+    @classmethod
+    def of(cls, timings: list[InvocationTiming], memory_mb: int) -> FunctionUsage:
+        bounds = [lambda_seconds(timing, memory_mb) for timing in timings]
+        memory_gb = memory_mb / 1024
+        return cls(
+            memory_mb=memory_mb,
+            invocations=len(timings),
+            wall_ms=sum(t.duration_ms for t in timings),
+            cpu_ms=sum(t.cpu_ms for t in timings),
+            aws_wait_ms=sum(t.aws_wait_ms for t in timings),
+            max_memory_mb=max(t.max_memory_mb for t in timings),
+            gb_seconds=sum(upper for upper, _ in bounds) * memory_gb,
+            gb_seconds_lower=sum(lower for _, lower in bounds) * memory_gb,
+        )
+
+
 @dataclass(frozen=True)
 class Run:
     """What one scenario used."""
@@ -70,11 +125,8 @@ class Run:
     requests: Counter[tuple[str, str]]
     units: dict[str, float]
     units_by_operation: dict[tuple[str, str], float]
-    invocations: dict[str, int]
-    duration_gb_seconds: dict[str, float]
-    # the same without the time the invocations waited for the emulator: their own compute, a
-    # lower bound (on AWS each of those calls takes a few milliseconds, not nothing)
-    compute_gb_seconds: dict[str, float]
+    functions: dict[str, FunctionUsage]  # by logical id, the functions invoked
+    emulator_seconds: dict[tuple[str, str], float]  # how long the emulator took to answer, by operation
     log_bytes: int
     seconds: float
 
@@ -121,8 +173,8 @@ def _stack() -> Iterator[LocalStack]:
     FUNCTION_LOG.write_text("", encoding="utf-8")
     stack = LocalStack(
         stack_name="roomcast-bench-cost",
-        function_concurrency=4,
-        max_pollers_per_trigger=2,
+        function_concurrency=FUNCTION_CONCURRENCY,
+        max_pollers_per_trigger=POLLERS_PER_QUEUE,
         extra_function_environment={FUNCTION_LOG_VARIABLE: str(FUNCTION_LOG.resolve())},
     )
     stack.start()
@@ -163,8 +215,7 @@ def _scenario(stack: LocalStack, name: str, batch: int) -> Run:
             session.post(f"{api}/rooms/{room_id}/subscriptions", json=body, timeout=60).raise_for_status()
         time.sleep(1)  # the set-up's last invocations and log records settle before counting starts
         METER.reset()
-        durations_from = {fid: len(f.durations_ms) for fid, f in stack.functions.items()}
-        waits_from = {fid: len(f.aws_waits_ms) for fid, f in stack.functions.items()}
+        timings_from = {fid: len(f.timings) for fid, f in stack.functions.items()}
         log_from = FUNCTION_LOG.stat().st_size
         started = time.monotonic()
         api_requests = _publish(stack, session, f"{api}/rooms/{room_id}/messages", batch)
@@ -175,14 +226,13 @@ def _scenario(stack: LocalStack, name: str, batch: int) -> Run:
         seconds = time.monotonic() - started
         time.sleep(2)  # the last batches' bookkeeping and log writes
     requests_seen, units, units_by_operation = METER.snapshot()
-    invocations, gb_seconds, compute = {}, {}, {}
-    for function_id, function in stack.functions.items():
-        durations = function.durations_ms[durations_from[function_id] :]
-        waited = sum(function.aws_waits_ms[waits_from[function_id] :])
-        if durations:
-            invocations[function_id] = len(durations)
-            gb_seconds[function_id] = sum(durations) / 1000 * function.spec.memory_mb / 1024
-            compute[function_id] = max(0.0, sum(durations) - waited) / 1000 * function.spec.memory_mb / 1024
+    with METER.lock:
+        emulator_seconds = dict(METER.seconds)
+    usage = {
+        function_id: FunctionUsage.of(function.timings[timings_from[function_id] :], function.spec.memory_mb)
+        for function_id, function in stack.functions.items()
+        if function.timings[timings_from[function_id] :]
+    }
     return Run(
         name=name,
         api_requests=api_requests,
@@ -191,9 +241,8 @@ def _scenario(stack: LocalStack, name: str, batch: int) -> Run:
         requests=requests_seen,
         units=units,
         units_by_operation=units_by_operation,
-        invocations=invocations,
-        duration_gb_seconds=gb_seconds,
-        compute_gb_seconds=compute,
+        functions=usage,
+        emulator_seconds=emulator_seconds,
         log_bytes=FUNCTION_LOG.stat().st_size - log_from,
         seconds=seconds,
     )
@@ -239,8 +288,8 @@ def price(run: Run) -> list[Line]:
         by_service[service] += count
     s3_puts = sum(c for (s, op), c in run.requests.items() if s == "s3" and op == "PutObject")
     s3_gets = sum(c for (s, op), c in run.requests.items() if s == "s3" and op != "PutObject")
-    lambda_requests = sum(run.invocations.values())
-    gb_seconds = sum(run.duration_gb_seconds.values())
+    lambda_requests = sum(usage.invocations for usage in run.functions.values())
+    gb_seconds = sum(usage.gb_seconds for usage in run.functions.values())
     firehose_gb = run.units.get("firehose_billed_bytes", 0.0) / 1024**3
     return [
         Line(
@@ -302,7 +351,7 @@ def competitors(run: Run) -> dict[str, float]:
 
 def report(run: Run) -> tuple[float, float]:
     """Prints the run's table; returns USD per million deliveries (the target's scope), with Lambda
-    duration as measured (an upper bound) and at the invocations' own compute (a lower bound)."""
+    duration's upper bound and its lower bound (without the time in AWS calls)."""
     lines = price(run)
     deliveries = max(run.deliveries, 1)
     print(
@@ -319,11 +368,11 @@ def report(run: Run) -> tuple[float, float]:
             f"{line.quantity / deliveries:>13.4f} {per_million:>22.3f}"
         )
     print(f"{'total':<77} {total:>22.3f}")
-    compute = sum(run.compute_gb_seconds.values())
-    measured = sum(run.duration_gb_seconds.values())
+    compute = sum(usage.gb_seconds_lower for usage in run.functions.values())
+    measured = sum(usage.gb_seconds for usage in run.functions.values())
     lower = total - (measured - compute) * LAMBDA_ARM64_PER_GB_SECOND / deliveries * 1e6
     print(
-        f"{'total with Lambda duration at its own compute only':<77} {lower:>22.3f}  "
+        f"{'total with Lambda duration without the AWS calls time':<77} {lower:>22.3f}  "
         f"({compute:.1f} of {measured:.1f} GB-s: the rest waited for the emulator)"
     )
     logs = run.log_bytes / 1024**3 * CLOUDWATCH_LOGS_PER_GB / deliveries * 1e6
@@ -338,21 +387,24 @@ def report(run: Run) -> tuple[float, float]:
         "the emulator; SQS and DynamoDB cache their data keys), storage, CloudWatch metrics and alarms "
         "(per month, not per request)"
     )
-    print("\nrequests the emulator received (DynamoDB with their units):")
+    print("\nrequests the emulator received (DynamoDB with their units; how long it took to answer them):")
     for (service, operation), count in sorted(run.requests.items()):
         used = {
             name: run.units_by_operation.get((name, operation), 0.0)
             for name in ("dynamodb_wru", "dynamodb_rru")
         }
         units = " ".join(f"{v:.1f} {n.removeprefix('dynamodb_').upper()}" for n, v in used.items() if v)
-        print(f"  {service:<16} {operation:<28} {count:>7}  {units}")
-    print(
-        "Lambda: "
-        + ", ".join(
-            f"{fid} {count} invocations {run.duration_gb_seconds[fid]:.1f} GB-s"
-            for fid, count in sorted(run.invocations.items())
+        took = run.emulator_seconds.get((service, operation), 0.0)
+        print(f"  {service:<16} {operation:<28} {count:>7} {took:>8.1f} s  {units}")
+    print("\nLambda, per invocation (local: time, CPU of the worker, waiting for the emulator):")
+    for function_id, usage in sorted(run.functions.items()):
+        count = max(usage.invocations, 1)
+        print(
+            f"  {function_id:<18} {usage.memory_mb:>5} MB {usage.invocations:>5} invocations  "
+            f"{usage.wall_ms / count:>7.1f} ms, CPU {usage.cpu_ms / count:>6.1f} ms, "
+            f"AWS calls {usage.aws_wait_ms / count:>6.1f} ms, max memory used {usage.max_memory_mb:.0f} MB "
+            f"-> {usage.gb_seconds:.1f} GB-s (without AWS calls {usage.gb_seconds_lower:.1f})"
         )
-    )
     return total, lower
 
 
@@ -367,7 +419,7 @@ def run() -> dict[str, bool]:
         batched, batched_lower = report(_scenario(stack, f"published in batches of {BATCH}", BATCH))
     print(
         f"\nbatched: {batched:.3f} USD per million deliveries (target <= {TARGET_USD_PER_MILLION}; "
-        f"{batched_lower:.3f} with Lambda duration at its own compute); one by one: {one_by_one:.3f} "
+        f"{batched_lower:.3f} without the AWS calls' time); one by one: {one_by_one:.3f} "
         f"({one_by_one_lower:.3f})"
     )
     return {

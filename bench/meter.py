@@ -20,6 +20,7 @@ import io
 import json
 import math
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -41,6 +42,9 @@ class Meter:
     requests: Counter[tuple[str, str]] = field(default_factory=Counter)
     units: dict[str, float] = field(default_factory=dict)
     units_by_operation: dict[tuple[str, str], float] = field(default_factory=dict)  # (unit, operation)
+    # How long the emulator took to answer, by (service, operation): its own work and its waits
+    # for the interpreter lock, which the whole process shares.
+    seconds: dict[tuple[str, str], float] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -48,10 +52,15 @@ class Meter:
             self.requests.clear()
             self.units.clear()
             self.units_by_operation.clear()
+            self.seconds.clear()
 
     def snapshot(self) -> tuple[Counter[tuple[str, str]], dict[str, float], dict[tuple[str, str], float]]:
         with self.lock:
             return Counter(self.requests), dict(self.units), dict(self.units_by_operation)
+
+    def took(self, service: str, operation: str, seconds: float) -> None:
+        with self.lock:
+            self.seconds[service, operation] = self.seconds.get((service, operation), 0.0) + seconds
 
     def count(self, service: str, operation: str, **units: float) -> None:
         with self.lock:
@@ -84,9 +93,12 @@ def install_meter() -> Meter:
                 body = environ["wsgi.input"].read(length) if length else b""
                 environ["wsgi.input"] = io.BytesIO(body)
                 service, operation = _classify(environ)
+                started = time.perf_counter()
                 if service == "dynamodb":
                     with dynamodb_lock:  # sizes before and after belong to this request alone
-                        return _dynamodb(original, app, environ, start_response, operation, body)
+                        answer = _dynamodb(original, app, environ, start_response, operation, body)
+                    METER.took(service, operation, time.perf_counter() - started)
+                    return answer
                 response = b"".join(original(app, environ, start_response))
                 if service == "sqs":
                     chunks = math.ceil(max(len(body), len(response), 1) / SQS_CHUNK_BYTES)
@@ -95,6 +107,7 @@ def install_meter() -> Meter:
                     METER.count(service, operation, firehose_billed_bytes=_firehose_billed_bytes(body))
                 else:
                     METER.count(service, operation)
+                METER.took(service, operation, time.perf_counter() - started)
                 return [response]
 
             DomainDispatcherApplication.__call__ = metered  # type: ignore[method-assign,assignment]

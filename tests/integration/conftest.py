@@ -20,6 +20,7 @@ from roomcast.config import load_settings
 from roomcast.dal import aws
 from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
+from roomcast_dev.moto_fast_sends import send_without_scanning_the_queue
 from roomcast_dev.openapi import write_document
 from roomcast_dev.stack import (
     LOCAL_PARAMETERS,
@@ -45,12 +46,27 @@ def firehose_delivery() -> FirehoseDelivery:
 @pytest.fixture(scope="session")
 def moto_endpoint(firehose_delivery: FirehoseDelivery) -> Iterator[str]:
     make_dynamodb_atomic()
+    send_without_scanning_the_queue()
     install_firehose_delivery(firehose_delivery)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
     yield f"http://{host}:{port}"
     server.stop()
+
+
+@pytest.fixture
+def moto_sqs(moto_endpoint: str) -> Any:
+    """A bare SQS client of the in-process moto (for the emulator patches' own tests)."""
+    import boto3
+
+    return boto3.client(
+        "sqs",
+        endpoint_url=moto_endpoint,
+        region_name=LOCAL_REGION,
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
 
 
 @pytest.fixture

@@ -8,24 +8,16 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.request import Request, urlopen
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 
 from roomcast_dev.moto_long_polls import end_long_polls_with_their_queue
-from roomcast_dev.stack import LOCAL_REGION
 
 
 @pytest.fixture
-def sqs(moto_endpoint: str) -> Any:
+def sqs(moto_sqs: Any) -> Any:
     end_long_polls_with_their_queue()
-    return boto3.client(
-        "sqs",
-        endpoint_url=moto_endpoint,
-        region_name=LOCAL_REGION,
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
-    )
+    return moto_sqs
 
 
 def _long_poll(sqs: Any, queue_url: str, wait_seconds: int = 20) -> tuple[str, float]:

@@ -16,6 +16,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import random
+import resource
 import signal
 import threading
 import time
@@ -39,6 +40,20 @@ class FunctionError(Exception):
         self.kind = kind
         self.message = message
         self.trace = trace
+
+
+@dataclass(frozen=True)
+class InvocationTiming:
+    """One invocation as the caller saw it: its time (handler + hand-over to the worker; a
+    worker's first invocation includes its cold start), how much of it the handler waited for
+    AWS calls (here: the emulator, overlapping calls counted once), and the CPU time its worker
+    process used meanwhile (every thread of it); and the worker's peak resident memory so far
+    (what Lambda reports as "Max Memory Used")."""
+
+    duration_ms: float
+    aws_wait_ms: float
+    cpu_ms: float
+    max_memory_mb: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -100,15 +115,21 @@ def worker_main(connection: Connection, spec: FunctionSpec, extra_environment: d
         except (EOFError, KeyboardInterrupt):
             return
         if handler is None:
-            connection.send(("error", "Runtime.ImportModuleError", import_error, import_trace))
+            connection.send(("error", "Runtime.ImportModuleError", import_error, import_trace, 0.0, 0.0, 0))
             continue
         event, context_data = request
         waits.reset()
+        cpu_started = time.process_time()
         try:
             result = handler(event, _Context(context_data))
-            connection.send(("ok", result, waits.seconds()))
+            reply: tuple[Any, ...] = ("ok", result)
         except Exception as error:
-            connection.send(("error", type(error).__name__, str(error), traceback.format_exc()))
+            reply = ("error", type(error).__name__, str(error), traceback.format_exc())
+        # Every thread of the worker counts: the handler's own and those it started. The peak
+        # resident memory is the process's so far, as Lambda's "Max Memory Used" is the sandbox's.
+        cpu_seconds = time.process_time() - cpu_started
+        peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        connection.send((*reply, waits.seconds(), cpu_seconds, peak_kb))
 
 
 class _AwsWaits:
@@ -206,11 +227,8 @@ class LocalFunction:
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._closed = False
         self.crashes = 0  # invocations that failed because their worker died
-        # Every invocation's time as the caller saw it (handler + hand-over to the worker; the
-        # first one of a worker includes its cold start): an upper bound of Lambda's billed duration.
-        self.durations_ms: list[float] = []
-        # How long each successful invocation of those waited for AWS calls (here: the emulator).
-        self.aws_waits_ms: list[float] = []
+        # Every invocation that ran to an answer (successful or not: both are billed).
+        self.timings: list[InvocationTiming] = []
 
     def _take(self) -> _Worker:
         with self._lock:
@@ -260,7 +278,7 @@ class LocalFunction:
                     self._discard(worker)
                     raise FunctionError("Timeout", f"Task timed out after {timeout_seconds} seconds")
                 reply = worker.connection.recv()
-                self.durations_ms.append((time.perf_counter() - started) * 1000)
+                duration_ms = (time.perf_counter() - started) * 1000
             except (EOFError, OSError) as error:  # BrokenPipeError and ConnectionResetError are OSErrors
                 self._discard(worker)
                 with self._lock:
@@ -270,10 +288,13 @@ class LocalFunction:
                     "Crashed", f"{self.spec.logical_id} worker died (exit code {exit_code}): {error!r}"
                 ) from error
             self._give_back(worker)
-        if reply[0] == "ok":
-            self.aws_waits_ms.append(reply[2] * 1000)
-            return reply[1]
-        raise FunctionError(reply[1], reply[2], reply[3])
+        *answer, aws_wait_seconds, cpu_seconds, peak_kb = reply
+        self.timings.append(
+            InvocationTiming(duration_ms, aws_wait_seconds * 1000, cpu_seconds * 1000, peak_kb / 1024)
+        )
+        if answer[0] == "ok":
+            return answer[1]
+        raise FunctionError(answer[1], answer[2], answer[3])
 
     def kill_worker(self, rng: random.Random | None = None, busy_only: bool = True) -> int | None:
         """SIGKILL one worker (a busy one by default, chosen at random) and wait until it is gone;

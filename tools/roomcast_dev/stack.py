@@ -24,6 +24,7 @@ from roomcast_dev.firehose import (
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
+from roomcast_dev.moto_fast_sends import send_without_scanning_the_queue
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.stream_sources import StreamPoller
@@ -91,6 +92,7 @@ class LocalStack:
         make_dynamodb_atomic()
         install_firehose_delivery(self.firehose)
         end_long_polls_with_their_queue()
+        send_without_scanning_the_queue()
         self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         self._moto.start()
         host, port = self._moto.get_host_and_port()

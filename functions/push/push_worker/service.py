@@ -47,9 +47,11 @@ from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.signing import webhook_headers
 
 CLEARED = "cleared by Clear All"
-# A failure this soon after a success (seen by the same container) waits for the next attempt
-# before it starts a failing streak.
+# A failure this soon after a success (seen by the same container) is kept unwritten; it starts a
+# failing streak once failures with no success between have lasted STREAK_CONFIRM_MS (or the
+# subscription's disableAfterFailingMs, when shorter).
 HEALTHY_RECENTLY_MS = 60_000
+STREAK_CONFIRM_MS = 5_000
 _MAX_TRACKED_SUBSCRIPTIONS = 10_000
 
 
@@ -306,9 +308,11 @@ class PushService:
 
         Writes only when a streak starts or ends (the subscription, read for the batch anyway, says
         whether one is running): a healthy endpoint costs nothing. A failure soon after a success
-        this container saw is written only when the next attempt fails too (the streak then starts
-        at the first): an endpoint that fails now and then costs nothing either."""
+        this container saw is written only once this container's attempts have kept failing for
+        STREAK_CONFIRM_MS (the streak then starts at the first failure): an endpoint that fails
+        now and then, even twice in a row, costs nothing either."""
         since = subscription.failing_since_ms
+        allowed_ms = subscription.disable_after_failing_ms or limits.DEFAULT_DISABLE_AFTER_FAILING_MS
         if succeeded:
             with self._delivered_lock:
                 _bounded(self._last_success)[subscription.id] = now
@@ -319,7 +323,7 @@ class PushService:
             return
         if since is None:
             with self._delivered_lock:
-                first = self._unwritten_failure.pop(subscription.id, None)
+                first = self._unwritten_failure.get(subscription.id)
                 if first is not None and now - first >= HEALTHY_RECENTLY_MS:
                     first = None  # too long ago to be sure nothing succeeded since, elsewhere
                 last_success = self._last_success.get(subscription.id)
@@ -327,9 +331,11 @@ class PushService:
                 if first is None and recent_success:
                     _bounded(self._unwritten_failure)[subscription.id] = now
                     return
+                if first is not None and now - first < min(STREAK_CONFIRM_MS, allowed_ms):
+                    return  # failing in a row, not for long yet
+                self._unwritten_failure.pop(subscription.id, None)
             since = self.catalog.mark_failing(subscription, now if first is None else first)
             self.targets.remember(replace(subscription, failing_since_ms=since))
-        allowed_ms = subscription.disable_after_failing_ms or limits.DEFAULT_DISABLE_AFTER_FAILING_MS
         if now - since >= allowed_ms and subscription.status is not SubscriptionStatus.DISABLED:
             self._disable(
                 subscription,

@@ -8,12 +8,13 @@ from typing import Any, cast
 import pytest
 
 from push_worker.flow import FlowControl
-from push_worker.service import PushService
+from push_worker.service import STREAK_CONFIRM_MS, PushService
 from roomcast.dal.flow import FlowKey
 from roomcast.dal.sender import Destinations
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.operational import OperationalEvents
 from roomcast.delivery.publishing import Publisher
+from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.envelope import Envelope, first_envelope
 from roomcast.domain.messages import DeliveryStatus, Message
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus
@@ -471,12 +472,12 @@ def test_a_healthy_endpoint_costs_no_health_writes_and_a_success_ends_a_failing_
     assert push.management.catalog.subscriptions[key].failing_since_ms is None
 
 
-def test_a_lone_failure_after_a_success_writes_nothing_and_a_second_one_starts_the_streak_at_the_first() -> (
-    None
-):
+def test_failures_after_a_success_start_the_streak_at_the_first_only_once_they_have_lasted() -> None:
     # Given: a container that saw the endpoint succeed
     push = Push()
-    service = push.service(ScriptedWebhook([answer(200), answer(500), answer(200), answer(500), answer(503)]))
+    service = push.service(
+        ScriptedWebhook([answer(200), answer(500), answer(200), answer(500), answer(503), answer(500)])
+    )
     key = (TENANT, push.room.id, push.subscription.id)
     service.deliver(push.envelope())
 
@@ -487,14 +488,41 @@ def test_a_lone_failure_after_a_success_writes_nothing_and_a_second_one_starts_t
     push.now_ms += 1_000
     service.deliver(push.envelope())
     assert push.management.catalog.subscriptions[key].failing_since_ms is None
-    # ... two failures in a row start the streak at the first of them
+    # ... nor do two failures in a row a second apart (an endpoint failing now and then) ...
     push.now_ms += 1_000
     first_failure_ms = push.now_ms
     service.deliver(push.envelope())
-    assert push.management.catalog.subscriptions[key].failing_since_ms is None
     push.now_ms += 1_000
     service.deliver(push.envelope())
+    assert push.management.catalog.subscriptions[key].failing_since_ms is None
+    # ... failures with no success between for STREAK_CONFIRM_MS start the streak at the first
+    push.now_ms = first_failure_ms + STREAK_CONFIRM_MS
+    service.deliver(push.envelope())
     assert push.management.catalog.subscriptions[key].failing_since_ms == first_failure_ms
+
+
+def test_a_short_disable_after_failing_ms_confirms_the_streak_sooner() -> None:
+    # Given: a subscription allowed to fail for 1 s, in a container that saw it succeed
+    push = Push()
+    _with(push, disable_after_failing_ms=1_000)
+    service = push.service(ScriptedWebhook([answer(200), answer(500), answer(500)]))
+    key = (TENANT, push.room.id, push.subscription.id)
+    service.deliver(push.envelope())
+    push.now_ms += 1_000
+    first_failure_ms = push.now_ms
+    service.deliver(push.envelope())
+
+    # When: it fails again a second later
+    push.now_ms += 1_000
+    service.deliver(push.envelope())
+
+    # Then: the streak starts at the first failure, and has lasted long enough to disable
+    stored = push.management.catalog.subscriptions[key]
+    assert stored.status is SubscriptionStatus.DISABLED
+    assert stored.disabled_reason is not None
+    assert (
+        f"every attempt failed for 1000 ms (since {iso_from_ms(first_failure_ms)})" in stored.disabled_reason
+    )
 
 
 def test_a_failure_long_after_the_last_success_starts_the_streak_at_once() -> None:
