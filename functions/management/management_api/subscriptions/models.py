@@ -190,8 +190,8 @@ class SubscriptionResponse(_Overrides, ResponseModel):
         default=None,
         description=(
             "PUSH: when its current run of failed attempts began (every attempt since failed); null "
-            "while healthy. A lone failure soon after a success is written only when the next attempt "
-            "fails too (then from the first)."
+            "while healthy. A failure soon after a success shows only once the attempts have kept failing "
+            "for 5 s, or disableAfterFailingMs when shorter (then from the first)."
         ),
     )
     createdAt: str
