@@ -28,7 +28,9 @@ _log = logging.getLogger(__name__)
 
 Invoke = Callable[[str, dict[str, Any]], Any]
 ClientFactory = Callable[[str], Any]
-IDLE_SECONDS = 0.1
+# Lambda polls each shard of a DynamoDB stream four times a second; so does this poller when a
+# poll found nothing (every GetRecords also keeps the one-process emulator busy).
+IDLE_SECONDS = 0.25
 RETRY_SECONDS = 0.5
 
 

@@ -38,6 +38,7 @@ def from_camel_fields[T](domain_type: type[T], fields: Mapping[str, Any]) -> T:
     return domain_type(**values)
 
 
+@cache
 def camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.capitalize() for part in rest)
