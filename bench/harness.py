@@ -87,6 +87,31 @@ class AwsCallCounter:
             ]
         )
 
+    def waits_in_sequence(self) -> list[Counter[str]]:
+        """The calls grouped into the waits a caller made one after another: a call that started
+        while another was in flight waited with it (the ten writes of an ack sent at once are one
+        wait); each group's operations with their counts, in the order they happened."""
+        return waits_in_sequence(list(zip(self.intervals, self.operations, strict=True)))
+
+
+def waits_in_sequence(calls: list[tuple[tuple[float, float], str]]) -> list[Counter[str]]:
+    """((start, end), operation) calls → their groups of overlapping calls, in time order."""
+    groups: list[Counter[str]] = []
+    reach = float("-inf")
+    for (start, end), operation in sorted(calls):
+        if start >= reach:
+            groups.append(Counter())
+        groups[-1][operation] += 1
+        reach = max(reach, end)
+    return groups
+
+
+def describe_waits(groups: list[Counter[str]]) -> str:
+    """``GetItem x2 -> ReceiveMessage -> PutRecordBatch``: one wait's calls joined by ``+``."""
+    return " -> ".join(
+        " + ".join(f"{op} x{n}" if n > 1 else op for op, n in sorted(group.items())) for group in groups
+    )
+
 
 class FakeContext:
     function_name = "bench"
