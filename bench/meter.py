@@ -242,8 +242,9 @@ def _stored_size(table_name: str, key: dict[str, Any]) -> int:
 
 
 def _index_copies(table_name: str, key: dict[str, Any], size_before: int) -> int:
-    """Global secondary indexes the item is in (before or after the write): each is written too
-    (all our indexes project ALL attributes, so each copy is the item's size)."""
+    """Global secondary indexes the item is in (before or after the write): each is written too.
+    Each copy is counted at the whole item's size: an upper bound, since the one index (ByRoom)
+    projects only the keys, eventType and destinations (the same 1 WRU for items up to 1 KB)."""
     table = _table(table_name)
     item = _stored(table_name, key)
     attributes = set(item.attrs) if item is not None else set()
