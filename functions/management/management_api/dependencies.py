@@ -1,6 +1,10 @@
 """Everything the management routes depend on, made once per container on first use (boto3 is
 imported then, not at cold start) and injected with powertools' ``Depends``.
 
+Each service's module (and the data access it needs) is imported by its factory, on the first
+request of a route that needs it: a cold start pays only for its own route's service
+(docs/decisions/0008-cold-start.md).
+
 Route tests replace any of these through ``app.dependency_overrides``; service tests build the
 services themselves with in-memory fakes.
 """
@@ -12,19 +16,23 @@ from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler.depends import Depends
 
-from management_api.api_keys.service import ApiKeysService
-from management_api.dead_letters.service import DeadLettersService
-from management_api.deliveries.service import DeliveriesService
-from management_api.messages.service import MessagesService
-from management_api.rooms.service import RoomsService
-from management_api.schedule.service import ScheduleService
-from management_api.signing_secrets.service import SigningSecretsService
-from management_api.subscriptions.service import SubscriptionsService
 from roomcast.config import load_settings
 from roomcast.domain.push_urls import PushUrlPolicy
 
 if TYPE_CHECKING:
+    from management_api.api_keys.service import ApiKeysService
+    from management_api.dead_letters.service import DeadLettersService
+    from management_api.deliveries.service import DeliveriesService
+    from management_api.messages.service import MessagesService
+    from management_api.rooms.service import RoomsService
+    from management_api.schedule.service import ScheduleService
+    from management_api.signing_secrets.service import SigningSecretsService
+    from management_api.subscriptions.service import SubscriptionsService
     from roomcast.dal.stores import Stores
+else:
+    # powertools reads only the Depends of an annotation: the classes are for the type checker.
+    RoomsService = SubscriptionsService = MessagesService = DeliveriesService = object
+    DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = object
 
 
 @cache
@@ -35,35 +43,50 @@ def stores() -> Stores:
 
 
 def rooms_service() -> RoomsService:
+    from management_api.rooms.service import RoomsService
+
     return RoomsService(stores().catalog, stores().queue_admin)
 
 
 def subscriptions_service() -> SubscriptionsService:
+    from management_api.subscriptions.service import SubscriptionsService
+
     policy = PushUrlPolicy(allow_loopback=load_settings().allow_loopback_push_urls)
     return SubscriptionsService(stores().catalog, stores().queue_admin, policy)
 
 
 def messages_service() -> MessagesService:
+    from management_api.messages.service import MessagesService
+
     return MessagesService(stores().messages, stores().catalog)
 
 
 def deliveries_service() -> DeliveriesService:
+    from management_api.deliveries.service import DeliveriesService
+
     return DeliveriesService.of(stores())
 
 
 def dead_letters_service() -> DeadLettersService:
+    from management_api.dead_letters.service import DeadLettersService
+
     return DeadLettersService.of(stores())
 
 
 def signing_secrets_service() -> SigningSecretsService:
+    from management_api.signing_secrets.service import SigningSecretsService
+
     return SigningSecretsService(stores().catalog)
 
 
 def schedule_service() -> ScheduleService:
+    from management_api.schedule.service import ScheduleService
+
     return ScheduleService(stores().catalog)
 
 
 def api_keys_service() -> ApiKeysService:
+    from management_api.api_keys.service import ApiKeysService
     from roomcast.dal.api_keys import ApiKeyStore
 
     return ApiKeysService(ApiKeyStore.sharing(stores().catalog))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path
@@ -12,7 +12,9 @@ from management_api.common import PAGE_SIZE, Cursor, Limit, no_content
 from management_api.dependencies import ApiKeys
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import CallerKeyId, Tenant
-from roomcast.dal.api_keys import ApiKeyEntry
+
+if TYPE_CHECKING:
+    from roomcast.dal.api_keys import ApiKeyEntry
 
 routes = Routes("api keys")
 KeyId = Annotated[
