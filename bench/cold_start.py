@@ -43,30 +43,59 @@ class ColdStart:
     boto3_with_client_ms: float
 
 
-def _sample(module: str, python_path: list[str], environment: dict[str, str]) -> tuple[float, float]:
+@dataclass(frozen=True)
+class FunctionImport:
+    """How Lambda imports a function's handler: its module, its code and layers on the path, the
+    template's environment."""
+
+    name: str
+    module: str
+    python_path: list[str]
+    environment: dict[str, str]
+
+
+def function_imports() -> list[FunctionImport]:
+    """Every function of the template, as Lambda would import it."""
+    model = read_stack("roomcast-bench", "us-east-1", {}, lambda name: f"https://sqs.local/{name}")
+    return [
+        FunctionImport(
+            spec.logical_id,
+            spec.handler.rpartition(".")[0],
+            [str(spec.code_path), *(str(p) for p in spec.layer_paths)],
+            {**spec.environment, **BASE_ENVIRONMENT},
+        )
+        for spec in model.functions.values()
+    ]
+
+
+def run_fresh(script: str, module: str, python_path: list[str], environment: dict[str, str]) -> str:
+    """``script`` run in a fresh interpreter with ``module`` as its argument; its last output line."""
     env = {**os.environ, **environment, "PYTHONPATH": os.pathsep.join(python_path)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     completed = subprocess.run(
-        [sys.executable, "-c", _TIMER, module], env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", script, module], env=env, capture_output=True, text=True, check=False
     )
     if completed.returncode != 0:
         raise RuntimeError(f"importing {module} failed:\n{completed.stderr}")
-    imported, total = completed.stdout.strip().splitlines()[-1].split()
+    return completed.stdout.strip().splitlines()[-1]
+
+
+def _sample(module: str, python_path: list[str], environment: dict[str, str]) -> tuple[float, float]:
+    imported, total = run_fresh(_TIMER, module, python_path, environment).split()
     return float(imported), float(total)
 
 
-def _measure(
-    name: str, module: str, python_path: list[str], environment: dict[str, str], samples: int
-) -> ColdStart:
-    """``samples`` fresh interpreters importing ``module``, each right after one importing boto3."""
-    _sample(module, python_path, environment)  # warm the bytecode cache, as a deployed package has it
+def _measure(function: FunctionImport, samples: int) -> ColdStart:
+    """``samples`` fresh interpreters importing the handler, each right after one importing boto3."""
+    handler = (function.module, function.python_path, function.environment)
+    _sample(*handler)  # warm the bytecode cache, as a deployed package has it
     runs, references = [], []
     for _ in range(samples):
         references.append(_sample("boto3", [], BASE_ENVIRONMENT))
-        runs.append(_sample(module, python_path, environment))
+        runs.append(_sample(*handler))
     return ColdStart(
-        name,
-        module,
+        function.name,
+        function.module,
         statistics.median(r[0] for r in runs) * 1000,
         statistics.median(r[1] for r in runs) * 1000,
         statistics.median(r[0] for r in references) * 1000,
@@ -79,15 +108,7 @@ BASE_ENVIRONMENT = {"AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_TRACE_DISABLE
 
 def measure(samples: int = 15) -> list[ColdStart]:
     """Every function's handler import, each next to ``import boto3`` sampled in turn with it."""
-    model = read_stack("roomcast-bench", "us-east-1", {}, lambda name: f"https://sqs.local/{name}")
-    results = []
-    for spec in model.functions.values():
-        python_path = [str(spec.code_path), *(str(p) for p in spec.layer_paths)]
-        environment = {**spec.environment, **BASE_ENVIRONMENT}
-        results.append(
-            _measure(spec.logical_id, spec.handler.rpartition(".")[0], python_path, environment, samples)
-        )
-    return results
+    return [_measure(function, samples) for function in function_imports()]
 
 
 def report(results: list[ColdStart]) -> bool:

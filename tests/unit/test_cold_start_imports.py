@@ -5,15 +5,12 @@ it loaded are checked."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
+from functools import cache
 from typing import Any
 
 import pytest
 
-from roomcast_dev.template import read_stack
+from bench.cold_start import FunctionImport, function_imports, run_fresh
 
 _LOADED = """
 import importlib, json, sys
@@ -24,26 +21,16 @@ print(json.dumps({"modules": sorted(sys.modules), "plugins_looked_up": looked_up
 """
 
 
+@cache
+def _imports() -> dict[str, FunctionImport]:
+    return {f.name: f for f in function_imports()}
+
+
 def _cold_start(logical_id: str) -> dict[str, Any]:
-    model = read_stack("roomcast-test", "us-east-1", {}, lambda name: f"https://sqs.local/{name}")
-    spec = model.functions[logical_id]
-    python_path = [str(spec.code_path), *(str(p) for p in spec.layer_paths)]
-    environment = {
-        **os.environ,
-        **spec.environment,
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "PYTHONPATH": os.pathsep.join(python_path),
-    }
-    module = spec.handler.rpartition(".")[0]
-    completed = subprocess.run(  # noqa: S603 - this interpreter, a handler module named by the template
-        [sys.executable, "-c", _LOADED, module],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(spec.code_path),
+    function = _imports()[logical_id]
+    result: dict[str, Any] = json.loads(
+        run_fresh(_LOADED, function.module, function.python_path, function.environment)
     )
-    result: dict[str, Any] = json.loads(completed.stdout)
     return result
 
 

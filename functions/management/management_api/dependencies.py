@@ -16,9 +16,6 @@ from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler.depends import Depends
 
-from roomcast.config import load_settings
-from roomcast.domain.push_urls import PushUrlPolicy
-
 if TYPE_CHECKING:
     from management_api.api_keys.service import ApiKeysService
     from management_api.dead_letters.service import DeadLettersService
@@ -50,6 +47,8 @@ def rooms_service() -> RoomsService:
 
 def subscriptions_service() -> SubscriptionsService:
     from management_api.subscriptions.service import SubscriptionsService
+    from roomcast.config import load_settings
+    from roomcast.domain.push_urls import PushUrlPolicy
 
     policy = PushUrlPolicy(allow_loopback=load_settings().allow_loopback_push_urls)
     return SubscriptionsService(stores().catalog, stores().queue_admin, policy)
