@@ -379,7 +379,8 @@ class Ledger:
             else:
                 report.problems.append(
                     f"{where}: {outcome}, though the subscriber answered 2xx: "
-                    f"{_seen(seen, [], publish.published_at or 0.0)}"
+                    f"{_seen(seen, [], publish.published_at or 0.0)} (roomcast recorded "
+                    f"{delivery.get('attempts')} attempts, lastError {delivery.get('lastError')!r})"
                 )
         if outcome == "dead":
             attempts_seen = {r.attempt for r in seen}
