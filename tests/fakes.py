@@ -7,20 +7,21 @@ never leaves a terminal status — and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
 from roomcast.dal.flow import FlowKey, RateAnswer
-from roomcast.dal.messages import MessageExists, MessageFilter
+from roomcast.dal.messages import RETRY_CLAIM_MS, DeliveryPage, MessageExists, MessageFilter
 from roomcast.dal.pages import Page
 from roomcast.dal.queues import PullQueues, Received
 from roomcast.dal.repository import FailoverLink
 from roomcast.dal.sender import Outgoing, Unsent
 from roomcast.delivery.log import LogRecord
+from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.flow import live_leases, reserve_start
-from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, Message, TrackedMessage
-from roomcast.domain.models import Room, Subscription
+from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, DeliveryStatus, Message, TrackedMessage
+from roomcast.domain.models import Room, Subscription, SubscriptionType
 from roomcast.errors import Conflict, LimitExceeded, NotFound
 
 
@@ -90,6 +91,18 @@ class FakeCatalog:
     def delete_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
         self.subscriptions.pop((tenant_id, room_id, subscription_id), None)
 
+    def raise_cleared_watermark(
+        self, subscription: Subscription, cleared_before_ms: int, updated_at: str
+    ) -> None:
+        key = (subscription.tenant_id, subscription.room_id, subscription.id)
+        current = self.subscriptions.get(key)
+        if current is None:
+            raise NotFound(f"subscription {subscription.id} not found")
+        if current.cleared_before_ms is None or current.cleared_before_ms < cleared_before_ms:
+            self.subscriptions[key] = replace(
+                current, cleared_before_ms=cleared_before_ms, updated_at=updated_at
+            )
+
     def mark_failing(self, subscription: Subscription, now_ms: int) -> int:
         key = (subscription.tenant_id, subscription.room_id, subscription.id)
         current = self.subscriptions.get(key)
@@ -144,8 +157,10 @@ class FakeMessages:
     written: list[Delivery] = field(default_factory=list)
     # The outbox: (tenant, message) -> destinations whose first envelope was not sent.
     unsent: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    # Keyed messages of batch publishes whose first sends are done.
-    sends_done: set[tuple[str, str]] = field(default_factory=set)
+    # Publish units (requests, or messages a retry finished) whose first sends are recorded done.
+    done_marks: set[tuple[str, str]] = field(default_factory=set)
+    # Retry-now claims: (tenant, message, subscription) -> (claim, when).
+    claims: dict[tuple[str, str, str], tuple[str, int]] = field(default_factory=dict)
 
     def current(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
         found = [
@@ -155,29 +170,42 @@ class FakeMessages:
         ]
         return found[-1] if found else None
 
-    def put_message(self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool = False) -> int:
+    def put_message(
+        self,
+        message: Message,
+        deliveries: Sequence[Delivery],
+        *,
+        if_new: bool = False,
+        left_to_outbox: bool = False,
+    ) -> int:
         if if_new and (message.tenant_id, message.id) in self.messages:
             raise MessageExists(message.id, self.messages[(message.tenant_id, message.id)])
         self.messages[(message.tenant_id, message.id)] = message
         self.written.extend(deliveries)
+        if left_to_outbox and message.destinations:
+            self.unsent[(message.tenant_id, message.id)] = list(message.destinations)
         return 1
 
     def put_messages(
-        self, batch: Sequence[tuple[Message, Sequence[Delivery]]], *, if_new: bool = False
+        self,
+        batch: Sequence[tuple[Message, Sequence[Delivery]]],
+        *,
+        if_new: bool = False,
+        left_to_outbox: bool = False,
     ) -> dict[str, Exception]:
         failed: dict[str, Exception] = {}
         for message, deliveries in batch:
             try:
-                self.put_message(message, deliveries, if_new=if_new)
+                self.put_message(message, deliveries, if_new=if_new, left_to_outbox=left_to_outbox)
             except MessageExists as error:
                 failed[message.id] = error
         return failed
 
-    def mark_first_sends_done(self, tenant_id: str, messages: Sequence[Message]) -> None:
-        self.sends_done.update((tenant_id, m.id) for m in messages)
+    def mark_sends_done(self, tenant_id: str, units: Sequence[str]) -> None:
+        self.done_marks.update((tenant_id, unit) for unit in units)
 
-    def first_sends_done(self, tenant_id: str, message_ids: Sequence[str]) -> set[str]:
-        return {m for m in message_ids if (tenant_id, m) in self.sends_done}
+    def sends_done(self, tenant_id: str, units: Sequence[str]) -> set[str]:
+        return {unit for unit in units if (tenant_id, unit) in self.done_marks}
 
     def mark_unsent(self, tenant_id: str, message_id: str, subscription_ids: Sequence[str]) -> None:
         self.unsent[(tenant_id, message_id)] = list(subscription_ids)
@@ -201,6 +229,35 @@ class FakeMessages:
         kept = current.history if current is not None else ()
         self.written.append(replace(delivery, history=kept + delivery.history))
         return True
+
+    def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
+        key = (delivery.tenant_id, delivery.message_id, delivery.subscription_id)
+        current = self.current(*key)
+        held = self.claims.get(key)
+        if (
+            current is None
+            or current.status is not DeliveryStatus.RETRYING
+            or current.next_attempt_at != delivery.next_attempt_at
+            or (current.next_attempt_at or "") <= iso_from_ms(now_ms)
+            or (held is not None and held[1] >= now_ms - RETRY_CLAIM_MS)
+        ):
+            return False
+        self.claims[key] = (claim, now_ms)
+        return True
+
+    def move_claimed_retry(self, delivery: Delivery, claim: str) -> bool:
+        key = (delivery.tenant_id, delivery.message_id, delivery.subscription_id)
+        current = self.current(*key)
+        held = self.claims.get(key)
+        if (
+            current is None
+            or current.status is not DeliveryStatus.RETRYING
+            or held is None
+            or held[0] != claim
+        ):
+            return False
+        del self.claims[key]
+        return self.update_delivery(delivery)
 
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage:
         message = self.messages.get((tenant_id, message_id))
@@ -228,6 +285,30 @@ class FakeMessages:
         ]
         newest_first = sorted(found, key=lambda t: (t.message.published_at, t.message.id), reverse=True)
         return _page(newest_first, limit, cursor)
+
+    def open_deliveries(
+        self,
+        tenant_id: str,
+        room_id: str,
+        subscriptions: Mapping[str, SubscriptionType],
+        start: str | None,
+        limit: int,
+    ) -> DeliveryPage:
+        in_room = sorted(
+            (m for (t, _), m in self.messages.items() if (t, m.room_id) == (tenant_id, room_id)),
+            key=lambda m: (m.published_at, m.id),
+            reverse=True,
+        )
+        page = _page(in_room, limit, start)
+        found = []
+        for message in page.items:
+            for subscription_id, kind in subscriptions.items():
+                record = self.current(tenant_id, message.id, subscription_id)
+                if record is None and subscription_id in message.destinations:
+                    record = Delivery(message.id, tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
+                if record is not None and record.status not in TERMINAL_STATUSES:
+                    found.append((message.id, record))
+        return DeliveryPage(found, page.next_cursor)
 
 
 @dataclass

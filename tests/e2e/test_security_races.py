@@ -194,3 +194,62 @@ def test_racing_rotations_never_pass_the_live_secret_limit(
     assert 1 <= len(rotated) <= limits.MAX_LIVE_SIGNING_SECRETS - 1
     assert {r.status_code for r in responses if r not in rotated} <= {409}
     assert _signatures_on_the_next_webhook(tenant_a, room_id, server) == 1 + len(rotated)
+
+
+def _retrying(
+    client: ApiClient, servers: WebhookServers, count: int
+) -> tuple[WebhookReceiver, str, list[str]]:
+    """``count`` deliveries retrying an hour from now (their first attempt answered 503): the
+    receiver, the subscription's path and the message ids."""
+    server = servers(fail_first(count, status=503))
+    room = client.create_room(deliveryDelayMs=3_600_000)
+    subscription = client.create_subscription(room["id"], type="PUSH", pushUrl=server.url())
+    messages = [publish(client, room["id"])["messageId"] for _ in range(count)]
+    server.wait_for_requests(count, TIMEOUT_SECONDS)
+    wait_until(
+        lambda: all(
+            client.get(f"/rooms/{room['id']}/messages/{m}").json()["deliveries"][0]["status"] == "retrying"
+            for m in messages
+        ),
+        "all retrying",
+    )
+    return server, f"/rooms/{room['id']}/subscriptions/{subscription['id']}", messages
+
+
+def test_concurrent_retry_nows_count_exactly_the_webhooks_they_send(
+    tenant_a: ApiClient, webhook_servers: WebhookServers
+) -> None:
+    # Given: five deliveries retrying an hour from now
+    server, path, messages = _retrying(tenant_a, webhook_servers, 5)
+
+    # When: six retry-nows at once
+    responses = _at_once(*[lambda: tenant_a.post(f"{path}/deliveries/retry")] * 6)
+
+    # Then: their counts add up to five, and five webhooks went out (once each)
+    _no_server_errors(responses)
+    assert {r.status_code for r in responses} == {200}
+    retried = [m for r in responses for m in r.json()["messageIds"]]
+    assert sum(r.json()["retried"] for r in responses) == 5
+    assert sorted(retried) == sorted(messages)
+    server.wait_for_requests(10, TIMEOUT_SECONDS)
+    time.sleep(QUIET_SECONDS)
+    assert sorted(r.json["messageId"] for r in server.requests[5:]) == sorted(messages)
+
+
+def test_concurrent_clear_alls_all_succeed_and_count_each_delivery_once(
+    tenant_a: ApiClient, webhook_servers: WebhookServers
+) -> None:
+    # Given: five deliveries retrying an hour from now
+    _server, path, messages = _retrying(tenant_a, webhook_servers, 5)
+
+    # When: six Clear Alls at once
+    responses = _at_once(*[lambda: tenant_a.delete(f"{path}/deliveries")] * 6)
+
+    # Then: every one answered 200, and their counts add up to the five cleared
+    _no_server_errors(responses)
+    assert [r.status_code for r in responses] == [200] * 6
+    assert sum(r.json()["cleared"] for r in responses) == 5
+    room_id = path.split("/")[2]
+    assert {
+        tenant_a.get(f"/rooms/{room_id}/messages/{m}").json()["deliveries"][0]["status"] for m in messages
+    } == {"cleared"}

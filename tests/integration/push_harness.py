@@ -32,10 +32,12 @@ class Send:
 
 
 class SendSpy:
-    """Records every envelope the functions send (time, queue, delay) by wrapping EnvelopeSender.send."""
+    """Records every envelope the functions send (time, queue, delay) by wrapping EnvelopeSender.send;
+    bodies that are no envelope (the outbox's tasks) are kept apart, in ``other``."""
 
     def __init__(self) -> None:
         self.sends: list[Send] = []
+        self.other: list[Send] = []
 
     def install(self, monkeypatch: Any) -> None:
         original = EnvelopeSender.send
@@ -45,7 +47,10 @@ class SendSpy:
             original(sender, outgoing)
             for item in outgoing:
                 assert isinstance(item, Outgoing)
-                body = item.envelope if isinstance(item.envelope, str) else item.envelope.to_json()
+                if isinstance(item.envelope, str):
+                    spy.other.append(Send(time.time(), item.queue_url, item.delay_seconds, item.envelope))
+                    continue
+                body = item.envelope.to_json()
                 spy.sends.append(Send(time.time(), item.queue_url, item.delay_seconds, body))
 
         monkeypatch.setattr(EnvelopeSender, "send", send)

@@ -111,7 +111,10 @@ def stores(stack_model: StackModel, function_handler: Callable[[str], Handler]) 
 
 def _subscriptions(stores: Stores, catalog: Any = None) -> SubscriptionsService:
     return SubscriptionsService(
-        cast(Catalog, catalog or stores.catalog), stores.queue_admin, PushUrlPolicy(allow_loopback=True)
+        cast(Catalog, catalog or stores.catalog),
+        stores.queue_admin,
+        stores.outbox,
+        PushUrlPolicy(allow_loopback=True),
     )
 
 

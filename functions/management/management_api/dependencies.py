@@ -42,7 +42,7 @@ def stores() -> Stores:
 def rooms_service() -> RoomsService:
     from management_api.rooms.service import RoomsService
 
-    return RoomsService(stores().catalog, stores().queue_admin)
+    return RoomsService(stores().catalog, stores().queue_admin, stores().outbox)
 
 
 def subscriptions_service() -> SubscriptionsService:
@@ -51,7 +51,7 @@ def subscriptions_service() -> SubscriptionsService:
     from roomcast.domain.push_urls import PushUrlPolicy
 
     policy = PushUrlPolicy(allow_loopback=load_settings().allow_loopback_push_urls)
-    return SubscriptionsService(stores().catalog, stores().queue_admin, policy)
+    return SubscriptionsService(stores().catalog, stores().queue_admin, stores().outbox, policy)
 
 
 def messages_service() -> MessagesService:

@@ -1,6 +1,10 @@
-"""Outbox function: triggered by the table's stream, filtered to message items marked ``unsent``
-(template.yaml); partial batch responses, so one message that still cannot be sent is retried
-alone while the others of the batch are done."""
+"""Outbox function, with two triggers (template.yaml):
+
+- the table's stream, filtered to message items marked ``unsent``;
+- its own queue (OutboxQueue): publish checks and sweeps (roomcast.domain.outbox_tasks).
+
+Partial batch responses for both, so one record that still fails is retried alone while the
+others of the batch are done."""
 
 from __future__ import annotations
 
@@ -10,13 +14,16 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from outbox_worker.service import OutboxResult, OutboxService
 from roomcast.dal.stores import Stores
+from roomcast.domain.outbox_tasks import PublishCheck, task_from_json
 from roomcast.observability import logger, metrics
 
-processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+stream_processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+queue_processor = BatchProcessor(event_type=EventType.SQS)
 
 
 @cache
@@ -29,24 +36,55 @@ def service() -> OutboxService:
     return OutboxService.of(stores())
 
 
-def record_handler(record: DynamoDBRecord) -> OutboxResult:
-    new_image = record.raw_event.get("dynamodb", {}).get("NewImage") or {}
-    result = service().send_unsent(new_image)
+def _count(result: OutboxResult) -> None:
     metrics.add_metric(name="OutboxEnvelopesSent", unit=MetricUnit.Count, value=len(result.sent))
     metrics.add_metric(name="OutboxDeliveriesCleared", unit=MetricUnit.Count, value=len(result.cleared))
+
+
+def stream_record_handler(record: DynamoDBRecord) -> OutboxResult:
+    new_image = record.raw_event.get("dynamodb", {}).get("NewImage") or {}
+    result = service().send_unsent(new_image)
+    _count(result)
     logger.info(
         "outbox sent a message's unsent envelopes", extra={"sent": result.sent, "cleared": result.cleared}
     )
     return result
 
 
+def queue_record_handler(record: SQSRecord) -> None:
+    task = task_from_json(record.body)
+    if isinstance(task, PublishCheck):
+        result = service().check_publish(task)
+        _count(result)
+        if result.sent or result.cleared:
+            logger.warning(
+                "a publish died before its sends were done; the outbox finished them",
+                extra={"request": task.request_id, "sent": result.sent, "cleared": result.cleared},
+            )
+        return
+    ended = service().sweep(task)
+    metrics.add_metric(name="OutboxDeliveriesCleared", unit=MetricUnit.Count, value=ended)
+    logger.info("swept deleted subscriptions", extra={"room": task.room_id, "ended": ended})
+
+
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    records = event.get("Records") or [{}]
+    from_queue = records[0].get("eventSource") == "aws:sqs"
     try:
+        if from_queue:
+            return dict(
+                process_partial_response(
+                    event=event,
+                    record_handler=queue_record_handler,
+                    processor=queue_processor,
+                    context=context,
+                )
+            )
         return dict(
             process_partial_response(
-                event=event, record_handler=record_handler, processor=processor, context=context
+                event=event, record_handler=stream_record_handler, processor=stream_processor, context=context
             )
         )
     finally:

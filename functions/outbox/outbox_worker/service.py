@@ -1,35 +1,46 @@
-"""The outbox: first envelopes a publish stored but could not send (an SQS outage, a PULL queue
-deleted between routing and sending), sent from the table's stream.
+"""The outbox: every delivery a stored message owes is sent, or ends.
 
-A message item whose first envelopes were not all sent carries ``outbox`` = ``unsent`` and the
-destinations in ``unsent`` (roomcast.delivery.publishing); the stream hands such changes here.
+- **Unsent marks** (the table's stream): a message item whose first envelopes were not all sent
+  carries ``outbox`` = ``unsent`` and the destinations in ``unsent`` (roomcast.delivery.publishing).
+- **Publish checks** (the outbox queue, after the settle time): a publish request that did not
+  record its first sends done died between storing and sending; the messages it stored are sent.
+- **Sweeps** (the outbox queue, at a subscription's or room's deletion and again after the settle
+  time): the open deliveries of deleted subscriptions end ``cleared``.
+
 Each destination is sent again, unless its subscription (or its PULL queue) is gone: then its
-delivery ends ``cleared``, as Clear All ends one, never ``pending`` for ever. Once every
-destination is sent or cleared the marks are removed. Anything else that fails raises: the
-stream hands the change back, so a message stored with a 202 is never left unsent.
+delivery ends ``cleared``, as Clear All ends one, never ``pending`` for ever. Anything else that
+fails raises: the record is handed back (stream or queue), so nothing owed is left undone.
+See docs/decisions/0018-signed-receipts-and-outbox.md and 0028-every-delivery-ends.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from roomcast.dal import items
 from roomcast.dal.messages import UNSENT_ATTRIBUTE, message_from_item
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
 from roomcast.dal.sender import Destinations, Outgoing
 from roomcast.dal.stores import Stores
 from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.domain.envelope import first_envelope
-from roomcast.domain.messages import DeliveryStatus, Message
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import Subscription, SubscriptionType
+from roomcast.domain.outbox_tasks import PublishCheck, Sweep
 from roomcast.errors import NotFound
 
 GONE = "the subscription or its queue was deleted before the message could be sent"
+# Messages of a room a sweep looks at per page, and how long one invocation sweeps before it
+# hands the rest on (well inside the function's 60 s timeout).
+SWEEP_PAGE_MESSAGES = 100
+SWEEP_BUDGET_SECONDS = 20.0
 
 
 class OutboxSendFailed(RuntimeError):
-    """Some envelopes could still not be sent: the stream record is handed back and retried."""
+    """Some envelopes could still not be sent: the record is handed back and retried."""
 
 
 @dataclass(frozen=True)
@@ -45,20 +56,125 @@ class OutboxService:
     sender: Sender
     destinations: Destinations
     log: LogSink
+    outbox: OutboxQueue
+    monotonic: Callable[[], float] = time.monotonic
 
     @classmethod
     def of(cls, stores: Stores) -> OutboxService:
-        return cls(stores.catalog, stores.messages, stores.sender, stores.destinations, stores.log)
+        st = stores
+        return cls(st.catalog, st.messages, st.sender, st.destinations, st.log, st.outbox)
 
     def send_unsent(self, new_image: items.AttributeMap) -> OutboxResult:
         """Send (or clear) the unsent destinations of the message item in a stream record."""
         item = items.from_attributes(new_image)
         unsent_ids: list[str] = [str(i) for i in item.get(UNSENT_ATTRIBUTE) or []]
         message = message_from_item(item)
+        result = self._send(message, unsent_ids)
+        self.messages.mark_sent(message.tenant_id, message.id)
+        return result
+
+    def check_publish(self, check: PublishCheck) -> OutboxResult:
+        """Finish the sends of a publish request that died before recording them done: each
+        destination of each message it stored whose record never moved (a moved one got its
+        envelope) is sent its first envelope again, or cleared when gone. At worst a duplicate."""
+        if self.messages.sends_done(check.tenant_id, [check.request_id]):
+            return OutboxResult([], [])
+        finished = self.messages.sends_done(check.tenant_id, check.message_ids)
+        sent: list[str] = []
+        cleared: list[str] = []
+        for message_id in (m for m in check.message_ids if m not in finished):
+            try:
+                tracked = self.messages.get_message(check.tenant_id, message_id)
+            except NotFound:  # never stored (the request died first, or stored nothing here)
+                continue
+            if tracked.message.request_id not in (None, check.request_id):
+                continue  # stored by another request (a keyed retry): that request answers for it
+            waiting = [d for d in tracked.deliveries if _never_moved(d)]
+            kinds = {d.subscription_id: d.subscription_type for d in waiting}
+            result = self._send(tracked.message, list(kinds), kinds)
+            sent += result.sent
+            cleared += result.cleared
+        self.messages.mark_sends_done(check.tenant_id, [check.request_id])
+        return OutboxResult(sent, cleared)
+
+    def sweep(self, sweep: Sweep) -> int:
+        """End the open deliveries of a sweep's deleted subscriptions ``cleared``, page by page,
+        and send the sweep on where it stopped when its time is up. A subscription still there
+        (its deletion failed, or has not happened yet) is left alone. Returns how many ended."""
+        gone = dict(sweep.subscriptions)
+        if self._room_still_there(sweep):
+            gone = {i: t for i, t in gone.items() if not self._still_there(sweep, i)}
+        if not gone:
+            return 0
+        started = self.monotonic()
+        position = sweep.position
+        ended = 0
+        while True:
+            page = self.messages.open_deliveries(
+                sweep.tenant_id, sweep.room_id, gone, position, SWEEP_PAGE_MESSAGES
+            )
+            ended += self._end(sweep, page.found)
+            position = page.next_position
+            if position is None:
+                return ended
+            if self.monotonic() - started > SWEEP_BUDGET_SECONDS:
+                self.outbox.now(sweep.resumed_at(position))
+                return ended
+
+    def _end(self, sweep: Sweep, found: Sequence[tuple[str, Delivery]]) -> int:
+        if not found:
+            return 0
+        messages = self.messages.get_messages(sweep.tenant_id, list(dict.fromkeys(m for m, _ in found)))
+        ended = 0
+        for message_id, record in found:
+            closed = Delivery(
+                record.message_id,
+                record.tenant_id,
+                record.subscription_id,
+                record.subscription_type,
+                DeliveryStatus.CLEARED,
+                record.attempts,
+                sweep.reason,
+            )
+            if not self.messages.update_delivery(closed):
+                continue  # it ended meanwhile
+            ended += 1
+            message = messages.get(message_id)
+            if message is not None:
+                envelope = first_envelope(message, record.subscription_id)
+                kind = record.subscription_type.value
+                self.log.add(
+                    LogRecord.about(envelope, "cleared", kind, attempt=record.attempts, error=sweep.reason)
+                )
+        return ended
+
+    def _room_still_there(self, sweep: Sweep) -> bool:
+        try:
+            self.catalog.get_room(sweep.tenant_id, sweep.room_id)
+        except NotFound:
+            return False
+        return True
+
+    def _still_there(self, sweep: Sweep, subscription_id: str) -> bool:
+        try:
+            self.catalog.get_subscription(sweep.tenant_id, sweep.room_id, subscription_id)
+        except NotFound:
+            return False
+        return True
+
+    def _send(
+        self,
+        message: Message,
+        subscription_ids: Sequence[str],
+        kinds: Mapping[str, SubscriptionType] | None = None,
+    ) -> OutboxResult:
+        """Send a message's first envelope to each of these destinations, clearing those whose
+        subscription or PULL queue is gone (``kinds``: their types, as far as known); raises when
+        SQS refused some (after clearing)."""
         subscriptions = self._subscriptions(message)
         outgoing: list[Outgoing] = []
         gone: list[str] = []
-        for subscription_id in unsent_ids:
+        for subscription_id in subscription_ids:
             subscription = subscriptions.get(subscription_id)
             if subscription is None or (
                 subscription.type is SubscriptionType.PULL and not subscription.queue_url
@@ -71,12 +187,11 @@ class OutboxService:
         failed = self.sender.try_send(outgoing)
         gone += [u.subscription_id for u in failed if u.queue_missing and u.subscription_id]
         still = [u for u in failed if not u.queue_missing]
-        self._clear(message, gone, {s.id: s.type for s in subscriptions.values()})
+        self._clear(message, gone, {**(kinds or {}), **{s.id: s.type for s in subscriptions.values()}})
         if still:
             raise OutboxSendFailed(f"{len(still)} envelopes of {message.id} not sent: {still[0].reason}")
-        self.messages.mark_sent(message.tenant_id, message.id)
         not_sent = {u.subscription_id for u in failed}
-        return OutboxResult([s for s in unsent_ids if s not in not_sent and s not in gone], gone)
+        return OutboxResult([s for s in subscription_ids if s not in not_sent and s not in gone], gone)
 
     def _subscriptions(self, message: Message) -> dict[str, Subscription]:
         try:
@@ -85,10 +200,16 @@ class OutboxService:
             return {}
 
     def _clear(
-        self, message: Message, subscription_ids: Sequence[str], types: dict[str, SubscriptionType]
+        self, message: Message, subscription_ids: Sequence[str], types: Mapping[str, SubscriptionType]
     ) -> None:
         for subscription_id in subscription_ids:
             envelope = first_envelope(message, subscription_id)
             kind = types.get(subscription_id, SubscriptionType.PULL)
             self.messages.update_delivery(envelope.record(kind, DeliveryStatus.CLEARED, 0, GONE))
             self.log.add(LogRecord.about(envelope, "cleared", kind.value, attempt=0, error=GONE))
+
+
+def _never_moved(delivery: Delivery) -> bool:
+    """A destination still at its first record: pending, no attempt made (its envelope may never
+    have been sent)."""
+    return delivery.status is DeliveryStatus.PENDING and delivery.attempts == 0 and not delivery.history

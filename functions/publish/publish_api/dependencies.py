@@ -21,7 +21,7 @@ def stores() -> Stores:
 
 def publish_service() -> PublishService:
     st = stores()
-    return PublishService(st.catalog, st.messages, st.sender, st.destinations, st.log)
+    return PublishService(st.catalog, st.messages, st.sender, st.destinations, st.log, st.outbox)
 
 
 @cache

@@ -40,7 +40,6 @@ OUTCOME_METRICS = {
     DeliveryOutcome.DEAD: "WebhooksDead",
     DeliveryOutcome.FAILOVER: "WebhooksFailedOver",
     DeliveryOutcome.EXPIRED: "WebhooksExpired",
-    DeliveryOutcome.DROPPED: "WebhooksDropped",
 }
 
 processor = AsyncBatchProcessor(event_type=EventType.SQS)

@@ -47,6 +47,7 @@ from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.signing import webhook_headers
 
 CLEARED = "cleared by Clear All"
+DESTINATION_GONE = "the subscription or its room was deleted"
 # A failure this soon after a success (seen by the same container) is kept unwritten; it starts a
 # failing streak once failures with no success between have lasted STREAK_CONFIRM_MS (or the
 # subscription's disableAfterFailingMs, when shorter).
@@ -150,10 +151,11 @@ class PushService:
             return DeliveryOutcome.HOP
         found = self.targets.of(envelope)
         if found is None:
-            logger.warning(
-                "subscription or room is gone; message dropped", extra={"messageId": envelope.message_id}
-            )
-            return DeliveryOutcome.DROPPED
+            # Deleted since it was queued: the delivery ends (the deletion's sweep may have ended
+            # it already; an ended record is never overwritten).
+            self._record(envelope, DeliveryStatus.CLEARED, envelope.attempt, DESTINATION_GONE)
+            self._log("cleared", envelope, error=DESTINATION_GONE)
+            return DeliveryOutcome.CLEARED
         room, subscription = found
         if envelope.cleared_by(subscription.cleared_before_ms):
             self._record(envelope, DeliveryStatus.CLEARED, envelope.attempt, CLEARED)

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from roomcast.domain.limits import DEFAULT_OUTBOX_SETTLE_SECONDS, MAX_OUTBOX_SETTLE_SECONDS
+
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no", ""}
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
@@ -35,6 +37,10 @@ class Settings:
     delivery_stream: str = ""
     # The Secrets Manager secret (ARN or name) holding the key that signs PULL receipts.
     receipt_key_secret: str = ""
+    # The outbox function's own queue (publish checks, sweeps) and how long its tasks wait to
+    # outlive every request running when they were sent (roomcast.domain.outbox_tasks).
+    outbox_queue_url: str = ""
+    outbox_settle_seconds: int = DEFAULT_OUTBOX_SETTLE_SECONDS
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -56,6 +62,9 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         raise SettingsError(
             f"PULL_QUEUE_PREFIX must be 1-40 letters, digits, '-' or '_', not {queue_prefix!r}"
         )
+    settle = environ.get("OUTBOX_SETTLE_SECONDS", str(DEFAULT_OUTBOX_SETTLE_SECONDS))
+    if not settle.isdigit() or not 1 <= int(settle) <= MAX_OUTBOX_SETTLE_SECONDS:
+        raise SettingsError(f"OUTBOX_SETTLE_SECONDS must be 1-{MAX_OUTBOX_SETTLE_SECONDS}, not {settle!r}")
     return Settings(
         table_name=table_name,
         pull_queue_prefix=queue_prefix,
@@ -63,6 +72,8 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         push_queue_url=environ.get("PUSH_QUEUE_URL", ""),
         delivery_stream=environ.get("DELIVERY_STREAM", ""),
         receipt_key_secret=environ.get("RECEIPT_KEY_SECRET", ""),
+        outbox_queue_url=environ.get("OUTBOX_QUEUE_URL", ""),
+        outbox_settle_seconds=int(settle),
     )
 
 

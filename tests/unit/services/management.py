@@ -18,15 +18,19 @@ from management_api.subscriptions.models import (
 )
 from management_api.subscriptions.service import SubscriptionsService
 from roomcast.dal.dead_letters import DeadLetter
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.sender import Destinations
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.models import Room, Subscription
+from roomcast.domain.outbox_tasks import OutboxTask, task_from_json
 from roomcast.domain.push_urls import PushUrlPolicy, Resolver
 from tests.fakes import FakeCatalog, FakeDeadLetters, FakeLog, FakeMessages, FakeQueueAdmin, FakeSender
 
 TENANT = "tenant-a"
 OTHER_TENANT = "tenant-b"
 PUSH_QUEUE_URL = "https://sqs.local/push"
+OUTBOX_QUEUE_URL = "https://sqs.local/outbox"
+SETTLE_SECONDS = 60
 PUBLIC_ADDRESS = "93.184.216.34"
 SUBSCRIPTION_CREATE = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
 
@@ -71,19 +75,30 @@ class Management:
     messages: FakeMessages = field(default_factory=FakeMessages)
     dead_letter_store: FakeDeadLetters = field(default_factory=FakeDeadLetters)
     sender: FakeSender = field(default_factory=FakeSender)
+    # The outbox queue's sends (publish checks, sweeps), apart from the envelopes.
+    outbox_sender: FakeSender = field(default_factory=FakeSender)
     log: FakeLog = field(default_factory=FakeLog)
     allow_loopback: bool = False
     addresses: tuple[str, ...] = (PUBLIC_ADDRESS,)  # what every push URL host resolves to
 
     @property
+    def outbox(self) -> OutboxQueue:
+        return OutboxQueue(self.outbox_sender, OUTBOX_QUEUE_URL, SETTLE_SECONDS)
+
+    def outbox_tasks(self) -> list[tuple[OutboxTask, int]]:
+        """The tasks sent to the outbox queue, with their delays, in order."""
+        return [(task_from_json(str(o.envelope)), o.delay_seconds) for o in self.outbox_sender.sent]
+
+    @property
     def rooms(self) -> RoomsService:
-        return RoomsService(self.catalog, self.queues)
+        return RoomsService(self.catalog, self.queues, self.outbox)
 
     @property
     def subscriptions(self) -> SubscriptionsService:
         return SubscriptionsService(
             self.catalog,
             self.queues,
+            self.outbox,
             PushUrlPolicy(allow_loopback=self.allow_loopback),
             resolve_to(*self.addresses),
         )

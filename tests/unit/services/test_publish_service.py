@@ -15,9 +15,10 @@ from roomcast.domain import ids, limits
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus, Message
 from roomcast.domain.models import Room, Subscription
+from roomcast.domain.outbox_tasks import PublishCheck, task_from_json
 from roomcast.errors import InvalidRequest, RoomcastError
-from tests.fakes import FakeLog, FakeMessages
-from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
+from tests.fakes import FakeLog, FakeMessages, FakeSender
+from tests.unit.services.management import PUSH_QUEUE_URL, SETTLE_SECONDS, TENANT, Management
 
 NOW_MS = 1_795_435_200_000
 
@@ -51,6 +52,7 @@ def _service(management: Management) -> tuple[PublishService, StoreCheckingSende
         sender=sender,
         destinations=Destinations(PUSH_QUEUE_URL),
         log=log,
+        outbox=management.outbox,
         clock=lambda: NOW_MS,
     )
     return service, sender, log
@@ -263,7 +265,6 @@ def test_a_keyed_message_of_a_batch_is_the_keyed_single_publish_message() -> Non
     management.subscription(room)
     service, sender, _ = _service(management)
     alone = service.publish(TENANT, room.id, _request(), idempotency_key="order-1")
-    management.messages.mark_first_sends_done(TENANT, [alone])
 
     # When: the same message comes again in a batch under the same key
     (again,) = service.publish_many(TENANT, room.id, [_batch_message(idempotencyKey="order-1")])
@@ -290,7 +291,7 @@ def test_a_keyed_message_stored_by_a_try_that_died_is_in_progress_then_finished(
     first = service.publish_batch(
         TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
     )
-    management.messages.sends_done.clear()
+    management.messages.done_marks.clear()
 
     # When: retried within the in-progress window, then after it
     clock[0] = NOW_MS + PUBLISH_IN_PROGRESS_MS - 1
@@ -307,7 +308,7 @@ def test_a_keyed_message_stored_by_a_try_that_died_is_in_progress_then_finished(
     assert soon.http_status == 409
     assert isinstance(later, Message)
     assert later == first[0]
-    assert (TENANT, later.id) in management.messages.sends_done
+    assert (TENANT, later.id) in management.messages.done_marks
 
 
 def test_a_key_past_its_window_names_a_new_message() -> None:
@@ -327,3 +328,113 @@ def test_a_key_past_its_window_names_a_new_message() -> None:
     assert isinstance(first, Message)
     assert isinstance(again, Message)
     assert again.id != first.id
+
+
+class CheckFirstSender(FakeSender):
+    """The outbox queue's sender: fails the test if a check is sent after its message is stored."""
+
+    def __init__(self, messages: FakeMessages, refuse: bool = False) -> None:
+        super().__init__()
+        self.messages = messages
+        self.refuse = refuse
+
+    def send(self, outgoing: Sequence[Outgoing]) -> None:
+        if self.refuse:
+            raise RuntimeError("SQS is down")
+        for item in outgoing:
+            check = task_from_json(str(item.envelope))
+            assert isinstance(check, PublishCheck)
+            assert not any((check.tenant_id, m) in self.messages.messages for m in check.message_ids), (
+                "check sent after its message was stored"
+            )
+        super().send(outgoing)
+
+
+def test_a_publish_sends_its_check_before_storing_and_records_its_sends_done_after() -> None:
+    # Given
+    management = Management()
+    management.outbox_sender = CheckFirstSender(management.messages)
+    room = management.room()
+    management.subscription(room)
+    service, sender, _ = _service(management)
+
+    # When
+    message = service.publish(TENANT, room.id, _request())
+
+    # Then: one check, delayed by the settle time, naming the message; the request's mark written
+    ((check, delay),) = management.outbox_tasks()
+    assert isinstance(check, PublishCheck)
+    assert check.message_ids == (message.id,)
+    assert delay == SETTLE_SECONDS
+    assert message.request_id == check.request_id
+    assert (TENANT, check.request_id) in management.messages.done_marks
+    assert len(sender.sent) == 1
+
+
+class Died(BaseException):
+    """The publish function's process dies here (not an Exception: nothing catches it)."""
+
+
+def test_a_publish_that_dies_between_storing_and_sending_leaves_no_mark_so_its_check_sends_it() -> None:
+    # Given: a publish whose process dies at its first send
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    service, sender, _ = _service(management)
+
+    def dying(outgoing: Sequence[Outgoing]) -> list[Unsent]:
+        raise Died
+
+    sender.try_send = dying  # type: ignore[method-assign]
+
+    # When
+    with pytest.raises(Died):
+        service.publish(TENANT, room.id, _request())
+
+    # Then: stored, nothing sent, and the check's request not marked done
+    ((check, _),) = management.outbox_tasks()
+    assert isinstance(check, PublishCheck)
+    (stored,) = management.messages.messages.values()
+    assert check.message_ids == (stored.id,)
+    assert management.messages.sends_done(TENANT, [check.request_id]) == set()
+
+
+def test_a_batch_publish_sends_one_check_naming_every_message_and_marks_the_request() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    service, _, _ = _service(management)
+
+    # When
+    answers = service.publish_batch(
+        TENANT,
+        room.id,
+        [
+            Publication("order.created", "1", {"n": n}, idempotency_key=f"k{n}" if n else None)
+            for n in range(3)
+        ],
+    )
+
+    # Then
+    ((check, _),) = management.outbox_tasks()
+    assert isinstance(check, PublishCheck)
+    assert set(check.message_ids) == {a.id for a in answers if isinstance(a, Message)}
+    assert management.messages.sends_done(TENANT, [check.request_id]) == {check.request_id}
+
+
+def test_when_the_check_cannot_be_sent_the_message_is_stored_for_the_outbox_and_not_sent_directly() -> None:
+    # Given: SQS refuses the check
+    management = Management()
+    management.outbox_sender = CheckFirstSender(management.messages, refuse=True)
+    room = management.room()
+    subscription = management.subscription(room)
+    service, sender, _ = _service(management)
+
+    # When
+    message = service.publish(TENANT, room.id, _request())
+
+    # Then: accepted, stored with every destination marked for the outbox, nothing sent here
+    assert sender.sent == []
+    assert management.messages.unsent[(TENANT, message.id)] == [subscription.id]
+    assert management.messages.done_marks == set()

@@ -8,7 +8,7 @@ from typing import Any, cast
 import pytest
 
 from push_worker.flow import FlowControl
-from push_worker.service import STREAK_CONFIRM_MS, PushService
+from push_worker.service import DESTINATION_GONE, STREAK_CONFIRM_MS, PushService
 from roomcast.dal.flow import FlowKey
 from roomcast.dal.sender import Destinations
 from roomcast.delivery.endings import Endings
@@ -66,7 +66,7 @@ class Push:
     def service(self, webhook: ScriptedWebhook) -> PushService:
         m = self.management
         destinations = Destinations(PUSH_QUEUE_URL)
-        publisher = Publisher(m.catalog, m.messages, m.sender, destinations, m.log, lambda: NOW_MS)
+        publisher = Publisher(m.catalog, m.messages, m.sender, destinations, m.log, m.outbox, lambda: NOW_MS)
         events = OperationalEvents(m.catalog, publisher, lambda: NOW_MS)
         endings = Endings(m.catalog, m.messages, m.dead_letter_store, m.sender, destinations, m.log, events)
         return PushService(
@@ -285,17 +285,32 @@ def test_a_disabled_subscription_ends_its_deliveries_dead() -> None:
     assert push.status() == (DeliveryStatus.DEAD, 0, "subscription is disabled")
 
 
-def test_a_message_of_a_deleted_subscription_is_dropped() -> None:
+def test_a_message_of_a_deleted_subscription_ends_cleared_without_a_request() -> None:
     # Given
     push = Push()
+    webhook = ScriptedWebhook([])
     push.management.catalog.delete_subscription(TENANT, push.room.id, push.subscription.id)
 
     # When
-    outcome = push.service(ScriptedWebhook([])).deliver(push.envelope())
+    outcome = push.service(webhook).deliver(push.envelope())
 
     # Then
-    assert outcome is DeliveryOutcome.DROPPED
-    assert push.status() is None
+    assert outcome is DeliveryOutcome.CLEARED
+    assert webhook.posted == []
+    assert push.status() == (DeliveryStatus.CLEARED, 0, DESTINATION_GONE)
+
+
+def test_a_retry_of_a_deleted_subscription_ends_cleared_keeping_its_attempts() -> None:
+    # Given: a delivery retrying after two failed attempts, then its room deleted
+    push = Push()
+    push.management.rooms.delete(TENANT, push.room.id)
+
+    # When
+    outcome = push.service(ScriptedWebhook([])).deliver(push.envelope(attempt=2))
+
+    # Then
+    assert outcome is DeliveryOutcome.CLEARED
+    assert push.status() == (DeliveryStatus.CLEARED, 2, DESTINATION_GONE)
 
 
 def test_a_push_url_refused_at_delivery_time_is_dead_at_once() -> None:

@@ -7,8 +7,9 @@ import pytest
 from management_api.rooms.models import RoomPatch
 from roomcast.domain import limits
 from roomcast.domain.models import Subscription
+from roomcast.domain.outbox_tasks import ROOM_DELETED, Sweep
 from roomcast.errors import InvalidRequest, NotFound
-from tests.unit.services.management import OTHER_TENANT, TENANT, Management
+from tests.unit.services.management import OTHER_TENANT, SETTLE_SECONDS, TENANT, Management
 
 
 def test_a_room_gets_an_id_and_the_documented_defaults() -> None:
@@ -93,6 +94,25 @@ def test_deleting_a_room_deletes_its_subscriptions_and_their_queues() -> None:
     assert management.catalog.rooms == {}
     assert management.catalog.subscriptions == {}
     assert management.queues.queues == {}
+
+
+def test_deleting_a_room_sweeps_what_its_subscriptions_owe_late_first_then_at_once() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    pull = management.subscription(room)
+    push = management.subscription(room, type="PUSH", pushUrl="https://hooks.example.com/in")
+
+    # When
+    management.rooms.delete(TENANT, room.id)
+
+    # Then: the same sweep twice, sent after the settle time (before anything is deleted) and at once
+    (late, late_delay), (now, now_delay) = management.outbox_tasks()
+    assert late == now
+    assert isinstance(now, Sweep)
+    assert (late_delay, now_delay) == (SETTLE_SECONDS, 0)
+    assert sorted(now.subscriptions) == sorted([(pull.id, pull.type), (push.id, push.type)])
+    assert now.reason == ROOM_DELETED
 
 
 def test_another_tenants_room_is_not_found() -> None:

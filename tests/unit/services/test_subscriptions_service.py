@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
 
 from management_api.subscriptions.models import SubscriptionPatch
+from roomcast.dal.sender import Outgoing
 from roomcast.domain import limits
 from roomcast.domain.models import Subscription, SubscriptionStatus, SubscriptionType
+from roomcast.domain.outbox_tasks import SUBSCRIPTION_DELETED, Sweep, task_from_json
 from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
-from tests.unit.services.management import TENANT, Management, subscription_request
+from tests.fakes import FakeSender
+from tests.unit.services.management import SETTLE_SECONDS, TENANT, Management, subscription_request
 
 PUSH_URL = "https://hooks.example.com/in"
 
@@ -421,3 +425,37 @@ def test_the_limit_holds_at_the_write_even_when_the_count_was_read_short() -> No
 
     # Then
     assert len(management.catalog.all_subscriptions(TENANT, room.id)) == limits.MAX_SUBSCRIPTIONS_PER_ROOM
+
+
+class SweepCheckingSender(FakeSender):
+    """The outbox queue: a late sweep must be sent while the subscription still exists (so that a
+    crash in the deletion cannot skip it), the immediate one after it is gone."""
+
+    def __init__(self, management: Management) -> None:
+        super().__init__()
+        self.management = management
+
+    def send(self, outgoing: Sequence[Outgoing]) -> None:
+        for item in outgoing:
+            sweep = task_from_json(str(item.envelope))
+            assert isinstance(sweep, Sweep)
+            ((subscription_id, _),) = sweep.subscriptions
+            present = (TENANT, sweep.room_id, subscription_id) in self.management.catalog.subscriptions
+            assert present == (item.delay_seconds > 0)
+        super().send(outgoing)
+
+
+def test_deleting_a_subscription_sweeps_what_it_owes_late_before_and_at_once_after() -> None:
+    # Given
+    management = Management()
+    management.outbox_sender = SweepCheckingSender(management)
+    room = management.room()
+    pull = management.subscription(room)
+
+    # When
+    management.subscriptions.delete(TENANT, room.id, pull.id)
+
+    # Then
+    (late, late_delay), (now, now_delay) = management.outbox_tasks()
+    assert late == now == Sweep(TENANT, room.id, ((pull.id, SubscriptionType.PULL),), SUBSCRIPTION_DELETED)
+    assert (late_delay, now_delay) == (SETTLE_SECONDS, 0)

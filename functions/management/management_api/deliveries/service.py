@@ -1,16 +1,20 @@
 """Bulk actions on one subscription's deliveries.
 
-- retry now: each retrying PUSH delivery gets a new envelope due now (its next attempt, the count
-  goes on); its record's ``nextAttemptAt`` moves to now, so the envelope still waiting in SQS is
-  recognised as superseded by the push function and dropped. Sent first, recorded second: a crash
-  in between leaves the old schedule in force, never a lost delivery.
-- clear all: the subscription's ``clearedBeforeMs`` watermark first (every envelope queued until
-  now is dropped when it comes out of SQS, PUSH or PULL), then each pending or retrying record is
-  marked ``cleared`` and counted.
+- retry now: each retrying PUSH delivery is claimed (a conditional write: of concurrent retry-nows
+  exactly one gets it), then gets a new envelope due now (its next attempt, the count goes on),
+  then its record's ``nextAttemptAt`` moves to now, so the envelope still waiting in SQS is
+  recognised as superseded by the push function and dropped. Sent before recorded: a crash in
+  between leaves the old schedule in force (the claim lapses), never a lost delivery. Counted
+  once, by the call that moved it: concurrent calls' counts add up to the envelopes sent.
+- clear all: the subscription's ``clearedBeforeMs`` watermark is raised first (every envelope
+  queued until now is dropped when it comes out of SQS, PUSH or PULL; concurrent Clear Alls all
+  go through), then each pending or retrying record is marked ``cleared`` and counted by the call
+  whose conditional write ended it: concurrent calls' counts add up to what was cleared.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
@@ -65,13 +69,16 @@ class DeliveriesService:
         now = self.clock()
         retried = []
         for message, record in found:
+            claim = secrets.token_hex(8)
+            if not self.messages.claim_retry(record, claim, now):
+                continue  # another retry-now has it, it is due already, or it moved on meanwhile
             envelope = replace(
                 first_envelope(message, subscription.id).next_attempt(record.attempts, 0, now),
                 queued_at_ms=now,
             )
             self.sender.send([self.destinations.outgoing_for(subscription, envelope)])
             moved = replace(record, next_attempt_at=iso_from_ms(now), updated_at=now_iso(), history=())
-            if self.messages.update_delivery(moved):
+            if self.messages.move_claimed_retry(moved, claim):
                 retried.append(message.id)
                 self.log.add(
                     LogRecord.about(envelope, "retry_now", subscription.type.value, attempt=envelope.attempt)
@@ -82,10 +89,7 @@ class DeliveriesService:
     def clear(self, tenant_id: str, room_id: str, subscription_id: str) -> int:
         subscription = self._subscription(tenant_id, room_id, subscription_id)
         now = self.clock()
-        self.catalog.replace_subscription(
-            replace(subscription, cleared_before_ms=now, updated_at=updated_now(subscription.updated_at)),
-            expected_updated_at=subscription.updated_at,
-        )
+        self.catalog.raise_cleared_watermark(subscription, now, updated_now(subscription.updated_at))
         cleared = 0
         for message, record in list(self._open(subscription)):
             ended = replace(

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from management_api.rooms.models import RoomCreate, RoomPatch
-from management_api.subscriptions.removal import remove_subscription
+from management_api.subscriptions.removal import remove_subscriptions
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Page
 from roomcast.dal.ports import Catalog, PullQueueAdmin
 from roomcast.domain import ids
 from roomcast.domain.clock import now_iso
 from roomcast.domain.models import Room
+from roomcast.domain.outbox_tasks import ROOM_DELETED
 from roomcast.errors import InvalidRequest
 
 
@@ -18,6 +20,7 @@ from roomcast.errors import InvalidRequest
 class RoomsService:
     catalog: Catalog
     queues: PullQueueAdmin
+    outbox: OutboxQueue
 
     def create(self, tenant_id: str, request: RoomCreate) -> Room:
         now = now_iso()
@@ -88,13 +91,19 @@ class RoomsService:
         self.catalog.get_room(tenant_id, operations_room_id)
 
     def delete(self, tenant_id: str, room_id: str) -> None:
-        """Delete a room with all its subscriptions (and their queues). Marked first: from then
-        on no subscription is added to it, so none is left behind by a create racing the delete."""
+        """Delete a room with all its subscriptions (and their queues); what they still owe ends
+        ``cleared``. Marked first: from then on no subscription is added to it, so none is left
+        behind by a create racing the delete."""
         self.get(tenant_id, room_id)
         self.catalog.start_room_deletion(tenant_id, room_id, now_iso())
-        for subscription in self.catalog.all_subscriptions(tenant_id, room_id):
-            remove_subscription(self.catalog, self.queues, subscription)
-        self.catalog.delete_room(tenant_id, room_id)
+        remove_subscriptions(
+            self.catalog,
+            self.queues,
+            self.outbox,
+            self.catalog.all_subscriptions(tenant_id, room_id),
+            ROOM_DELETED,
+            then=lambda: self.catalog.delete_room(tenant_id, room_id),
+        )
 
 
 def _or[T](value: T | None, current: T) -> T:

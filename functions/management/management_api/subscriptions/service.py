@@ -14,8 +14,9 @@ from management_api.subscriptions.models import (
     PushSubscriptionPatch,
     SubscriptionPatch,
 )
-from management_api.subscriptions.removal import remove_subscription
+from management_api.subscriptions.removal import remove_subscriptions
 from roomcast.credentials import new_signing_secret
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Page
 from roomcast.dal.ports import Catalog, PullQueueAdmin
 from roomcast.dal.repository import FailoverLink
@@ -27,6 +28,7 @@ from roomcast.domain.models import (
     SubscriptionStatus,
     SubscriptionType,
 )
+from roomcast.domain.outbox_tasks import SUBSCRIPTION_DELETED
 from roomcast.domain.push_urls import (
     PushUrlPolicy,
     PushUrlRejected,
@@ -47,6 +49,7 @@ class CreatedSubscription:
 class SubscriptionsService:
     catalog: Catalog
     queues: PullQueueAdmin
+    outbox: OutboxQueue
     push_url_policy: PushUrlPolicy
     resolve: Resolver = system_resolver
 
@@ -193,7 +196,7 @@ class SubscriptionsService:
                 f"subscription {subscription_id} is the failover of {', '.join(referrers)}; "
                 "change their failoverSubscriptionId first"
             )
-        remove_subscription(self.catalog, self.queues, subscription)
+        remove_subscriptions(self.catalog, self.queues, self.outbox, [subscription], SUBSCRIPTION_DELETED)
 
     def _check_push_url(self, url: str) -> None:
         try:

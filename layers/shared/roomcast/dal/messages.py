@@ -32,8 +32,10 @@ from roomcast.dal import items
 from roomcast.dal.pages import Page, decode_index_cursor, encode_cursor
 from roomcast.dal.table import BATCH_WRITE_MAX_ITEMS, TableAccess, is_condition_failure, key
 from roomcast.domain import limits
+from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.fields import camel_fields, from_camel_fields
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
+from roomcast.domain.models import SubscriptionType
 from roomcast.domain.payloads import payload_text
 from roomcast.errors import NotFound
 
@@ -50,11 +52,19 @@ OUTBOX_UNSENT: Final = "unsent"
 UNSENT_ATTRIBUTE: Final = "unsent"
 # Query rounds one list request may take to fill a page when filters skip items.
 _MAX_LIST_ROUNDS: Final = 5
-# A keyed message of a batch publish whose first envelopes were all sent (or left to the outbox)
-# gets this small item beside it, so that a retry of the batch answers without sending again
-# (docs/decisions/0021-publish-batches-and-reads.md). A separate item: an UpdateItem of the message item
+# A publish request that sent (or left to the outbox) the first envelopes of all it stored writes
+# this small item (``TENANT#<tenant>#SENT#<requestId>``; a retry that finished one stored message's
+# sends writes one for the message id), so that a retry of a keyed message answers without sending
+# again (docs/decisions/0021-publish-batches-and-reads.md) and its publish check finds nothing to
+# do (docs/decisions/0028-every-delivery-ends.md). Its own item: an UpdateItem of a message item
 # would cost write units by the message's size (up to 128 KiB of payload).
-_FIRST_SENDS_DONE_SORT_KEY: Final = "SENT"
+_SENDS_DONE_SORT_KEY: Final = "SENT"
+# A retry-now claims a retrying delivery before it sends its envelope (the attributes, on the
+# delivery's own item), so concurrent retry-nows send one envelope and count it once; a claim
+# left by a retry-now that died is taken over after this long.
+_RETRY_CLAIM: Final = "retryClaim"
+_RETRY_CLAIMED_AT: Final = "retryClaimedAtMs"
+RETRY_CLAIM_MS: Final = 30_000
 # Writes of one batch publish running at once (PutItems of keyed messages, BatchWriteItems).
 _PARALLEL_WRITES: Final = 8
 
@@ -87,8 +97,36 @@ def message_partition_key(tenant_id: str, message_id: str) -> str:
     return f"TENANT#{tenant_id}#MSG#{message_id}"
 
 
+def sends_done_key(tenant_id: str, unit: str) -> str:
+    return f"TENANT#{tenant_id}#SENT#{unit}"
+
+
+@dataclass(frozen=True)
+class DeliveryPage:
+    """Open deliveries found in a page of a room's messages (message id, record), and the position
+    of the next page (None at the end)."""
+
+    found: list[tuple[str, Delivery]]
+    next_position: str | None
+
+
+def _index_start(tenant_id: str, partition: str, position: str) -> dict[str, Any]:
+    """The ExclusiveStartKey of the room's index at a position (``<publishedAt>#<messageId>``)."""
+    message_id = position.rpartition("#")[2]
+    return {
+        "GSI1PK": {"S": partition},
+        "GSI1SK": {"S": position},
+        "PK": {"S": message_partition_key(tenant_id, message_id)},
+        "SK": {"S": _MESSAGE_SORT_KEY},
+    }
+
+
 def _ttl() -> int:
     return int(time.time()) + RECORD_RETENTION_SECONDS
+
+
+def _ttl_after(duration_ms: int) -> int:
+    return int(time.time()) + duration_ms // 1000
 
 
 def _message_ttl(message: Message) -> int:
@@ -193,9 +231,16 @@ def _is_first_record(delivery: Delivery, message: Message) -> bool:
     return not delivery.history and all(fields[name] == value for name, value in usual.items())
 
 
-def stored_message_item(message: Message, deliveries: Sequence[Delivery]) -> items.Item:
-    """The message item as published: the message with each destination's first record."""
+def stored_message_item(
+    message: Message, deliveries: Sequence[Delivery], *, left_to_outbox: bool = False
+) -> items.Item:
+    """The message item as published: the message with each destination's first record;
+    ``left_to_outbox``: marked so that the outbox sends every first envelope (from its birth: the
+    table's stream passes the item's insertion to the outbox function)."""
     item = message_to_item(message)
+    if left_to_outbox and message.destinations:
+        item[OUTBOX_ATTRIBUTE] = OUTBOX_UNSENT
+        item[UNSENT_ATTRIBUTE] = list(message.destinations)
     in_order = [d.subscription_id for d in deliveries] == list(message.destinations)
     if in_order and all(_is_first_record(d, message) for d in deliveries):
         item["destinationTypes"] = [d.subscription_type.value for d in deliveries]
@@ -233,12 +278,20 @@ def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
 
 
 class MessageStore(TableAccess):
-    def put_message(self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool = False) -> int:
+    def put_message(
+        self,
+        message: Message,
+        deliveries: Sequence[Delivery],
+        *,
+        if_new: bool = False,
+        left_to_outbox: bool = False,
+    ) -> int:
         """Store a message with the first record of each destination inside it: one PutItem
         whatever the number of destinations. Later changes of a destination are items of their
         own (small writes, no rewrite of the payload). Returns the number of DynamoDB calls.
-        ``if_new``: only if no message has this id yet, else MessageExists (nothing written)."""
-        item = stored_message_item(message, deliveries)
+        ``if_new``: only if no message has this id yet, else MessageExists (nothing written).
+        ``left_to_outbox``: the outbox sends its first envelopes (``stored_message_item``)."""
+        item = stored_message_item(message, deliveries, left_to_outbox=left_to_outbox)
         condition: dict[str, Any] = {}
         if if_new:
             condition = {
@@ -256,7 +309,11 @@ class MessageStore(TableAccess):
         return 1
 
     def put_messages(
-        self, batch: Sequence[tuple[Message, Sequence[Delivery]]], *, if_new: bool = False
+        self,
+        batch: Sequence[tuple[Message, Sequence[Delivery]]],
+        *,
+        if_new: bool = False,
+        left_to_outbox: bool = False,
     ) -> dict[str, Exception]:
         """Store several messages, each as ``put_message`` does, and return what failed by message
         id (``MessageExists`` for an ``if_new`` message already stored, or the error). Without
@@ -266,13 +323,18 @@ class MessageStore(TableAccess):
 
         def put_one(pair: tuple[Message, Sequence[Delivery]]) -> None:
             try:
-                self.put_message(*pair, if_new=True)
+                self.put_message(*pair, if_new=True, left_to_outbox=left_to_outbox)
             except Exception as error:
                 failed[pair[0].id] = error
 
         def put_chunk(chunk: Sequence[tuple[Message, Sequence[Delivery]]]) -> None:
             requests = [
-                {"PutRequest": {"Item": items.to_attributes(stored_message_item(m, d))}} for m, d in chunk
+                {
+                    "PutRequest": {
+                        "Item": items.to_attributes(stored_message_item(m, d, left_to_outbox=left_to_outbox))
+                    }
+                }
+                for m, d in chunk
             ]
             try:
                 self._batch_write(requests)
@@ -288,32 +350,85 @@ class MessageStore(TableAccess):
             _in_parallel(put_chunk, chunks)
         return failed
 
-    def mark_first_sends_done(self, tenant_id: str, messages: Sequence[Message]) -> None:
-        """Record that these (keyed) messages' first envelopes were all sent or left to the outbox:
-        one small item each, 25 a call, kept as long as the messages' idempotency keys name them."""
+    def mark_sends_done(self, tenant_id: str, units: Sequence[str]) -> None:
+        """Record that these publish units sent (or left to the outbox) all their first envelopes:
+        a publish request (``pub_…``: every message it stored) or one message a retry finished
+        (``msg_…``). One small item each, 25 a call, kept as long as an idempotency key can name
+        one of their messages. A request without it died before the end: its publish check
+        finishes its sends, and a keyed retry does too."""
         self._batch_write(
             [
                 {
                     "PutRequest": {
                         "Item": items.to_attributes(
                             {
-                                "PK": message_partition_key(tenant_id, message.id),
-                                "SK": _FIRST_SENDS_DONE_SORT_KEY,
-                                "entity": "firstSendsDone",
-                                "ttl": (message.published_at_ms + limits.IDEMPOTENCY_WINDOW_MS) // 1000,
+                                "PK": sends_done_key(tenant_id, unit),
+                                "SK": _SENDS_DONE_SORT_KEY,
+                                "entity": "sendsDone",
+                                "ttl": _ttl_after(limits.IDEMPOTENCY_WINDOW_MS),
                             }
                         )
                     }
                 }
-                for message in messages
+                for unit in dict.fromkeys(units)
             ]
         )
 
-    def first_sends_done(self, tenant_id: str, message_ids: Sequence[str]) -> set[str]:
-        """Which of these messages have their first sends recorded done (one BatchGetItem per 100)."""
-        keys = [key(message_partition_key(tenant_id, m), _FIRST_SENDS_DONE_SORT_KEY) for m in message_ids]
-        prefix = len(message_partition_key(tenant_id, ""))
+    def sends_done(self, tenant_id: str, units: Sequence[str]) -> set[str]:
+        """Which of these publish units recorded their sends done (one BatchGetItem per 100)."""
+        keys = [key(sends_done_key(tenant_id, unit), _SENDS_DONE_SORT_KEY) for unit in units]
+        prefix = len(sends_done_key(tenant_id, ""))
         return {item["PK"][prefix:] for item in self._batch_get(keys)}
+
+    def open_deliveries(
+        self,
+        tenant_id: str,
+        room_id: str,
+        subscriptions: Mapping[str, SubscriptionType],
+        start: str | None,
+        limit: int,
+    ) -> DeliveryPage:
+        """The pending or retrying deliveries of ``subscriptions`` (id -> type) among a page of the room's
+        messages (newest first, from ``start``, a position this method returned): a destination's
+        own record when it has one (failover hand-offs have only that), else its first record,
+        which is pending. One Query of the room's index (keys and destinations only) and the
+        destinations' own records by BatchGetItem."""
+        partition = room_messages_key(tenant_id, room_id)
+        request: dict[str, Any] = {
+            "TableName": self._table_name,
+            "IndexName": ROOM_INDEX,
+            "ScanIndexForward": False,
+            "KeyConditionExpression": "GSI1PK = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": partition}},
+            "Limit": limit,
+        }
+        if start is not None:
+            request["ExclusiveStartKey"] = _index_start(tenant_id, partition, start)
+        response = self._client.query(**request)
+        rows = [items.from_attributes(raw) for raw in response.get("Items", [])]
+        wanted = list(subscriptions)
+        written = {
+            (d.message_id, d.subscription_id): d
+            for d in (
+                delivery_from_item(row)
+                for row in self._batch_get(
+                    [key(row["PK"], f"{_DELIVERY_PREFIX}{s}") for row in rows for s in wanted]
+                )
+            )
+        }
+        found: list[tuple[str, Delivery]] = []
+        for row in rows:
+            message_id = row["GSI1SK"].rpartition("#")[2]
+            destinations = row.get("destinations") or []
+            for subscription_id in wanted:
+                record = written.get((message_id, subscription_id))
+                if record is None and subscription_id in destinations:
+                    kind = subscriptions[subscription_id]
+                    record = Delivery(message_id, tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
+                if record is not None and record.status in (DeliveryStatus.PENDING, DeliveryStatus.RETRYING):
+                    found.append((message_id, record))
+        last = response.get("LastEvaluatedKey")
+        return DeliveryPage(found, last["GSI1SK"]["S"] if last else None)
 
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
         """Write 'delivered' records in batches of 25. Unconditional on purpose: a delivered
@@ -354,6 +469,68 @@ class MessageStore(TableAccess):
                 ),
                 **update,
                 **kwargs,
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
+        """Claim a retrying delivery for one retry-now: only while it is still retrying, due when
+        ``delivery`` (as read) said and later than now (one made due already has nothing to
+        wait for), and no other retry-now holds a claim younger than RETRY_CLAIM_MS. Of
+        concurrent retry-nows on one delivery exactly one gets it."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=key(
+                    message_partition_key(delivery.tenant_id, delivery.message_id), _delivery_key(delivery)
+                ),
+                UpdateExpression="SET #claim = :claim, #claimedAt = :now",
+                ConditionExpression=(
+                    "#status = :retrying AND nextAttemptAt = :seen AND nextAttemptAt > :nowIso"
+                    " AND (attribute_not_exists(#claim) OR #claimedAt < :stale)"
+                ),
+                ExpressionAttributeNames={
+                    "#claim": _RETRY_CLAIM,
+                    "#claimedAt": _RETRY_CLAIMED_AT,
+                    "#status": "status",
+                },
+                ExpressionAttributeValues={
+                    ":claim": {"S": claim},
+                    ":now": {"N": str(now_ms)},
+                    ":nowIso": {"S": iso_from_ms(now_ms)},
+                    ":stale": {"N": str(now_ms - RETRY_CLAIM_MS)},
+                    ":retrying": {"S": DeliveryStatus.RETRYING.value},
+                    ":seen": {"S": delivery.next_attempt_at or ""},
+                },
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def move_claimed_retry(self, delivery: Delivery, claim: str) -> bool:
+        """Write a claimed retry's new due time (and release the claim), only while the claim is
+        this one and the delivery has not ended meanwhile."""
+        update = _update_expression(delivery)
+        names = update["ExpressionAttributeNames"] | {"#claim": _RETRY_CLAIM, "#claimedAt": _RETRY_CLAIMED_AT}
+        removal = "#claim, #claimedAt"
+        expression = update["UpdateExpression"]
+        expression += f", {removal}" if " REMOVE " in expression else f" REMOVE {removal}"
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=key(
+                    message_partition_key(delivery.tenant_id, delivery.message_id), _delivery_key(delivery)
+                ),
+                UpdateExpression=expression,
+                ConditionExpression="#claim = :claim AND #status = :retrying",
+                ExpressionAttributeNames=names | {"#status": "status"},
+                ExpressionAttributeValues=update["ExpressionAttributeValues"]
+                | {":claim": {"S": claim}, ":retrying": {"S": DeliveryStatus.RETRYING.value}},
             )
         except ClientError as error:
             if is_condition_failure(error):

@@ -3,19 +3,19 @@ them; service tests pass in-memory fakes (tests/fakes.py) instead."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
     from roomcast.dal.flow import FlowKey, RateAnswer
-    from roomcast.dal.messages import MessageFilter
+    from roomcast.dal.messages import DeliveryPage, MessageFilter
     from roomcast.dal.pages import Page
     from roomcast.dal.queues import PullQueues, Received
     from roomcast.dal.repository import FailoverLink
     from roomcast.dal.sender import Outgoing, Unsent
     from roomcast.domain.messages import Delivery, Message, TrackedMessage
-    from roomcast.domain.models import Room, Subscription
+    from roomcast.domain.models import Room, Subscription, SubscriptionType
 
 
 class RoomStore(Protocol):
@@ -44,6 +44,9 @@ class SubscriptionStore(Protocol):
     def replace_subscription_checked(
         self, subscription: Subscription, expected_updated_at: str, failover_chain: Sequence[FailoverLink]
     ) -> None: ...
+    def raise_cleared_watermark(
+        self, subscription: Subscription, cleared_before_ms: int, updated_at: str
+    ) -> None: ...
     def mark_failing(self, subscription: Subscription, now_ms: int) -> int: ...
     def clear_failing(self, subscription: Subscription) -> None: ...
 
@@ -54,25 +57,44 @@ class Catalog(RoomStore, SubscriptionStore, Protocol):
 
 class MessageRecords(Protocol):
     def put_message(
-        self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool = False
+        self,
+        message: Message,
+        deliveries: Sequence[Delivery],
+        *,
+        if_new: bool = False,
+        left_to_outbox: bool = False,
     ) -> int: ...
     def put_messages(
-        self, batch: Sequence[tuple[Message, Sequence[Delivery]]], *, if_new: bool = False
+        self,
+        batch: Sequence[tuple[Message, Sequence[Delivery]]],
+        *,
+        if_new: bool = False,
+        left_to_outbox: bool = False,
     ) -> dict[str, Exception]: ...
-    def mark_first_sends_done(self, tenant_id: str, messages: Sequence[Message]) -> None: ...
-    def first_sends_done(self, tenant_id: str, message_ids: Sequence[str]) -> set[str]: ...
+    def mark_sends_done(self, tenant_id: str, units: Sequence[str]) -> None: ...
+    def sends_done(self, tenant_id: str, units: Sequence[str]) -> set[str]: ...
     def mark_unsent(self, tenant_id: str, message_id: str, subscription_ids: Sequence[str]) -> None: ...
     def mark_sent(self, tenant_id: str, message_id: str) -> None: ...
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None: ...
     def update_delivery(
         self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
     ) -> bool: ...
+    def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool: ...
+    def move_claimed_retry(self, delivery: Delivery, claim: str) -> bool: ...
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage: ...
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]: ...
     def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None: ...
     def list_room_messages(
         self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]: ...
+    def open_deliveries(
+        self,
+        tenant_id: str,
+        room_id: str,
+        subscriptions: Mapping[str, SubscriptionType],
+        start: str | None,
+        limit: int,
+    ) -> DeliveryPage: ...
 
 
 class DeadLetterRecords(Protocol):

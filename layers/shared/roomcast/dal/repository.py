@@ -396,6 +396,36 @@ class Repository(TableAccess):
             return
         self._tell_readers(subscription)
 
+    def raise_cleared_watermark(
+        self, subscription: Subscription, cleared_before_ms: int, updated_at: str
+    ) -> None:
+        """Clear All: every envelope queued up to ``cleared_before_ms`` ends cleared. Only ever
+        raised, so that racing Clear Alls all succeed (the latest mark holds); ``updatedAt`` moves
+        on, so that a PATCH of a copy read before it is refused instead of writing the mark back.
+        NotFound if the subscription is gone. The room's version tells readers (the push function)."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=_subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
+                UpdateExpression="SET clearedBeforeMs = :mark, updatedAt = :updated",
+                ConditionExpression="attribute_exists(SK)"
+                " AND (attribute_not_exists(clearedBeforeMs) OR clearedBeforeMs < :mark)",
+                ExpressionAttributeValues={
+                    ":mark": {"N": str(cleared_before_ms)},
+                    ":updated": {"S": updated_at},
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            if not error.response.get("Item"):
+                raise NotFound(
+                    f"subscription {subscription.id} not found in room {subscription.room_id}"
+                ) from error
+            return  # a later mark is there already: it covers this one
+        self._tell_readers(subscription)
+
     def delete_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
         """Delete a subscription and uncount it in one transaction (nothing if it is gone; a room
         without a count, or gone, only loses the subscription)."""

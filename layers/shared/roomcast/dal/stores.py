@@ -10,6 +10,7 @@ from roomcast.config import Settings, load_settings
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.flow import FlowStore
 from roomcast.dal.messages import MessageStore
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.queues import QueueAdmin, QueueClient
 from roomcast.dal.repository import Repository
 from roomcast.dal.secrets import StackSecrets
@@ -29,6 +30,7 @@ class Stores:
     log: DeliveryLog
     flow: FlowStore
     secrets: StackSecrets
+    outbox: OutboxQueue
 
     @classmethod
     def for_function(cls, function_name: str) -> Stores:
@@ -37,15 +39,17 @@ class Stores:
     @classmethod
     def from_settings(cls, settings: Settings, function_name: str) -> Stores:
         table = settings.table_name
+        sender = EnvelopeSender()
         return cls(
             catalog=Repository(table),
             messages=MessageStore(table),
             dead_letters=DeadLetterStore(table),
-            sender=EnvelopeSender(),
+            sender=sender,
             destinations=Destinations(settings.push_queue_url),
             queue_admin=QueueAdmin(settings.pull_queue_prefix),
             queues=QueueClient(),
             log=DeliveryLog(settings.delivery_stream, function_name),
             flow=FlowStore(table),
             secrets=StackSecrets(settings.receipt_key_secret),
+            outbox=OutboxQueue(sender, settings.outbox_queue_url, settings.outbox_settle_seconds),
         )

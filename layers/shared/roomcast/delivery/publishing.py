@@ -1,17 +1,24 @@
 """Publishing a message into a room: route, store the message and its first delivery records in
 one write, then enqueue one envelope per destination. Used by the publish function (one message,
 or a batch of them), and by every function that reports operational events
-(roomcast.delivery.operational)."""
+(roomcast.delivery.operational).
+
+A publish request that dies between storing and sending cannot leave a message unsent: before it
+stores anything it sends the outbox a delayed check naming the messages it may store, and once
+every first envelope is sent (or left to the outbox) it records the request done. A check that
+finds no such record sends what was stored (docs/decisions/0028-every-delivery-ends.md)."""
 
 from __future__ import annotations
 
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Final
 
 from roomcast.dal.messages import MessageExists
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
 from roomcast.dal.sender import Destinations, Unsent
 from roomcast.dal.stores import Stores
@@ -21,6 +28,7 @@ from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.envelope import Envelope, first_envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import Room, Subscription
+from roomcast.domain.outbox_tasks import PublishCheck
 from roomcast.domain.payloads import JsonValue
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import resolve_destinations
@@ -31,6 +39,8 @@ from roomcast.observability import logger
 # publish still running while it is younger than this (the publish function's 29 s timeout,
 # rounded up): 409, as a single publish answers; older, that publish died and this one finishes it.
 PUBLISH_IN_PROGRESS_MS: Final = 30_000
+# The publish check is sent while the room is read (both before anything is stored).
+_CHECKS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="publish-check")
 
 
 def _same_publish(stored: Message, retried: Message, correlation_id: str | None, now_ms: int) -> bool:
@@ -92,12 +102,44 @@ class Publisher:
     sender: Sender
     destinations: Destinations
     log: LogSink
+    outbox: OutboxQueue
     clock: Callable[[], int] = now_ms
 
     @classmethod
     def of(cls, stores: Stores) -> Publisher:
         st = stores
-        return cls(st.catalog, st.messages, st.sender, st.destinations, st.log)
+        return cls(st.catalog, st.messages, st.sender, st.destinations, st.log, st.outbox)
+
+    def _routing_with_check(
+        self, tenant_id: str, room_id: str, request_id: str, message_ids: Sequence[str]
+    ) -> tuple[Room, list[Subscription], bool]:
+        """The room's routing view, read while the publish check naming ``message_ids`` is sent
+        (both before anything is stored), and whether the check was sent. Without it (SQS is
+        failing) nothing is sent directly: the messages are stored marked for the outbox, which
+        the table's stream triggers from their insertion, so a crash cannot lose them either."""
+        check = PublishCheck(tenant_id, room_id, request_id, tuple(message_ids))
+        sent: Future[None] = _CHECKS.submit(self.outbox.after_settling, check)
+        try:
+            room, subscriptions = self.catalog.routing_view(tenant_id, room_id)
+        finally:
+            try:
+                sent.result()
+                checked = True
+            except Exception:
+                logger.warning(
+                    "the publish check could not be sent; the outbox sends this publish", exc_info=True
+                )
+                checked = False
+        return room, subscriptions, checked
+
+    def _record_sent(self, tenant_id: str, units: Sequence[str]) -> None:
+        """These publish units' first sends are done (the request, and each stored message it
+        finished for a dead earlier try). If this write fails the check sends them again:
+        duplicates, never a loss, and the publish is still answered."""
+        try:
+            self.messages.mark_sends_done(tenant_id, units)
+        except Exception:
+            logger.exception("recording a publish's sends done failed", extra={"units": list(units)})
 
     def publish_message(
         self,
@@ -116,16 +158,21 @@ class Publisher:
         With an ``idempotency_key`` the message id comes from it: a retry whose first try stored
         the message and died before answering finds that message and finishes its sends (at
         worst sending an envelope twice) instead of storing a second message."""
-        room, subscriptions = self.catalog.routing_view(tenant_id, room_id)
+        request_id = ids.new_publish_request_id()
+        message_id = _message_id(tenant_id, room_id, idempotency_key)
+        room, subscriptions, direct = self._routing_with_check(tenant_id, room_id, request_id, [message_id])
         targets = resolve_destinations(room, subscriptions, event_type, event_version, explicit)
         publication = Publication(
             event_type, event_version, payload, correlation_id, explicit, idempotency_key
         )
-        message = self._new_message(tenant_id, room, publication, targets, self.clock())
+        message = self._new_message(message_id, request_id, room, publication, targets, self.clock())
         # Stored first: a message is never on a queue without its record.
         try:
             self.messages.put_message(
-                message, _first_records(message, targets), if_new=idempotency_key is not None
+                message,
+                _first_records(message, targets),
+                if_new=idempotency_key is not None,
+                left_to_outbox=not direct,
             )
         except MessageExists as exists:
             stored = exists.stored or self.messages.get_messages(tenant_id, [message.id]).get(message.id)
@@ -135,10 +182,16 @@ class Publisher:
                     tenant_id, room_id, event_type, event_version, payload, correlation_id, explicit
                 )
             resumed = _still_there(stored, subscriptions)
-            self._send(stored, resumed, stored.destinations)
+            if direct:
+                self._send(stored, resumed, stored.destinations)
+                self._record_sent(tenant_id, [request_id, stored.id])
+            else:
+                self._leave_to_outbox(stored, stored.destinations)
             self._log(stored, resumed)
             return stored
-        self._send(message, targets, message.destinations)
+        if direct:
+            self._send(message, targets, message.destinations)
+            self._record_sent(tenant_id, [request_id])
         self._log(message, targets)
         return message
 
@@ -151,7 +204,11 @@ class Publisher:
         PutItem (as ``publish_message``), and all envelopes sent together (10 per SQS call, the
         calls in parallel). A keyed message already stored by an earlier try is answered as it was,
         and its sends are finished if that try died before recording them done."""
-        room, subscriptions = self.catalog.routing_view(tenant_id, room_id)
+        request_id = ids.new_publish_request_id()
+        message_ids = [_message_id(tenant_id, room_id, p.idempotency_key) for p in publications]
+        room, subscriptions, direct = self._routing_with_check(
+            tenant_id, room_id, request_id, list(dict.fromkeys(message_ids))
+        )
         published_at_ms = self.clock()
         results: list[Message | RoomcastError | None] = [None] * len(publications)
         planned: list[_Planned] = []
@@ -175,18 +232,26 @@ class Publisher:
                 continue
             if key is not None:
                 first_with_key[key] = index
-            message = self._new_message(tenant_id, room, publication, targets, published_at_ms)
+            message = self._new_message(
+                message_ids[index], request_id, room, publication, targets, published_at_ms
+            )
             planned.append(_Planned(index, message, targets, key is not None))
 
         # Stored first: a message is never on a queue without its record.
         failed = self.messages.put_messages(
-            [(p.message, _first_records(p.message, p.targets)) for p in planned if not p.keyed]
+            [(p.message, _first_records(p.message, p.targets)) for p in planned if not p.keyed],
+            left_to_outbox=not direct,
         )
         failed |= self.messages.put_messages(
-            [(p.message, _first_records(p.message, p.targets)) for p in planned if p.keyed], if_new=True
+            [(p.message, _first_records(p.message, p.targets)) for p in planned if p.keyed],
+            if_new=True,
+            left_to_outbox=not direct,
         )
         to_send: list[_Planned] = []
         found: list[tuple[_Planned, MessageExists]] = []
+        # Whether every message is stored and sent (or left to the outbox): a write that failed
+        # may still have stored part of a batch, and only the check can find that.
+        complete = True
         for plan in planned:
             error = failed.get(plan.message.id)
             if error is None:
@@ -196,6 +261,7 @@ class Publisher:
             else:
                 logger.error("storing a message of a batch failed", exc_info=error)
                 results[plan.index] = internal_error()
+                complete = False
         for plan, outcome in self._already_stored(
             tenant_id, found, publications, subscriptions, published_at_ms
         ):
@@ -204,12 +270,13 @@ class Publisher:
             else:
                 results[plan.index] = outcome
 
-        sent = self._send_all(to_send, results)
-        if keyed := [p.message for p in sent if p.keyed]:
-            try:
-                self.messages.mark_first_sends_done(tenant_id, keyed)
-            except Exception:  # a retry of the batch then sends these again: duplicates, never a loss
-                logger.exception("recording a batch's first sends done failed")
+        if not direct:  # SQS is failing: the outbox sends all (stored ones marked at their insertion)
+            self._all_to_outbox(to_send, request_id, results)
+            to_send = []
+        answered = self._send_all(to_send, results)
+        if direct and complete and len(answered) == len(to_send):
+            resumed = [p.message.id for p in answered if p.message.request_id != request_id]
+            self._record_sent(tenant_id, [request_id, *resumed])
         for index, first in repeats:
             same = publications[index] == publications[first]
             results[index] = results[first] if same else key_reused()
@@ -229,10 +296,18 @@ class Publisher:
             return []
         missing = [plan.message.id for plan, exists in found if exists.stored is None]
         reread = self.messages.get_messages(tenant_id, missing) if missing else {}
-        done = self.messages.first_sends_done(tenant_id, [plan.message.id for plan, _ in found])
+        stored_of = {plan.message.id: exists.stored or reread.get(plan.message.id) for plan, exists in found}
+        # A stored message's sends are done when its request recorded them, or a retry did.
+        units = {u for m in stored_of.values() if m is not None for u in (m.request_id, m.id) if u}
+        done_units = self.messages.sends_done(tenant_id, sorted(units))
+        done = {
+            i
+            for i, m in stored_of.items()
+            if m is not None and (m.id in done_units or m.request_id in done_units)
+        }
         answers: list[tuple[_Planned, Message | RoomcastError | _Planned]] = []
-        for plan, exists in found:
-            stored = exists.stored or reread.get(plan.message.id)
+        for plan, _exists in found:
+            stored = stored_of[plan.message.id]
             publication = publications[plan.index]
             if stored is None or now - stored.published_at_ms >= limits.IDEMPOTENCY_WINDOW_MS:
                 answers.append((plan, self._publish_anew(tenant_id, plan.message.room_id, publication)))
@@ -269,16 +344,16 @@ class Publisher:
 
     def _new_message(
         self,
-        tenant_id: str,
+        message_id: str,
+        request_id: str,
         room: Room,
         publication: Publication,
         targets: Sequence[Subscription],
         at_ms: int,
     ) -> Message:
-        key = publication.idempotency_key
         return Message(
-            id=ids.message_id_for(tenant_id, room.id, key) if key else ids.new_message_id(),
-            tenant_id=tenant_id,
+            id=message_id,
+            tenant_id=room.tenant_id,
             room_id=room.id,
             event_type=publication.event_type,
             event_version=publication.event_version,
@@ -288,6 +363,7 @@ class Publisher:
             published_at_ms=at_ms,
             expires_at_ms=expires_at(at_ms, room.message_expiration_ms),
             destinations=tuple(s.id for s in targets),
+            request_id=request_id,
         )
 
     def _send_all(
@@ -322,6 +398,24 @@ class Publisher:
             self._log(plan.message, plan.targets)
             answered.append(plan)
         return answered
+
+    def _all_to_outbox(
+        self, plans: Sequence[_Planned], request_id: str, results: list[Message | RoomcastError | None]
+    ) -> None:
+        """Answer plans whose envelopes the outbox sends: new messages were stored marked; a
+        message an earlier try stored is marked now."""
+        for plan in plans:
+            try:
+                if plan.message.request_id != request_id:
+                    self._leave_to_outbox(plan.message, plan.message.destinations)
+            except Exception:
+                logger.exception(
+                    "marking a message for the outbox failed", extra={"message_id": plan.message.id}
+                )
+                results[plan.index] = internal_error()
+                continue
+            results[plan.index] = plan.message
+            self._log(plan.message, plan.targets)
 
     def _send(self, message: Message, targets: Sequence[Subscription], destinations: Sequence[str]) -> None:
         """One envelope per destination. What cannot be sent now (an SQS outage, a PULL queue
@@ -358,6 +452,13 @@ class Publisher:
                     timestamp=message.published_at,
                 )
             )
+
+
+def _message_id(tenant_id: str, room_id: str, idempotency_key: str | None) -> str:
+    """A keyed message's id comes from its key (a retry finds what the first try stored)."""
+    if idempotency_key:
+        return ids.message_id_for(tenant_id, room_id, idempotency_key)
+    return ids.new_message_id()
 
 
 def _first_records(message: Message, targets: Sequence[Subscription]) -> list[Delivery]:

@@ -30,3 +30,8 @@ def message_id_for(tenant_id: str, room_id: str, idempotency_key: str) -> str:
 
 
 MESSAGE_ID_PATTERN = r"^msg_[0-9a-f]{32}$"
+
+
+def new_publish_request_id() -> str:
+    """One publish request (a single publish or a batch), whose first sends are recorded done."""
+    return f"pub_{secrets.token_hex(16)}"

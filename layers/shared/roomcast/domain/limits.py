@@ -69,3 +69,9 @@ MAX_PUBLISH_BODY_BYTES: Final = 256 * 1024
 # the function's 29 s, and far below Lambda's 6 MB request limit.
 MAX_PUBLISH_BATCH_MESSAGES: Final = 100
 MAX_PUBLISH_BATCH_BODY_BYTES: Final = 1024 * 1024
+
+# How long the outbox's tasks wait to outlive every request running when they were sent: above
+# the publish function's 29 s timeout (API Gateway's), with margin; SQS delays at most 15 minutes
+# (roomcast.domain.outbox_tasks; template: OutboxSettleSeconds).
+DEFAULT_OUTBOX_SETTLE_SECONDS: Final = 60
+MAX_OUTBOX_SETTLE_SECONDS: Final = 900

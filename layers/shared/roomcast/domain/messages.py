@@ -40,6 +40,9 @@ class Message:
     published_at_ms: int
     expires_at_ms: int | None
     destinations: tuple[str, ...]
+    # The publish request that stored it: its first sends are done once that request recorded them
+    # (roomcast.delivery.publishing; None for messages stored before requests were recorded).
+    request_id: str | None = None
 
 
 class AttemptEvent(StrEnum):

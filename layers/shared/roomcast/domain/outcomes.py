@@ -15,4 +15,3 @@ class DeliveryOutcome(StrEnum):
     HELD = "held"  # paused, or no room under its flow control: re-sent to wait (not an attempt)
     CLEARED = "cleared"  # queued before the subscription's "Clear All": ended, never sent
     SUPERSEDED = "superseded"  # a retry made due now (or a duplicate) already took its place
-    DROPPED = "dropped"  # the subscription or room no longer exists

@@ -1,0 +1,148 @@
+"""DeliveriesService with in-memory fakes: retry now and Clear All count exactly what they did,
+also when several calls run at once (each read before any of them wrote)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from management_api.deliveries.service import DeliveriesService
+from roomcast.dal.messages import MessageFilter
+from roomcast.dal.pages import Page
+from roomcast.dal.sender import Destinations
+from roomcast.domain.envelope import Envelope
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
+from roomcast.domain.models import Room, Subscription, SubscriptionType
+from tests.fakes import FakeMessages
+from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
+
+NOW_MS = 1_795_435_200_000
+
+
+class StaleReads(FakeMessages):
+    """Lists answer what they answered first: every call reads before any call writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first_answers: dict[tuple[Any, ...], Page[TrackedMessage]] = {}
+
+    def list_room_messages(
+        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+    ) -> Page[TrackedMessage]:
+        key = (tenant_id, room_id, limit, cursor, wanted)
+        if key not in self.first_answers:
+            self.first_answers[key] = super().list_room_messages(tenant_id, room_id, limit, cursor, wanted)
+        return self.first_answers[key]
+
+    def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
+        return next(
+            d for d in self.written if (d.message_id, d.subscription_id) == (message_id, subscription_id)
+        )
+
+
+def _setup(count: int, stale: bool = True) -> tuple[Management, Room, Subscription, list[Message]]:
+    """A PUSH subscription with ``count`` retrying deliveries (``stale``: lists read once)."""
+    management = Management(messages=StaleReads() if stale else FakeMessages())
+    room = management.room()
+    push = management.subscription(room, type="PUSH", pushUrl="https://hooks.example.com/in")
+    messages = []
+    for n in range(count):
+        message = Message(
+            f"msg_{n:032x}",
+            TENANT,
+            room.id,
+            "e",
+            "1",
+            f"c{n}",
+            {},
+            "2026-11-22T10:00:00.000Z",
+            NOW_MS,
+            None,
+            (push.id,),
+        )
+        management.messages.put_message(message, [])
+        management.messages.update_delivery(
+            Delivery(
+                message.id,
+                TENANT,
+                push.id,
+                SubscriptionType.PUSH,
+                DeliveryStatus.RETRYING,
+                1,
+                "HTTP 500",
+                "2026-11-23T13:00:00.000Z",
+            )
+        )
+        messages.append(message)
+    return management, room, push, messages
+
+
+def _service(management: Management, now_ms: int = NOW_MS) -> DeliveriesService:
+    return DeliveriesService(
+        management.catalog,
+        management.messages,
+        management.sender,
+        Destinations(PUSH_QUEUE_URL),
+        management.log,
+        clock=lambda: now_ms,
+    )
+
+
+def _envelopes(sent: Sequence[Any]) -> list[Envelope]:
+    return [o.envelope for o in sent if isinstance(o.envelope, Envelope)]
+
+
+def test_concurrent_retry_nows_send_each_delivery_once_and_their_counts_add_up() -> None:
+    # Given: 5 retrying deliveries, and six retry-nows that all read them before any wrote
+    management, room, push, _ = _setup(5)
+
+    # When
+    counts = [len(_service(management).retry_now(TENANT, room.id, push.id, None).retried) for _ in range(6)]
+
+    # Then: one envelope per delivery, and the answers add up to them
+    assert sum(counts) == 5
+    assert len(_envelopes(management.sender.sent)) == 5
+
+
+def test_a_delivery_a_retry_now_made_due_is_not_retried_again() -> None:
+    # Given: a retrying delivery, made due now by a retry-now
+    management, room, push, (message,) = _setup(1, stale=False)
+    first = _service(management).retry_now(TENANT, room.id, push.id, None)
+
+    # When: another retry-now a moment later
+    second = _service(management, NOW_MS + 10).retry_now(TENANT, room.id, push.id, None)
+
+    # Then: nothing to do the second time; one envelope in all
+    assert (first.retried, second.retried) == ([message.id], [])
+    assert len(_envelopes(management.sender.sent)) == 1
+
+
+def test_a_retry_now_whose_claim_lapsed_can_be_claimed_again() -> None:
+    # Given: a retry-now that claimed a delivery and died before moving it
+    management, room, push, (message,) = _setup(1)
+    record = management.messages.get_delivery(TENANT, message.id, push.id)
+    assert record is not None
+    assert management.messages.claim_retry(record, "dead-call", NOW_MS)
+
+    # When: retried soon, then after the claim lapsed
+    soon = _service(management, NOW_MS + 1_000).retry_now(TENANT, room.id, push.id, None)
+    later = _service(management, NOW_MS + 31_000).retry_now(TENANT, room.id, push.id, None)
+
+    # Then
+    assert (soon.retried, later.retried) == ([], [message.id])
+
+
+def test_concurrent_clear_alls_all_succeed_and_their_counts_add_up() -> None:
+    # Given: 5 retrying deliveries, and six Clear Alls that all read them before any wrote
+    management, room, push, messages = _setup(5)
+
+    # When
+    counts = [_service(management, NOW_MS + n).clear(TENANT, room.id, push.id) for n in range(6)]
+
+    # Then
+    assert sum(counts) == 5
+    subscription = management.catalog.get_subscription(TENANT, room.id, push.id)
+    assert subscription.cleared_before_ms == NOW_MS + 5
+    assert {management.messages.current(TENANT, m.id, push.id).status for m in messages} == {  # type: ignore[union-attr]
+        DeliveryStatus.CLEARED
+    }
