@@ -4,7 +4,11 @@ acks, 5xx answers) and every kill, and the check, once the stack has drained, th
 
 A destination is **lost** when it is not `delivered`, `dead` or `expired` after the drain, or is
 `delivered` without its subscriber having it (no 2xx webhook answer in time with a valid
-signature; no ack the consumer saw succeed). A **duplicate** is a webhook request or a PULL
+signature; no ack the consumer saw succeed), or ended otherwise although roomcast recorded a 2xx
+answer for it. A PUSH destination that did not end delivered although its subscriber answered a
+request 2xx in time is **explained** only by roomcast's own history of that attempt (the worker
+gave up on it first: a timeout on a starved machine) or by a push worker killed before recording
+it; anything else is a problem. A **duplicate** is a webhook request or a PULL
 hand-out of an attempt number the subscriber had already seen for that message: the policy
 explains one per attempt; kills (and late acks) explain the rest.
 """
@@ -119,6 +123,9 @@ class FinalState:
     missing_messages: set[str]  # 404
     dead_letters: dict[str, set[str]]  # subscription id -> message ids
     room_messages: dict[str, list[dict[str, Any]]]  # room id -> GET /rooms/{roomId}/messages
+    # (subscription id, message id) -> roomcast's attempt history (GET …/attempts), read for the
+    # PUSH destinations that did not end delivered although their subscriber answered 2xx
+    attempts: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -369,19 +376,8 @@ class Ledger:
                 report.problems.append(f"{where}: delivered, but its endpoint never answers 2xx")
             return
         self._check_ending(report, where, destination, outcome, publish, final)
-        if successes:
-            first = successes[0].arrived_at
-            if self._push_killed_between(first, first + KILLED_BEFORE_RECORDING_SECONDS):
-                report.explained.append(
-                    f"{where}: {outcome}, though the subscriber answered 2xx (a push worker was killed "
-                    "before it could record the delivery)"
-                )
-            else:
-                report.problems.append(
-                    f"{where}: {outcome}, though the subscriber answered 2xx: "
-                    f"{_seen(seen, [], publish.published_at or 0.0)} (roomcast recorded "
-                    f"{delivery.get('attempts')} attempts, lastError {delivery.get('lastError')!r})"
-                )
+        for success in successes:
+            self._check_unrecorded_success(report, where, outcome, success, delivery, publish, seen, final)
         if outcome == "dead":
             attempts_seen = {r.attempt for r in seen}
             if not set(range(destination.delivery_attempts + 1)) <= attempts_seen:
@@ -389,6 +385,53 @@ class Ledger:
                     f"{where}: dead without every attempt 0..{destination.delivery_attempts} reaching the "
                     f"subscriber (saw {sorted(attempts_seen)}; lastError {delivery['lastError']!r})"
                 )
+
+    def _check_unrecorded_success(
+        self,
+        report: Report,
+        where: str,
+        outcome: str,
+        success: WebhookRequest,
+        delivery: dict[str, Any],
+        publish: Publish,
+        seen: list[WebhookRequest],
+        final: FinalState,
+    ) -> None:
+        """A destination that did not end delivered although its subscriber answered one request
+        2xx in time. Explained when roomcast's own history shows that attempt failing (its worker
+        read no 2xx within the timeout: a starved worker, at least once, not a lost record) or a
+        push worker was killed before it could record it; a problem when the history shows the 2xx
+        (a record was lost) or says nothing of the attempt without a kill."""
+        recorded = [
+            a
+            for a in final.attempts.get((success.subscription_id, success.message_id), [])
+            if a["event"] == "post" and a["attempt"] == success.attempt
+        ]
+        if any(a.get("httpStatus") is not None and 200 <= a["httpStatus"] < 300 for a in recorded):
+            report.lost.append(
+                f"{where}: {outcome}, though roomcast recorded attempt {success.attempt} answered 2xx: "
+                f"{_seen(seen, [], publish.published_at or 0.0)}"
+            )
+        elif recorded:
+            errors = sorted({str(a.get("error")) for a in recorded})
+            report.explained.append(
+                f"{where}: {outcome}; the subscriber answered attempt {success.attempt} 2xx, but the push "
+                f"worker had given up on it first ({', '.join(errors)}): at least once, not a lost record"
+            )
+        elif self._push_killed_between(
+            success.arrived_at, success.arrived_at + KILLED_BEFORE_RECORDING_SECONDS
+        ):
+            report.explained.append(
+                f"{where}: {outcome}, though the subscriber answered 2xx (a push worker was killed "
+                "before it could record the delivery)"
+            )
+        else:
+            history = f"{delivery.get('attempts')} attempts, lastError {delivery.get('lastError')!r}"
+            report.problems.append(
+                f"{where}: {outcome}, though the subscriber answered attempt {success.attempt} 2xx and "
+                f"roomcast's history does not show that attempt: "
+                f"{_seen(seen, [], publish.published_at or 0.0)} (roomcast recorded {history})"
+            )
 
     def _check_pull(
         self,

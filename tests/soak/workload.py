@@ -553,7 +553,38 @@ def final_state(api: SoakApi, topology: Topology, ledger: Ledger) -> FinalState:
     room_messages = {
         room_id: api.pages(f"/rooms/{room_id}/messages", "messages") for room_id in topology.rooms
     }
-    return FinalState(statuses, missing, dead_letters, room_messages)
+    return FinalState(
+        statuses, missing, dead_letters, room_messages, _unrecorded_attempts(api, ledger, statuses)
+    )
+
+
+def _unrecorded_attempts(
+    api: SoakApi, ledger: Ledger, statuses: dict[str, dict[str, Any]]
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """roomcast's attempt history of each PUSH destination that did not end delivered although its
+    subscriber answered a request 2xx in time (what the ledger needs to tell why)."""
+    rooms = {p.message_id: p.room_id for p in ledger.publishes if p.message_id is not None}
+    wanted = {
+        (r.subscription_id, r.message_id)
+        for r in ledger.webhook_requests
+        if r.succeeded
+        and r.message_id in statuses
+        and any(
+            d["subscriptionId"] == r.subscription_id and d["status"] != "delivered"
+            for d in statuses[r.message_id]["deliveries"]
+        )
+    }
+    found = {}
+    for subscription_id, message_id in sorted(wanted):
+        response = api.call(
+            "GET",
+            f"/rooms/{rooms[message_id]}/messages/{message_id}/attempts",
+            params={"subscriptionId": subscription_id},
+        )
+        if response.status_code != 200:
+            raise SoakError(f"attempts of {message_id}: {response.status_code} {response.text[:300]}")
+        found[(subscription_id, message_id)] = response.json()["attempts"]
+    return found
 
 
 @contextlib.contextmanager
