@@ -1,4 +1,4 @@
-"""Opaque pagination cursors over DynamoDB's LastEvaluatedKey."""
+"""Pagination over DynamoDB's LastEvaluatedKey: pages, and the positions a list cursor seals."""
 
 from __future__ import annotations
 
@@ -7,11 +7,17 @@ import binascii
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from roomcast.errors import InvalidRequest
 
 T = TypeVar("T")
+
+# The varying values of a LastEvaluatedKey, in the store's own order.
+Position = tuple[str, ...]
+
+# What one value of a position may hold: far above any id or index key roomcast writes.
+MAX_POSITION_VALUE_LENGTH: Final = 256
 
 
 @dataclass(frozen=True)
@@ -36,7 +42,19 @@ def _decoded(cursor: str) -> Any:
 
 
 def _invalid() -> InvalidRequest:
-    return InvalidRequest("cursor is not valid for this list", code="invalid_cursor", http_status=400)
+    return invalid_cursor()
+
+
+def invalid_cursor() -> InvalidRequest:
+    """The one refusal of a cursor, whatever is wrong with it (400, ``invalid_cursor``): which check
+    failed is no help to a client and some help to someone forging one."""
+    problem = "cursor is not valid for this list"
+    return InvalidRequest(
+        problem,
+        code="invalid_cursor",
+        http_status=400,
+        details=[{"field": "query.cursor", "problem": problem, "type": "invalid_cursor"}],
+    )
 
 
 def decode_cursor(cursor: str | None, partition_key: str) -> dict[str, dict[str, str]] | None:
