@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
 from roomcast.dal.flow import FlowKey, RateAnswer
 from roomcast.dal.messages import RETRY_CLAIM_MS, DeliveryPage, MessageExists, MessageFilter
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.queues import PullQueues, Received
 from roomcast.dal.repository import FailoverLink
 from roomcast.dal.sender import Outgoing, Unsent
@@ -25,10 +25,11 @@ from roomcast.domain.models import Room, Subscription, SubscriptionType
 from roomcast.errors import Conflict, LimitExceeded, NotFound
 
 
-def _page[T](items: list[T], limit: int, cursor: str | None) -> Page[T]:
-    start = int(cursor or 0)
-    end = start + limit
-    return Page(items[start:end], str(end) if end < len(items) else None)
+def _page[T](items: list[T], limit: int, start: Position | None) -> Page[T]:
+    """A page from ``start`` (the offset a previous page answered as its position)."""
+    first = int(start[0]) if start else 0
+    end = first + limit
+    return Page(items[first:end], (str(end),) if end < len(items) else None)
 
 
 @dataclass
@@ -45,9 +46,9 @@ class FakeCatalog:
         except KeyError:
             raise NotFound(f"room {room_id} not found") from None
 
-    def list_rooms(self, tenant_id: str, limit: int, cursor: str | None) -> Page[Room]:
+    def list_rooms(self, tenant_id: str, limit: int, start: Position | None) -> Page[Room]:
         found = sorted((r for (t, _), r in self.rooms.items() if t == tenant_id), key=lambda r: r.id)
-        return _page(found, limit, cursor)
+        return _page(found, limit, start)
 
     def replace_room(self, room: Room) -> None:
         self.get_room(room.tenant_id, room.id)
@@ -67,9 +68,9 @@ class FakeCatalog:
             raise NotFound(f"subscription {subscription_id} not found in room {room_id}") from None
 
     def list_subscriptions(
-        self, tenant_id: str, room_id: str, limit: int, cursor: str | None
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None
     ) -> Page[Subscription]:
-        return _page(self.all_subscriptions(tenant_id, room_id), limit, cursor)
+        return _page(self.all_subscriptions(tenant_id, room_id), limit, start)
 
     def all_subscriptions(self, tenant_id: str, room_id: str) -> list[Subscription]:
         found = (s for (t, r, _), s in self.subscriptions.items() if (t, r) == (tenant_id, room_id))
@@ -273,7 +274,7 @@ class FakeMessages:
         return self.current(tenant_id, message_id, subscription_id)
 
     def list_room_messages(
-        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]:
         found = [
             self.get_message(tenant_id, m.id)
@@ -284,14 +285,14 @@ class FakeMessages:
             and (wanted.since or "") <= m.published_at <= (wanted.until or "9999")
         ]
         newest_first = sorted(found, key=lambda t: (t.message.published_at, t.message.id), reverse=True)
-        return _page(newest_first, limit, cursor)
+        return _page(newest_first, limit, start)
 
     def open_deliveries(
         self,
         tenant_id: str,
         room_id: str,
         subscriptions: Mapping[str, SubscriptionType],
-        start: str | None,
+        start: Position | None,
         limit: int,
     ) -> DeliveryPage:
         in_room = sorted(
@@ -308,7 +309,7 @@ class FakeMessages:
                     record = Delivery(message.id, tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
                 if record is not None and record.status not in TERMINAL_STATUSES:
                     found.append((message.id, record))
-        return DeliveryPage(found, page.next_cursor)
+        return DeliveryPage(found, page.next_position)
 
 
 @dataclass
@@ -327,9 +328,9 @@ class FakeDeadLetters:
         ]
 
     def page(
-        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None
+        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, start: Position | None
     ) -> Page[DeadLetter]:
-        return _page(self._of(tenant_id, room_id, subscription_id), limit, cursor)
+        return _page(self._of(tenant_id, room_id, subscription_id), limit, start)
 
     def get_many(
         self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]

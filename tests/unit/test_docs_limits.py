@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pull_api.models import MAX_RECEIPTS_PER_REQUEST
+from roomcast.api.cursors import MAX_CURSOR_LENGTH
 from roomcast.dal.routing_cache import MAX_ROOMS, TTL_SECONDS
 from roomcast.domain import limits
 from roomcast.domain.receipts import MAX_RECEIPT_LENGTH
@@ -32,6 +33,7 @@ def grouped(number: int) -> str:
         f"at most {MAX_ROOMS} rooms per container",
         f"at most {limits.MAX_SUBSCRIPTIONS_PER_ROOM} subscription ids",
         f"1–{MAX_RECEIPTS_PER_REQUEST} receipts, each at most {grouped(MAX_RECEIPT_LENGTH)} characters",
+        f"| `cursor` | at most {grouped(MAX_CURSOR_LENGTH)} characters;",
         f"0–{grouped(limits.MAX_MESSAGE_EXPIRATION_MS)} (14 days)",
         f"0–{grouped(limits.MAX_DELIVERY_DELAY_MS)} (1 day)",
         f"0–{limits.MAX_DELIVERY_ATTEMPTS} redeliveries",

@@ -809,3 +809,40 @@ def test_the_streams_role_writes_only_the_raw_prefixes_of_the_log_bucket(templat
     assert [statement["Resource"] for statement in writes] == [
         [{"Fn::Sub": "${LogBucket.Arn}/raw/*"}, {"Fn::Sub": "${LogBucket.Arn}/raw-errors/*"}]
     ]
+
+
+def test_functions_that_read_the_signing_key_may_read_and_decrypt_only_that_secret(
+    template: dict[str, Any],
+) -> None:
+    # Given
+    functions = _of_type(template, "AWS::Serverless::Function")
+    secret = {"Ref": "ReceiptSigningKey"}
+
+    # When
+    readers = {
+        name
+        for name, function in functions.items()
+        if "RECEIPT_KEY_SECRET" in function["Properties"].get("Environment", {}).get("Variables", {})
+    }
+
+    # Then: pull signs receipts, management seals list cursors (docs/decisions/0027-sealed-list-cursors.md);
+    # each gets the secret's name, GetSecretValue on it, and kms:Decrypt only through Secrets Manager
+    assert readers == {"PullFunction", "ManagementFunction"}
+    for name in readers:
+        properties = functions[name]["Properties"]
+        assert properties["Environment"]["Variables"]["RECEIPT_KEY_SECRET"] == secret, name
+        read = {"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": secret}}
+        assert read in properties["Policies"], name
+        decrypts = [s for s in _statements(functions[name]) if s["Action"] == "kms:Decrypt"]
+        assert decrypts == [
+            {
+                "Effect": "Allow",
+                "Action": "kms:Decrypt",
+                "Resource": {"Fn::GetAtt": ["EncryptionKey", "Arn"]},
+                "Condition": {
+                    "StringEquals": {
+                        "kms:ViaService": {"Fn::Sub": "secretsmanager.${AWS::Region}.${AWS::URLSuffix}"}
+                    }
+                },
+            }
+        ], name

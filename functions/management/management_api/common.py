@@ -9,6 +9,7 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
+from roomcast.api.cursors import MAX_CURSOR_LENGTH
 from roomcast.domain import limits
 from roomcast.domain.clock import iso_timestamp, now_iso
 
@@ -38,7 +39,10 @@ Limit = Annotated[
 ]
 Cursor = Annotated[
     str | None,
-    Query(max_length=1024, description="The `nextCursor` of the previous page; absent for the first page."),
+    Query(
+        max_length=MAX_CURSOR_LENGTH,
+        description="The `nextCursor` of the previous page of this list; absent for the first page.",
+    ),
 ]
 
 

@@ -25,11 +25,13 @@ if TYPE_CHECKING:
     from management_api.schedule.service import ScheduleService
     from management_api.signing_secrets.service import SigningSecretsService
     from management_api.subscriptions.service import SubscriptionsService
+    from roomcast.api.cursors import ListCursors
     from roomcast.dal.stores import Stores
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = object
+    ListCursors = object
 
 
 @cache
@@ -91,6 +93,15 @@ def api_keys_service() -> ApiKeysService:
     return ApiKeysService(ApiKeyStore.sharing(stores().catalog))
 
 
+@cache
+def list_cursors() -> ListCursors:
+    """The sealer of every list's cursors; its key (Secrets Manager) is read on the first cursor a
+    list takes or hands out, not before (docs/decisions/0027-sealed-list-cursors.md)."""
+    from roomcast.api.cursors import ListCursors
+
+    return ListCursors(lambda: stores().secrets.cursor_key())
+
+
 Rooms = Annotated[RoomsService, Depends(rooms_service)]
 Subscriptions = Annotated[SubscriptionsService, Depends(subscriptions_service)]
 Messages = Annotated[MessagesService, Depends(messages_service)]
@@ -99,3 +110,4 @@ Deliveries = Annotated[DeliveriesService, Depends(deliveries_service)]
 SigningSecrets = Annotated[SigningSecretsService, Depends(signing_secrets_service)]
 Schedules = Annotated[ScheduleService, Depends(schedule_service)]
 ApiKeys = Annotated[ApiKeysService, Depends(api_keys_service)]
+Cursors = Annotated[ListCursors, Depends(list_cursors)]

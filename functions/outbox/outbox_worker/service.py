@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from roomcast.dal import items
 from roomcast.dal.messages import UNSENT_ATTRIBUTE, message_from_item
 from roomcast.dal.outbox_queue import OutboxQueue
+from roomcast.dal.pages import Position
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
 from roomcast.dal.sender import Destinations, Outgoing
 from roomcast.dal.stores import Stores
@@ -107,7 +108,7 @@ class OutboxService:
         if not gone:
             return 0
         started = self.monotonic()
-        position = sweep.position
+        position: Position | None = (sweep.position,) if sweep.position else None
         ended = 0
         while True:
             page = self.messages.open_deliveries(
@@ -118,7 +119,7 @@ class OutboxService:
             if position is None:
                 return ended
             if self.monotonic() - started > SWEEP_BUDGET_SECONDS:
-                self.outbox.now(sweep.resumed_at(position))
+                self.outbox.now(sweep.resumed_at(position[0]))
                 return ended
 
     def _end(self, sweep: Sweep, found: Sequence[tuple[str, Delivery]]) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 from management_api.deliveries.service import DeliveriesService
 from roomcast.dal.messages import MessageFilter
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.sender import Destinations
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
@@ -27,11 +27,11 @@ class StaleReads(FakeMessages):
         self.first_answers: dict[tuple[Any, ...], Page[TrackedMessage]] = {}
 
     def list_room_messages(
-        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]:
-        key = (tenant_id, room_id, limit, cursor, wanted)
+        key = (tenant_id, room_id, limit, start, wanted)
         if key not in self.first_answers:
-            self.first_answers[key] = super().list_room_messages(tenant_id, room_id, limit, cursor, wanted)
+            self.first_answers[key] = super().list_room_messages(tenant_id, room_id, limit, start, wanted)
         return self.first_answers[key]
 
     def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:

@@ -3,6 +3,8 @@ what deleted subscriptions still owe."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from outbox_worker.service import GONE, SWEEP_BUDGET_SECONDS, OutboxService
@@ -189,7 +191,7 @@ def test_a_sweep_whose_time_is_up_hands_the_rest_on_where_it_stopped(monkeypatch
     service = _service(management, clock)
     sweep = Sweep(TENANT, room.id, ((pull.id, SubscriptionType.PULL),), SUBSCRIPTION_DELETED)
 
-    def slow_page(*args: object) -> object:
+    def slow_page(*args: Any) -> Any:
         clock[0] += SWEEP_BUDGET_SECONDS + 1
         return open_deliveries(*args)
 

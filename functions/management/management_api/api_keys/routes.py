@@ -9,7 +9,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from management_api.api_keys.models import ApiKeyCreate, ApiKeyList, ApiKeyView, CreatedApiKey
 from management_api.common import PAGE_SIZE, Cursor, Limit, no_content
-from management_api.dependencies import ApiKeys
+from management_api.dependencies import ApiKeys, Cursors
+from roomcast.api.cursors import list_scope
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import CallerKeyId, Tenant
 
@@ -36,15 +37,22 @@ def create_api_key(body: ApiKeyCreate, tenant: Tenant, service: ApiKeys) -> Crea
 
 @routes.get("/api-keys", "listApiKeys", "A page of keys", 400)
 def list_api_keys(
-    tenant: Tenant, caller: CallerKeyId, service: ApiKeys, limit: Limit = PAGE_SIZE, cursor: Cursor = None
+    tenant: Tenant,
+    caller: CallerKeyId,
+    service: ApiKeys,
+    cursors: Cursors,
+    limit: Limit = PAGE_SIZE,
+    cursor: Cursor = None,
 ) -> ApiKeyList:
     """List API keys
 
     Your tenant's keys (never the keys themselves), oldest id order, a page at a time; `current`
     marks the key this request was made with.
     """
-    page = service.page(tenant, limit, cursor)
-    return ApiKeyList(apiKeys=[_view(entry, caller) for entry in page.items], nextCursor=page.next_cursor)
+    scope = list_scope("api-keys")
+    page = service.page(tenant, limit, cursors.open(cursor, tenant, scope))
+    next_cursor = cursors.seal(page.next_position, tenant, scope)
+    return ApiKeyList(apiKeys=[_view(entry, caller) for entry in page.items], nextCursor=next_cursor)
 
 
 @routes.delete("/api-keys/<keyId>", "revokeApiKey", "Revoked", 404, 409, status=204)

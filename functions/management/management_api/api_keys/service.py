@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore, issue_api_key
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.domain.clock import now_iso
 
 
@@ -19,8 +19,8 @@ class ApiKeysService:
         """A new key for the tenant: its entry and the key itself (to show once)."""
         return issue_api_key(self.store, tenant_id, name or "", self.clock())
 
-    def page(self, tenant_id: str, limit: int, cursor: str | None) -> Page[ApiKeyEntry]:
-        return self.store.page(tenant_id, limit, cursor)
+    def page(self, tenant_id: str, limit: int, start: Position | None) -> Page[ApiKeyEntry]:
+        return self.store.page(tenant_id, limit, start)
 
     def revoke(self, tenant_id: str, key_id: str) -> None:
         self.store.delete(tenant_id, key_id)

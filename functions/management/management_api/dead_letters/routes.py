@@ -14,7 +14,8 @@ from management_api.dead_letters.models import (
     ReplayRequest,
     ReplayResponse,
 )
-from management_api.dependencies import DeadLetters
+from management_api.dependencies import Cursors, DeadLetters
+from roomcast.api.cursors import list_scope
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
 
@@ -28,6 +29,7 @@ def list_dead_letters(
     subscriptionId: SubscriptionIdPath,
     tenant: Tenant,
     service: DeadLetters,
+    cursors: Cursors,
     limit: Limit = PAGE_SIZE,
     cursor: Cursor = None,
 ) -> DeadLetterList:
@@ -36,9 +38,11 @@ def list_dead_letters(
     Messages that ended dead for this subscription (attempts used up, a permanent 4xx, a refused
     URL), with the reason; kept 30 days. A page at a time.
     """
-    page = service.page(tenant, roomId, subscriptionId, limit, cursor)
+    scope = list_scope("dead-letters", roomId, subscriptionId)
+    page = service.page(tenant, roomId, subscriptionId, limit, cursors.open(cursor, tenant, scope))
     return DeadLetterList(
-        deadLetters=[DeadLetterView.of(d.envelope, d) for d in page.items], nextCursor=page.next_cursor
+        deadLetters=[DeadLetterView.of(d.envelope, d) for d in page.items],
+        nextCursor=cursors.seal(page.next_position, tenant, scope),
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from roomcast.dal.dead_letters import DeadLetter, ReplayClaim
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import Catalog, DeadLetterRecords, MessageRecords, PullQueueAdmin, Sender
 from roomcast.dal.sender import Destinations
 from roomcast.dal.stores import Stores
@@ -54,10 +54,10 @@ class DeadLettersService:
         )
 
     def page(
-        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None
+        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, start: Position | None
     ) -> Page[DeadLetter]:
         self._subscription(tenant_id, room_id, subscription_id)
-        return self.dead_letters.page(tenant_id, room_id, subscription_id, limit, cursor)
+        return self.dead_letters.page(tenant_id, room_id, subscription_id, limit, start)
 
     def replay(
         self,
@@ -76,7 +76,7 @@ class DeadLettersService:
         elif message_ids is None:
             page = self.dead_letters.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, None)
             wanted = [letter.envelope.message_id for letter in page.items]
-            remaining = page.next_cursor is not None
+            remaining = page.next_position is not None
         else:
             wanted, remaining = message_ids, False
         now = self.clock()
@@ -121,17 +121,17 @@ class DeadLettersService:
         """The first REPLAY_BATCH letters that died within the window, and whether more did."""
         since, until = window
         found: list[DeadLetter] = []
-        cursor: str | None = None
+        start: Position | None = None
         while True:
-            page = self.dead_letters.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, cursor)
+            page = self.dead_letters.page(tenant_id, room_id, subscription_id, REPLAY_BATCH, start)
             for letter in page.items:
                 if (since is None or letter.dead_at >= since) and (until is None or letter.dead_at <= until):
                     if len(found) == REPLAY_BATCH:
                         return found, True
                     found.append(letter)
-            if page.next_cursor is None:
+            if page.next_position is None:
                 return found, False
-            cursor = page.next_cursor
+            start = page.next_position
 
     def purge(self, tenant_id: str, room_id: str, subscription_id: str) -> int:
         """Delete every dead letter of the subscription (and empty a PULL one's dead-letter queue)."""

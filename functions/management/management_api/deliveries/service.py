@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from management_api.common import updated_now
 from roomcast.dal.messages import MessageFilter
+from roomcast.dal.pages import Position
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
 from roomcast.dal.sender import Destinations
 from roomcast.dal.stores import Stores
@@ -106,15 +107,15 @@ class DeliveriesService:
     def _open(self, subscription: Subscription) -> Iterator[tuple[Message, Delivery]]:
         """Every pending or retrying delivery of the subscription, page after page."""
         wanted = MessageFilter(subscription_id=subscription.id)
-        cursor: str | None = None
+        start: Position | None = None
         while True:
             page = self.messages.list_room_messages(
-                subscription.tenant_id, subscription.room_id, MAX_PAGE_SIZE, cursor, wanted
+                subscription.tenant_id, subscription.room_id, MAX_PAGE_SIZE, start, wanted
             )
             yield from deliveries_to(page.items, subscription.id, _OPEN)
-            if page.next_cursor is None:
+            if page.next_position is None:
                 return
-            cursor = page.next_cursor
+            start = page.next_position
 
     def _named(self, subscription: Subscription, message_ids: list[str]) -> list[tuple[Message, Delivery]]:
         messages = self.messages.get_messages(subscription.tenant_id, list(dict.fromkeys(message_ids)))

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from management_api.common import PAGE_SIZE, Cursor, Limit, MessageIdPath, RoomId, SubscriptionIdPath
-from management_api.dependencies import Messages
+from management_api.dependencies import Cursors, Messages
 from management_api.messages.models import (
     AttemptList,
     AttemptView,
@@ -17,6 +17,7 @@ from management_api.messages.models import (
     delivery_item,
     message_status,
 )
+from roomcast.api.cursors import list_scope
 from roomcast.api.models import EVENT_TYPE_NAME_PATTERN, Instant
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
@@ -58,6 +59,7 @@ def list_messages(
     roomId: RoomId,
     tenant: Tenant,
     service: Messages,
+    cursors: Cursors,
     limit: Limit = PAGE_SIZE,
     cursor: Cursor = None,
     eventType: EventTypeQuery = None,
@@ -74,8 +76,12 @@ def list_messages(
         since=iso_timestamp(since) if since else None,
         until=iso_timestamp(until) if until else None,
     )
-    page = service.page(tenant, roomId, limit, cursor, wanted)
-    return MessageList(messages=[message_status(t) for t in page.items], nextCursor=page.next_cursor)
+    scope = list_scope(
+        "messages", roomId, eventType=wanted.event_type, since=wanted.since, until=wanted.until
+    )
+    page = service.page(tenant, roomId, limit, cursors.open(cursor, tenant, scope), wanted)
+    next_cursor = cursors.seal(page.next_position, tenant, scope)
+    return MessageList(messages=[message_status(t) for t in page.items], nextCursor=next_cursor)
 
 
 @routes.get("/rooms/<roomId>/messages/<messageId>", "getMessage", "The message with its deliveries", 404)
@@ -121,6 +127,7 @@ def list_deliveries(
     subscriptionId: SubscriptionIdPath,
     tenant: Tenant,
     service: Messages,
+    cursors: Cursors,
     status: StatusQuery = None,
     limit: Limit = PAGE_SIZE,
     cursor: Cursor = None,
@@ -131,8 +138,11 @@ def list_deliveries(
     be short when the status skips many: follow `nextCursor` until it is null.
     """
     wanted = DeliveryStatus(status) if status is not None else None
-    page = service.deliveries(tenant, roomId, subscriptionId, wanted, limit, cursor)
+    scope = list_scope("deliveries", roomId, subscriptionId, status=status)
+    page = service.deliveries(
+        tenant, roomId, subscriptionId, wanted, limit, cursors.open(cursor, tenant, scope)
+    )
     return DeliveryList(
         deliveries=[delivery_item(message, delivery) for message, delivery in page.items],
-        nextCursor=page.next_cursor,
+        nextCursor=cursors.seal(page.next_position, tenant, scope),
     )

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from roomcast.dal.messages import MessageFilter
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import Catalog, MessageRecords
 from roomcast.domain import ids
 from roomcast.domain.messages import (
@@ -49,11 +49,11 @@ class MessagesService:
         return tracked
 
     def page(
-        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]:
         """The room's messages newest first (a page may be short when filters skip many)."""
         self.catalog.get_room(tenant_id, room_id)
-        return self.messages.list_room_messages(tenant_id, room_id, limit, cursor, wanted)
+        return self.messages.list_room_messages(tenant_id, room_id, limit, start, wanted)
 
     def attempts(
         self, tenant_id: str, room_id: str, message_id: str, subscription_id: str | None
@@ -79,11 +79,11 @@ class MessagesService:
         subscription_id: str,
         status: DeliveryStatus | None,
         limit: int,
-        cursor: str | None,
+        start: Position | None,
     ) -> Page[tuple[Message, Delivery]]:
         """One subscription's deliveries newest first, optionally of one status (a page may be
-        short: follow ``next_cursor`` until it is None)."""
+        short: follow ``next_position`` until it is None)."""
         self.catalog.get_subscription(tenant_id, room_id, subscription_id)
-        page = self.page(tenant_id, room_id, limit, cursor, MessageFilter(subscription_id=subscription_id))
+        page = self.page(tenant_id, room_id, limit, start, MessageFilter(subscription_id=subscription_id))
         statuses = None if status is None else {status}
-        return Page(deliveries_to(page.items, subscription_id, statuses), page.next_cursor)
+        return Page(deliveries_to(page.items, subscription_id, statuses), page.next_position)

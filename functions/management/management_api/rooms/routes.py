@@ -5,8 +5,9 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 
 from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, no_content
-from management_api.dependencies import Rooms
+from management_api.dependencies import Cursors, Rooms
 from management_api.rooms.models import RoomCreate, RoomList, RoomPatch, RoomResponse
+from roomcast.api.cursors import list_scope
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
 
@@ -26,13 +27,17 @@ def create_room(body: RoomCreate, tenant: Tenant, service: Rooms) -> RoomRespons
 
 
 @routes.get("/rooms", "listRooms", "A page of rooms", 400)
-def list_rooms(tenant: Tenant, service: Rooms, limit: Limit = PAGE_SIZE, cursor: Cursor = None) -> RoomList:
+def list_rooms(
+    tenant: Tenant, service: Rooms, cursors: Cursors, limit: Limit = PAGE_SIZE, cursor: Cursor = None
+) -> RoomList:
     """List rooms
 
     The tenant's rooms, a page at a time; follow `nextCursor` until it is null.
     """
-    page = service.page(tenant, limit, cursor)
-    return RoomList(rooms=[RoomResponse.of(r) for r in page.items], nextCursor=page.next_cursor)
+    scope = list_scope("rooms")
+    page = service.page(tenant, limit, cursors.open(cursor, tenant, scope))
+    next_cursor = cursors.seal(page.next_position, tenant, scope)
+    return RoomList(rooms=[RoomResponse.of(r) for r in page.items], nextCursor=next_cursor)
 
 
 @routes.get(ROOM, "getRoom", "The room", 404)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from management_api.rooms.models import RoomCreate, RoomPatch
 from management_api.subscriptions.removal import remove_subscriptions
 from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import Catalog, PullQueueAdmin
 from roomcast.domain import ids
 from roomcast.domain.clock import now_iso
@@ -46,8 +46,8 @@ class RoomsService:
     def get(self, tenant_id: str, room_id: str) -> Room:
         return self.catalog.get_room(tenant_id, room_id)
 
-    def page(self, tenant_id: str, limit: int, cursor: str | None) -> Page[Room]:
-        return self.catalog.list_rooms(tenant_id, limit, cursor)
+    def page(self, tenant_id: str, limit: int, start: Position | None) -> Page[Room]:
+        return self.catalog.list_rooms(tenant_id, limit, start)
 
     def update(self, tenant_id: str, room_id: str, patch: RoomPatch) -> Room:
         """Apply the fields the patch names (absent ones keep their value)."""

@@ -8,7 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, SubscriptionIdPath, no_content
-from management_api.dependencies import Subscriptions
+from management_api.dependencies import Cursors, Subscriptions
 from management_api.subscriptions.models import (
     SubscriptionCreate,
     SubscriptionCreated,
@@ -16,6 +16,7 @@ from management_api.subscriptions.models import (
     SubscriptionPatch,
     SubscriptionResponse,
 )
+from roomcast.api.cursors import list_scope
 from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
 
@@ -42,15 +43,21 @@ def create_subscription(
 
 @routes.get(SUBSCRIPTIONS, "listSubscriptions", "A page of subscriptions", 400, 404)
 def list_subscriptions(
-    roomId: RoomId, tenant: Tenant, service: Subscriptions, limit: Limit = PAGE_SIZE, cursor: Cursor = None
+    roomId: RoomId,
+    tenant: Tenant,
+    service: Subscriptions,
+    cursors: Cursors,
+    limit: Limit = PAGE_SIZE,
+    cursor: Cursor = None,
 ) -> SubscriptionList:
     """List a room's subscriptions
 
     A page at a time; follow `nextCursor` until it is null. Signing secrets are never listed.
     """
-    page = service.page(tenant, roomId, limit, cursor)
+    scope = list_scope("subscriptions", roomId)
+    page = service.page(tenant, roomId, limit, cursors.open(cursor, tenant, scope))
     found = [SubscriptionResponse.of(s, s.overrides) for s in page.items]
-    return SubscriptionList(subscriptions=found, nextCursor=page.next_cursor)
+    return SubscriptionList(subscriptions=found, nextCursor=cursors.seal(page.next_position, tenant, scope))
 
 
 @routes.get(SUBSCRIPTION, "getSubscription", "The subscription", 404)

@@ -17,7 +17,7 @@ from management_api.subscriptions.models import (
 from management_api.subscriptions.removal import remove_subscriptions
 from roomcast.credentials import new_signing_secret
 from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import Catalog, PullQueueAdmin
 from roomcast.dal.repository import FailoverLink
 from roomcast.domain import ids, limits
@@ -120,9 +120,9 @@ class SubscriptionsService:
         self.catalog.get_room(tenant_id, room_id)
         return self.catalog.get_subscription(tenant_id, room_id, subscription_id)
 
-    def page(self, tenant_id: str, room_id: str, limit: int, cursor: str | None) -> Page[Subscription]:
+    def page(self, tenant_id: str, room_id: str, limit: int, start: Position | None) -> Page[Subscription]:
         self.catalog.get_room(tenant_id, room_id)
-        return self.catalog.list_subscriptions(tenant_id, room_id, limit, cursor)
+        return self.catalog.list_subscriptions(tenant_id, room_id, limit, start)
 
     def update(
         self, tenant_id: str, room_id: str, subscription_id: str, patch: SubscriptionPatch

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from roomcast.credentials import API_KEY_ID_PATTERN, hash_api_key, new_api_key, new_api_key_id
 from roomcast.dal import items
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.table import TableAccess, key
 from roomcast.domain.limits import MAX_API_KEYS_PER_TENANT
 from roomcast.errors import Conflict, LimitExceeded, NotFound
@@ -120,9 +120,10 @@ class ApiKeyStore(TableAccess):
         key_id = found.get("keyId", {}).get("S")
         return KeyOwner(found["tenantId"]["S"], key_id)
 
-    def page(self, tenant_id: str, limit: int, cursor: str | None) -> Page[ApiKeyEntry]:
-        page = self._query_page(items.tenant_key(tenant_id), limit, cursor, prefix=_ENTRY_PREFIX)
-        return Page([_entry(tenant_id, item) for item in page.items], page.next_cursor)
+    def page(self, tenant_id: str, limit: int, start: Position | None) -> Page[ApiKeyEntry]:
+        """A page of the tenant's key entries by key id; a position is the last key id of a page."""
+        page = self._query_page(items.tenant_key(tenant_id), limit, start, _ENTRY_PREFIX, _KEY_ID)
+        return Page([_entry(tenant_id, item) for item in page.items], page.next_position)
 
     def delete(self, tenant_id: str, key_id: str) -> None:
         """Revoke a key: NotFound when the tenant has no such key, Conflict ``last_key`` when it is

@@ -14,6 +14,7 @@ letter to be claimed again once the claim has run out (sent twice at worst, neve
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,14 +24,16 @@ from typing import Final
 from botocore.exceptions import ClientError
 
 from roomcast.dal import items
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.table import TableAccess, is_condition_failure, key
+from roomcast.domain import ids
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.fields import camel_fields, from_camel_fields
 
 DEAD_LETTER_RETENTION_SECONDS: Final = 30 * 24 * 3600
 # Conditional writes (one per letter) made at once by one replay.
 _PARALLEL_WRITES: Final = 8
+_MESSAGE_ID: Final = re.compile(ids.MESSAGE_ID_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -79,11 +82,13 @@ class DeadLetterStore(TableAccess):
         self._client.put_item(TableName=self._table_name, Item=items.to_attributes(item))
 
     def page(
-        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None
+        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, start: Position | None
     ) -> Page[DeadLetter]:
+        """A page of the subscription's dead letters by message id; a position is the last message
+        id of a page."""
         partition = dead_letter_partition_key(tenant_id, room_id, subscription_id)
-        page = self._query_page(partition, limit, cursor)
-        return Page([_from_item(item) for item in page.items], page.next_cursor)
+        page = self._query_page(partition, limit, start, "", _MESSAGE_ID)
+        return Page([_from_item(item) for item in page.items], page.next_position)
 
     def get_many(
         self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]

@@ -20,6 +20,7 @@ their last change, so the status stays readable well past the message's own expi
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +30,7 @@ from typing import Any, Final
 from botocore.exceptions import ClientError
 
 from roomcast.dal import items
-from roomcast.dal.pages import Page, decode_index_cursor, encode_cursor
+from roomcast.dal.pages import Page, Position, position_value
 from roomcast.dal.table import BATCH_WRITE_MAX_ITEMS, TableAccess, is_condition_failure, key
 from roomcast.domain import limits
 from roomcast.domain.clock import iso_from_ms
@@ -52,6 +53,11 @@ OUTBOX_UNSENT: Final = "unsent"
 UNSENT_ATTRIBUTE: Final = "unsent"
 # Query rounds one list request may take to fill a page when filters skip items.
 _MAX_LIST_ROUNDS: Final = 5
+# A position in a room's messages: the index sort key of the last message of a page,
+# ``<publishedAt>#<messageId>`` (the rest of the key is rebuilt from it, the tenant and the room).
+_ROOM_INDEX_SORT_KEY: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z#msg_[0-9a-f]{32}"
+)
 # A publish request that sent (or left to the outbox) the first envelopes of all it stored writes
 # this small item (``TENANT#<tenant>#SENT#<requestId>``; a retry that finished one stored message's
 # sends writes one for the message id), so that a retry of a keyed message answers without sending
@@ -82,6 +88,17 @@ def room_messages_key(tenant_id: str, room_id: str) -> str:
     return f"TENANT#{tenant_id}#ROOM#{room_id}#MSGS"
 
 
+def _room_index_key(tenant_id: str, index_partition: str, index_sort_key: str) -> dict[str, Any]:
+    """The whole key of a message's row in the ``ByRoom`` index (as a Query's ExclusiveStartKey),
+    from its index sort key (whose format the caller checked) and what the list knows."""
+    message_id = index_sort_key.rpartition("#")[2]
+    return {
+        **key(message_partition_key(tenant_id, message_id), _MESSAGE_SORT_KEY),
+        "GSI1PK": {"S": index_partition},
+        "GSI1SK": {"S": index_sort_key},
+    }
+
+
 @dataclass(frozen=True)
 class MessageFilter:
     """What a room's message list keeps: an event type, a publishing window (ISO-8601, inclusive),
@@ -107,18 +124,7 @@ class DeliveryPage:
     of the next page (None at the end)."""
 
     found: list[tuple[str, Delivery]]
-    next_position: str | None
-
-
-def _index_start(tenant_id: str, partition: str, position: str) -> dict[str, Any]:
-    """The ExclusiveStartKey of the room's index at a position (``<publishedAt>#<messageId>``)."""
-    message_id = position.rpartition("#")[2]
-    return {
-        "GSI1PK": {"S": partition},
-        "GSI1SK": {"S": position},
-        "PK": {"S": message_partition_key(tenant_id, message_id)},
-        "SK": {"S": _MESSAGE_SORT_KEY},
-    }
+    next_position: Position | None
 
 
 def _ttl() -> int:
@@ -385,7 +391,7 @@ class MessageStore(TableAccess):
         tenant_id: str,
         room_id: str,
         subscriptions: Mapping[str, SubscriptionType],
-        start: str | None,
+        start: Position | None,
         limit: int,
     ) -> DeliveryPage:
         """The pending or retrying deliveries of ``subscriptions`` (id -> type) among a page of the room's
@@ -403,7 +409,8 @@ class MessageStore(TableAccess):
             "Limit": limit,
         }
         if start is not None:
-            request["ExclusiveStartKey"] = _index_start(tenant_id, partition, start)
+            sort_key = position_value(start, _ROOM_INDEX_SORT_KEY)
+            request["ExclusiveStartKey"] = _room_index_key(tenant_id, partition, sort_key)
         response = self._client.query(**request)
         rows = [items.from_attributes(raw) for raw in response.get("Items", [])]
         wanted = list(subscriptions)
@@ -428,7 +435,7 @@ class MessageStore(TableAccess):
                 if record is not None and record.status in (DeliveryStatus.PENDING, DeliveryStatus.RETRYING):
                     found.append((message_id, record))
         last = response.get("LastEvaluatedKey")
-        return DeliveryPage(found, last["GSI1SK"]["S"] if last else None)
+        return DeliveryPage(found, (last["GSI1SK"]["S"],) if last else None)
 
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
         """Write 'delivered' records in batches of 25. Unconditional on purpose: a delivered
@@ -602,12 +609,12 @@ class MessageStore(TableAccess):
         return {message.id: message for message in found}
 
     def list_room_messages(
-        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]:
         """A room's messages newest first, each with its deliveries' current records: one Query
-        (a few when filters skip items) and one BatchGetItem for the deliveries."""
+        (a few when filters skip items) and one BatchGetItem for the deliveries. A position is the
+        index sort key of a page's last message."""
         partition = room_messages_key(tenant_id, room_id)
-        start = decode_index_cursor(cursor, "GSI1PK", partition)
         request: dict[str, Any] = {
             "TableName": self._table_name,
             "IndexName": ROOM_INDEX,
@@ -634,7 +641,9 @@ class MessageStore(TableAccess):
         if names:
             request["ExpressionAttributeNames"] = names
         found: list[items.Item] = []
-        last_key: Mapping[str, Any] | None = start
+        last_key: Mapping[str, Any] | None = None
+        if start is not None:
+            last_key = _room_index_key(tenant_id, partition, position_value(start, _ROOM_INDEX_SORT_KEY))
         for _ in range(_MAX_LIST_ROUNDS):
             if last_key:
                 request["ExclusiveStartKey"] = last_key
@@ -643,7 +652,7 @@ class MessageStore(TableAccess):
             last_key = response.get("LastEvaluatedKey")
             if not last_key or len(found) >= limit:
                 break
-        return Page(self._tracked(found), encode_cursor(last_key))
+        return Page(self._tracked(found), (last_key["GSI1SK"]["S"],) if last_key else None)
 
     def _tracked(self, index_rows: list[items.Item]) -> list[TrackedMessage]:
         """The messages of index rows (keys, event type and destinations: what the index projects)

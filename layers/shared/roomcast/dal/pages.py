@@ -1,73 +1,57 @@
-"""Opaque pagination cursors over DynamoDB's LastEvaluatedKey."""
+"""Pages of a list and the position of the next one.
+
+A store answers a page with the *position* after it: only what varies in DynamoDB's
+LastEvaluatedKey (a room id, a message's index sort key), never the partition, the key names or
+the table's layout. Given a position back, the store checks its shape and rebuilds the
+ExclusiveStartKey from the partition and prefix it knows itself. A position never leaves the
+function as it is: the API seals it into an opaque cursor bound to the tenant and the list
+(``roomcast.api.cursors``, docs/decisions/0027-sealed-list-cursors.md).
+"""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-from collections.abc import Mapping
+import re
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 from roomcast.errors import InvalidRequest
 
 T = TypeVar("T")
 
+# The varying values of a LastEvaluatedKey, in the store's own order.
+Position = tuple[str, ...]
+
+# What one value of a position may hold: far above any id or index key roomcast writes.
+MAX_POSITION_VALUE_LENGTH: Final = 256
+
 
 @dataclass(frozen=True)
 class Page(Generic[T]):
     items: list[T]
-    next_cursor: str | None
+    next_position: Position | None
 
 
-def encode_cursor(last_key: Mapping[str, Any] | None) -> str | None:
-    if not last_key:
-        return None
-    plain = {name: value["S"] for name, value in last_key.items()}
-    return base64.urlsafe_b64encode(json.dumps(plain, separators=(",", ":")).encode()).decode().rstrip("=")
+def invalid_cursor() -> InvalidRequest:
+    """The one refusal of a cursor, whatever is wrong with it (400, ``invalid_cursor``): which check
+    failed is no help to a client and some help to someone forging one."""
+    problem = "cursor is not valid for this list"
+    return InvalidRequest(
+        problem,
+        code="invalid_cursor",
+        http_status=400,
+        details=[{"field": "query.cursor", "problem": problem, "type": "invalid_cursor"}],
+    )
 
 
-def _decoded(cursor: str) -> Any:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        return json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-    except (ValueError, binascii.Error, UnicodeError) as error:
-        raise _invalid() from error
-
-
-def _invalid() -> InvalidRequest:
-    return InvalidRequest("cursor is not valid for this list", code="invalid_cursor", http_status=400)
-
-
-def decode_cursor(cursor: str | None, partition_key: str) -> dict[str, dict[str, str]] | None:
-    """The ExclusiveStartKey for a cursor; a cursor from another list (or tampered) is refused."""
-    if not cursor:
-        return None
-    plain = _decoded(cursor)
+def position_value(start: Position, value_format: re.Pattern[str]) -> str:
+    """The one value of a position of a list keyed by one value of ``value_format`` (an id, an
+    index sort key); a position of another shape is refused as an invalid cursor (it was sealed
+    for this list, so only a changed layout can make it so)."""
     if (
-        not isinstance(plain, dict)
-        or set(plain) != {"PK", "SK"}
-        or plain["PK"] != partition_key
-        or not isinstance(plain["SK"], str)
+        len(start) != 1
+        or not isinstance(start[0], str)
+        or len(start[0]) > MAX_POSITION_VALUE_LENGTH
+        or not value_format.fullmatch(start[0])
     ):
-        raise _invalid()
-    return {name: {"S": value} for name, value in plain.items()}
-
-
-def decode_index_cursor(
-    cursor: str | None, index_key: str, partition_key: str
-) -> dict[str, dict[str, str]] | None:
-    """The ExclusiveStartKey of a query on a global secondary index whose partition attribute is
-    ``index_key`` (holding ``partition_key``); a cursor from another list is refused."""
-    if not cursor:
-        return None
-    plain = _decoded(cursor)
-    sort_key = index_key[: -len("PK")] + "SK"
-    if (
-        not isinstance(plain, dict)
-        or set(plain) != {"PK", "SK", index_key, sort_key}
-        or plain[index_key] != partition_key
-        or not all(isinstance(value, str) and 0 < len(value) <= 512 for value in plain.values())
-    ):
-        raise _invalid()
-    return {name: {"S": value} for name, value in plain.items()}
+        raise invalid_cursor()
+    return start[0]

@@ -1,5 +1,8 @@
 """The small interfaces services depend on. The DynamoDB/SQS classes of this package implement
-them; service tests pass in-memory fakes (tests/fakes.py) instead."""
+them; service tests pass in-memory fakes (tests/fakes.py) instead.
+
+A list takes the ``start`` position a previous page answered (``Page.next_position``, None for the
+first page): a position, never a client's cursor (roomcast.dal.pages)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ if TYPE_CHECKING:
     from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
     from roomcast.dal.flow import FlowKey, RateAnswer
     from roomcast.dal.messages import DeliveryPage, MessageFilter
-    from roomcast.dal.pages import Page
+    from roomcast.dal.pages import Page, Position
     from roomcast.dal.queues import PullQueues, Received
     from roomcast.dal.repository import FailoverLink
     from roomcast.dal.sender import Outgoing, Unsent
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
 class RoomStore(Protocol):
     def create_room(self, room: Room) -> None: ...
     def get_room(self, tenant_id: str, room_id: str) -> Room: ...
-    def list_rooms(self, tenant_id: str, limit: int, cursor: str | None) -> Page[Room]: ...
+    def list_rooms(self, tenant_id: str, limit: int, start: Position | None) -> Page[Room]: ...
     def replace_room(self, room: Room) -> None: ...
     def delete_room(self, tenant_id: str, room_id: str) -> None: ...
     def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str) -> None: ...
@@ -31,7 +34,7 @@ class SubscriptionStore(Protocol):
     def create_subscription(self, subscription: Subscription) -> None: ...
     def get_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription: ...
     def list_subscriptions(
-        self, tenant_id: str, room_id: str, limit: int, cursor: str | None
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None
     ) -> Page[Subscription]: ...
     def all_subscriptions(self, tenant_id: str, room_id: str) -> list[Subscription]: ...
     def routing_view(self, tenant_id: str, room_id: str) -> tuple[Room, list[Subscription]]: ...
@@ -85,14 +88,14 @@ class MessageRecords(Protocol):
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]: ...
     def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None: ...
     def list_room_messages(
-        self, tenant_id: str, room_id: str, limit: int, cursor: str | None, wanted: MessageFilter
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]: ...
     def open_deliveries(
         self,
         tenant_id: str,
         room_id: str,
         subscriptions: Mapping[str, SubscriptionType],
-        start: str | None,
+        start: Position | None,
         limit: int,
     ) -> DeliveryPage: ...
 
@@ -100,7 +103,7 @@ class MessageRecords(Protocol):
 class DeadLetterRecords(Protocol):
     def put(self, dead_letter: DeadLetter) -> None: ...
     def page(
-        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, cursor: str | None
+        self, tenant_id: str, room_id: str, subscription_id: str, limit: int, start: Position | None
     ) -> Page[DeadLetter]: ...
     def get_many(
         self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from botocore.exceptions import ClientError
 
 from roomcast.dal import items
-from roomcast.dal.pages import Page
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.routing_cache import SubscriptionCache
 from roomcast.dal.table import Key, TableAccess, is_condition_failure, key
 from roomcast.domain import ids
@@ -112,9 +112,10 @@ class Repository(TableAccess):
             self.routing_cache.put(tenant_id, room_id, version, subscriptions)
         return items.room_from_item(item), subscriptions
 
-    def list_rooms(self, tenant_id: str, limit: int, cursor: str | None) -> Page[Room]:
-        page = self._query_page(items.tenant_key(tenant_id), limit, cursor, prefix=_ROOM_PREFIX)
-        return Page([items.room_from_item(item) for item in page.items], page.next_cursor)
+    def list_rooms(self, tenant_id: str, limit: int, start: Position | None) -> Page[Room]:
+        """A page of the tenant's rooms by id; a position is the last room id of a page."""
+        page = self._query_page(items.tenant_key(tenant_id), limit, start, _ROOM_PREFIX, _ROOM_ID)
+        return Page([items.room_from_item(item) for item in page.items], page.next_position)
 
     def replace_room(self, room: Room) -> None:
         """Overwrite an existing room's fields (its subscription count and deletion mark stay);
@@ -274,11 +275,12 @@ class Repository(TableAccess):
         return items.subscription_from_item(items.from_attributes(response["Item"]))
 
     def list_subscriptions(
-        self, tenant_id: str, room_id: str, limit: int, cursor: str | None
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None
     ) -> Page[Subscription]:
+        """A page of the room's subscriptions by id; a position is the last subscription id of a page."""
         partition = items.room_partition_key(tenant_id, room_id)
-        page = self._query_page(partition, limit, cursor, prefix=_SUBSCRIPTION_PREFIX)
-        return Page([items.subscription_from_item(item) for item in page.items], page.next_cursor)
+        page = self._query_page(partition, limit, start, _SUBSCRIPTION_PREFIX, _SUBSCRIPTION_ID)
+        return Page([items.subscription_from_item(item) for item in page.items], page.next_position)
 
     def all_subscriptions(self, tenant_id: str, room_id: str) -> list[Subscription]:
         """Every subscription of a room: one Query per MB of subscriptions (a few hundred each)."""

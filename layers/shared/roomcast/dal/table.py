@@ -1,8 +1,9 @@
 """The base of the DynamoDB stores: the table, a client, and the loops DynamoDB makes every caller
-write (pages, cursors, batches with unprocessed items) written once."""
+write (pages and their positions, batches with unprocessed items) written once."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, Self
@@ -11,7 +12,7 @@ from botocore.exceptions import ClientError
 
 from roomcast.dal import items
 from roomcast.dal.aws import dynamodb_client
-from roomcast.dal.pages import Page, decode_cursor, encode_cursor
+from roomcast.dal.pages import Page, Position, position_value
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -75,17 +76,18 @@ class TableAccess:
         return condition
 
     def _query_page(
-        self, partition: str, limit: int, cursor: str | None, prefix: str | None = None
+        self, partition: str, limit: int, start: Position | None, prefix: str, id_format: re.Pattern[str]
     ) -> Page[items.Item]:
-        """One page of a partition (optionally the items whose sort key starts with ``prefix``);
-        the cursor is verified to belong to this partition before it is used."""
-        request = {**self._key_condition(partition, prefix), "Limit": limit}
-        start = decode_cursor(cursor, partition)
+        """One page of the items of a partition whose sort keys are ``prefix`` + an id of
+        ``id_format``. Its position is that id alone: the start key is rebuilt from this partition
+        and prefix, once the id's format is checked, so a position can only point into this list."""
+        request = {**self._key_condition(partition, prefix or None), "Limit": limit}
         if start is not None:
-            request["ExclusiveStartKey"] = start
+            request["ExclusiveStartKey"] = key(partition, prefix + position_value(start, id_format))
         response = self._client.query(**request)
         found = [items.from_attributes(raw) for raw in response.get("Items", [])]
-        return Page(found, encode_cursor(response.get("LastEvaluatedKey")))
+        last = response.get("LastEvaluatedKey")
+        return Page(found, (last["SK"]["S"].removeprefix(prefix),) if last else None)
 
     def _query_all(self, partition: str, prefix: str | None = None) -> Iterator[items.Item]:
         """Every item of a partition (or of a sort-key prefix), page after page."""
