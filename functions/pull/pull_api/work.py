@@ -1,6 +1,6 @@
 """What pulls, acks and nacks share: the subscription they work on, a plan of sends, endings,
-deletes and records, and the order it is applied in (send first, delete second, record third —
-a crash duplicates, never loses)."""
+deletes and records, and the order it is applied in (sends and endings first, final records
+second, deletes third — a crash duplicates, never loses)."""
 
 from __future__ import annotations
 
@@ -87,6 +87,9 @@ class PullWork:
         )
 
     def apply(self, plan: Plan) -> None:
+        """Sends, endings and final records before the deletes: a crash before a delete brings
+        the message back (its ending repeated: a duplicate), never leaves a record open with its
+        message gone. Ack-wait timeouts last: their messages are handed out again, not deleted."""
         if plan.outgoing:
             self.sender.send(plan.outgoing)
         for envelope, reason, attempts in plan.endings:
@@ -98,10 +101,10 @@ class PullWork:
                 self.clock(),
                 dead_letter_copy=Outgoing(plan.target.dead_letter_queue_url, envelope),
             )
-        if plan.delete:
-            self.queues.delete(plan.target.queue_url, plan.delete)
         for record in plan.records:
             self.messages.update_delivery(record)
+        if plan.delete:
+            self.queues.delete(plan.target.queue_url, plan.delete)
         for record in plan.ack_timeouts:
             self.messages.update_delivery(record, only_if_attempts_below=record.attempts)
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
 from pull_api.acknowledging import ExtendResult, RefusedReceipt
 from pull_api.service import PullService
 from pull_api.work import PullWork
+from roomcast.dal.queues import Received
 from roomcast.dal.sender import Destinations
 from roomcast.delivery.endings import Endings
+from roomcast.domain.envelope import first_envelope
+from roomcast.domain.messages import Message
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.receipts import Receipt, ReceiptSigner
 from roomcast.errors import Conflict, InvalidRequest, NotFound
@@ -211,3 +214,39 @@ def test_an_ack_records_the_delivery_before_it_deletes_the_message() -> None:
     # Then: the message is still in flight: it comes back after its ack wait, nothing is lost
     assert pull.queue.deleted == []
     assert "handle-1" in pull.queue.in_flight
+
+
+def test_a_pull_records_an_expired_message_before_it_deletes_it() -> None:
+    # Given: an expired message waiting, and a record store that fails (the worker dies there)
+    pull = Pull()
+    envelope = replace(first_envelope(_message(pull, 1), pull.subscription.id), expires_at_ms=NOW_MS - 1)
+    pull.queue.waiting.append(Received("handle-1", envelope.to_json(), 1))
+
+    def failing_update(*args: object, **kwargs: object) -> bool:
+        raise RuntimeError("DynamoDB is down")
+
+    pull.management.messages.update_delivery = failing_update  # type: ignore[method-assign]
+
+    # When
+    with pytest.raises(RuntimeError, match="DynamoDB is down"):
+        pull.service.pull(TENANT, pull.room.id, pull.subscription.id, 10, 0)
+
+    # Then: not deleted: it comes back after its ack wait and ends expired then, never left pending
+    assert pull.queue.deleted == []
+    assert "handle-1" in pull.queue.in_flight
+
+
+def _message(pull: Pull, number: int) -> Message:
+    return Message(
+        f"msg_{number:032x}",
+        TENANT,
+        pull.room.id,
+        "order.created",
+        "1",
+        f"order-{number}",
+        {"n": number},
+        "2026-11-22T10:00:00.000Z",
+        NOW_MS - 10_000,
+        None,
+        (pull.subscription.id,),
+    )

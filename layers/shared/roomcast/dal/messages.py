@@ -400,14 +400,7 @@ class MessageStore(TableAccess):
         which is pending. One Query of the room's index (keys and destinations only) and the
         destinations' own records by BatchGetItem."""
         partition = room_messages_key(tenant_id, room_id)
-        request: dict[str, Any] = {
-            "TableName": self._table_name,
-            "IndexName": ROOM_INDEX,
-            "ScanIndexForward": False,
-            "KeyConditionExpression": "GSI1PK = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": partition}},
-            "Limit": limit,
-        }
+        request = self._newest_first(partition) | {"Limit": limit}
         if start is not None:
             sort_key = position_value(start, _ROOM_INDEX_SORT_KEY)
             request["ExclusiveStartKey"] = _room_index_key(tenant_id, partition, sort_key)
@@ -615,13 +608,7 @@ class MessageStore(TableAccess):
         (a few when filters skip items) and one BatchGetItem for the deliveries. A position is the
         index sort key of a page's last message."""
         partition = room_messages_key(tenant_id, room_id)
-        request: dict[str, Any] = {
-            "TableName": self._table_name,
-            "IndexName": ROOM_INDEX,
-            "ScanIndexForward": False,
-            "KeyConditionExpression": "GSI1PK = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": partition}},
-        }
+        request = self._newest_first(partition)
         if wanted.since or wanted.until:
             request["KeyConditionExpression"] += " AND GSI1SK BETWEEN :since AND :until"
             request["ExpressionAttributeValues"] |= {
@@ -653,6 +640,16 @@ class MessageStore(TableAccess):
             if not last_key or len(found) >= limit:
                 break
         return Page(self._tracked(found), (last_key["GSI1SK"]["S"],) if last_key else None)
+
+    def _newest_first(self, partition: str) -> dict[str, Any]:
+        """A Query of a room's messages in the ``ByRoom`` index, newest first."""
+        return {
+            "TableName": self._table_name,
+            "IndexName": ROOM_INDEX,
+            "ScanIndexForward": False,
+            "KeyConditionExpression": "GSI1PK = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": partition}},
+        }
 
     def _tracked(self, index_rows: list[items.Item]) -> list[TrackedMessage]:
         """The messages of index rows (keys, event type and destinations: what the index projects)

@@ -270,10 +270,7 @@ class Publisher:
             else:
                 results[plan.index] = outcome
 
-        if not direct:  # SQS is failing: the outbox sends all (stored ones marked at their insertion)
-            self._all_to_outbox(to_send, request_id, results)
-            to_send = []
-        answered = self._send_all(to_send, results)
+        answered = self._send_all(to_send, results, request_id, direct)
         if direct and complete and len(answered) == len(to_send):
             resumed = [p.message.id for p in answered if p.message.request_id != request_id]
             self._record_sent(tenant_id, [request_id, *resumed])
@@ -367,25 +364,36 @@ class Publisher:
         )
 
     def _send_all(
-        self, plans: Sequence[_Planned], results: list[Message | RoomcastError | None]
+        self,
+        plans: Sequence[_Planned],
+        results: list[Message | RoomcastError | None],
+        request_id: str,
+        direct: bool,
     ) -> list[_Planned]:
         """Every planned message's envelopes in one ``try_send`` (SQS batches per queue, in
-        parallel); what SQS refused is left to the outbox, per message. Returns the plans answered
-        with their message (``results`` filled in)."""
-        outgoing = [
-            self.destinations.outgoing_for(s, first_envelope(plan.message, s.id))
-            for plan in plans
-            for s in plan.targets
-        ]
+        parallel); what SQS refused is left to the outbox, per message. Not ``direct`` (the check
+        could not be sent): nothing is sent here, the outbox sends it all (new messages were stored
+        marked; one an earlier try stored is marked now). Returns the plans answered with their
+        message (``results`` filled in)."""
         unsent: dict[str, list[str]] = defaultdict(list)
-        for refused in self.sender.try_send(outgoing):
-            if isinstance(refused.outgoing.envelope, Envelope) and refused.subscription_id:
-                unsent[refused.outgoing.envelope.message_id].append(refused.subscription_id)
+        if direct:
+            outgoing = [
+                self.destinations.outgoing_for(s, first_envelope(plan.message, s.id))
+                for plan in plans
+                for s in plan.targets
+            ]
+            for refused in self.sender.try_send(outgoing):
+                if isinstance(refused.outgoing.envelope, Envelope) and refused.subscription_id:
+                    unsent[refused.outgoing.envelope.message_id].append(refused.subscription_id)
         answered = []
         for plan in plans:
-            routed = {s.id for s in plan.targets}
-            left = list(dict.fromkeys(unsent.get(plan.message.id, [])))
-            left += [i for i in plan.message.destinations if i not in routed]
+            if direct:
+                routed = {s.id for s in plan.targets}
+                left = list(dict.fromkeys(unsent.get(plan.message.id, [])))
+                left += [i for i in plan.message.destinations if i not in routed]
+            else:
+                resumed = plan.message.request_id != request_id
+                left = list(plan.message.destinations) if resumed else []
             try:
                 self._leave_to_outbox(plan.message, left)
             except Exception:
@@ -398,24 +406,6 @@ class Publisher:
             self._log(plan.message, plan.targets)
             answered.append(plan)
         return answered
-
-    def _all_to_outbox(
-        self, plans: Sequence[_Planned], request_id: str, results: list[Message | RoomcastError | None]
-    ) -> None:
-        """Answer plans whose envelopes the outbox sends: new messages were stored marked; a
-        message an earlier try stored is marked now."""
-        for plan in plans:
-            try:
-                if plan.message.request_id != request_id:
-                    self._leave_to_outbox(plan.message, plan.message.destinations)
-            except Exception:
-                logger.exception(
-                    "marking a message for the outbox failed", extra={"message_id": plan.message.id}
-                )
-                results[plan.index] = internal_error()
-                continue
-            results[plan.index] = plan.message
-            self._log(plan.message, plan.targets)
 
     def _send(self, message: Message, targets: Sequence[Subscription], destinations: Sequence[str]) -> None:
         """One envelope per destination. What cannot be sent now (an SQS outage, a PULL queue
