@@ -5,7 +5,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from typing import Any
+
+# A \u escape of a UTF-16 surrogate (\ud800-\udfff): the only way a body can hold one.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -42,7 +46,8 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
         return gateway_error(400, "malformed_json", "request body is not valid JSON (or not UTF-8)")
     if not isinstance(parsed, dict):
         return gateway_error(422, "validation_error", "request body must be a JSON object")
-    where = lone_surrogate_at(parsed)
+    # Only a \u escape can write a surrogate (UTF-8 cannot encode one): a body without one is not walked.
+    where = lone_surrogate_at(parsed) if _SURROGATE_ESCAPE.search(text) else None
     if where is not None:
         where = where if len(where) <= 200 else where[:197] + "..."
         message = f"{where} holds a lone UTF-16 surrogate (\\ud800-\\udfff without its pair): not text"
