@@ -43,6 +43,8 @@ def _state(client: ApiClient) -> Any:
         ('{"name": "x", "eventTypes": [{"name": "a", "versions": ["1", "1"]}]}', 422, ["unique"]),
         ('{"name": "x", "eventTypes": [{"name": "bad name!"}]}', 422, ["eventTypes"]),
         ('{"name": "x", "eventTypes": "order.created"}', 422, ["eventTypes"]),
+        ('{"name": 1, "name": "x"}', 400, ["body", '"name"', "more than once"]),
+        ('{"name": "x", "eventTypes": [{"name": "a", "name": "b"}]}', 400, ["body.eventTypes.0", '"name"']),
     ],
 )
 def test_bad_room_bodies_are_refused(tenant_a: ApiClient, body: str, status: int, words: list[str]) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 
 # A \u escape of a UTF-16 surrogate (\ud800-\udfff): the only way a body can hold one.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# Longest text of a key or a location quoted in a message.
+_QUOTED_CHARS = 200
 
 
 def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -17,6 +19,8 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
 
     - a body not declared JSON (curl -d sends form encoding) → 415;
     - bytes that are not UTF-8, or JSON Python cannot parse (too deep, huge integers) → 400;
+    - an object naming a key twice (``{"name": 1, "name": "x"}``: parsers disagree on which one
+      counts) → 400 ``duplicate_key`` naming the key and where;
     - JSON whose top level is not an object → 422 (powertools would validate a list's first item);
     - a string or key with a lone surrogate (``"\\ud800"``: valid JSON, not text; it cannot be
       stored or sent as UTF-8) → 422 naming where it is.
@@ -41,16 +45,31 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
             else event["body"].encode()
         )
         text = raw.decode("utf-8")
-        parsed = json.loads(text)
-    except (ValueError, RecursionError, binascii.Error):
+    except (ValueError, binascii.Error):  # UnicodeDecodeError is a ValueError
         return gateway_error(400, "malformed_json", "request body is not valid JSON (or not UTF-8)")
+    objects = _ObjectsWithDuplicateKeys()
+    try:
+        parsed = json.loads(text, object_pairs_hook=objects.hook)
+    except (ValueError, RecursionError):
+        return gateway_error(400, "malformed_json", "request body is not valid JSON (or not UTF-8)")
+    if objects.found:
+        duplicated_in, key = duplicate_key_at(parsed)
+        named = _quoted(json.dumps(key, ensure_ascii=False))
+        problem = f"names the key {named} more than once; a key may appear once per object"
+        return gateway_error(
+            400,
+            "duplicate_key",
+            f"{_quoted(duplicated_in)} {problem}",
+            [{"field": _quoted(duplicated_in), "problem": problem, "type": "duplicate_key"}],
+        )
     if not isinstance(parsed, dict):
         return gateway_error(422, "validation_error", "request body must be a JSON object")
     # Only a \u escape can write a surrogate (UTF-8 cannot encode one): a body without one is not walked.
     where = lone_surrogate_at(parsed) if _SURROGATE_ESCAPE.search(text) else None
     if where is not None:
-        where = where if len(where) <= 200 else where[:197] + "..."
-        message = f"{where} holds a lone UTF-16 surrogate (\\ud800-\\udfff without its pair): not text"
+        message = (
+            f"{_quoted(where)} holds a lone UTF-16 surrogate (\\ud800-\\udfff without its pair): not text"
+        )
         return gateway_error(422, "invalid_text", message)
     event["headers"] = {
         k: v for k, v in (event.get("headers") or {}).items() if str(k).lower() != "content-type"
@@ -58,6 +77,56 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
     event["headers"]["content-type"] = "application/json"
     event["body"], event["isBase64Encoded"] = text, False
     return None
+
+
+def _quoted(text: str) -> str:
+    return text if len(text) <= _QUOTED_CHARS else text[: _QUOTED_CHARS - 3] + "..."
+
+
+class _DuplicateKeys(dict[str, Any]):
+    """An object of the body that names ``key`` more than once (holding the last value, as
+    ``json.loads`` would)."""
+
+    key: str
+
+
+class _ObjectsWithDuplicateKeys:
+    """``json.loads``'s ``object_pairs_hook``: builds each object as a dict, marks one that names a
+    key twice and remembers that one was seen. Where it is, is found afterwards
+    (``duplicate_key_at``): the hook sees an object before its parents."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def hook(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        built = dict(pairs)
+        if len(built) == len(pairs):
+            return built
+        self.found = True
+        marked = _DuplicateKeys(built)
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                marked.key = key
+                break
+            seen.add(key)
+        return marked
+
+
+def duplicate_key_at(value: object, path: str = "body") -> tuple[str, str]:
+    """Where in a body parsed with ``_ObjectsWithDuplicateKeys`` the first object (in document
+    order) naming a key twice is, and that key. One is always reachable: an object that a repeated
+    key dropped belongs to an object that is marked itself. Iterative, as ``lone_surrogate_at``."""
+    pending: list[tuple[object, str]] = [(value, path)]
+    while pending:
+        item, where = pending.pop()
+        if isinstance(item, _DuplicateKeys):
+            return where, item.key
+        if isinstance(item, dict):
+            pending.extend((child, f"{where}.{key}") for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            pending.extend((item[index], f"{where}.{index}") for index in reversed(range(len(item))))
+    raise ValueError("no object names a key twice")
 
 
 def _has_surrogate(text: str) -> bool:
@@ -87,9 +156,11 @@ def lone_surrogate_at(value: object, path: str = "body") -> str | None:
     return None
 
 
-def gateway_error(status: int, code: str, message: str) -> dict[str, Any]:
+def gateway_error(
+    status: int, code: str, message: str, details: list[dict[str, str]] | None = None
+) -> dict[str, Any]:
     """An error answered before the resolver runs, already in the HTTP API's response format."""
-    body = {"error": {"code": code, "message": message, "details": []}}
+    body = {"error": {"code": code, "message": message, "details": details or []}}
     return {
         "statusCode": status,
         "headers": {"Content-Type": "application/json"},
