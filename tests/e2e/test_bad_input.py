@@ -194,6 +194,33 @@ def test_a_body_that_is_not_declared_json_gets_415(tenant_a: ApiClient) -> None:
     assert tenant_a.get("/rooms").json()["rooms"] == []
 
 
+@pytest.mark.parametrize("charset", ["utf-16", '"UTF-16LE"', "iso-8859-1"])
+def test_a_body_declared_in_another_charset_than_utf8_gets_415(tenant_a: ApiClient, charset: str) -> None:
+    # When: a UTF-8 body declared as something else
+    response = tenant_a.post(
+        "/rooms", data='{"name": "x"}', headers={"content-type": f"application/json; charset={charset}"}
+    )
+
+    # Then
+    unquoted = charset.strip('"')
+    error = assert_error(response, 415, f"charset={unquoted}", "UTF-8")
+    assert error["error"]["code"] == "unsupported_media_type"
+    assert tenant_a.get("/rooms").json()["rooms"] == []
+
+
+def test_a_body_declared_utf8_is_read(tenant_a: ApiClient) -> None:
+    # When
+    response = tenant_a.post(
+        "/rooms",
+        data='{"name": "café"}'.encode(),
+        headers={"content-type": 'application/json; charset="UTF-8"'},
+    )
+
+    # Then
+    assert response.status_code == 201, response.text
+    assert response.json()["name"] == "café"
+
+
 def test_a_body_over_the_gateway_limit_gets_413(tenant_a: ApiClient) -> None:
     response = tenant_a.post("/rooms", data=json.dumps({"name": "x" * (11 * 1024 * 1024)}))
     assert response.status_code == 413

@@ -134,6 +134,57 @@ def test_escapes_that_are_text_pass(body: str) -> None:
     assert response is None
 
 
+@pytest.mark.parametrize(
+    ("content_type", "charset"),
+    [
+        ("application/json; charset=utf-16", "utf-16"),
+        ('application/json;charset="UTF-16LE"', "UTF-16LE"),
+        ("application/json; charset=ISO-8859-1", "ISO-8859-1"),
+        ("application/merge-patch+json; charset=latin1", "latin1"),
+        ("application/json; charset=utf-8; charset=utf-16", "utf-16"),
+    ],
+)
+def test_a_charset_other_than_utf8_is_a_415_naming_it(content_type: str, charset: str) -> None:
+    # Given: a UTF-8 body declared in another charset
+    event = _post('{"name": "x"}', content_type)
+
+    # When
+    response = json_body_required(event)
+
+    # Then
+    assert response is not None
+    assert response["statusCode"] == 415
+    error = _error(response)
+    assert error["code"] == "unsupported_media_type"
+    assert f"charset={charset}" in error["message"]
+    assert "UTF-8" in error["message"]
+    assert error["details"][0]["field"] == "header.content-type"
+    assert error["details"][0]["type"] == "unsupported_charset"
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json; charset=utf-8",
+        'application/json; charset="UTF-8"',
+        "application/json;charset=utf8",
+        "application/json; Charset = UTF-8",
+        "application/json; profile=x",
+        "application/vnd.api+json; charset=utf-8",
+    ],
+)
+def test_utf8_or_no_charset_is_accepted(content_type: str) -> None:
+    # Given
+    event = _post('{"name": "x"}', content_type)
+
+    # When
+    response = json_body_required(event)
+
+    # Then: handed on to powertools as plain JSON
+    assert response is None
+    assert event["headers"]["content-type"] == "application/json"
+
+
 @pytest.mark.parametrize("body", ['{"name": "x",', '{"name": 1}}', "[" * 100_000 + "]" * 100_000])
 def test_json_that_does_not_parse_is_still_malformed_json(body: str) -> None:
     # When

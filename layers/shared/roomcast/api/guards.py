@@ -8,16 +8,24 @@ import json
 import re
 from typing import Any
 
+# The WHATWG Encoding Standard's labels for UTF-8 (what a browser reads as UTF-8); any other
+# charset would make us read the body's bytes as something they are not.
+UTF8_LABELS = frozenset(
+    {"utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"}
+)
 # A \u escape of a UTF-16 surrogate (\ud800-\udfff): the only way a body can hold one.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # Longest text of a key or a location quoted in a message.
 _QUOTED_CHARS = 200
+# A media type's parameters: ``; name=token`` or ``; name="quoted \"string\""`` (RFC 9110 5.6.6).
+_PARAMETER = re.compile(r';\s*([^\s;=]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)')
 
 
 def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
     """Check a request body before the resolver sees it; an error response, or None when fine.
 
-    - a body not declared JSON (curl -d sends form encoding) → 415;
+    - a body not declared JSON (curl -d sends form encoding), or declared in a charset other than
+      UTF-8 → 415;
     - bytes that are not UTF-8, or JSON Python cannot parse (too deep, huge integers) → 400;
     - an object naming a key twice (``{"name": 1, "name": "x"}``: parsers disagree on which one
       counts) → 400 ``duplicate_key`` naming the key and where;
@@ -30,7 +38,8 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
     if method not in ("POST", "PUT", "PATCH") or not event.get("body"):
         return None
     headers = {str(name).lower(): str(value) for name, value in (event.get("headers") or {}).items()}
-    media_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    content_type = headers.get("content-type", "")
+    media_type = content_type.split(";", 1)[0].strip().lower()
     if media_type != "application/json" and not (
         media_type.startswith("application/") and media_type.endswith("+json")
     ):
@@ -38,6 +47,18 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
             f"request body must be JSON: send Content-Type: application/json (got {media_type or 'none'!r})"
         )
         return gateway_error(415, "unsupported_media_type", message)
+    refused_charset = _charset_not_utf8(content_type)
+    if refused_charset is not None:
+        message = (
+            f"request body must be UTF-8 JSON, but Content-Type says charset={_quoted(refused_charset)}: "
+            "send the body as UTF-8, with Content-Type: application/json (charset=utf-8 or none)"
+        )
+        return gateway_error(
+            415,
+            "unsupported_media_type",
+            message,
+            [{"field": "header.content-type", "problem": message, "type": "unsupported_charset"}],
+        )
     try:
         raw = (
             base64.b64decode(event["body"], validate=True)
@@ -76,6 +97,20 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
     }
     event["headers"]["content-type"] = "application/json"
     event["body"], event["isBase64Encoded"] = text, False
+    return None
+
+
+def _charset_not_utf8(content_type: str) -> str | None:
+    """The ``charset`` a Content-Type names when it is not UTF-8 (quotes and case do not count),
+    or None: no charset, or UTF-8."""
+    for name, value in _PARAMETER.findall(content_type):
+        if str(name).lower() != "charset":
+            continue
+        charset = str(value).strip()
+        if len(charset) >= 2 and charset[0] == charset[-1] == '"':
+            charset = re.sub(r"\\(.)", r"\1", charset[1:-1])
+        if charset.strip().lower() not in UTF8_LABELS:
+            return charset
     return None
 
 
