@@ -45,6 +45,7 @@ def _state(client: ApiClient) -> Any:
         ('{"name": "x", "eventTypes": "order.created"}', 422, ["eventTypes"]),
         ('{"name": 1, "name": "x"}', 400, ["body", '"name"', "more than once"]),
         ('{"name": "x", "eventTypes": [{"name": "a", "name": "b"}]}', 400, ["body.eventTypes.0", '"name"']),
+        ('{"name": "x", "deliveryAttempts": ' + "1" * 5000 + "}", 400, ["more than 4300 digits"]),
     ],
 )
 def test_bad_room_bodies_are_refused(tenant_a: ApiClient, body: str, status: int, words: list[str]) -> None:

@@ -185,6 +185,32 @@ def test_utf8_or_no_charset_is_accepted(content_type: str) -> None:
     assert event["headers"]["content-type"] == "application/json"
 
 
+def test_an_integer_of_more_than_4300_digits_is_a_400_saying_so() -> None:
+    # Given: valid JSON that Python will not convert (sys.get_int_max_str_digits())
+    event = _post('{"name": "x", "payload": ' + "9" * 5000 + "}")
+
+    # When
+    response = json_body_required(event)
+
+    # Then
+    assert response is not None
+    assert response["statusCode"] == 400
+    error = _error(response)
+    assert error["code"] == "integer_too_long"
+    assert error["message"] == (
+        "the body holds an integer of more than 4300 digits; roomcast accepts integers of at most 4300 digits"
+    )
+
+
+@pytest.mark.parametrize("number", ["9" * 4300, "-" + "9" * 4300])
+def test_an_integer_of_4300_digits_is_accepted(number: str) -> None:
+    # When
+    response = json_body_required(_post('{"payload": ' + number + "}"))
+
+    # Then
+    assert response is None
+
+
 @pytest.mark.parametrize("body", ['{"name": "x",', '{"name": 1}}', "[" * 100_000 + "]" * 100_000])
 def test_json_that_does_not_parse_is_still_malformed_json(body: str) -> None:
     # When

@@ -6,6 +6,7 @@ import base64
 import binascii
 import json
 import re
+import sys
 from typing import Any
 
 # The WHATWG Encoding Standard's labels for UTF-8 (what a browser reads as UTF-8); any other
@@ -26,7 +27,9 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
 
     - a body not declared JSON (curl -d sends form encoding), or declared in a charset other than
       UTF-8 → 415;
-    - bytes that are not UTF-8, or JSON Python cannot parse (too deep, huge integers) → 400;
+    - bytes that are not UTF-8, or JSON Python cannot parse (too deep) → 400 ``malformed_json``;
+    - an integer of more digits than Python converts (``sys.get_int_max_str_digits()``, 4300) →
+      400 ``integer_too_long``: valid JSON, but past what the parser reads, as nesting too deep is;
     - an object naming a key twice (``{"name": 1, "name": "x"}``: parsers disagree on which one
       counts) → 400 ``duplicate_key`` naming the key and where;
     - JSON whose top level is not an object → 422 (powertools would validate a list's first item);
@@ -71,8 +74,23 @@ def json_body_required(event: dict[str, Any]) -> dict[str, Any] | None:
     objects = _ObjectsWithDuplicateKeys()
     try:
         parsed = json.loads(text, object_pairs_hook=objects.hook)
-    except (ValueError, RecursionError):
+    except (json.JSONDecodeError, RecursionError):
         return gateway_error(400, "malformed_json", "request body is not valid JSON (or not UTF-8)")
+    except ValueError:
+        # The one ValueError the decoder raises that is not a JSONDecodeError: an integer Python
+        # will not convert (parsing stops there). Its limit stays: it is what keeps a huge number
+        # from costing quadratic time (CVE-2020-10735).
+        limit = sys.get_int_max_str_digits()
+        message = (
+            f"the body holds an integer of more than {limit} digits; "
+            f"roomcast accepts integers of at most {limit} digits"
+        )
+        return gateway_error(
+            400,
+            "integer_too_long",
+            message,
+            [{"field": "body", "problem": message, "type": "integer_too_long"}],
+        )
     if objects.found:
         duplicated_in, key = duplicate_key_at(parsed)
         named = _quoted(json.dumps(key, ensure_ascii=False))
