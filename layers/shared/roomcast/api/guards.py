@@ -9,6 +9,9 @@ import re
 import sys
 from typing import Any
 
+# Every response of the API says its Content-Type is the truth: a browser must not sniff a JSON
+# body into HTML or script.
+NOSNIFF = {"X-Content-Type-Options": "nosniff"}
 # The WHATWG Encoding Standard's labels for UTF-8 (what a browser reads as UTF-8); any other
 # charset would make us read the body's bytes as something they are not.
 UTF8_LABELS = frozenset(
@@ -216,7 +219,7 @@ def gateway_error(
     body = {"error": {"code": code, "message": message, "details": details or []}}
     return {
         "statusCode": status,
-        "headers": {"Content-Type": "application/json"},
+        "headers": {"Content-Type": "application/json", **NOSNIFF},
         "body": json.dumps(body, separators=(",", ":")),
     }
 
