@@ -222,6 +222,34 @@ def test_a_body_declared_utf8_is_read(tenant_a: ApiClient) -> None:
     assert response.json()["name"] == "café"
 
 
+def test_every_answer_is_marked_nosniff(tenant_a: ApiClient, anonymous: ApiClient) -> None:
+    # Given
+    room = tenant_a.create_room()
+
+    # When: answers of each function, of the body guard, and of the gateway itself
+    answers = {
+        "management 200": tenant_a.get(f"/rooms/{room['id']}"),
+        "management 404": tenant_a.get("/rooms/room_00000000000000000000000000000000"),
+        "management 405": tenant_a.request("PUT", f"/rooms/{room['id']}"),
+        "guard 400": tenant_a.post("/rooms", data="{", headers={"content-type": "application/json"}),
+        "publish 422": tenant_a.post(f"/rooms/{room['id']}/messages", {"payload": 1}),
+        "pull 404": tenant_a.post(f"/rooms/{room['id']}/subscriptions/sub_0/pull", {}),
+        "gateway 401": anonymous.get("/rooms"),
+        "gateway 403": anonymous.get("/rooms", headers={"Authorization": "Bearer rc_no"}),
+        "gateway 404": anonymous.get("/"),
+        "docs": anonymous.get("/docs"),
+        "document": anonymous.get("/openapi.json"),
+    }
+
+    # Then
+    assert {name: r.headers.get("x-content-type-options") for name, r in answers.items()} == {
+        name: "nosniff" for name in answers
+    }
+    for page in ("docs", "document"):
+        assert answers[page].headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in answers[page].headers["content-security-policy"]
+
+
 def test_a_body_over_the_gateway_limit_gets_413(tenant_a: ApiClient) -> None:
     response = tenant_a.post("/rooms", data=json.dumps({"name": "x" * (11 * 1024 * 1024)}))
     assert response.status_code == 413
