@@ -365,3 +365,23 @@ def test_the_api_docs_work_under_their_policy(console: Console, empty_stack: Loc
     assert answers == [401]
     assert [url for url in console.requested if not url.startswith(empty_stack.api_url)] == []
     assert [error for error in console.errors if "401" not in error] == []
+
+
+@pytest.mark.parametrize(
+    "address", ["#/rooms/..", "#/rooms/%2E%2E/subscriptions/sub_1", "#/rooms/room_1/messages/."]
+)
+def test_an_address_whose_id_is_not_plain_requests_nothing(
+    signed_in: Console, empty_stack: LocalStack, address: str
+) -> None:
+    # Given: signed in, on the rooms page
+    page = signed_in.page
+    before = len(signed_in.requested)
+
+    # When: an address whose id is a dot segment (rooms/.. would be GET / on the API)
+    page.goto(f"{signed_in.url}{address}")
+
+    # Then: the console says so and asks the API nothing
+    expect(page.get_by_role("heading", name="Not a roomcast id")).to_be_visible()
+    api = empty_stack.api_url
+    assert [url for url in signed_in.requested[before:] if not url.startswith(f"{api}/console")] == []
+    assert signed_in.errors == []
