@@ -249,6 +249,37 @@ def test_subscription_refuses_a_field_of_the_other_type_or_of_the_room(
     assert _error_types(refused.value) == {((fields["type"], refused_field), "extra_forbidden")}
 
 
+@pytest.mark.parametrize("field", ["maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs"])
+@pytest.mark.parametrize("value", [2, None])
+def test_a_pull_subscription_refuses_a_push_only_field_with_a_type_of_its_own(
+    field: str, value: object
+) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        SUBSCRIPTION.validate_python({"type": "PULL", field: value})
+
+    # Then
+    assert _error_types(refused.value) == {(("PULL", field), "push_only")}
+
+
+def test_each_subscription_types_create_schema_documents_only_its_own_fields() -> None:
+    # When
+    push = set(PushSubscriptionCreate.model_json_schema()["properties"])
+    pull_schema = PullSubscriptionCreate.model_json_schema()
+    pull = set(pull_schema["properties"])
+
+    # Then: a PULL body with a PUSH-only field is refused by the document too
+    assert pull_schema["additionalProperties"] is False
+    assert push - pull == {
+        "pushUrl",
+        "timeoutMs",
+        "maxConcurrency",
+        "rateLimitPerSecond",
+        "disableAfterFailingMs",
+    }
+    assert pull - push == {"ackWaitMs"}
+
+
 @pytest.mark.parametrize(
     ("fields", "error_type"),
     [
