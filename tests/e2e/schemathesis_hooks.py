@@ -8,7 +8,8 @@ window that ends before it starts, a PATCH field of the other subscription type.
 makes sure such a refusal is one of those and never a plain schema mismatch (``validation_error``
 of a kind JSON Schema could have said), so the documented schema stays exactly the enforced one.
 What the document can say, it says, and is not allowed here: a PUSH-only field on a PULL create
-(the create body is a union discriminated by ``type``).
+(the create body is a union discriminated by ``type``) and ``messageIds`` beside ``since``/``until``
+on a replay (the replay schema's ``not``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ SEMANTIC_REFUSALS = frozenset(
         "idempotency_key_reused",
         "invalid_receipt",
         "invalid_operations_room",  # a room named as its own operations room
-        "exclusive_fields",  # a replay naming messageIds and a time window
         "empty_window",  # a replay window whose since is after its until
         "invalid_text",  # a lone UTF-16 surrogate in a string or key (JSON allows it)
     }
