@@ -43,6 +43,9 @@ def _state(client: ApiClient) -> Any:
         ('{"name": "x", "eventTypes": [{"name": "a", "versions": ["1", "1"]}]}', 422, ["unique"]),
         ('{"name": "x", "eventTypes": [{"name": "bad name!"}]}', 422, ["eventTypes"]),
         ('{"name": "x", "eventTypes": "order.created"}', 422, ["eventTypes"]),
+        ('{"name": 1, "name": "x"}', 400, ["body", '"name"', "more than once"]),
+        ('{"name": "x", "eventTypes": [{"name": "a", "name": "b"}]}', 400, ["body.eventTypes.0", '"name"']),
+        ('{"name": "x", "deliveryAttempts": ' + "1" * 5000 + "}", 400, ["more than 4300 digits"]),
     ],
 )
 def test_bad_room_bodies_are_refused(tenant_a: ApiClient, body: str, status: int, words: list[str]) -> None:
@@ -190,6 +193,61 @@ def test_a_body_that_is_not_declared_json_gets_415(tenant_a: ApiClient) -> None:
     # Then
     assert_error(response, 415, "Content-Type: application/json")
     assert tenant_a.get("/rooms").json()["rooms"] == []
+
+
+@pytest.mark.parametrize("charset", ["utf-16", '"UTF-16LE"', "iso-8859-1"])
+def test_a_body_declared_in_another_charset_than_utf8_gets_415(tenant_a: ApiClient, charset: str) -> None:
+    # When: a UTF-8 body declared as something else
+    response = tenant_a.post(
+        "/rooms", data='{"name": "x"}', headers={"content-type": f"application/json; charset={charset}"}
+    )
+
+    # Then
+    unquoted = charset.strip('"')
+    error = assert_error(response, 415, f"charset={unquoted}", "UTF-8")
+    assert error["error"]["code"] == "unsupported_media_type"
+    assert tenant_a.get("/rooms").json()["rooms"] == []
+
+
+def test_a_body_declared_utf8_is_read(tenant_a: ApiClient) -> None:
+    # When
+    response = tenant_a.post(
+        "/rooms",
+        data='{"name": "café"}'.encode(),
+        headers={"content-type": 'application/json; charset="UTF-8"'},
+    )
+
+    # Then
+    assert response.status_code == 201, response.text
+    assert response.json()["name"] == "café"
+
+
+def test_every_answer_is_marked_nosniff(tenant_a: ApiClient, anonymous: ApiClient) -> None:
+    # Given
+    room = tenant_a.create_room()
+
+    # When: answers of each function, of the body guard, and of the gateway itself
+    answers = {
+        "management 200": tenant_a.get(f"/rooms/{room['id']}"),
+        "management 404": tenant_a.get("/rooms/room_00000000000000000000000000000000"),
+        "management 405": tenant_a.request("PUT", f"/rooms/{room['id']}"),
+        "guard 400": tenant_a.post("/rooms", data="{", headers={"content-type": "application/json"}),
+        "publish 422": tenant_a.post(f"/rooms/{room['id']}/messages", {"payload": 1}),
+        "pull 404": tenant_a.post(f"/rooms/{room['id']}/subscriptions/sub_0/pull", {}),
+        "gateway 401": anonymous.get("/rooms"),
+        "gateway 403": anonymous.get("/rooms", headers={"Authorization": "Bearer rc_no"}),
+        "gateway 404": anonymous.get("/"),
+        "docs": anonymous.get("/docs"),
+        "document": anonymous.get("/openapi.json"),
+    }
+
+    # Then
+    assert {name: r.headers.get("x-content-type-options") for name, r in answers.items()} == {
+        name: "nosniff" for name in answers
+    }
+    for page in ("docs", "document"):
+        assert answers[page].headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in answers[page].headers["content-security-policy"]
 
 
 def test_a_body_over_the_gateway_limit_gets_413(tenant_a: ApiClient) -> None:

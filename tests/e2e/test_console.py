@@ -343,3 +343,45 @@ def test_the_stack_serves_the_console_with_a_strict_policy_and_nothing_else(
     assert script.headers["content-type"].startswith("text/javascript")
     assert outside.status_code == 404
     assert outside.json()["error"]["code"] == "not_found"
+
+
+def test_the_api_docs_work_under_their_policy(console: Console, empty_stack: LocalStack) -> None:
+    # Given: the Swagger UI page, whose inline code only its policy's hashes let run
+    page = console.page
+    answers: list[int] = []
+    page.on(
+        "response", lambda response: answers.append(response.status) if "/rooms" in response.url else None
+    )
+
+    # When: an operation is tried out from it
+    page.goto(f"{empty_stack.api_url}/docs")
+    operation = page.locator(".opblock").filter(has_text="List rooms")
+    operation.locator(".opblock-summary").click()
+    operation.get_by_role("button", name="Try it out").click()
+    operation.get_by_role("button", name="Execute").click()
+
+    # Then: it rendered and called the API (401: no key given), and the policy refused nothing
+    expect(operation.locator(".live-responses-table")).to_contain_text("401")
+    assert answers == [401]
+    assert [url for url in console.requested if not url.startswith(empty_stack.api_url)] == []
+    assert [error for error in console.errors if "401" not in error] == []
+
+
+@pytest.mark.parametrize(
+    "address", ["#/rooms/..", "#/rooms/%2E%2E/subscriptions/sub_1", "#/rooms/room_1/messages/."]
+)
+def test_an_address_whose_id_is_not_plain_requests_nothing(
+    signed_in: Console, empty_stack: LocalStack, address: str
+) -> None:
+    # Given: signed in, on the rooms page
+    page = signed_in.page
+    before = len(signed_in.requested)
+
+    # When: an address whose id is a dot segment (rooms/.. would be GET / on the API)
+    page.goto(f"{signed_in.url}{address}")
+
+    # Then: the console says so and asks the API nothing
+    expect(page.get_by_role("heading", name="Not a roomcast id")).to_be_visible()
+    api = empty_stack.api_url
+    assert [url for url in signed_in.requested[before:] if not url.startswith(f"{api}/console")] == []
+    assert signed_in.errors == []

@@ -914,10 +914,6 @@ UNPARSABLE_BODIES = [
     pytest.param(
         "messages", b'{"payload": ' + b'{"a":' * 40_000 + b"1" + b"}" * 40_001, id="messages-objects-deep"
     ),
-    pytest.param(
-        "messages", message_body(payload=0).replace("0}", "9" * 5_000 + "}").encode(), id="5000-digits"
-    ),
-    pytest.param("pull", b'{"maxMessages": ' + b"1" * 5_000 + b"}", id="pull-5000-digit-count"),
     pytest.param("ack", b'{"receipts": ["\xff"]}', id="ack-latin-1"),
     pytest.param("nack", '{"receipts": ["rcpt_x"]}'.encode("utf-16"), id="nack-utf-16"),
 ]
@@ -939,5 +935,36 @@ def test_a_body_python_cannot_parse_gets_400_not_500(tenant_a: ApiClient, action
 
     # Then
     assert_error(response, 400, "json")
+    pulled = pull(tenant_a, room_id, subscription_id)
+    assert [(m["messageId"], m["attempt"]) for m in pulled] == [(published["messageId"], 0)]
+
+
+@pytest.mark.parametrize(
+    ("action", "body"),
+    [
+        pytest.param(
+            "messages", message_body(payload=0).replace("0}", "9" * 5_000 + "}").encode(), id="5000-digits"
+        ),
+        pytest.param("pull", b'{"maxMessages": ' + b"1" * 5_000 + b"}", id="pull-5000-digit-count"),
+    ],
+)
+def test_an_integer_python_will_not_convert_gets_400_saying_so(
+    tenant_a: ApiClient, action: str, body: bytes
+) -> None:
+    # Given: a message waiting
+    room_id, subscription_id = room_with_subscription(tenant_a)
+    published = publish(tenant_a, room_id)
+    path = (
+        f"/rooms/{room_id}/messages"
+        if action == "messages"
+        else f"{subscription_path(room_id, subscription_id)}/{action}"
+    )
+
+    # When: valid JSON, with an integer past sys.get_int_max_str_digits() (not malformed_json)
+    response = tenant_a.post(path, data=body, headers=JSON_CONTENT)
+
+    # Then
+    error = assert_error(response, 400, "more than 4300 digits", "at most 4300 digits")
+    assert error["error"]["code"] == "integer_too_long"
     pulled = pull(tenant_a, room_id, subscription_id)
     assert [(m["messageId"], m["attempt"]) for m in pulled] == [(published["messageId"], 0)]

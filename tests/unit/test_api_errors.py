@@ -220,3 +220,36 @@ def test_a_request_this_function_gets_for_a_path_served_elsewhere_is_405() -> No
     # Then
     assert response["statusCode"] == 405
     assert response["headers"]["Allow"] == "POST"
+
+
+def test_push_only_fields_on_a_pull_create_alone_are_a_400_push_only_naming_each() -> None:
+    # Given
+    errors = _errors_of(
+        SUBSCRIPTION.validate_python, {"type": "PULL", "maxConcurrency": 2, "rateLimitPerSecond": 1}
+    )
+
+    # When
+    response = validation_error_response(errors)
+
+    # Then
+    assert response.status_code == 400
+    body: Any = response.body
+    assert body["error"]["code"] == "push_only"
+    assert body["error"]["details"] == [
+        {"field": f"body.{name}", "problem": "applies to PUSH subscriptions only", "type": "push_only"}
+        for name in ("maxConcurrency", "rateLimitPerSecond")
+    ]
+
+
+def test_push_only_fields_beside_other_problems_are_one_422_listing_all() -> None:
+    # Given
+    errors = _errors_of(SUBSCRIPTION.validate_python, {"type": "PULL", "maxConcurrency": 2, "ackWaitMs": 1})
+
+    # When
+    response = validation_error_response(errors)
+
+    # Then
+    assert response.status_code == 422
+    body: Any = response.body
+    assert body["error"]["code"] == "validation_error"
+    assert {d["type"] for d in body["error"]["details"]} == {"greater_than_equal", "push_only"}

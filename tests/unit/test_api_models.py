@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from jsonschema_rs import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 
+from management_api.dead_letters.models import ReplayRequest
 from management_api.rooms.models import RoomCreate, RoomPatch
 from management_api.subscriptions.models import (
     PullSubscriptionCreate,
@@ -249,6 +252,37 @@ def test_subscription_refuses_a_field_of_the_other_type_or_of_the_room(
     assert _error_types(refused.value) == {((fields["type"], refused_field), "extra_forbidden")}
 
 
+@pytest.mark.parametrize("field", ["maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs"])
+@pytest.mark.parametrize("value", [2, None])
+def test_a_pull_subscription_refuses_a_push_only_field_with_a_type_of_its_own(
+    field: str, value: object
+) -> None:
+    # When
+    with pytest.raises(ValidationError) as refused:
+        SUBSCRIPTION.validate_python({"type": "PULL", field: value})
+
+    # Then
+    assert _error_types(refused.value) == {(("PULL", field), "push_only")}
+
+
+def test_each_subscription_types_create_schema_documents_only_its_own_fields() -> None:
+    # When
+    push = set(PushSubscriptionCreate.model_json_schema()["properties"])
+    pull_schema = PullSubscriptionCreate.model_json_schema()
+    pull = set(pull_schema["properties"])
+
+    # Then: a PULL body with a PUSH-only field is refused by the document too
+    assert pull_schema["additionalProperties"] is False
+    assert push - pull == {
+        "pushUrl",
+        "timeoutMs",
+        "maxConcurrency",
+        "rateLimitPerSecond",
+        "disableAfterFailingMs",
+    }
+    assert pull - push == {"ackWaitMs"}
+
+
 @pytest.mark.parametrize(
     ("fields", "error_type"),
     [
@@ -326,3 +360,39 @@ def test_an_integral_number_is_an_integer_as_in_json_schema() -> None:
     # Then
     assert (room.deliveryDelayMs, room.deliveryAttempts) == (1000, 3)
     assert type(room.deliveryDelayMs) is int
+
+
+# -- dead-letter replay ---------------------------------------------------------------------------
+
+SINCE = "2026-11-22T10:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("body", "accepted"),
+    [
+        ({}, True),
+        ({"messageIds": ["msg_1"]}, True),
+        ({"since": SINCE, "until": SINCE}, True),
+        ({"messageIds": ["msg_1"], "since": None, "until": None}, True),
+        ({"messageIds": None, "since": SINCE}, True),
+        ({"messageIds": ["msg_1"], "since": SINCE}, False),
+        ({"messageIds": ["msg_1"], "until": SINCE}, False),
+        ({"messageIds": ["msg_1"], "since": SINCE, "until": SINCE}, False),
+    ],
+)
+def test_the_replay_schema_says_ids_and_a_window_exclude_each_other_as_the_model_does(
+    body: dict[str, Any], accepted: bool
+) -> None:
+    # Given
+    schema = Draft202012Validator(ReplayRequest.model_json_schema())
+
+    # When
+    try:
+        ReplayRequest.model_validate_json(json.dumps(body))
+        refused_by_model = set()
+    except ValidationError as error:
+        refused_by_model = {e["type"] for e in error.errors()}
+
+    # Then: the document and the API agree, and the API's refusal keeps its own type
+    assert schema.is_valid(body) is accepted
+    assert refused_by_model == (set() if accepted else {"exclusive_fields"})

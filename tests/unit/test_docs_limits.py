@@ -4,6 +4,7 @@ fails (issue 10 found the docs and the code disagreeing)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,7 @@ def grouped(number: int) -> str:
         f"{grouped(limits.MAX_DISABLE_AFTER_FAILING_MS)} (30 days)",
         'An empty list (`"destinations": []`) is refused',
         "`422 invalid_text`",
+        f"An integer of more than {grouped(sys.get_int_max_str_digits())} digits",
         "without a body, or with `{}`: every dead letter",
     ],
 )

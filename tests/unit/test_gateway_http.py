@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roomcast_dev.gateway import MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, Gateway
-from roomcast_dev.template import Route
+from roomcast_dev.template import Authorizer, Route
 
 ROUTES = [
     Route("ANY", "/{proxy+}", "Echo", authorized=False),
@@ -125,6 +125,7 @@ def _refusal(gateway: Gateway, raw: bytes) -> Reply:
 
 def _assert_json_message(reply: Reply, expected: str) -> None:
     assert reply.headers["content-type"] == "application/json"
+    assert reply.headers["x-content-type-options"] == "nosniff"
     assert json.loads(reply.body) == {"message": expected}
     assert int(reply.headers["content-length"]) == len(reply.body)
 
@@ -179,6 +180,60 @@ def test_unmatched_method_and_path_get_json_not_found(echo: Echo) -> None:
         assert reply.status == 404
         _assert_json_message(reply, "Not Found")
         assert echo.events == []
+    finally:
+        gateway.stop()
+
+
+@pytest.mark.parametrize(
+    ("authorization", "status", "message"),
+    [("", 401, "Unauthorized"), ("Authorization: Bearer refused\r\n", 403, "Forbidden")],
+)
+def test_the_authorizers_refusals_are_json_that_is_never_sniffed(
+    echo: Echo, authorization: str, status: int, message: str
+) -> None:
+    # Given a gateway whose authorizer refuses every key
+    def invoke(function_id: str, event: dict[str, Any]) -> dict[str, Any]:
+        return {"isAuthorized": False} if function_id == "Authorizer" else echo(function_id, event)
+
+    gateway = Gateway(
+        routes=[Route("GET", "/rooms", "Echo", authorized=True)],
+        authorizer=Authorizer("Authorizer", ("authorization",), 0),
+        invoke=invoke,
+    )
+    gateway.start()
+    try:
+        # When
+        reply = _exchange(gateway, f"GET /rooms HTTP/1.1\r\nHost: x\r\n{authorization}\r\n".encode())
+
+        # Then
+        assert reply.status == status
+        _assert_json_message(reply, message)
+        assert echo.events == []
+    finally:
+        gateway.stop()
+
+
+def test_a_functions_headers_reach_the_client_as_they_were_answered(echo: Echo) -> None:
+    # Given a function answering with protective headers
+    headers = {
+        "Content-Type": "text/html; charset=utf-8",
+        "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+    }
+    gateway = Gateway(
+        routes=ROUTES,
+        authorizer=None,
+        invoke=lambda function_id, event: {"statusCode": 200, "headers": headers, "body": "<p>hi</p>"},
+    )
+    gateway.start()
+    try:
+        # When
+        reply = _exchange(gateway, b"GET /page HTTP/1.1\r\nHost: x\r\n\r\n")
+
+        # Then
+        assert reply.status == 200
+        assert {name.lower(): value for name, value in headers.items()}.items() <= reply.headers.items()
     finally:
         gateway.stop()
 

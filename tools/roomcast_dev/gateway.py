@@ -366,8 +366,10 @@ class Gateway:
             request.wfile.write(body)
 
     def _reply_message(self, request: BaseHTTPRequestHandler, status: int, message: str) -> None:
+        # nosniff as on the functions' answers (roomcast.api.handlers): JSON is never sniffed as HTML.
         body = json.dumps({"message": message}).encode()
-        self._send(request, status, {"content-type": "application/json"}, body)
+        headers = {"content-type": "application/json", "x-content-type-options": "nosniff"}
+        self._send(request, status, headers, body)
 
     def _reply_result(self, request: BaseHTTPRequestHandler, result: Any) -> None:
         """Payload 2.0: a dict with statusCode is a full response; anything else is a JSON 200 body."""

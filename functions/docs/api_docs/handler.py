@@ -8,12 +8,15 @@ docs/decisions/0015-one-home-per-route.md). This function only serves that file.
 
 The console is the static files in ``console/`` beside this module (docs/console.md): a page, one
 ES module, one style sheet and an icon, served under a strict Content-Security-Policy. They hold no
-secret: the page asks for an API key and calls the API from the browser with it.
+secret: the page asks for an API key and calls the API from the browser with it. ``/docs`` and
+``/openapi.json`` share the console's origin, so they get policies as strict as what they hold allows.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import re
 from dataclasses import dataclass
 from functools import cache
 from http import HTTPStatus
@@ -24,6 +27,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from roomcast.api.errors import error_response, install_error_handlers
+from roomcast.api.handlers import with_nosniff
 from roomcast.observability import logger
 
 DOCUMENT_PATH = Path(__file__).with_name("openapi.json")
@@ -52,6 +56,19 @@ CONSOLE_SECURITY_HEADERS = {
     "Cache-Control": "no-cache",
 }
 
+# /openapi.json is a document, never a page: nothing in it may load or run, nor be framed.
+DOCUMENT_SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+# /docs is powertools' Swagger UI page: its bundle, its style sheet and the script that starts it
+# are inline (nothing from a CDN), so its policy allows exactly those by hash (``docs_policy``) and
+# otherwise says what the console's says. Swagger UI's icons are data: URLs in its style sheet;
+# "Try it out" calls the API on this origin.
+_INLINE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
+
 app = APIGatewayHttpResolver()
 install_error_handlers(app)
 
@@ -79,6 +96,21 @@ def swagger_html(document: str) -> str:
         None,  # type: ignore[arg-type]  # None inlines the bundled assets (no CDN)
         None,
         False,
+    )
+
+
+@cache
+def docs_policy(page: str) -> str:
+    """The Content-Security-Policy of the Swagger UI ``page``: its own inline scripts and style
+    sheet, by their SHA-256, and nothing else."""
+    hashes: dict[str, list[str]] = {"script": [], "style": []}
+    for tag, content in _INLINE.findall(page):
+        digest = base64.b64encode(hashlib.sha256(content.encode("utf-8")).digest()).decode("ascii")
+        hashes[tag].append(f"'sha256-{digest}'")
+    return (
+        f"default-src 'none'; script-src {' '.join(hashes['script'])}; "
+        f"style-src {' '.join(hashes['style'])}; img-src 'self' data:; connect-src 'self'; "
+        "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
 
 
@@ -143,7 +175,12 @@ def openapi_document() -> Response[Any]:
     document = openapi_json()
     if document is None:
         return _not_built()
-    return Response(status_code=HTTPStatus.OK, content_type=content_types.APPLICATION_JSON, body=document)
+    return Response(
+        status_code=HTTPStatus.OK,
+        content_type=content_types.APPLICATION_JSON,
+        body=document,
+        headers=DOCUMENT_SECURITY_HEADERS,
+    )
 
 
 @app.get("/docs", include_in_schema=False)
@@ -151,10 +188,16 @@ def swagger_ui() -> Response[Any]:
     document = openapi_json()
     if document is None:
         return _not_built()
+    page = swagger_html(document)
+    headers = {
+        **CONSOLE_SECURITY_HEADERS,
+        "Content-Security-Policy": docs_policy(page),
+        "Cache-Control": "no-cache",
+    }
     return Response(
-        status_code=HTTPStatus.OK, content_type="text/html; charset=utf-8", body=swagger_html(document)
+        status_code=HTTPStatus.OK, content_type="text/html; charset=utf-8", body=page, headers=headers
     )
 
 
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return with_nosniff(app.resolve(event, context))

@@ -40,8 +40,24 @@ function apiKey() {
   return sessionStorage.getItem(KEY_STORAGE);
 }
 
+// roomcast's ids (room_…, sub_…, msg_…): letters, digits, _ and -. A screen's address must hold
+// such ids; anything else could make a path of its own.
+const PLAIN_ID = /^[A-Za-z0-9_-]+$/;
+
+class InvalidPathSegment extends Error {}
+
+// An API path from its segments, each encoded. A "." or ".." survives encodeURIComponent and the
+// URL parser would resolve it (rooms/.. -> the API's root), so it is refused, never sent.
 function apiPath(...segments) {
-  return segments.map((segment) => encodeURIComponent(segment)).join("/");
+  return segments
+    .map((segment) => {
+      const text = String(segment);
+      if (text === "" || text === "." || text === "..") {
+        throw new InvalidPathSegment(`"${text}" cannot be part of an API path: the console sent nothing`);
+      }
+      return encodeURIComponent(text);
+    })
+    .join("/");
 }
 
 async function api(method, path, { query = {}, body, key = apiKey() } = {}) {
@@ -895,9 +911,21 @@ function notFoundView() {
   return [h("h1", { tabindex: "-1" }, "No such page"), h("p", {}, "The console has no page at this address. ", link("#/rooms", "Go to the rooms"), ".")];
 }
 
+function invalidIdView(id) {
+  setBreadcrumb([["Rooms", "#/rooms"]]);
+  return [
+    h("h1", { tabindex: "-1" }, "Not a roomcast id"),
+    h("p", {}, "This address names ", code(id), ", which is not an id: roomcast ids are letters, digits, _ and - (like ", code("room_…"), "). Nothing was asked of the API. ", link("#/rooms", "Go to the rooms"), "."),
+  ];
+}
+
 function viewFor(current, parts) {
   if (parts.length === 0 || (parts.length === 1 && parts[0] === "rooms")) return () => roomsView(current);
   if (parts[0] !== "rooms") return notFoundView;
+  // Every other part of a screen's address is an id (rooms/<id>/subscriptions/<id>): checked
+  // before any request is built from it.
+  const invalid = parts.find((part, index) => index % 2 === 1 && !PLAIN_ID.test(part));
+  if (invalid !== undefined) return () => invalidIdView(invalid);
   if (parts.length === 2) return () => roomView(current, parts[1]);
   if (parts.length === 4 && parts[2] === "subscriptions") return () => subscriptionView(current, parts[1], parts[3]);
   if (parts.length === 4 && parts[2] === "messages") return () => messageView(current, parts[1], parts[3]);

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from roomcast.api.models import ApiModel, Instant, MessageView, examples
@@ -46,11 +47,29 @@ class DeadLetterList(BaseModel):
     )
 
 
+# messageIds with since or until, in JSON Schema: the replay's schema says "not" this. A null is
+# absent here as in the model, so only an array of ids beside a time counts.
+_IDS_WITH_A_WINDOW: JsonDict = {
+    "description": "messageIds with since or until: give one or the other, not both",
+    "required": ["messageIds"],
+    "properties": {"messageIds": {"type": "array"}},
+    "anyOf": [
+        {"required": ["since"], "properties": {"since": {"type": "string"}}},
+        {"required": ["until"], "properties": {"until": {"type": "string"}}},
+    ],
+}
+
+
 class ReplayRequest(ApiModel):
-    model_config = examples(
-        {"messageIds": ["msg_576e648137579110cd6d80e1bdbec8d3"]},
-        {"since": "2026-11-22T10:00:00Z", "until": "2026-11-22T11:00:00Z"},
-        {},
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"messageIds": ["msg_576e648137579110cd6d80e1bdbec8d3"]},
+                {"since": "2026-11-22T10:00:00Z", "until": "2026-11-22T11:00:00Z"},
+                {},
+            ],
+            "not": _IDS_WITH_A_WINDOW,
+        }
     )
 
     messageIds: (
@@ -75,7 +94,8 @@ class ReplayRequest(ApiModel):
 
     @model_validator(mode="after")
     def _one_selection(self) -> ReplayRequest:
-        # JSON Schema cannot say "not both", so these refusals have types of their own.
+        # The schema says "not both" too (_IDS_WITH_A_WINDOW); no JSON Schema compares two
+        # fields, so an empty window is refused here only. Each refusal has a type of its own.
         if self.messageIds is not None and (self.since is not None or self.until is not None):
             raise PydanticCustomError("exclusive_fields", "give messageIds or since/until, not both")
         if self.since is not None and self.until is not None and self.since > self.until:

@@ -1,16 +1,18 @@
 """Subscription requests and responses (the public contract; see /openapi.json).
 
-Creation is a union discriminated by ``type``. A PATCH body is checked twice: against every
-field a subscription can have (the documented schema), then against the fields of the
-subscription's own type (``SubscriptionPatch.for_type``), so ``pushUrl`` on a PULL subscription
-is refused by a model, not by service code.
+Creation is a union discriminated by ``type``, and each type's schema has only its own fields. A
+PATCH body is checked twice: against every field a subscription can have (the documented schema),
+then against the fields of the subscription's own type (``SubscriptionPatch.for_type``), so
+``pushUrl`` on a PULL subscription is refused by a model, not by service code.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
 
 from management_api.fields import (
     AckWaitMs,
@@ -88,11 +90,21 @@ class _PushControls(ApiModel):
     disableAfterFailingMs: DisableAfterFailingMs | None = None
 
 
-class _SubscriptionCreate(_Overrides, _PushControls):
+def _refuse_push_only(value: object) -> object:
+    raise PydanticCustomError("push_only", "applies to PUSH subscriptions only")
+
+
+# A PUSH-only field on a PULL create: left out of the documented schema (which refuses it as an
+# unknown field, so generated clients never send it), refused here with a type of its own, which
+# the API answers as 400 `push_only`, as it answers a PATCH giving one to a PULL subscription.
+_PushOnly = SkipJsonSchema[Annotated[Any, AfterValidator(_refuse_push_only)]]
+
+
+class _SubscriptionCreate(_Overrides):
     eventTypes: EventTypes = []
 
 
-class PushSubscriptionCreate(_SubscriptionCreate):
+class PushSubscriptionCreate(_SubscriptionCreate, _PushControls):
     model_config = examples(
         {"type": "PUSH", "pushUrl": "https://hooks.example.com/roomcast"},
         {
@@ -118,6 +130,9 @@ class PullSubscriptionCreate(_SubscriptionCreate):
 
     type: Literal["PULL"]
     ackWaitMs: AckWaitMs | None = None
+    maxConcurrency: _PushOnly = None
+    rateLimitPerSecond: _PushOnly = None
+    disableAfterFailingMs: _PushOnly = None
 
 
 SubscriptionCreate = Annotated[PushSubscriptionCreate | PullSubscriptionCreate, Field(discriminator="type")]

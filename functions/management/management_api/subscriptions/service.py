@@ -57,8 +57,6 @@ class SubscriptionsService:
         self, tenant_id: str, room_id: str, request: PushSubscriptionCreate | PullSubscriptionCreate
     ) -> CreatedSubscription:
         """A PUSH subscription gets a signing secret (returned once); a PULL one its queues."""
-        if request.type == "PULL":
-            _refuse_push_only(request.model_fields_set)
         self.catalog.get_room(tenant_id, room_id)
         # Refused early when full (before any queue is made); the write checks again, atomically.
         if self.catalog.count_subscriptions(tenant_id, room_id) >= limits.MAX_SUBSCRIPTIONS_PER_ROOM:

@@ -66,10 +66,19 @@ def _summary(details: list[dict[str, str]]) -> str:
     return "; ".join(f"{d['field']}: {d['problem']}" for d in details[:5]) or "invalid request"
 
 
+# Refusals made by a model that keep the status and code the API gave them before a model made
+# them (a PUSH-only field on a PULL subscription, refused by its create schema): answered so when
+# they are the only problems of the request.
+OWN_STATUS = {"push_only": 400}
+
+
 def validation_error_response(errors: Sequence[Any]) -> Response[Any]:
     details = _details(errors)
     if any(d["type"] == "json_invalid" for d in details):
         return error_response(400, "malformed_json", "request body is not valid JSON", details)
+    kinds = {d["type"] for d in details}
+    if len(kinds) == 1 and (kind := kinds.pop()) in OWN_STATUS:
+        return error_response(OWN_STATUS[kind], kind, _summary(details), details)
     return error_response(422, "validation_error", _summary(details), details)
 
 

@@ -12,7 +12,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from roomcast.api.errors import install_error_handlers
-from roomcast.api.guards import body_too_large, json_body_required
+from roomcast.api.guards import NOSNIFF, body_too_large, json_body_required
 from roomcast.observability import logger, metrics
 
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
@@ -35,6 +35,7 @@ def http_handler(
     max_body_bytes: int | Callable[[dict[str, Any]], int] | None = None,
 ) -> LambdaHandler:
     """``lambda_handler`` of an API function: guards first (body size, JSON), then the routes;
+    every answer carries ``X-Content-Type-Options: nosniff``;
     ``flush_log(request_id)`` writes the invocation's delivery-log records whatever happened.
     ``max_body_bytes``: one limit, or the limit for an event (routes with different limits)."""
 
@@ -44,8 +45,17 @@ def http_handler(
         try:
             limit = max_body_bytes(event) if callable(max_body_bytes) else max_body_bytes
             too_large = body_too_large(event, limit) if limit is not None else None
-            return too_large or json_body_required(event) or app.resolve(event, context)
+            return with_nosniff(too_large or json_body_required(event) or app.resolve(event, context))
         finally:
             flush_log(context.aws_request_id)
 
     return lambda_handler
+
+
+def with_nosniff(response: dict[str, Any]) -> dict[str, Any]:
+    """``response`` (payload 2.0) with ``X-Content-Type-Options: nosniff``: every answer of the
+    API is JSON, and a browser must never sniff one into HTML or script."""
+    headers = response.setdefault("headers", {})
+    if not any(str(name).lower() == "x-content-type-options" for name in headers):
+        headers.update(NOSNIFF)
+    return response

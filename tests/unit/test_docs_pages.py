@@ -1,0 +1,96 @@
+"""/docs and /openapi.json as the docs function serves them, on the console's origin: each under a
+policy as strict as what it holds allows, never framed, never sniffed. The browser test of /docs
+under its policy is in tests/e2e/test_console.py."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api_docs import handler
+from tests.support import FakeLambdaContext, api_event
+
+DOCUMENT = {"openapi": "3.1.0", "info": {"title": "roomcast", "version": "1"}, "paths": {}}
+
+
+@pytest.fixture(autouse=True)
+def built_document(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    path = tmp_path / "openapi.json"
+    path.write_text(json.dumps(DOCUMENT), encoding="utf-8")
+    monkeypatch.setattr(handler, "DOCUMENT_PATH", path)
+    handler.openapi_json.cache_clear()
+    yield
+    handler.openapi_json.cache_clear()
+
+
+def get(path: str) -> dict[str, Any]:
+    context: Any = FakeLambdaContext()
+    response: dict[str, Any] = handler.lambda_handler(api_event("GET", path), context)
+    return response
+
+
+def _policy(headers: dict[str, str]) -> dict[str, str]:
+    return dict(part.strip().split(" ", 1) for part in headers["Content-Security-Policy"].split(";"))
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+def test_the_docs_page_runs_only_its_own_inline_scripts_and_style() -> None:
+    # When
+    response = get("/docs")
+
+    # Then: the policy allows exactly the page's inline code, by hash, and loads nothing else
+    assert response["statusCode"] == 200
+    page = response["body"]
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.DOTALL)
+    styles = re.findall(r"<style>(.*?)</style>", page, flags=re.DOTALL)
+    assert (len(scripts), len(styles)) == (2, 1)  # Swagger UI's bundle and its start; its style sheet
+    assert ("<script src" in page, "<link" in page) == (False, False)  # nothing from a CDN
+    policy = _policy(response["headers"])
+    assert policy["script-src"].split() == [_sha256(script) for script in scripts]
+    assert policy["style-src"].split() == [_sha256(style) for style in styles]
+    assert policy["default-src"] == policy["object-src"] == policy["frame-ancestors"] == "'none'"
+    assert policy["connect-src"] == "'self'"
+    assert "unsafe" not in response["headers"]["Content-Security-Policy"]
+
+
+@pytest.mark.parametrize("path", ["/docs", "/openapi.json"])
+def test_docs_and_document_are_never_framed_or_sniffed(path: str) -> None:
+    # When
+    response = get(path)
+
+    # Then
+    headers = response["headers"]
+    assert response["statusCode"] == 200
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["X-Frame-Options"] == "DENY"
+    assert headers["Referrer-Policy"] == "no-referrer"
+    assert _policy(headers)["frame-ancestors"] == "'none'"
+
+
+def test_the_document_may_load_and_run_nothing() -> None:
+    # When
+    response = get("/openapi.json")
+
+    # Then
+    assert json.loads(response["body"]) == DOCUMENT
+    assert _policy(response["headers"])["default-src"] == "'none'"
+
+
+@pytest.mark.parametrize("path", ["/console/nothing.js", "/nowhere"])
+def test_the_docs_functions_errors_are_not_sniffed_either(path: str) -> None:
+    # When
+    response = get(path)
+
+    # Then
+    assert response["statusCode"] == 404
+    assert response["headers"]["X-Content-Type-Options"] == "nosniff"
