@@ -26,7 +26,7 @@ import requests
 
 from bench.harness import FUNCTION_LOG
 from bench.meter import METER, install_meter
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.functions import FUNCTION_LOG_VARIABLE, InvocationTiming
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
@@ -201,7 +201,7 @@ def _queues_empty() -> bool:
 
 def _scenario(stack: LocalStack, name: str, batch: int) -> Run:
     stack.reset()
-    repository = Repository(stack.output("TableName"), client=stack.client("dynamodb"))
+    repository = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
     session = requests.Session()
     session.headers["Authorization"] = f"Bearer {create_api_key(repository, 'bench-cost')}"
     endpoints = _Endpoints()

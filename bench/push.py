@@ -99,7 +99,7 @@ def run() -> dict[str, bool]:
     counter = AwsCallCounter.installed()
     with bench_stack() as (model, endpoint_url):
         manage, publish, push = load_handlers(model, "ManagementFunction", "PublishFunction", "PushFunction")
-        from push_worker.service import webhook_body  # importable once the handler is loaded
+        from push_worker.webhook import WebhookBody  # importable once the handler is loaded
         from roomcast.dal.aws import sqs_client
         from roomcast.domain.envelope import Envelope
 
@@ -121,7 +121,7 @@ def run() -> dict[str, bool]:
                     _publish(publish, room_id)
                     records = _drain_push_queue(sqs, push_queue, BATCH)
                     # the same bytes the webhooks carry
-                    bodies = [webhook_body(Envelope.from_json(r["body"])) for r in records]
+                    bodies = [WebhookBody.of(Envelope.from_json(r["body"])).to_bytes() for r in records]
                     counter.reset()
                     batch_samples.append(timed(partial(push, {"Records": records}, FakeContext())))
                     emulator_samples.append(counter.in_flight_seconds())

@@ -17,9 +17,9 @@ from roomcast.dal.pages import Page, Position
 from roomcast.dal.queues import PullQueues, Received
 from roomcast.dal.repository import FailoverLink
 from roomcast.dal.sender import Outgoing, Unsent
-from roomcast.delivery.log import LogRecord
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.flow import live_leases, reserve_start
+from roomcast.domain.log_records import LogRecord
 from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, DeliveryStatus, Message, TrackedMessage
 from roomcast.domain.models import Room, Subscription, SubscriptionType
 from roomcast.errors import Conflict, LimitExceeded, NotFound

@@ -82,7 +82,7 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
     from roomcast.credentials import hash_api_key
     from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore
     from roomcast.dal.queues import QueueAdmin
-    from roomcast.dal.repository import Repository
+    from roomcast.dal.repository import CatalogStore
     from roomcast.domain.models import (
         DeliveryOverrides,
         Room,
@@ -92,7 +92,7 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
         SubscriptionType,
     )
 
-    repository = Repository(table_name, client=dynamodb)
+    repository = CatalogStore(table_name, client=dynamodb)
     stamp = SAMPLE_STAMP
     ApiKeyStore.sharing(repository).put(
         hash_api_key(SAMPLE_API_KEY), ApiKeyEntry(SAMPLE_TENANT, SAMPLE_API_KEY_ID, "sample", stamp)

@@ -22,7 +22,7 @@ from pyspark.sql.types import (
 
 SCHEMA_VERSION: Final = 1
 
-# What layers/shared/roomcast/delivery/log.py writes, field for field, in its order.
+# What layers/shared/roomcast/domain/log_records.py writes, field for field, in its order.
 RECORD_V1: Final = StructType(
     [
         StructField("schemaVersion", IntegerType()),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 
@@ -92,7 +92,7 @@ def http() -> Iterator[requests.Session]:
 
 
 def _tenant(stack: LocalStack, http: requests.Session, tenant: str) -> ApiClient:
-    repository = Repository(stack.output("TableName"), client=stack.client("dynamodb"))
+    repository = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
     return ApiClient(stack.api_url, create_api_key(repository, tenant), http)
 
 

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from roomcast.credentials import new_signing_secret
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast.webhooks.signing import webhook_headers
 from roomcast_dev.demo import run_demo, verify_signature, verify_with_roomcast
 from roomcast_dev.keys import create_api_key
@@ -26,7 +26,7 @@ def _line(output: str, pattern: str) -> str:
 
 
 def test_demo_shows_push_retries_and_pull_nack_then_cleans_up(local_stack: LocalStack) -> None:
-    repository = Repository(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
+    repository = CatalogStore(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
     api_key = create_api_key(repository, "demo")
     out = io.StringIO()
 
@@ -88,7 +88,7 @@ def test_demo_reports_an_unusable_key_without_a_traceback(local_stack: LocalStac
 
 
 def test_demo_gives_up_with_a_clear_message_and_still_cleans_up(local_stack: LocalStack) -> None:
-    repository = Repository(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
+    repository = CatalogStore(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
     api_key = create_api_key(repository, "demo")
     out = io.StringIO()
 

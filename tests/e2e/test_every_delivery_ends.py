@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LOCAL_PARAMETERS, LocalStack
 from roomcast_dev.webhook_receiver import WebhookReceiver, always, statuses
@@ -42,7 +42,7 @@ def settling_stack() -> Iterator[LocalStack]:
 @pytest.fixture
 def client(settling_stack: LocalStack, http: requests.Session) -> ApiClient:
     settling_stack.reset()
-    repository = Repository(settling_stack.output("TableName"), client=settling_stack.client("dynamodb"))
+    repository = CatalogStore(settling_stack.output("TableName"), client=settling_stack.client("dynamodb"))
     return ApiClient(settling_stack.api_url, create_api_key(repository, "tenant-a"), http)
 
 

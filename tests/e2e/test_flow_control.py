@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always
@@ -57,7 +57,7 @@ def empty_stack(busy_stack: LocalStack) -> LocalStack:
 
 @pytest.fixture
 def busy_tenant(empty_stack: LocalStack, http: requests.Session) -> ApiClient:
-    repository = Repository(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
+    repository = CatalogStore(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
     return ApiClient(empty_stack.api_url, create_api_key(repository, "tenant-busy"), http)
 
 

@@ -18,7 +18,7 @@ import pytest
 import requests
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
@@ -583,7 +583,7 @@ def strict_stack() -> Iterator[LocalStack]:
 @pytest.fixture
 def strict_tenant(strict_stack: LocalStack, http: requests.Session) -> ApiClient:
     strict_stack.reset()
-    repository = Repository(strict_stack.output("TableName"), client=strict_stack.client("dynamodb"))
+    repository = CatalogStore(strict_stack.output("TableName"), client=strict_stack.client("dynamodb"))
     return ApiClient(strict_stack.api_url, create_api_key(repository, "tenant-x"), http)
 
 

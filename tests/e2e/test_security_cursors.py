@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 from tests.e2e.test_publish_and_pull import publish
@@ -65,7 +65,7 @@ def lists(empty_stack: LocalStack, tenant_a: ApiClient) -> dict[str, Listing]:
         assert tenant_a.post("/api-keys", json={"name": f"k{n}"}).status_code == 201
     # Dead letters are written by the store, as the push and pull functions do.
     table, client = empty_stack.output("TableName"), empty_stack.client("dynamodb")
-    stored = Repository(table, client=client).get_subscription("tenant-a", room, subscription)
+    stored = CatalogStore(table, client=client).get_subscription("tenant-a", room, subscription)
     for n in range(3):
         DeadLetterStore(table, client=client).put(dead_letter(stored, n))
     messages = f"/rooms/{room}/messages"

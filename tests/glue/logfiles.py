@@ -1,5 +1,5 @@
 """Delivery-log lines and raw files for the Glue tests: lines by the functions' own writer
-(roomcast.delivery.log), files named and compressed as the template's Firehose stream delivers them
+(roomcast.domain.log_records), files named and compressed as the template's Firehose stream delivers them
 (the local stack's stand-in, roomcast_dev.firehose), so the jobs are tested against what is really
 written."""
 
@@ -12,7 +12,8 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
-from roomcast.delivery.log import LogRecord
+from roomcast.domain.log_records import LogEvent, LogRecord
+from roomcast.domain.models import SubscriptionType
 from roomcast_dev.firehose import object_body, object_key
 from roomcast_dev.template import load_template
 
@@ -36,15 +37,15 @@ def log_line(
     tenant_id: str = "tenant-1",
     **fields: Any,
 ) -> str:
-    """One NDJSON line as log.py writes it (``fields``: attempt, http_status, published_at, ...)."""
+    """One NDJSON line as the functions write it (``fields``: attempt, http_status, published_at, ...)."""
     return LogRecord(
-        event=event,
+        event=LogEvent(event),
         message_id=message_id,
         correlation_id=f"corr-{message_id}",
         tenant_id=tenant_id,
         room_id=room_id,
         subscription_id=subscription_id,
-        subscription_type=subscription_type,
+        subscription_type=SubscriptionType(subscription_type) if subscription_type else None,
         timestamp=timestamp,
         record_id=record_id,
         **fields,

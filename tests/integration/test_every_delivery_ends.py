@@ -21,7 +21,7 @@ import pytest
 import time_machine
 
 from roomcast.dal.messages import MessageStore
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast.dal.sender import EnvelopeSender
 from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
@@ -142,9 +142,9 @@ class World:
         """A deletion lands between the publish's routing read and its write, or between its
         write and its sends."""
         where = self.chance.choice(["after-routing", "after-write"])
-        target: Any = Repository.routing_view if where == "after-routing" else MessageStore.put_message
+        target: Any = CatalogStore.routing_view if where == "after-routing" else MessageStore.put_message
         name = "routing_view" if where == "after-routing" else "put_message"
-        owner = Repository if where == "after-routing" else MessageStore
+        owner = CatalogStore if where == "after-routing" else MessageStore
 
         def racing(*args: Any, **kwargs: Any) -> Any:
             result = target(*args, **kwargs)

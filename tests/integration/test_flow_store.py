@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import boto3
 
 from roomcast.dal.flow import FlowKey, FlowStore
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event
@@ -123,7 +123,7 @@ def test_a_failing_streak_starts_once_and_keeps_its_start_until_cleared(
         FakeLambdaContext(),
     )
     table = stack_model.functions["PushFunction"].environment["TABLE_NAME"]
-    repository = Repository(table, boto3.client("dynamodb"))
+    repository = CatalogStore(table, boto3.client("dynamodb"))
     subscription = repository.get_subscription("acme", room["id"], json.loads(created["body"])["id"])
 
     # When: two failures, then a success, then a failure

@@ -27,10 +27,14 @@ from management_api.dead_letters.service import DeadLettersService
 from management_api.subscriptions.models import SubscriptionPatch
 from management_api.subscriptions.service import SubscriptionsService
 from roomcast.config import load_settings
+from roomcast.dal.dead_letters import DeadLetterStore
+from roomcast.dal.delivery_log import DeliveryLog
+from roomcast.dal.messages import MessageStore
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog, Sender
-from roomcast.dal.repository import SUBSCRIPTION_COUNT
-from roomcast.dal.sender import Outgoing
-from roomcast.dal.stores import Stores
+from roomcast.dal.queues import QueueAdmin
+from roomcast.dal.repository import SUBSCRIPTION_COUNT, CatalogStore
+from roomcast.dal.sender import EnvelopeSender, Outgoing, QueueAddresses
 from roomcast.domain import limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import Envelope
@@ -103,10 +107,35 @@ class Recorded:
         return recorded
 
 
+@dataclass(frozen=True)
+class Stores:
+    """The management function's data access, as its dependencies module makes it."""
+
+    catalog: CatalogStore
+    queue_admin: QueueAdmin
+    outbox: OutboxQueue
+    dead_letters: DeadLetterStore
+    messages: MessageStore
+    sender: EnvelopeSender
+    addresses: QueueAddresses
+    log: DeliveryLog
+
+
 @pytest.fixture
 def stores(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> Stores:
     function_handler("ManagementFunction")  # the management function's environment: table, queues
-    return Stores.for_function("management")
+    from management_api import dependencies as made
+
+    return Stores(
+        made.catalog(),
+        made.queue_admin(),
+        made.outbox(),
+        DeadLetterStore(made.settings().table_name),
+        made.messages(),
+        made.sender(),
+        made.addresses(),
+        made.delivery_log(),
+    )
 
 
 def _subscriptions(stores: Stores, catalog: Any = None) -> SubscriptionsService:
@@ -193,7 +222,7 @@ def test_two_replays_of_one_dead_letter_send_it_once(stores: Stores) -> None:
         stores.messages,
         stores.queue_admin,
         cast(Sender, sender),
-        stores.destinations,
+        stores.addresses,
         stores.log,
     )
     message_id = letter.envelope.message_id

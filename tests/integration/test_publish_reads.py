@@ -14,7 +14,7 @@ from typing import Any
 import time_machine
 
 from roomcast.dal import items
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast.dal.routing_cache import TTL_SECONDS
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
@@ -93,7 +93,7 @@ def test_a_change_that_does_not_move_the_version_is_seen_within_the_cache_time_t
     # older than the version would write it: no version bump)
     room = Room(function_handler)
     first = room.subscribe()
-    repository = Repository(stack_model.tables["Table"]["TableName"])
+    repository = CatalogStore(stack_model.tables["Table"]["TableName"])
     stored = repository.get_subscription(TENANT, room.id, first)
     with time_machine.travel(START, tick=False) as clock:
         assert room.publish() == [first]

@@ -98,8 +98,8 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
                 subscriptions[created["id"]] = room["id"]
         publish = function_handler("PublishFunction")
         push = function_handler("PushFunction")
-        push_module = importlib.import_module("push_worker.handler")
-        service = push_module.service()
+        push_module = importlib.import_module("push_worker.dependencies")
+        service = push_module.push_delivery()
         real_post = service.post
 
         def crashing_post(*args: Any, **kwargs: Any) -> Any:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.functions import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
@@ -52,5 +52,5 @@ def soak_stack() -> Iterator[LocalStack]:
 
 @pytest.fixture(scope="module")
 def soak_api_key(soak_stack: LocalStack) -> str:
-    repository = Repository(soak_stack.output("TableName"), client=soak_stack.client("dynamodb"))
+    repository = CatalogStore(soak_stack.output("TableName"), client=soak_stack.client("dynamodb"))
     return create_api_key(repository, "soak")

@@ -14,29 +14,30 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roomcast import observability
-from roomcast.delivery.log import (
+from roomcast.dal.delivery_log import (
     MAX_BYTES_PER_CALL,
     MAX_RECORD_BYTES,
     MAX_RECORDS_PER_CALL,
     RETRY_DELAYS_SECONDS,
     DeliveryLog,
-    LogRecord,
     call_batches,
     pack_lines,
 )
+from roomcast.domain.log_records import LogEvent, LogRecord
+from roomcast.domain.models import SubscriptionType
 
 STREAM = "roomcast-test-DeliveryLogStream"
 
 
 def _record(n: int, error: str | None = None) -> LogRecord:
     return LogRecord(
-        event="attempt",
+        event=LogEvent.ATTEMPT,
         message_id=f"msg-{n}",
         correlation_id="corr",
         tenant_id="tenant-a",
         room_id="room-1",
         subscription_id="sub-1",
-        subscription_type="PUSH",
+        subscription_type=SubscriptionType.PUSH,
         attempt=0,
         error=error,
     )

@@ -9,7 +9,7 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from push_worker.flow import Admitted, FlowControl, HeldBack
+from push_worker.admission import Admitted, FlowControl, HeldBack
 from roomcast.domain import flow
 from roomcast.domain.models import DeliveryOverrides, Subscription, SubscriptionStatus, SubscriptionType
 from tests.fakes import FakeFlowGate

@@ -14,7 +14,7 @@ from roomcast.dal.api_keys import ApiKeyStore
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.messages import MessageFilter, MessageStore
 from roomcast.dal.pages import Page, Position
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast.errors import InvalidRequest
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security
@@ -61,7 +61,7 @@ def _stub(store: type, stub: DynamoDBStub) -> Any:
 LISTINGS = [
     Listing(
         "rooms",
-        lambda stub, start: _stub(Repository, stub).list_rooms(TENANT, 10, start),
+        lambda stub, start: _stub(CatalogStore, stub).list_rooms(TENANT, 10, start),
         (ROOM,),
         attributes(PK=f"TENANT#{TENANT}", SK=f"ROOM#{ROOM}"),
         [(KEY_ID,), (f"ROOM#{ROOM}",), (SUBSCRIPTION,), (ROOM, ROOM)],
@@ -75,7 +75,7 @@ LISTINGS = [
     ),
     Listing(
         "subscriptions",
-        lambda stub, start: _stub(Repository, stub).list_subscriptions(TENANT, ROOM, 10, start),
+        lambda stub, start: _stub(CatalogStore, stub).list_subscriptions(TENANT, ROOM, 10, start),
         (SUBSCRIPTION,),
         attributes(PK=f"TENANT#{TENANT}#ROOM#{ROOM}", SK=f"SUB#{SUBSCRIPTION}"),
         [(ROOM,), (f"SUB#{SUBSCRIPTION}",)],

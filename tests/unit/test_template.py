@@ -516,7 +516,7 @@ def test_push_queue_age_threshold_defaults_above_the_longest_sqs_delay(template:
 
 def test_delivery_log_alarm_watches_the_metric_the_log_writer_emits(template: dict[str, Any]) -> None:
     # Given
-    from roomcast.delivery import log
+    from roomcast.dal import delivery_log as log
     from roomcast.observability import SERVICE_NAME, metrics
 
     # When

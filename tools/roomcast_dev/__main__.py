@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 
@@ -30,7 +30,7 @@ def main() -> int:
     try:
         try:
             key = create_api_key(
-                Repository(stack.output("TableName"), client=stack.client("dynamodb")),
+                CatalogStore(stack.output("TableName"), client=stack.client("dynamodb")),
                 "local",
                 os.environ.get("ROOMCAST_API_KEY") or None,
                 name="made by make run",

@@ -755,13 +755,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _create_demo_key(state: dict[str, Any]) -> str:
-    from roomcast.dal.repository import Repository
+    from roomcast.dal.repository import CatalogStore
     from roomcast_dev.keys import create_api_key
     from roomcast_dev.stack import aws_client
 
     client = aws_client("dynamodb", state["endpointUrl"])
     return create_api_key(
-        Repository(state["outputs"]["TableName"], client=client), TENANT, name="made by make demo"
+        CatalogStore(state["outputs"]["TableName"], client=client), TENANT, name="made by make demo"
     )
 
 

@@ -19,7 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from roomcast.credentials import API_KEY_PREFIX
 from roomcast.dal.api_keys import ApiKeyStore, issue_api_key
-from roomcast.dal.repository import Repository
+from roomcast.dal.repository import CatalogStore
 from roomcast.dal.table import TableAccess
 from roomcast.domain.clock import now_iso
 from roomcast_dev.template import PROJECT_ROOT
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             table = _deployed_table(args.stack_name)
             where = f"deployed stack {args.stack_name}"
-        key = create_api_key(Repository(table), args.tenant)
+        key = create_api_key(CatalogStore(table), args.tenant)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

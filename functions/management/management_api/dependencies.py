@@ -26,7 +26,13 @@ if TYPE_CHECKING:
     from management_api.signing_secrets.service import SigningSecretsService
     from management_api.subscriptions.service import SubscriptionsService
     from roomcast.api.cursors import ListCursors
-    from roomcast.dal.stores import Stores
+    from roomcast.config import Settings
+    from roomcast.dal.delivery_log import DeliveryLog
+    from roomcast.dal.messages import MessageStore
+    from roomcast.dal.outbox_queue import OutboxQueue
+    from roomcast.dal.queues import QueueAdmin
+    from roomcast.dal.repository import CatalogStore
+    from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = object
@@ -34,63 +40,119 @@ else:
     ListCursors = object
 
 
-@cache
-def stores() -> Stores:
-    from roomcast.dal.stores import Stores
+# -- the data access, one of each per container ------------------------------------------------
 
-    return Stores.for_function("management")
+
+@cache
+def settings() -> Settings:
+    from roomcast.config import load_settings
+
+    return load_settings()
+
+
+@cache
+def catalog() -> CatalogStore:
+    from roomcast.dal.repository import CatalogStore
+
+    return CatalogStore(settings().table_name)
+
+
+@cache
+def messages() -> MessageStore:
+    from roomcast.dal.messages import MessageStore
+
+    return MessageStore(settings().table_name)
+
+
+@cache
+def sender() -> EnvelopeSender:
+    from roomcast.dal.sender import EnvelopeSender
+
+    return EnvelopeSender()
+
+
+@cache
+def delivery_log() -> DeliveryLog:
+    from roomcast.dal.delivery_log import DeliveryLog
+
+    return DeliveryLog(settings().delivery_stream, "management")
+
+
+@cache
+def queue_admin() -> QueueAdmin:
+    from roomcast.dal.queues import QueueAdmin
+
+    return QueueAdmin(settings().pull_queue_prefix)
+
+
+def addresses() -> QueueAddresses:
+    from roomcast.dal.sender import QueueAddresses
+
+    return QueueAddresses(settings().push_queue_url)
+
+
+def outbox() -> OutboxQueue:
+    from roomcast.delivery.wiring import outbox_queue
+
+    return outbox_queue(settings(), sender())
+
+
+# -- the services, one per route family -----------------------------------------------------------
 
 
 def rooms_service() -> RoomsService:
     from management_api.rooms.service import RoomsService
 
-    return RoomsService(stores().catalog, stores().queue_admin, stores().outbox)
+    return RoomsService(catalog(), queue_admin(), outbox())
 
 
 def subscriptions_service() -> SubscriptionsService:
     from management_api.subscriptions.service import SubscriptionsService
-    from roomcast.config import load_settings
     from roomcast.domain.push_urls import PushUrlPolicy
 
-    policy = PushUrlPolicy(allow_loopback=load_settings().allow_loopback_push_urls)
-    return SubscriptionsService(stores().catalog, stores().queue_admin, stores().outbox, policy)
+    policy = PushUrlPolicy(allow_loopback=settings().allow_loopback_push_urls)
+    return SubscriptionsService(catalog(), queue_admin(), outbox(), policy)
 
 
 def messages_service() -> MessagesService:
     from management_api.messages.service import MessagesService
 
-    return MessagesService(stores().messages, stores().catalog)
+    return MessagesService(messages(), catalog())
 
 
 def deliveries_service() -> DeliveriesService:
     from management_api.deliveries.service import DeliveriesService
 
-    return DeliveriesService.of(stores())
+    return DeliveriesService(catalog(), messages(), sender(), addresses(), delivery_log())
 
 
 def dead_letters_service() -> DeadLettersService:
     from management_api.dead_letters.service import DeadLettersService
+    from roomcast.dal.dead_letters import DeadLetterStore
 
-    return DeadLettersService.of(stores())
+    dead_letters = DeadLetterStore(settings().table_name)
+    return DeadLettersService(
+        catalog(), dead_letters, messages(), queue_admin(), sender(), addresses(), delivery_log()
+    )
 
 
 def signing_secrets_service() -> SigningSecretsService:
     from management_api.signing_secrets.service import SigningSecretsService
 
-    return SigningSecretsService(stores().catalog)
+    return SigningSecretsService(catalog())
 
 
 def schedule_service() -> ScheduleService:
     from management_api.schedule.service import ScheduleService
 
-    return ScheduleService(stores().catalog)
+    return ScheduleService(catalog())
 
 
 def api_keys_service() -> ApiKeysService:
     from management_api.api_keys.service import ApiKeysService
     from roomcast.dal.api_keys import ApiKeyStore
 
-    return ApiKeysService(ApiKeyStore.sharing(stores().catalog))
+    return ApiKeysService(ApiKeyStore.sharing(catalog()))
 
 
 @cache
@@ -98,8 +160,10 @@ def list_cursors() -> ListCursors:
     """The sealer of every list's cursors; its key (Secrets Manager) is read on the first cursor a
     list takes or hands out, not before (docs/decisions/0027-sealed-list-cursors.md)."""
     from roomcast.api.cursors import ListCursors
+    from roomcast.dal.secrets import StackSecrets
 
-    return ListCursors(lambda: stores().secrets.cursor_key())
+    secrets = StackSecrets(settings().receipt_key_secret)
+    return ListCursors(secrets.cursor_key)
 
 
 Rooms = Annotated[RoomsService, Depends(rooms_service)]

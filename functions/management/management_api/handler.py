@@ -34,8 +34,8 @@ app = new_api(
 
 
 def _flush_log(request_id: str) -> None:
-    if dependencies.stores.cache_info().currsize:  # only requests that reached the data log records
-        dependencies.stores().log.flush(request_id)
+    if dependencies.delivery_log.cache_info().currsize:  # only requests that reached the data log records
+        dependencies.delivery_log().flush(request_id)
 
 
 lambda_handler = http_handler(app, _flush_log)

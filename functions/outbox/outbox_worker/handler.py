@@ -8,7 +8,6 @@ others of the batch are done."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -17,23 +16,13 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from outbox_worker.service import OutboxResult, OutboxService
-from roomcast.dal.stores import Stores
+from outbox_worker.dependencies import delivery_log, outbox_service
+from outbox_worker.service import OutboxResult
 from roomcast.domain.outbox_tasks import PublishCheck, task_from_json
 from roomcast.observability import logger, metrics
 
 stream_processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 queue_processor = BatchProcessor(event_type=EventType.SQS)
-
-
-@cache
-def stores() -> Stores:
-    return Stores.for_function("outbox")
-
-
-@cache
-def service() -> OutboxService:
-    return OutboxService.of(stores())
 
 
 def _count(result: OutboxResult) -> None:
@@ -43,7 +32,7 @@ def _count(result: OutboxResult) -> None:
 
 def stream_record_handler(record: DynamoDBRecord) -> OutboxResult:
     new_image = record.raw_event.get("dynamodb", {}).get("NewImage") or {}
-    result = service().send_unsent(new_image)
+    result = outbox_service().send_unsent(new_image)
     _count(result)
     logger.info(
         "outbox sent a message's unsent envelopes", extra={"sent": result.sent, "cleared": result.cleared}
@@ -54,7 +43,7 @@ def stream_record_handler(record: DynamoDBRecord) -> OutboxResult:
 def queue_record_handler(record: SQSRecord) -> None:
     task = task_from_json(record.body)
     if isinstance(task, PublishCheck):
-        result = service().check_publish(task)
+        result = outbox_service().check_publish(task)
         _count(result)
         if result.sent or result.cleared:
             logger.warning(
@@ -62,7 +51,7 @@ def queue_record_handler(record: SQSRecord) -> None:
                 extra={"request": task.request_id, "sent": result.sent, "cleared": result.cleared},
             )
         return
-    ended = service().sweep(task)
+    ended = outbox_service().sweep(task)
     metrics.add_metric(name="OutboxDeliveriesCleared", unit=MetricUnit.Count, value=ended)
     logger.info("swept deleted subscriptions", extra={"room": task.room_id, "ended": ended})
 
@@ -88,4 +77,4 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             )
         )
     finally:
-        stores().log.flush(context.aws_request_id)
+        delivery_log().flush(context.aws_request_id)

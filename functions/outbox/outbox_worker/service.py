@@ -23,11 +23,10 @@ from roomcast.dal import items
 from roomcast.dal.messages import UNSENT_ATTRIBUTE, message_from_item
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Position
-from roomcast.dal.ports import Catalog, MessageRecords, Sender
-from roomcast.dal.sender import Destinations, Outgoing
-from roomcast.dal.stores import Stores
-from roomcast.delivery.log import LogRecord, LogSink
+from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
+from roomcast.dal.sender import Outgoing, QueueAddresses
 from roomcast.domain.envelope import first_envelope
+from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.domain.outbox_tasks import PublishCheck, Sweep
@@ -55,15 +54,10 @@ class OutboxService:
     catalog: Catalog
     messages: MessageRecords
     sender: Sender
-    destinations: Destinations
+    addresses: QueueAddresses
     log: LogSink
     outbox: OutboxQueue
     monotonic: Callable[[], float] = time.monotonic
-
-    @classmethod
-    def of(cls, stores: Stores) -> OutboxService:
-        st = stores
-        return cls(st.catalog, st.messages, st.sender, st.destinations, st.log, st.outbox)
 
     def send_unsent(self, new_image: items.AttributeMap) -> OutboxResult:
         """Send (or clear) the unsent destinations of the message item in a stream record."""
@@ -143,9 +137,11 @@ class OutboxService:
             message = messages.get(message_id)
             if message is not None:
                 envelope = first_envelope(message, record.subscription_id)
-                kind = record.subscription_type.value
+                kind = record.subscription_type
                 self.log.add(
-                    LogRecord.about(envelope, "cleared", kind, attempt=record.attempts, error=sweep.reason)
+                    LogRecord.about(
+                        envelope, LogEvent.CLEARED, kind, attempt=record.attempts, error=sweep.reason
+                    )
                 )
         return ended
 
@@ -183,7 +179,7 @@ class OutboxService:
                 gone.append(subscription_id)
             else:
                 outgoing.append(
-                    self.destinations.outgoing_for(subscription, first_envelope(message, subscription_id))
+                    self.addresses.outgoing_for(subscription, first_envelope(message, subscription_id))
                 )
         failed = self.sender.try_send(outgoing)
         gone += [u.subscription_id for u in failed if u.queue_missing and u.subscription_id]
@@ -207,7 +203,7 @@ class OutboxService:
             envelope = first_envelope(message, subscription_id)
             kind = types.get(subscription_id, SubscriptionType.PULL)
             self.messages.update_delivery(envelope.record(kind, DeliveryStatus.CLEARED, 0, GONE))
-            self.log.add(LogRecord.about(envelope, "cleared", kind.value, attempt=0, error=GONE))
+            self.log.add(LogRecord.about(envelope, LogEvent.CLEARED, kind, attempt=0, error=GONE))
 
 
 def _never_moved(delivery: Delivery) -> bool:

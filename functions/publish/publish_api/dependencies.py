@@ -1,4 +1,5 @@
-"""What the publish route depends on, made once per container on first use."""
+"""What the publish routes depend on, put together once per container on first use (boto3 is
+imported then, not at cold start)."""
 
 from __future__ import annotations
 
@@ -7,32 +8,26 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.depends import Depends
 
-from publish_api.idempotency import IdempotentPublisher, PublishCommand
-from publish_api.models import PublishResponse
 from publish_api.service import PublishService
 from roomcast.config import load_settings
-from roomcast.dal.stores import Stores
+from roomcast.dal.delivery_log import DeliveryLog
+from roomcast.dal.messages import MessageStore
+from roomcast.dal.repository import CatalogStore
+from roomcast.dal.sender import EnvelopeSender
+from roomcast.delivery import wiring
 
 
 @cache
-def stores() -> Stores:
-    return Stores.for_function("publish")
+def delivery_log() -> DeliveryLog:
+    settings = load_settings()
+    return DeliveryLog(settings.delivery_stream, "publish")
 
 
+@cache
 def publish_service() -> PublishService:
-    st = stores()
-    return PublishService(st.catalog, st.messages, st.sender, st.destinations, st.log, st.outbox)
-
-
-@cache
-def idempotent_publisher() -> IdempotentPublisher:
-    def publish(command: PublishCommand) -> PublishResponse:
-        message = publish_service().publish(
-            command.tenantId, command.roomId, command.request, command.idempotencyKey
-        )
-        return PublishResponse.of(message, messageId=message.id)
-
-    return IdempotentPublisher.build(load_settings().table_name, publish)
+    settings = load_settings()
+    catalog, messages = CatalogStore(settings.table_name), MessageStore(settings.table_name)
+    return PublishService(wiring.publisher(settings, catalog, messages, EnvelopeSender(), delivery_log()))
 
 
 Publisher = Annotated[PublishService, Depends(publish_service)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from publish_api.dependencies import stores
+from publish_api.dependencies import delivery_log
 from publish_api.routes import routes
 from roomcast.api.handlers import http_handler, new_api
 from roomcast.domain import limits
@@ -20,5 +20,5 @@ def body_limit_bytes(event: dict[str, Any]) -> int:
 
 app = new_api(routes.router)
 lambda_handler = http_handler(
-    app, lambda request_id: stores().log.flush(request_id), max_body_bytes=body_limit_bytes
+    app, lambda request_id: delivery_log().flush(request_id), max_body_bytes=body_limit_bytes
 )

@@ -1,5 +1,5 @@
 """POST /rooms/{roomId}/messages and /messages/batch: thin — parse, publish (at most once per
-idempotency key), map."""
+idempotency key: roomcast.delivery.keyed_messages), map."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.openapi.params import Header, Path
 from aws_lambda_powertools.metrics import MetricUnit
 
-from publish_api.dependencies import Publisher, idempotent_publisher
-from publish_api.idempotency import IDEMPOTENCY_KEY_PATTERN, PublishCommand, idempotency_key
+from publish_api.dependencies import Publisher
+from publish_api.idempotency import IDEMPOTENCY_KEY_PATTERN, idempotency_key
 from publish_api.models import (
     PublishBatchRequest,
     PublishBatchResponse,
@@ -52,13 +52,8 @@ def publish(
     and enqueues one delivery each; 202 once that is durable. An `Idempotency-Key` header makes a
     retry within 24 hours return the first answer without publishing twice.
     """
-    key = idempotency_key(idempotency)
-    if key is None:
-        message = service.publish(tenant, roomId, body)
-        published = PublishResponse.of(message, messageId=message.id)
-    else:
-        command = PublishCommand(tenantId=tenant, roomId=roomId, idempotencyKey=key, request=body)
-        published = idempotent_publisher().publish(command, routes.router.lambda_context)
+    message = service.publish(tenant, roomId, body, idempotency_key(idempotency))
+    published = PublishResponse.of(message, messageId=message.id)
     metrics.add_metric(name="MessagesPublished", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="DeliveriesCreated", unit=MetricUnit.Count, value=len(published.destinations))
     return published

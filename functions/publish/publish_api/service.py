@@ -5,6 +5,7 @@ answers 5xx and the publisher retries."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -44,7 +45,12 @@ def _at(error: RoomcastError, index: int) -> RoomcastError:
     return error
 
 
-class PublishService(Publisher):
+@dataclass
+class PublishService:
+    """The publish API's use cases: each payload's size checked, then published by ``publisher``."""
+
+    publisher: Publisher
+
     def publish_many(
         self, tenant_id: str, room_id: str, messages: Sequence[dict[str, Any]]
     ) -> list[Message | RoomcastError]:
@@ -71,7 +77,9 @@ class PublishService(Publisher):
                 request.idempotencyKey,
             )
             valid.append((index, publication))
-        published = self.publish_batch(tenant_id, room_id, [publication for _, publication in valid])
+        published = self.publisher.publish_batch(
+            tenant_id, room_id, [publication for _, publication in valid]
+        )
         for (index, _), answer in zip(valid, published, strict=True):
             answers[index] = _at(answer, index) if isinstance(answer, RoomcastError) else answer
         return [answer for answer in answers if answer is not None]
@@ -82,9 +90,7 @@ class PublishService(Publisher):
         """A publish request: its payload size checked, then published (roomcast.delivery.publishing);
         with an ``idempotency_key``, under the message id that key names."""
         _checked_payload(request.payload)
-        return self.publish_message(
-            tenant_id,
-            room_id,
+        publication = Publication(
             request.eventType,
             request.eventVersion,
             request.payload,
@@ -92,3 +98,4 @@ class PublishService(Publisher):
             request.destinations,
             idempotency_key,
         )
+        return self.publisher.publish_message(tenant_id, room_id, publication)

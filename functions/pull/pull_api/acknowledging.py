@@ -17,6 +17,7 @@ from roomcast.dal.queues import visibility_seconds
 from roomcast.dal.sender import SQS_MAX_VISIBILITY_SECONDS, Outgoing, delay_seconds
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.envelope import first_envelope
+from roomcast.domain.log_records import LogEvent
 from roomcast.domain.messages import AttemptEvent, DeliveryStatus
 from roomcast.domain.policy import FailureOutcome
 from roomcast.domain.receipts import Receipt
@@ -93,7 +94,7 @@ def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, toke
     failed = work.queues.delete(target.queue_url, [r.handle for r in receipts.values()])
     acked = [r for r in receipts.values() if r.handle not in failed]
     for receipt in acked:
-        work.log_receipt("delivered", tenant_id, receipt)
+        work.log_receipt(LogEvent.DELIVERED, tenant_id, receipt)
     return AckResult([r.message_id for r in acked], _refused(receipts, failed))
 
 
@@ -150,7 +151,9 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
                     answered=(AttemptEvent.NACK, now),
                 )
             )
-            work.log_receipt("retry_scheduled", tenant_id, receipt, error=NACKED, next_delay_ms=step.delay_ms)
+            work.log_receipt(
+                LogEvent.RETRY_SCHEDULED, tenant_id, receipt, error=NACKED, next_delay_ms=step.delay_ms
+            )
             result.nacked.append(Nacked(receipt.message_id, step.outcome, iso_from_ms(due)))
         elif step.outcome is FailureOutcome.DEAD:
             assert envelope is not None
@@ -168,7 +171,7 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
                     answered=(AttemptEvent.NACK, now),
                 )
             )
-            work.log_receipt("expired", tenant_id, receipt, error=NACKED)
+            work.log_receipt(LogEvent.EXPIRED, tenant_id, receipt, error=NACKED)
             if envelope is not None:
                 work.endings.expired(envelope, f"{NACKED}; next attempt past expiry")
             result.nacked.append(Nacked(receipt.message_id, step.outcome))
@@ -192,5 +195,5 @@ def extend(
     failed = work.queues.hide(target.queue_url, [(r.handle, seconds) for r in receipts.values()])
     extended = [r for r in receipts.values() if r.handle not in failed]
     for receipt in extended:
-        work.log_receipt("extended", tenant_id, receipt, next_delay_ms=ack_wait_ms)
+        work.log_receipt(LogEvent.EXTENDED, tenant_id, receipt, next_delay_ms=ack_wait_ms)
     return ExtendResult([r.message_id for r in extended], _refused(receipts, failed))

@@ -15,6 +15,7 @@ from roomcast.dal.queues import Received, visibility_seconds
 from roomcast.dal.sender import Outgoing, delay_seconds
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.envelope import Envelope, EnvelopeError
+from roomcast.domain.log_records import LogEvent
 from roomcast.domain.messages import AttemptEvent, AttemptRecord, DeliveryStatus
 from roomcast.domain.models import SubscriptionType
 from roomcast.domain.policy import is_expired
@@ -75,20 +76,20 @@ def _classify(work: PullWork, received: Received, target: Target, plan: Plan) ->
         plan.records.append(
             envelope.record(SubscriptionType.PULL, DeliveryStatus.EXPIRED, attempt, "expired before delivery")
         )
-        work.log_envelope("expired", envelope, attempt=attempt)
+        work.log_envelope(LogEvent.EXPIRED, envelope, attempt=attempt)
         work.endings.expired(envelope, "expired before delivery")
         return None
     if envelope.cleared_by(target.subscription.cleared_before_ms):
         plan.delete.append(received.handle)
         plan.records.append(envelope.record(SubscriptionType.PULL, DeliveryStatus.CLEARED, attempt, CLEARED))
-        work.log_envelope("cleared", envelope, attempt=attempt)
+        work.log_envelope(LogEvent.CLEARED, envelope, attempt=attempt)
         return None
     if envelope.due_at_ms > now + DUE_TOLERANCE_MS:
         # Not due yet (a wait longer than SQS can hold): send it on with the remaining delay.
         hop = envelope.hop(attempt)
         plan.outgoing.append(Outgoing(target.queue_url, hop, delay_seconds(hop.due_at_ms, now)))
         plan.delete.append(received.handle)
-        work.log_envelope("hop", envelope, attempt=attempt, next_delay_ms=envelope.due_at_ms - now)
+        work.log_envelope(LogEvent.HOP, envelope, attempt=attempt, next_delay_ms=envelope.due_at_ms - now)
         return None
     if attempt > target.policy.delivery_attempts:
         last = replace(envelope, attempt=attempt - 1)
@@ -120,5 +121,5 @@ def _classify(work: PullWork, received: Received, target: Target, plan: Plan) ->
         envelope.published_at,
         now,
     )
-    work.log_envelope("attempt", envelope, attempt=attempt)
+    work.log_envelope(LogEvent.ATTEMPT, envelope, attempt=attempt)
     return Handout(work.signer.encode(receipt, envelope.tenant_id), envelope, attempt)

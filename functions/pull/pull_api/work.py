@@ -9,13 +9,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from roomcast.dal.ports import Catalog, MessageRecords, PullQueue, Sender
+from roomcast.dal.ports import Catalog, LogSink, MessageRecords, PullQueue, Sender
 from roomcast.dal.sender import Outgoing
-from roomcast.dal.stores import Stores
 from roomcast.delivery.endings import Endings
-from roomcast.delivery.log import Detail, LogRecord, LogSink
 from roomcast.domain.clock import now_ms
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.log_records import Detail, LogEvent, LogRecord
 from roomcast.domain.messages import Delivery
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.domain.policy import DeliveryPolicy, NextStep, after_failure, effective_policy
@@ -41,7 +40,7 @@ class Plan:
 
     target: Target
     outgoing: list[Outgoing] = field(default_factory=list)
-    # Destinations that end here: (envelope as it ends, reason, attempts made) → failover or dead letter.
+    # QueueAddresses that end here: (envelope as it ends, reason, attempts made) → failover or dead letter.
     endings: list[tuple[Envelope, str, int]] = field(default_factory=list)
     delete: list[str] = field(default_factory=list)
     records: list[Delivery] = field(default_factory=list)
@@ -60,11 +59,6 @@ class PullWork:
     signer: ReceiptSigner
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
-
-    @classmethod
-    def of(cls, stores: Stores, endings: Endings) -> PullWork:
-        signer = ReceiptSigner(stores.secrets.receipt_key())
-        return cls(stores.catalog, stores.messages, stores.queues, stores.sender, endings, stores.log, signer)
 
     def target(self, tenant_id: str, room_id: str, subscription_id: str) -> Target:
         # The two reads at once: every pull, ack, nack and extend waits for them.
@@ -93,14 +87,18 @@ class PullWork:
         if plan.outgoing:
             self.sender.send(plan.outgoing)
         for envelope, reason, attempts in plan.endings:
-            self.endings.dead_or_failover(
+            ending = self.endings.plan(
                 envelope,
                 plan.target.subscription,
                 reason,
                 attempts,
                 self.clock(),
-                dead_letter_copy=Outgoing(plan.target.dead_letter_queue_url, envelope),
+                dead_letter_queue_url=plan.target.dead_letter_queue_url,
             )
+            self.endings.hand_over(ending)
+            for ended in ending.records:
+                self.messages.update_delivery(ended)
+            self.endings.report(ending)
         for record in plan.records:
             self.messages.update_delivery(record)
         if plan.delete:
@@ -114,9 +112,13 @@ class PullWork:
             policy, receipt.attempt, now_ms, receipt.expires_at_ms, random_fraction=self.random_fraction()
         )
 
-    def log_envelope(self, event: str, envelope: Envelope, **details: Detail) -> None:
-        self.log.add(LogRecord.about(envelope, event, "PULL", **details))
+    def log_envelope(self, event: LogEvent, envelope: Envelope, **details: Detail) -> None:
+        self.log.add(LogRecord.about(envelope, event, SubscriptionType.PULL, **details))
 
-    def log_receipt(self, event: str, tenant_id: str, receipt: Receipt, **details: Detail) -> None:
+    def log_receipt(self, event: LogEvent, tenant_id: str, receipt: Receipt, **details: Detail) -> None:
         """A log record of ``event`` for the attempt this receipt was handed out for."""
-        self.log.add(LogRecord.about(receipt, event, "PULL", tenant_id, attempt=receipt.attempt, **details))
+        self.log.add(
+            LogRecord.about(
+                receipt, event, SubscriptionType.PULL, tenant_id, attempt=receipt.attempt, **details
+            )
+        )

@@ -19,7 +19,7 @@ from management_api.subscriptions.models import (
 from management_api.subscriptions.service import SubscriptionsService
 from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.sender import Destinations
+from roomcast.dal.sender import QueueAddresses
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.outbox_tasks import OutboxTask, task_from_json
@@ -111,7 +111,7 @@ class Management:
             self.messages,
             self.queues,
             self.sender,
-            Destinations(PUSH_QUEUE_URL),
+            QueueAddresses(PUSH_QUEUE_URL),
             self.log,
         )
 

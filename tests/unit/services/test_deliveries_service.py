@@ -9,7 +9,7 @@ from typing import Any
 from management_api.deliveries.service import DeliveriesService
 from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Page, Position
-from roomcast.dal.sender import Destinations
+from roomcast.dal.sender import QueueAddresses
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
 from roomcast.domain.models import Room, Subscription, SubscriptionType
@@ -82,7 +82,7 @@ def _service(management: Management, now_ms: int = NOW_MS) -> DeliveriesService:
         management.catalog,
         management.messages,
         management.sender,
-        Destinations(PUSH_QUEUE_URL),
+        QueueAddresses(PUSH_QUEUE_URL),
         management.log,
         clock=lambda: now_ms,
     )

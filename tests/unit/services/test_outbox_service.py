@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from outbox_worker.service import GONE, SWEEP_BUDGET_SECONDS, OutboxService
-from roomcast.dal.sender import Destinations
+from roomcast.dal.sender import QueueAddresses
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import Room, Subscription, SubscriptionType
@@ -24,7 +24,7 @@ def _service(management: Management, clock: list[float] | None = None) -> Outbox
         management.catalog,
         management.messages,
         management.sender,
-        Destinations(PUSH_QUEUE_URL),
+        QueueAddresses(PUSH_QUEUE_URL),
         management.log,
         management.outbox,
         monotonic=lambda: seconds[0],

@@ -9,8 +9,9 @@ import pytest
 
 from publish_api.models import PublishRequest
 from publish_api.service import PayloadTooLarge, PublishService
-from roomcast.dal.sender import Destinations, Outgoing, Unsent
-from roomcast.delivery.publishing import PUBLISH_IN_PROGRESS_MS, Publication
+from roomcast.dal.sender import Outgoing, QueueAddresses, Unsent
+from roomcast.delivery.keyed_messages import PUBLISH_IN_PROGRESS_MS
+from roomcast.delivery.publishing import Publication, Publisher
 from roomcast.domain import ids, limits
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus, Message
@@ -46,16 +47,16 @@ class StoreCheckingSender:
 
 def _service(management: Management) -> tuple[PublishService, StoreCheckingSender, FakeLog]:
     sender, log = StoreCheckingSender(management.messages), FakeLog()
-    service = PublishService(
+    publisher = Publisher(
         catalog=management.catalog,
         messages=management.messages,
         sender=sender,
-        destinations=Destinations(PUSH_QUEUE_URL),
+        addresses=QueueAddresses(PUSH_QUEUE_URL),
         log=log,
         outbox=management.outbox,
         clock=lambda: NOW_MS,
     )
-    return service, sender, log
+    return PublishService(publisher), sender, log
 
 
 def _request(**fields: object) -> PublishRequest:
@@ -190,8 +191,10 @@ def test_a_keyed_publish_stored_by_an_earlier_try_is_resumed_not_stored_again() 
     service, sender, _ = _service(management)
     first = service.publish(TENANT, room.id, _request(), "order-42")
     sender.sent.clear()
+    management.messages.done_marks.clear()  # the try died before recording its sends done
 
-    # When: the publisher retries with the same key and body
+    # When: the publisher retries with the same key and body, once the first try cannot be running
+    service.publisher.clock = lambda: NOW_MS + PUBLISH_IN_PROGRESS_MS
     again = service.publish(TENANT, room.id, _request(), "order-42")
 
     # Then: the same message, sent again (at least once), not a second message
@@ -202,13 +205,14 @@ def test_a_keyed_publish_stored_by_an_earlier_try_is_resumed_not_stored_again() 
 
 
 def test_a_key_reused_for_another_message_publishes_it_under_a_new_id() -> None:
-    # Given: the key's message, and later another body under the same key (past powertools' window)
+    # Given: the key's message, and later another body under the same key
     management = Management()
     room = management.room()
     service, _, _ = _service(management)
     first = service.publish(TENANT, room.id, _request(), "order-42")
 
-    # When
+    # When: past the key's window
+    service.publisher.clock = lambda: NOW_MS + limits.IDEMPOTENCY_WINDOW_MS
     other = service.publish(TENANT, room.id, _request(payload={"orderId": 2}), "order-42")
 
     # Then
@@ -281,25 +285,25 @@ def _clocked_room() -> tuple[Management, Room, PublishService, list[int]]:
     management.subscription(room)
     clock = [NOW_MS]
     service, _sender, _ = _service(management)
-    service.clock = lambda: clock[0]
+    service.publisher.clock = lambda: clock[0]
     return management, room, service, clock
 
 
 def test_a_keyed_message_stored_by_a_try_that_died_is_in_progress_then_finished() -> None:
     # Given: a keyed message stored, its sends never recorded done (the first try died)
     management, room, service, clock = _clocked_room()
-    first = service.publish_batch(
+    first = service.publisher.publish_batch(
         TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
     )
     management.messages.done_marks.clear()
 
     # When: retried within the in-progress window, then after it
     clock[0] = NOW_MS + PUBLISH_IN_PROGRESS_MS - 1
-    (soon,) = service.publish_batch(
+    (soon,) = service.publisher.publish_batch(
         TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
     )
     clock[0] = NOW_MS + PUBLISH_IN_PROGRESS_MS
-    (later,) = service.publish_batch(
+    (later,) = service.publisher.publish_batch(
         TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
     )
 
@@ -314,13 +318,13 @@ def test_a_keyed_message_stored_by_a_try_that_died_is_in_progress_then_finished(
 def test_a_key_past_its_window_names_a_new_message() -> None:
     # Given
     _management, room, service, clock = _clocked_room()
-    (first,) = service.publish_batch(
+    (first,) = service.publisher.publish_batch(
         TENANT, room.id, [Publication("order.created", "1", {}, idempotency_key="k")]
     )
 
     # When
     clock[0] = NOW_MS + limits.IDEMPOTENCY_WINDOW_MS
-    (again,) = service.publish_batch(
+    (again,) = service.publisher.publish_batch(
         TENANT, room.id, [Publication("order.created", "1", {"n": 2}, idempotency_key="k")]
     )
 
@@ -407,7 +411,7 @@ def test_a_batch_publish_sends_one_check_naming_every_message_and_marks_the_requ
     service, _, _ = _service(management)
 
     # When
-    answers = service.publish_batch(
+    answers = service.publisher.publish_batch(
         TENANT,
         room.id,
         [

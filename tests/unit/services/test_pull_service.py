@@ -10,7 +10,7 @@ from pull_api.acknowledging import ExtendResult, RefusedReceipt
 from pull_api.service import PullService
 from pull_api.work import PullWork
 from roomcast.dal.queues import Received
-from roomcast.dal.sender import Destinations
+from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery.endings import Endings
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.messages import Message
@@ -38,8 +38,8 @@ class Pull:
     @property
     def service(self) -> PullService:
         m = self.management
-        destinations = Destinations(PUSH_QUEUE_URL)
-        endings = Endings(m.catalog, m.messages, m.dead_letter_store, m.sender, destinations, m.log)
+        destinations = QueueAddresses(PUSH_QUEUE_URL)
+        endings = Endings(m.catalog, m.dead_letter_store, m.sender, destinations, m.log)
         work = PullWork(
             m.catalog, m.messages, self.queue, m.sender, endings, m.log, SIGNER, clock=lambda: NOW_MS
         )

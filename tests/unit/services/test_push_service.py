@@ -7,10 +7,14 @@ from typing import Any, cast
 
 import pytest
 
-from push_worker.flow import FlowControl
-from push_worker.service import DESTINATION_GONE, STREAK_CONFIRM_MS, PushService
+from push_worker.admission import FlowControl
+from push_worker.apply import PushApply
+from push_worker.batch_catalog import BatchCatalog
+from push_worker.delivery import PushDelivery
+from push_worker.health import STREAK_CONFIRM_MS, EndpointHealth
+from push_worker.plans import DESTINATION_GONE
 from roomcast.dal.flow import FlowKey
-from roomcast.dal.sender import Destinations
+from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.operational import OperationalEvents
 from roomcast.delivery.publishing import Publisher
@@ -63,23 +67,29 @@ class Push:
             self.room, type="PUSH", pushUrl=PUSH_URL
         )
 
-    def service(self, webhook: ScriptedWebhook) -> PushService:
+    def service(self, webhook: ScriptedWebhook) -> PushDelivery:
+        """The push delivery over the fakes, put together as push_worker.dependencies does."""
         m = self.management
-        destinations = Destinations(PUSH_QUEUE_URL)
-        publisher = Publisher(m.catalog, m.messages, m.sender, destinations, m.log, m.outbox, lambda: NOW_MS)
+        addresses = QueueAddresses(PUSH_QUEUE_URL)
+        publisher = Publisher(m.catalog, m.messages, m.sender, addresses, m.log, m.outbox, lambda: NOW_MS)
         events = OperationalEvents(m.catalog, publisher, lambda: NOW_MS)
-        endings = Endings(m.catalog, m.messages, m.dead_letter_store, m.sender, destinations, m.log, events)
-        return PushService(
-            catalog=m.catalog,
-            messages=m.messages,
-            endings=endings,
-            sender=m.sender,
-            destinations=destinations,
-            log=m.log,
-            push_url_policy=PushUrlPolicy(),
-            flow_gate=self.flow_gate,
+        endings = Endings(m.catalog, m.dead_letter_store, m.sender, addresses, m.log, events)
+
+        def clock() -> int:
+            return self.now_ms
+
+        batch_catalog = BatchCatalog(m.catalog, clock)
+        health = EndpointHealth(m.catalog, batch_catalog, events)
+        apply = PushApply(m.messages, m.sender, addresses, endings, health, m.log, clock)
+        return PushDelivery(
+            batch_catalog,
+            m.messages,
+            FlowControl(self.flow_gate, clock),
+            health,
+            apply,
+            PushUrlPolicy(),
             post=webhook,
-            clock=lambda: self.now_ms,
+            clock=clock,
             random_fraction=lambda: 0.0,
         )
 
@@ -113,7 +123,7 @@ def test_a_2xx_is_delivered_and_recorded_when_the_batch_is_flushed() -> None:
     # When
     outcome = service.deliver(push.envelope())
     before_flush = push.status()
-    service.flush_delivered()
+    service.apply.finish_batch()
 
     # Then
     assert outcome is DeliveryOutcome.DELIVERED
@@ -382,7 +392,7 @@ def test_a_resumed_subscription_delivers_a_held_envelope_as_its_first_attempt() 
     _with(push, status=SubscriptionStatus.ACTIVE)
     service = push.service(ScriptedWebhook([answer(200)]))
     outcome = service.deliver(held.envelope)
-    service.flush_delivered()
+    service.apply.finish_batch()
 
     # Then
     assert outcome is DeliveryOutcome.DELIVERED
@@ -415,7 +425,7 @@ def test_no_lease_left_holds_the_delivery_back_which_is_not_an_attempt() -> None
     webhook = ScriptedWebhook([])
     service = push.service(webhook)
     waited: list[int] = []
-    service.flow = FlowControl(push.flow_gate, lambda: NOW_MS + sum(waited), waited.append)
+    service.flow_control = FlowControl(push.flow_gate, lambda: NOW_MS + sum(waited), waited.append)
 
     # When
     outcome = service.deliver(push.envelope(attempt=2))
@@ -481,7 +491,7 @@ def test_a_healthy_endpoint_costs_no_health_writes_and_a_success_ends_a_failing_
     service.deliver(retry.envelope)
     assert push.management.catalog.subscriptions[key].failing_since_ms is None
     push.management.catalog.subscriptions[key] = replace(push.subscription, failing_since_ms=123)
-    service.prefetch([push.envelope()])
+    service.batch_catalog.prefetch([push.envelope()])
     push.management.catalog.subscriptions[key] = replace(push.subscription, failing_since_ms=456)
     service.deliver(push.envelope())
     assert push.management.catalog.subscriptions[key].failing_since_ms is None

@@ -13,12 +13,11 @@ from typing import Final
 
 from roomcast.dal.dead_letters import DeadLetter, ReplayClaim
 from roomcast.dal.pages import Page, Position
-from roomcast.dal.ports import Catalog, DeadLetterRecords, MessageRecords, PullQueueAdmin, Sender
-from roomcast.dal.sender import Destinations
-from roomcast.dal.stores import Stores
-from roomcast.delivery.log import LogRecord, LogSink
+from roomcast.dal.ports import Catalog, DeadLetterRecords, LogSink, MessageRecords, PullQueueAdmin, Sender
+from roomcast.dal.sender import QueueAddresses
 from roomcast.domain.clock import SECOND_MS, iso_from_ms, now_ms
 from roomcast.domain.limits import REPLAY_BATCH
+from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.messages import DeliveryStatus
 from roomcast.domain.models import Subscription
 
@@ -42,16 +41,9 @@ class DeadLettersService:
     messages: MessageRecords
     queues: PullQueueAdmin
     sender: Sender
-    destinations: Destinations
+    addresses: QueueAddresses
     log: LogSink
     clock: Callable[[], int] = now_ms
-
-    @classmethod
-    def of(cls, stores: Stores) -> DeadLettersService:
-        st = stores
-        return cls(
-            st.catalog, st.dead_letters, st.messages, st.queue_admin, st.sender, st.destinations, st.log
-        )
 
     def page(
         self, tenant_id: str, room_id: str, subscription_id: str, limit: int, start: Position | None
@@ -87,7 +79,7 @@ class DeadLettersService:
         # claim has run out), never zero times.
         self.sender.send(
             [
-                self.destinations.outgoing_for(
+                self.addresses.outgoing_for(
                     subscription,
                     replace(letter.envelope.next_attempt(0, 0, now), failovers=0, queued_at_ms=now),
                 )
@@ -105,9 +97,11 @@ class DeadLettersService:
                 ),
                 force=True,
             )
-            envelope, kind = letter.envelope, subscription.type.value
+            envelope, kind = letter.envelope, subscription.type
             self.log.add(
-                LogRecord.about(envelope, "replayed", kind, attempt=envelope.attempt, error=letter.reason)
+                LogRecord.about(
+                    envelope, LogEvent.REPLAYED, kind, attempt=envelope.attempt, error=letter.reason
+                )
             )
         replayed = [letter.envelope.message_id for letter in letters]
         self.dead_letters.delete_claimed(tenant_id, room_id, subscription_id, replayed, claim)

@@ -21,13 +21,12 @@ from dataclasses import dataclass, replace
 from management_api.common import updated_now
 from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Position
-from roomcast.dal.ports import Catalog, MessageRecords, Sender
-from roomcast.dal.sender import Destinations
-from roomcast.dal.stores import Stores
-from roomcast.delivery.log import LogRecord, LogSink
+from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
+from roomcast.dal.sender import QueueAddresses
 from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.limits import MAX_PAGE_SIZE
+from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, deliveries_to
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.errors import Conflict
@@ -48,14 +47,9 @@ class DeliveriesService:
     catalog: Catalog
     messages: MessageRecords
     sender: Sender
-    destinations: Destinations
+    addresses: QueueAddresses
     log: LogSink
     clock: Callable[[], int] = now_ms
-
-    @classmethod
-    def of(cls, stores: Stores) -> DeliveriesService:
-        st = stores
-        return cls(st.catalog, st.messages, st.sender, st.destinations, st.log)
 
     def retry_now(
         self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str] | None
@@ -77,12 +71,12 @@ class DeliveriesService:
                 first_envelope(message, subscription.id).next_attempt(record.attempts, 0, now),
                 queued_at_ms=now,
             )
-            self.sender.send([self.destinations.outgoing_for(subscription, envelope)])
+            self.sender.send([self.addresses.outgoing_for(subscription, envelope)])
             moved = replace(record, next_attempt_at=iso_from_ms(now), updated_at=now_iso(), history=())
             if self.messages.move_claimed_retry(moved, claim):
                 retried.append(message.id)
                 self.log.add(
-                    LogRecord.about(envelope, "retry_now", subscription.type.value, attempt=envelope.attempt)
+                    LogRecord.about(envelope, LogEvent.RETRY_NOW, subscription.type, attempt=envelope.attempt)
                 )
         not_retrying = [m for m in dict.fromkeys(message_ids or []) if m not in set(retried)]
         return RetriedNow(retried, not_retrying)
@@ -100,7 +94,7 @@ class DeliveriesService:
                 cleared += 1
                 envelope = first_envelope(message, subscription.id)
                 self.log.add(
-                    LogRecord.about(envelope, "cleared", subscription.type.value, attempt=record.attempts)
+                    LogRecord.about(envelope, LogEvent.CLEARED, subscription.type, attempt=record.attempts)
                 )
         return cleared
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from roomcast.dal.queues import PullQueues, Received
     from roomcast.dal.repository import FailoverLink
     from roomcast.dal.sender import Outgoing, Unsent
+    from roomcast.domain.log_records import LogRecord
     from roomcast.domain.messages import Delivery, Message, TrackedMessage
     from roomcast.domain.models import Room, Subscription, SubscriptionType
 
@@ -147,3 +148,9 @@ class FlowGate(Protocol):
         self, flow: FlowKey, lease_id: str, max_concurrency: int, expires_at_ms: int, now_ms: int
     ) -> bool: ...
     def release_lease(self, flow: FlowKey, lease_id: str) -> None: ...
+
+
+class LogSink(Protocol):
+    """Where services put delivery-log records (a DeliveryLog, or a list in tests)."""
+
+    def add(self, record: LogRecord) -> None: ...

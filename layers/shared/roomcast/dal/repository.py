@@ -67,7 +67,7 @@ def _subscription_key(tenant_id: str, room_id: str, subscription_id: str) -> Key
     return key(items.room_partition_key(tenant_id, room_id), items.subscription_sort_key(subscription_id))
 
 
-class Repository(TableAccess):
+class CatalogStore(TableAccess):
     """Rooms and subscriptions of every tenant (API keys: ``roomcast.dal.api_keys``)."""
 
     def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:

@@ -72,7 +72,7 @@ class Outgoing:
 
 
 @dataclass(frozen=True)
-class Destinations:
+class QueueAddresses:
     """Where an envelope for a subscription is sent: the shared push queue, or the subscription's
     own queue."""
 

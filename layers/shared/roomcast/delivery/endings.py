@@ -1,9 +1,16 @@
 """How a delivery ends when it cannot succeed: handed to the failover subscription, or dead.
 
-A delivery step shared by the push function (webhooks), the pull function (nacks, ack-wait
-timeouts) and dead-letter replays. Order: the new home first (failover queue, dead-letter store),
-the records second, so a crash in between repeats the hand-over (a duplicate) and never loses
-the message.
+A delivery step shared by the push function (webhooks) and the pull function (nacks, ack-wait
+timeouts), in three steps its caller runs in this order, writing the records itself between the
+second and the third (so each function writes its delivery status in one place):
+
+1. ``plan``: where it goes — the failover subscription (attempt 0, its own policy) when there is
+   one still there, else a dead letter — and the records that say so;
+2. ``hand_over``: the new home first (the failover's envelope, or the dead letter and, for a PULL
+   subscription, a copy in its SQS dead-letter queue);
+3. ``report``: the delivery-log line and the operational event, once it has happened.
+
+A crash between them repeats the hand-over (a duplicate) and never loses the message.
 """
 
 from __future__ import annotations
@@ -11,17 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from roomcast.dal.dead_letters import DeadLetter
-from roomcast.dal.ports import DeadLetterRecords, MessageRecords, Sender, SubscriptionStore
-from roomcast.dal.sender import Destinations, Outgoing
-from roomcast.dal.stores import Stores
+from roomcast.dal.ports import DeadLetterRecords, LogSink, Sender, SubscriptionStore
+from roomcast.dal.sender import Outgoing, QueueAddresses
 from roomcast.delivery import operational
-from roomcast.delivery.log import LogRecord, LogSink
 from roomcast.delivery.operational import OperationalEvents
-from roomcast.delivery.publishing import Publisher
 from roomcast.domain import limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import AttemptRecord, DeliveryStatus
+from roomcast.domain.log_records import LogEvent, LogRecord
+from roomcast.domain.messages import AttemptRecord, Delivery, DeliveryStatus
 from roomcast.domain.models import Subscription
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.errors import NotFound
@@ -32,30 +37,38 @@ from roomcast.observability import logger
 MAX_FAILOVER_HOPS = limits.MAX_FAILOVER_CHAIN_LENGTH
 
 
+@dataclass(frozen=True)
+class Ending:
+    """A destination's ending as planned: its outcome, what is sent, kept and recorded."""
+
+    outcome: DeliveryOutcome  # DEAD or FAILOVER
+    envelope: Envelope  # as it ended
+    subscription: Subscription
+    reason: str
+    attempts: int
+    outgoing: tuple[Outgoing, ...]
+    dead_letter: DeadLetter | None
+    records: tuple[Delivery, ...]  # the ended destination's, and the failover's first record
+    failover_id: str | None = None
+
+
 @dataclass
 class Endings:
-    """Failover or dead letter, for the functions that deliver (push, pull) or replay."""
+    """Failover or dead letter, for the functions that deliver (push, pull)."""
 
     subscriptions: SubscriptionStore
-    messages: MessageRecords
     dead_letters: DeadLetterRecords
     sender: Sender
-    destinations: Destinations
+    addresses: QueueAddresses
     log: LogSink
     events: OperationalEvents | None = None  # reports endings to the room's operations room
-
-    @classmethod
-    def of(cls, stores: Stores) -> Endings:
-        st = stores
-        events = OperationalEvents(st.catalog, Publisher.of(st))
-        return cls(st.catalog, st.messages, st.dead_letters, st.sender, st.destinations, st.log, events)
 
     def expired(self, envelope: Envelope, reason: str) -> None:
         """Report a delivery that ended expired (its record and log are the caller's)."""
         if self.events is not None:
             self.events.delivery(operational.DELIVERY_EXPIRED, envelope, reason)
 
-    def dead_or_failover(
+    def plan(
         self,
         envelope: Envelope,
         subscription: Subscription,
@@ -63,11 +76,11 @@ class Endings:
         attempts: int,
         now_ms: int,
         *,
-        dead_letter_copy: Outgoing | None = None,
+        dead_letter_queue_url: str | None = None,
         history: tuple[AttemptRecord, ...] = (),
-    ) -> DeliveryOutcome:
-        """End this destination: hand the message to the failover subscription if there is one
-        (it starts at attempt 0 with its own policy), else store a dead letter."""
+    ) -> Ending:
+        """Where this destination goes now (``dead_letter_queue_url``: a PULL subscription's own
+        dead-letter queue, which gets a copy of a dead message)."""
         failover = self._failover_target(envelope, subscription)
         if failover is not None:
             handed = replace(
@@ -80,39 +93,52 @@ class Endings:
                 origin_subscription_id=envelope.origin_subscription_id or envelope.subscription_id,
                 failovers=envelope.failovers + 1,
             )
-            self.sender.send([self.destinations.outgoing_for(failover, handed)])
-            self.messages.update_delivery(
-                envelope.record(
-                    subscription.type,
-                    DeliveryStatus.DEAD,
-                    attempts,
-                    f"{reason}; handed to failover {failover.id}",
-                    history=history,
-                )
+            ended = envelope.record(
+                subscription.type,
+                DeliveryStatus.DEAD,
+                attempts,
+                f"{reason}; handed to failover {failover.id}",
+                history=history,
             )
-            self.messages.update_delivery(handed.record(failover.type, DeliveryStatus.PENDING, 0))
-            self._log(DeliveryOutcome.FAILOVER, envelope, subscription, f"{reason}; to {failover.id}")
-            if self.events is not None:
-                self.events.delivery(
-                    operational.DELIVERY_FAILOVER, envelope, reason, failoverSubscriptionId=failover.id
-                )
-            return DeliveryOutcome.FAILOVER
-        if dead_letter_copy is not None:  # a PULL subscription's own dead-letter queue
-            self.sender.send([dead_letter_copy])
-        self.dead_letters.put(DeadLetter(envelope, reason, now_iso(), attempts))
-        self.messages.update_delivery(
-            envelope.record(subscription.type, DeliveryStatus.DEAD, attempts, reason, history=history)
-        )
-        self._log(DeliveryOutcome.DEAD, envelope, subscription, reason)
-        if self.events is not None:
-            self.events.delivery(operational.DELIVERY_DEAD, envelope, reason, attempts=attempts)
-        return DeliveryOutcome.DEAD
+            first = handed.record(failover.type, DeliveryStatus.PENDING, 0)
+            outgoing = (self.addresses.outgoing_for(failover, handed),)
+            return Ending(
+                DeliveryOutcome.FAILOVER, envelope, subscription, reason, attempts, outgoing, None,
+                (ended, first), failover.id,
+            )  # fmt: skip
+        copies = () if dead_letter_queue_url is None else (Outgoing(dead_letter_queue_url, envelope),)
+        letter = DeadLetter(envelope, reason, now_iso(), attempts)
+        dead = envelope.record(subscription.type, DeliveryStatus.DEAD, attempts, reason, history=history)
+        return Ending(DeliveryOutcome.DEAD, envelope, subscription, reason, attempts, copies, letter, (dead,))
 
-    def _log(
-        self, outcome: DeliveryOutcome, envelope: Envelope, subscription: Subscription, error: str
-    ) -> None:
-        kind = subscription.type.value
-        self.log.add(LogRecord.about(envelope, outcome.value, kind, attempt=envelope.attempt, error=error))
+    def hand_over(self, ending: Ending) -> None:
+        """The message's new home, before any record says it has one."""
+        if ending.outgoing:
+            self.sender.send(list(ending.outgoing))
+        if ending.dead_letter is not None:
+            self.dead_letters.put(ending.dead_letter)
+
+    def report(self, ending: Ending) -> None:
+        """The delivery-log line and the operational event of an ending that happened."""
+        envelope = ending.envelope
+        if ending.failover_id is not None:
+            error = f"{ending.reason}; to {ending.failover_id}"
+            event = LogEvent.FAILOVER
+        else:
+            error, event = ending.reason, LogEvent.DEAD
+        kind = ending.subscription.type
+        self.log.add(LogRecord.about(envelope, event, kind, attempt=envelope.attempt, error=error))
+        if self.events is None:
+            return
+        if ending.failover_id is not None:
+            self.events.delivery(
+                operational.DELIVERY_FAILOVER,
+                envelope,
+                ending.reason,
+                failoverSubscriptionId=ending.failover_id,
+            )
+        else:
+            self.events.delivery(operational.DELIVERY_DEAD, envelope, ending.reason, attempts=ending.attempts)
 
     def _failover_target(self, envelope: Envelope, subscription: Subscription) -> Subscription | None:
         if not subscription.failover_subscription_id:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from roomcast.dal.ports import RoomStore
-from roomcast.delivery.publishing import Publisher
+from roomcast.delivery.publishing import Publication, Publisher
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.payloads import JsonValue
@@ -81,14 +81,8 @@ class OperationalEvents:
             room = self.rooms.get_room(tenant_id, room_id)
             if not room.operations_room_id or room.operations_room_id == room_id:
                 return
-            self.publisher.publish_message(
-                tenant_id,
-                room.operations_room_id,
-                event_type,
-                EVENT_VERSION,
-                payload,
-                CORRELATION_PREFIX + uuid.uuid4().hex,
-            )
+            event = Publication(event_type, EVENT_VERSION, payload, CORRELATION_PREFIX + uuid.uuid4().hex)
+            self.publisher.publish_message(tenant_id, room.operations_room_id, event)
         except (NotFound, InvalidRequest) as skipped:  # room gone, or its eventTypes refuse the type
             logger.info(
                 "operational event not published", extra={"eventType": event_type, "why": str(skipped)}

@@ -1,67 +1,46 @@
-"""Publishing a message into a room: route, store the message and its first delivery records in
-one write, then enqueue one envelope per destination. Used by the publish function (one message,
-or a batch of them), and by every function that reports operational events
-(roomcast.delivery.operational).
+"""Publishing messages into a room: route, store each message with its first delivery records in
+one write, then send one envelope per destination (roomcast.delivery.first_sends). A single
+publish is a batch of one. Used by the publish function, and by every function that reports
+operational events (roomcast.delivery.operational).
 
 A publish request that dies between storing and sending cannot leave a message unsent: before it
 stores anything it sends the outbox a delayed check naming the messages it may store, and once
 every first envelope is sent (or left to the outbox) it records the request done. A check that
-finds no such record sends what was stored (docs/decisions/0028-every-delivery-ends.md)."""
+finds no such record sends what was stored (docs/decisions/0028-every-delivery-ends.md). Keyed
+messages follow roomcast.delivery.keyed_messages."""
 
 from __future__ import annotations
 
 import uuid
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Final
 
 from roomcast.dal.messages import MessageExists
 from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import Catalog, MessageRecords, Sender
-from roomcast.dal.sender import Destinations, Unsent
-from roomcast.dal.stores import Stores
-from roomcast.delivery.log import LogRecord, LogSink
-from roomcast.domain import ids, limits
+from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
+from roomcast.dal.sender import QueueAddresses
+from roomcast.delivery import keyed_messages
+from roomcast.delivery.first_sends import FirstSends, Routed
+from roomcast.delivery.keyed_messages import Anew, Resume, Taken
+from roomcast.domain import ids
 from roomcast.domain.clock import iso_from_ms, now_ms
-from roomcast.domain.envelope import Envelope, first_envelope
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.outbox_tasks import PublishCheck
 from roomcast.domain.payloads import JsonValue
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import resolve_destinations
-from roomcast.errors import Conflict, InvalidRequest, RoomcastError
+from roomcast.errors import RoomcastError
 from roomcast.observability import logger
 
-# A keyed message of a batch found stored without its first sends recorded done belongs to a
-# publish still running while it is younger than this (the publish function's 29 s timeout,
-# rounded up): 409, as a single publish answers; older, that publish died and this one finishes it.
-PUBLISH_IN_PROGRESS_MS: Final = 30_000
 # The publish check is sent while the room is read (both before anything is stored).
 _CHECKS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="publish-check")
 
 
-def _same_publish(stored: Message, retried: Message, correlation_id: str | None, now_ms: int) -> bool:
-    """Whether a stored message is what a retried publish under the same key asked for, within
-    the key's window (after it, the key may name a new message)."""
-    return (
-        (stored.event_type, stored.event_version, stored.payload)
-        == (retried.event_type, retried.event_version, retried.payload)
-        and (correlation_id is None or stored.correlation_id == correlation_id)
-        and now_ms - stored.published_at_ms < limits.IDEMPOTENCY_WINDOW_MS
-    )
-
-
-def unsent_destinations(unsent: Sequence[Unsent]) -> list[str]:
-    """The subscriptions whose envelopes were not sent, each once, in order."""
-    return list(dict.fromkeys(u.subscription_id for u in unsent if u.subscription_id))
-
-
 @dataclass(frozen=True)
 class Publication:
-    """One message of a batch publish, as asked (``explicit``: the named destinations)."""
+    """One message to publish, as asked (``explicit``: the named destinations)."""
 
     event_type: str
     event_version: str
@@ -73,11 +52,10 @@ class Publication:
 
 @dataclass(frozen=True)
 class _Planned:
-    """A message of a batch on its way: where it is in the batch, and where it goes."""
+    """A message of the request on its way: where it is in the request, and where it goes."""
 
     index: int
-    message: Message
-    targets: list[Subscription]
+    routed: Routed
     keyed: bool
 
 
@@ -88,27 +66,133 @@ def internal_error() -> RoomcastError:
     )
 
 
-def key_reused() -> InvalidRequest:
-    return InvalidRequest(
-        "this idempotency key was used with a different message in the last 24 hours",
-        code="idempotency_key_reused",
-    )
-
-
 @dataclass
 class Publisher:
     catalog: Catalog
     messages: MessageRecords
     sender: Sender
-    destinations: Destinations
+    addresses: QueueAddresses
     log: LogSink
     outbox: OutboxQueue
     clock: Callable[[], int] = now_ms
 
-    @classmethod
-    def of(cls, stores: Stores) -> Publisher:
-        st = stores
-        return cls(st.catalog, st.messages, st.sender, st.destinations, st.log, st.outbox)
+    def publish_message(self, tenant_id: str, room_id: str, publication: Publication) -> Message:
+        """One message, as a batch of one; raises what the batch answers for it."""
+        (answer,) = self.publish_batch(tenant_id, room_id, [publication])
+        if isinstance(answer, RoomcastError):
+            raise answer
+        return answer
+
+    def publish_batch(
+        self, tenant_id: str, room_id: str, publications: Sequence[Publication]
+    ) -> list[Message | RoomcastError]:
+        """Publish messages to one room, each routed and answered on its own (a message or why it
+        was refused, in order), with the work of one: the room and its subscriptions read once,
+        keyless messages stored 25 per BatchWriteItem, keyed ones each with a conditional PutItem,
+        and all envelopes sent together (10 per SQS call, the calls in parallel)."""
+        request_id = ids.new_publish_request_id()
+        message_ids = [keyed_messages.message_id(tenant_id, room_id, p.idempotency_key) for p in publications]
+        room, subscriptions, direct = self._routing_with_check(
+            tenant_id, room_id, request_id, list(dict.fromkeys(message_ids))
+        )
+        now = self.clock()
+        results: list[Message | RoomcastError | None] = [None] * len(publications)
+        planned: list[_Planned] = []
+        first_with_key: dict[str, int] = {}
+        repeats: list[tuple[int, int]] = []  # a key met again in the request: (index, its first index)
+        for index, publication in enumerate(publications):
+            try:
+                routed = resolve_destinations(
+                    room,
+                    subscriptions,
+                    publication.event_type,
+                    publication.event_version,
+                    publication.explicit,
+                )
+            except RoomcastError as refused:
+                results[index] = refused
+                continue
+            key = publication.idempotency_key
+            if key is not None and key in first_with_key:
+                repeats.append((index, first_with_key[key]))
+                continue
+            if key is not None:
+                first_with_key[key] = index
+            message = _new_message(message_ids[index], request_id, room, publication, routed, now)
+            planned.append(_Planned(index, Routed(message, routed), key is not None))
+        to_send, complete = self._store(tenant_id, planned, publications, subscriptions, results, direct, now)
+        answered = FirstSends(self.messages, self.sender, self.addresses, self.log).send(
+            [p.routed for p in to_send], direct, request_id
+        )
+        for plan, ok in zip(to_send, answered, strict=True):
+            results[plan.index] = plan.routed.message if ok else internal_error()
+        if direct and complete and all(answered):
+            resumed = [p.routed.message.id for p in to_send if p.routed.message.request_id != request_id]
+            self._record_sent(tenant_id, [request_id, *resumed])
+        for index, first in repeats:
+            same = publications[index] == publications[first]
+            results[index] = results[first] if same else keyed_messages.key_reused()
+        return [result if result is not None else internal_error() for result in results]
+
+    def _store(
+        self,
+        tenant_id: str,
+        planned: Sequence[_Planned],
+        publications: Sequence[Publication],
+        subscriptions: Sequence[Subscription],
+        results: list[Message | RoomcastError | None],
+        direct: bool,
+        now: int,
+    ) -> tuple[list[_Planned], bool]:
+        """Store the planned messages (before anything is sent: a message is never on a queue
+        without its record); those to send, and whether every one was stored or answered (a write
+        that failed may still have stored part of a batch: only the check can find that)."""
+        failed = self.messages.put_messages(
+            [(p.routed.message, _first_records(p.routed)) for p in planned if not p.keyed],
+            left_to_outbox=not direct,
+        )
+        failed |= self.messages.put_messages(
+            [(p.routed.message, _first_records(p.routed)) for p in planned if p.keyed],
+            if_new=True,
+            left_to_outbox=not direct,
+        )
+        to_send, taken, complete = [], [], True
+        for plan in planned:
+            error = failed.get(plan.routed.message.id)
+            if error is None:
+                to_send.append(plan)
+            elif isinstance(error, MessageExists):
+                taken.append((plan, error.stored))
+            else:
+                logger.error("storing a message failed", exc_info=error)
+                results[plan.index] = internal_error()
+                complete = False
+        missing = [plan.routed.message.id for plan, stored in taken if stored is None]
+        reread = self.messages.get_messages(tenant_id, missing) if missing else {}
+        asked = [
+            Taken(
+                plan.routed.message,
+                publications[plan.index].correlation_id,
+                stored or reread.get(plan.routed.message.id),
+            )
+            for plan, stored in taken
+        ]
+        for (plan, _), answer in zip(
+            taken, keyed_messages.answer_taken(self.messages, tenant_id, asked, now), strict=True
+        ):
+            if isinstance(answer, Resume):
+                to_send.append(
+                    _Planned(
+                        plan.index, Routed(answer.stored, _still_there(answer.stored, subscriptions)), True
+                    )
+                )
+            elif isinstance(answer, Anew):
+                results[plan.index] = self._publish_anew(
+                    tenant_id, plan.routed.message.room_id, publications[plan.index]
+                )
+            else:
+                results[plan.index] = answer
+        return to_send, complete
 
     def _routing_with_check(
         self, tenant_id: str, room_id: str, request_id: str, message_ids: Sequence[str]
@@ -141,321 +225,52 @@ class Publisher:
         except Exception:
             logger.exception("recording a publish's sends done failed", extra={"units": list(units)})
 
-    def publish_message(
-        self,
-        tenant_id: str,
-        room_id: str,
-        event_type: str,
-        event_version: str,
-        payload: JsonValue,
-        correlation_id: str | None = None,
-        explicit: Sequence[str] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Message:
-        """Route, store (message and first records in one write), then send one envelope per
-        destination; a message routed nowhere is stored and logged all the same.
-
-        With an ``idempotency_key`` the message id comes from it: a retry whose first try stored
-        the message and died before answering finds that message and finishes its sends (at
-        worst sending an envelope twice) instead of storing a second message."""
-        request_id = ids.new_publish_request_id()
-        message_id = _message_id(tenant_id, room_id, idempotency_key)
-        room, subscriptions, direct = self._routing_with_check(tenant_id, room_id, request_id, [message_id])
-        targets = resolve_destinations(room, subscriptions, event_type, event_version, explicit)
-        publication = Publication(
-            event_type, event_version, payload, correlation_id, explicit, idempotency_key
-        )
-        message = self._new_message(message_id, request_id, room, publication, targets, self.clock())
-        # Stored first: a message is never on a queue without its record.
-        try:
-            self.messages.put_message(
-                message,
-                _first_records(message, targets),
-                if_new=idempotency_key is not None,
-                left_to_outbox=not direct,
-            )
-        except MessageExists as exists:
-            stored = exists.stored or self.messages.get_messages(tenant_id, [message.id]).get(message.id)
-            if stored is None or not _same_publish(stored, message, correlation_id, message.published_at_ms):
-                # The key's message is another one (the key reused after its window): a new id.
-                return self.publish_message(
-                    tenant_id, room_id, event_type, event_version, payload, correlation_id, explicit
-                )
-            resumed = _still_there(stored, subscriptions)
-            if direct:
-                self._send(stored, resumed, stored.destinations)
-                self._record_sent(tenant_id, [request_id, stored.id])
-            else:
-                self._leave_to_outbox(stored, stored.destinations)
-            self._log(stored, resumed)
-            return stored
-        if direct:
-            self._send(message, targets, message.destinations)
-            self._record_sent(tenant_id, [request_id])
-        self._log(message, targets)
-        return message
-
-    def publish_batch(
-        self, tenant_id: str, room_id: str, publications: Sequence[Publication]
-    ) -> list[Message | RoomcastError]:
-        """Publish several messages to one room, each routed and answered on its own (a message or
-        why it was refused, in order), with the work of one: the room and its subscriptions read
-        once, keyless messages stored 25 per BatchWriteItem, keyed ones each with a conditional
-        PutItem (as ``publish_message``), and all envelopes sent together (10 per SQS call, the
-        calls in parallel). A keyed message already stored by an earlier try is answered as it was,
-        and its sends are finished if that try died before recording them done."""
-        request_id = ids.new_publish_request_id()
-        message_ids = [_message_id(tenant_id, room_id, p.idempotency_key) for p in publications]
-        room, subscriptions, direct = self._routing_with_check(
-            tenant_id, room_id, request_id, list(dict.fromkeys(message_ids))
-        )
-        published_at_ms = self.clock()
-        results: list[Message | RoomcastError | None] = [None] * len(publications)
-        planned: list[_Planned] = []
-        first_with_key: dict[str, int] = {}
-        repeats: list[tuple[int, int]] = []  # a key met again in the batch: (index, its first index)
-        for index, publication in enumerate(publications):
-            try:
-                targets = resolve_destinations(
-                    room,
-                    subscriptions,
-                    publication.event_type,
-                    publication.event_version,
-                    publication.explicit,
-                )
-            except RoomcastError as refused:
-                results[index] = refused
-                continue
-            key = publication.idempotency_key
-            if key is not None and key in first_with_key:
-                repeats.append((index, first_with_key[key]))
-                continue
-            if key is not None:
-                first_with_key[key] = index
-            message = self._new_message(
-                message_ids[index], request_id, room, publication, targets, published_at_ms
-            )
-            planned.append(_Planned(index, message, targets, key is not None))
-
-        # Stored first: a message is never on a queue without its record.
-        failed = self.messages.put_messages(
-            [(p.message, _first_records(p.message, p.targets)) for p in planned if not p.keyed],
-            left_to_outbox=not direct,
-        )
-        failed |= self.messages.put_messages(
-            [(p.message, _first_records(p.message, p.targets)) for p in planned if p.keyed],
-            if_new=True,
-            left_to_outbox=not direct,
-        )
-        to_send: list[_Planned] = []
-        found: list[tuple[_Planned, MessageExists]] = []
-        # Whether every message is stored and sent (or left to the outbox): a write that failed
-        # may still have stored part of a batch, and only the check can find that.
-        complete = True
-        for plan in planned:
-            error = failed.get(plan.message.id)
-            if error is None:
-                to_send.append(plan)
-            elif isinstance(error, MessageExists):
-                found.append((plan, error))
-            else:
-                logger.error("storing a message of a batch failed", exc_info=error)
-                results[plan.index] = internal_error()
-                complete = False
-        for plan, outcome in self._already_stored(
-            tenant_id, found, publications, subscriptions, published_at_ms
-        ):
-            if isinstance(outcome, _Planned):
-                to_send.append(outcome)
-            else:
-                results[plan.index] = outcome
-
-        answered = self._send_all(to_send, results, request_id, direct)
-        if direct and complete and len(answered) == len(to_send):
-            resumed = [p.message.id for p in answered if p.message.request_id != request_id]
-            self._record_sent(tenant_id, [request_id, *resumed])
-        for index, first in repeats:
-            same = publications[index] == publications[first]
-            results[index] = results[first] if same else key_reused()
-        return [result if result is not None else internal_error() for result in results]
-
-    def _already_stored(
-        self,
-        tenant_id: str,
-        found: Sequence[tuple[_Planned, MessageExists]],
-        publications: Sequence[Publication],
-        subscriptions: Sequence[Subscription],
-        now: int,
-    ) -> list[tuple[_Planned, Message | RoomcastError | _Planned]]:
-        """What keyed messages of a batch whose id was taken answer: the stored message (its sends
-        done), a resumed plan (sends to finish), or a refusal; a key past its window publishes anew."""
-        if not found:
-            return []
-        missing = [plan.message.id for plan, exists in found if exists.stored is None]
-        reread = self.messages.get_messages(tenant_id, missing) if missing else {}
-        stored_of = {plan.message.id: exists.stored or reread.get(plan.message.id) for plan, exists in found}
-        # A stored message's sends are done when its request recorded them, or a retry did.
-        units = {u for m in stored_of.values() if m is not None for u in (m.request_id, m.id) if u}
-        done_units = self.messages.sends_done(tenant_id, sorted(units))
-        done = {
-            i
-            for i, m in stored_of.items()
-            if m is not None and (m.id in done_units or m.request_id in done_units)
-        }
-        answers: list[tuple[_Planned, Message | RoomcastError | _Planned]] = []
-        for plan, _exists in found:
-            stored = stored_of[plan.message.id]
-            publication = publications[plan.index]
-            if stored is None or now - stored.published_at_ms >= limits.IDEMPOTENCY_WINDOW_MS:
-                answers.append((plan, self._publish_anew(tenant_id, plan.message.room_id, publication)))
-            elif not _same_publish(stored, plan.message, publication.correlation_id, now):
-                answers.append((plan, key_reused()))
-            elif stored.id in done:
-                answers.append((plan, stored))
-            elif now - stored.published_at_ms < PUBLISH_IN_PROGRESS_MS:
-                answers.append(
-                    (plan, Conflict("a publish with this idempotency key is in progress; retry shortly"))
-                )
-            else:
-                answers.append(
-                    (plan, _Planned(plan.index, stored, _still_there(stored, subscriptions), True))
-                )
-        return answers
-
     def _publish_anew(
         self, tenant_id: str, room_id: str, publication: Publication
     ) -> Message | RoomcastError:
         """A message whose key named a message past the key's window: a new message, new id."""
+        keyless = Publication(
+            publication.event_type,
+            publication.event_version,
+            publication.payload,
+            publication.correlation_id,
+            publication.explicit,
+        )
         try:
-            return self.publish_message(
-                tenant_id,
-                room_id,
-                publication.event_type,
-                publication.event_version,
-                publication.payload,
-                publication.correlation_id,
-                publication.explicit,
-            )
+            return self.publish_message(tenant_id, room_id, keyless)
         except RoomcastError as refused:
             return refused
 
-    def _new_message(
-        self,
-        message_id: str,
-        request_id: str,
-        room: Room,
-        publication: Publication,
-        targets: Sequence[Subscription],
-        at_ms: int,
-    ) -> Message:
-        return Message(
-            id=message_id,
-            tenant_id=room.tenant_id,
-            room_id=room.id,
-            event_type=publication.event_type,
-            event_version=publication.event_version,
-            correlation_id=publication.correlation_id or str(uuid.uuid4()),
-            payload=publication.payload,
-            published_at=iso_from_ms(at_ms),
-            published_at_ms=at_ms,
-            expires_at_ms=expires_at(at_ms, room.message_expiration_ms),
-            destinations=tuple(s.id for s in targets),
-            request_id=request_id,
-        )
 
-    def _send_all(
-        self,
-        plans: Sequence[_Planned],
-        results: list[Message | RoomcastError | None],
-        request_id: str,
-        direct: bool,
-    ) -> list[_Planned]:
-        """Every planned message's envelopes in one ``try_send`` (SQS batches per queue, in
-        parallel); what SQS refused is left to the outbox, per message. Not ``direct`` (the check
-        could not be sent): nothing is sent here, the outbox sends it all (new messages were stored
-        marked; one an earlier try stored is marked now). Returns the plans answered with their
-        message (``results`` filled in)."""
-        unsent: dict[str, list[str]] = defaultdict(list)
-        if direct:
-            outgoing = [
-                self.destinations.outgoing_for(s, first_envelope(plan.message, s.id))
-                for plan in plans
-                for s in plan.targets
-            ]
-            for refused in self.sender.try_send(outgoing):
-                if isinstance(refused.outgoing.envelope, Envelope) and refused.subscription_id:
-                    unsent[refused.outgoing.envelope.message_id].append(refused.subscription_id)
-        answered = []
-        for plan in plans:
-            if direct:
-                routed = {s.id for s in plan.targets}
-                left = list(dict.fromkeys(unsent.get(plan.message.id, [])))
-                left += [i for i in plan.message.destinations if i not in routed]
-            else:
-                resumed = plan.message.request_id != request_id
-                left = list(plan.message.destinations) if resumed else []
-            try:
-                self._leave_to_outbox(plan.message, left)
-            except Exception:
-                logger.exception(
-                    "marking a message's unsent envelopes failed", extra={"message_id": plan.message.id}
-                )
-                results[plan.index] = internal_error()
-                continue
-            results[plan.index] = plan.message
-            self._log(plan.message, plan.targets)
-            answered.append(plan)
-        return answered
-
-    def _send(self, message: Message, targets: Sequence[Subscription], destinations: Sequence[str]) -> None:
-        """One envelope per destination. What cannot be sent now (an SQS outage, a PULL queue
-        deleted since routing, a subscription gone) is left to the outbox: marked on the message
-        item, sent (or ended cleared) by the outbox function from the table's stream. The publish
-        is accepted either way: the message is stored and will be sent or end cleared."""
-        outgoing = [self.destinations.outgoing_for(s, first_envelope(message, s.id)) for s in targets]
-        unsent = unsent_destinations(self.sender.try_send(outgoing))
-        routed = {s.id for s in targets}
-        unsent += [i for i in destinations if i not in routed]
-        self._leave_to_outbox(message, unsent)
-
-    def _leave_to_outbox(self, message: Message, unsent: Sequence[str]) -> None:
-        if unsent:
-            self.messages.mark_unsent(message.tenant_id, message.id, unsent)
-            logger.warning(
-                "first envelopes left to the outbox", extra={"message_id": message.id, "unsent": list(unsent)}
-            )
-
-    def _log(self, message: Message, targets: Sequence[Subscription]) -> None:
-        # One record per destination, or one without a subscription for a message routed nowhere.
-        none: list[Subscription | None] = [None]
-        for target in [*targets] or none:
-            self.log.add(
-                LogRecord(
-                    event="published",
-                    message_id=message.id,
-                    correlation_id=message.correlation_id,
-                    tenant_id=message.tenant_id,
-                    room_id=message.room_id,
-                    subscription_id=target.id if target else None,
-                    subscription_type=target.type.value if target else None,
-                    published_at=message.published_at,
-                    timestamp=message.published_at,
-                )
-            )
+def _new_message(
+    message_id: str,
+    request_id: str,
+    room: Room,
+    publication: Publication,
+    routed: Sequence[Subscription],
+    at_ms: int,
+) -> Message:
+    return Message(
+        id=message_id,
+        tenant_id=room.tenant_id,
+        room_id=room.id,
+        event_type=publication.event_type,
+        event_version=publication.event_version,
+        correlation_id=publication.correlation_id or str(uuid.uuid4()),
+        payload=publication.payload,
+        published_at=iso_from_ms(at_ms),
+        published_at_ms=at_ms,
+        expires_at_ms=expires_at(at_ms, room.message_expiration_ms),
+        destinations=tuple(s.id for s in routed),
+        request_id=request_id,
+    )
 
 
-def _message_id(tenant_id: str, room_id: str, idempotency_key: str | None) -> str:
-    """A keyed message's id comes from its key (a retry finds what the first try stored)."""
-    if idempotency_key:
-        return ids.message_id_for(tenant_id, room_id, idempotency_key)
-    return ids.new_message_id()
-
-
-def _first_records(message: Message, targets: Sequence[Subscription]) -> list[Delivery]:
-    at = message.published_at
+def _first_records(routed: Routed) -> list[Delivery]:
+    message, at = routed.message, routed.message.published_at
     return [
         Delivery(message.id, message.tenant_id, s.id, s.type, DeliveryStatus.PENDING, 0, None, at, at)
-        for s in targets
+        for s in routed.subscriptions
     ]
 
 

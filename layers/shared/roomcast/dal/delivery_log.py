@@ -1,11 +1,9 @@
-"""The delivery log: one record per publish, attempt, hop and outcome (schema: docs/delivery-log.md).
-
-A function buffers its records and, after its work, sends them to the delivery-log Firehose stream
-(``DELIVERY_STREAM``) in ONE ``PutRecordBatch`` (more only when Firehose's per-call limits force
-it). Records are NDJSON lines packed into as few Firehose records as fit: Firehose bills each
-record in 5 KB increments, so a record of many lines wastes at most one partial increment.
-Firehose buffers across invocations and writes gzip NDJSON objects under
-``raw/dt=YYYY-MM-DD/hour=HH/`` (template.yaml, ``DeliveryLogStream``).
+"""The delivery log's writer: a function buffers its records (roomcast.domain.log_records) and,
+after its work, sends them to the delivery-log Firehose stream (``DELIVERY_STREAM``) in ONE
+``PutRecordBatch`` (more only when Firehose's per-call limits force it). Records are NDJSON lines
+packed into as few Firehose records as fit: Firehose bills each record in 5 KB increments, so a
+record of many lines wastes at most one partial increment. Firehose buffers across invocations and
+writes gzip NDJSON objects under ``raw/dt=YYYY-MM-DD/hour=HH/`` (template.yaml, ``DeliveryLogStream``).
 
 Writing never delays a delivery beyond a bounded retry, and never fails one: records Firehose
 refuses are retried a few times, then they go to the function's log instead (CloudWatch keeps
@@ -16,27 +14,16 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 from roomcast.dal.aws import firehose_client
-from roomcast.domain.clock import iso_timestamp, utc_now
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.fields import camel_fields
-from roomcast.domain.receipts import Receipt
+from roomcast.domain.log_records import LogRecord
 from roomcast.observability import logger, metrics
 
 if TYPE_CHECKING:
     from mypy_boto3_firehose import FirehoseClient
-
-SCHEMA_VERSION: Final = 1
-type Detail = int | str | None  # attempt, http_status, latency_ms, error, next_delay_ms
-# Where Firehose writes the raw files (the stream's Prefix in template.yaml starts with it).
-RAW_PREFIX: Final = "raw"
-# What a record takes from the envelope or receipt it is about.
-_FROM_SUBJECT: Final = ("message_id", "correlation_id", "room_id", "subscription_id")
 
 # Amazon Data Firehose's PutRecordBatch limits (data before base64 encoding).
 MAX_RECORDS_PER_CALL: Final = 500
@@ -45,72 +32,6 @@ MAX_RECORD_BYTES: Final = 1_000 * 1024  # 1,000 KiB
 # Pauses before re-sending the records Firehose reported failed (throttling, internal errors): the
 # flush runs before an API function answers, so the whole retry stays well under a second.
 RETRY_DELAYS_SECONDS: Final = (0.05, 0.15)
-
-
-@dataclass(frozen=True)
-class LogRecord:
-    """One delivery-log line. ``event`` is one of EVENTS."""
-
-    event: str
-    message_id: str
-    correlation_id: str
-    tenant_id: str
-    room_id: str
-    subscription_id: str | None = None
-    subscription_type: str | None = None
-    attempt: int | None = None
-    http_status: int | None = None
-    latency_ms: int | None = None
-    error: str | None = None
-    next_delay_ms: int | None = None
-    published_at: str | None = None
-    timestamp: str = field(default_factory=lambda: iso_timestamp(utc_now()))
-    record_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-
-    @classmethod
-    def about(
-        cls,
-        subject: Envelope | Receipt,
-        event: str,
-        subscription_type: str,
-        tenant_id: str | None = None,
-        /,
-        **details: Detail,
-    ) -> LogRecord:
-        """A record of ``event`` for the message and destination of an envelope or a PULL receipt
-        (a receipt does not carry its tenant: pass ``tenant_id``); ``details`` are the other
-        fields (attempt, http_status, latency_ms, error, next_delay_ms)."""
-        tenant = subject.tenant_id if isinstance(subject, Envelope) else tenant_id
-        if tenant is None:
-            raise ValueError("a receipt's log record needs the tenant_id")
-        fields: dict[str, Any] = {name: getattr(subject, name) for name in _FROM_SUBJECT} | details
-        return cls(
-            event=event,
-            tenant_id=tenant,
-            subscription_type=subscription_type,
-            published_at=subject.published_at or None,
-            **fields,
-        )
-
-    def to_json(self) -> str:
-        return json.dumps({"schemaVersion": SCHEMA_VERSION, **camel_fields(self)}, separators=(",", ":"))
-
-
-EVENTS: Final = (
-    "published",  # a message was stored (one per destination, subscriptionId set; or one with none)
-    "attempt",  # a webhook POST or a PULL hand-out was made (attempt = its number)
-    "hop",  # an envelope was re-sent to wait longer than SQS can hold (not an attempt)
-    "delivered",  # 2xx, or a PULL ack
-    "retry_scheduled",  # an attempt failed; next one after next_delay_ms
-    "dead",  # attempts exhausted or a permanent failure
-    "expired",  # the room's expiry came first
-    "failover",  # handed to the subscription's failover (subscription_id = the one that failed)
-    "replayed",  # a dead letter sent again from attempt 0
-    "held",  # PUSH: waited for flow control or a paused subscription (not an attempt)
-    "extended",  # PULL: a consumer extended a pulled message's ack wait
-    "cleared",  # "Clear All" ended a pending or retrying delivery (never sent afterwards)
-    "retry_now",  # a retrying delivery was made due now (POST .../deliveries/retry)
-)
 
 
 def _consecutive_groups(sizes: Sequence[int], max_count: int, max_bytes: int) -> list[range]:
@@ -142,12 +63,6 @@ def call_batches(
 ) -> list[range]:
     """Consecutive records grouped into as few PutRecordBatch calls as Firehose's limits allow."""
     return _consecutive_groups(record_sizes, max_records, max_bytes)
-
-
-class LogSink(Protocol):
-    """Where services put delivery-log records (a DeliveryLog, or a list in tests)."""
-
-    def add(self, record: LogRecord) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ Key = tuple[str, str, str]  # (kind, tenant, id)
 
 
 @dataclass
-class Targets:
+class BatchCatalog:
     catalog: Catalog
     clock: Callable[[], int] = now_ms
     _cache: dict[Key, tuple[int, Room | Subscription | None]] = field(default_factory=dict)

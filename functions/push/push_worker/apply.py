@@ -1,0 +1,178 @@
+"""Where a push delivery's plan (push_worker.plans) is carried out, and its status written: the
+only module of the push function that writes a delivery's record.
+
+Each plan sends first (a hop, a hold, a retry, a failover) and records second, so a crash in
+between repeats the work — a duplicate webhook at worst — and never loses the message. A batch's
+``delivered`` records are written together by ``finish_batch`` before the batch is acknowledged
+(docs/decisions/0013-push-batch-bookkeeping.md): a destination's first attempt ever in one batch
+of puts, any other (its record has a history) appended to its record one by one."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from push_worker.health import EndpointHealth
+from push_worker.plans import (
+    DESTINATION_GONE,
+    Clear,
+    Deliver,
+    End,
+    Expire,
+    History,
+    Hold,
+    Hop,
+    Plan,
+    Posted,
+    RetryAt,
+    Skip,
+)
+from roomcast.dal.ports import LogSink, MessageRecords, Sender
+from roomcast.dal.sender import QueueAddresses, delay_seconds
+from roomcast.delivery.endings import Endings
+from roomcast.domain.clock import iso_from_ms, now_ms
+from roomcast.domain.envelope import Envelope
+from roomcast.domain.log_records import Detail, LogEvent, LogRecord
+from roomcast.domain.messages import Delivery, DeliveryStatus
+from roomcast.domain.models import SubscriptionType
+from roomcast.domain.outcomes import DeliveryOutcome
+
+PUSH = SubscriptionType.PUSH
+
+
+@dataclass
+class PushApply:
+    messages: MessageRecords
+    sender: Sender
+    addresses: QueueAddresses
+    endings: Endings
+    health: EndpointHealth
+    log: LogSink
+    clock: Callable[[], int] = now_ms
+    # The batch's 'delivered' records, each with whether it is its destination's first attempt ever.
+    _delivered: list[tuple[Delivery, bool]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self, envelope: Envelope, plan: Plan) -> DeliveryOutcome:
+        match plan:
+            case Deliver():
+                return self._deliver(envelope, plan)
+            case RetryAt():
+                return self._retry(envelope, plan)
+            case End():
+                return self._end(envelope, plan)
+            case Expire():
+                return self._expire(envelope, plan)
+            case Hop():
+                return self._hop(envelope, plan)
+            case Hold():
+                return self._hold(envelope, plan)
+            case Clear():
+                self._record(envelope, DeliveryStatus.CLEARED, envelope.attempt, plan.reason)
+                self._log(
+                    LogEvent.CLEARED, envelope, error=plan.reason if plan.reason == DESTINATION_GONE else None
+                )
+                return DeliveryOutcome.CLEARED
+            case Skip():
+                return DeliveryOutcome.SUPERSEDED
+            case _:
+                raise TypeError(f"not a plan to apply: {plan!r}")
+
+    def finish_batch(self) -> None:
+        """Write the batch's 'delivered' records (one call per 25 first attempts)."""
+        with self._lock:
+            delivered, self._delivered = self._delivered, []
+        first_tries = [record for record, first in delivered if first]
+        if first_tries:
+            self.messages.record_delivered(first_tries)
+        for later in (record for record, first in delivered if not first):
+            self.messages.update_delivery(later)
+
+    def _deliver(self, envelope: Envelope, plan: Deliver) -> DeliveryOutcome:
+        self._log_posted(envelope, plan.posted)
+        record = envelope.record(PUSH, DeliveryStatus.DELIVERED, envelope.attempt + 1, history=plan.history)
+        with self._lock:
+            self._delivered.append((record, envelope.attempt == 0 and envelope.queued_at_ms == 0))
+        posted = plan.posted
+        self._log(LogEvent.DELIVERED, envelope, http_status=posted.http_status, latency_ms=posted.latency_ms)
+        return DeliveryOutcome.DELIVERED
+
+    def _retry(self, envelope: Envelope, plan: RetryAt) -> DeliveryOutcome:
+        self._log_posted(envelope, plan.posted)
+        retry = envelope.next_attempt(plan.next_attempt, plan.delay_ms, plan.due_at_ms)
+        self.sender.send([self.addresses.push(retry, delay_seconds(plan.due_at_ms, self.clock()))])
+        error = plan.posted.error
+        due = iso_from_ms(plan.due_at_ms)
+        self._record(envelope, DeliveryStatus.RETRYING, envelope.attempt + 1, error, due, plan.history)
+        self._log(
+            LogEvent.RETRY_SCHEDULED,
+            envelope,
+            http_status=plan.posted.http_status,
+            error=error,
+            next_delay_ms=plan.delay_ms,
+        )
+        return DeliveryOutcome.RETRY
+
+    def _end(self, envelope: Envelope, plan: End) -> DeliveryOutcome:
+        if plan.posted is not None:
+            self._log_posted(envelope, plan.posted)
+        if plan.disable_reason is not None:
+            self.health.disable(plan.subscription, plan.disable_reason)
+        ending = self.endings.plan(
+            envelope, plan.subscription, plan.reason, plan.attempts, self.clock(), history=plan.history
+        )
+        self.endings.hand_over(ending)
+        for record in ending.records:
+            self.messages.update_delivery(record)
+        self.endings.report(ending)
+        return ending.outcome
+
+    def _expire(self, envelope: Envelope, plan: Expire) -> DeliveryOutcome:
+        if plan.posted is not None:
+            self._log_posted(envelope, plan.posted)
+        self._record(envelope, DeliveryStatus.EXPIRED, plan.attempts, plan.reason, history=plan.history)
+        self._log(LogEvent.EXPIRED, envelope, error=plan.posted.error if plan.posted else None)
+        self.endings.expired(envelope, plan.reason)
+        return DeliveryOutcome.EXPIRED
+
+    def _hop(self, envelope: Envelope, plan: Hop) -> DeliveryOutcome:
+        now = self.clock()
+        hop = envelope.hop(envelope.attempt)
+        self.sender.send([self.addresses.push(hop, delay_seconds(plan.due_at_ms, now))])
+        self._log(LogEvent.HOP, envelope, next_delay_ms=plan.due_at_ms - now)
+        return DeliveryOutcome.HOP
+
+    def _hold(self, envelope: Envelope, plan: Hold) -> DeliveryOutcome:
+        """Re-send the same attempt to wait: never dead for it; a wait that would pass the expiry
+        ends at the expiry."""
+        now, wait_ms = self.clock(), plan.wait_ms
+        if envelope.expires_at_ms is not None:
+            wait_ms = max(0, min(wait_ms, envelope.expires_at_ms - now))
+        self.sender.send([self.addresses.push(envelope.held(), delay_seconds(now + wait_ms, now))])
+        self._log(LogEvent.HELD, envelope, error=plan.reason, next_delay_ms=wait_ms)
+        return DeliveryOutcome.HELD
+
+    def _record(
+        self,
+        envelope: Envelope,
+        status: DeliveryStatus,
+        attempts: int,
+        error: str | None,
+        next_at: str | None = None,
+        history: History = (),
+    ) -> None:
+        self.messages.update_delivery(envelope.record(PUSH, status, attempts, error, next_at, history))
+
+    def _log_posted(self, envelope: Envelope, posted: Posted) -> None:
+        self._log(
+            LogEvent.ATTEMPT,
+            envelope,
+            http_status=posted.http_status,
+            latency_ms=posted.latency_ms,
+            error=posted.error,
+        )
+
+    def _log(self, event: LogEvent, envelope: Envelope, **details: Detail) -> None:
+        """A delivery-log record of this envelope's current attempt."""
+        self.log.add(LogRecord.about(envelope, event, PUSH, attempt=envelope.attempt, **details))

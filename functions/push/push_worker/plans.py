@@ -1,0 +1,205 @@
+"""What one envelope comes to, decided by pure rules (DESIGN: "Exponential backoff retry"):
+
+- before any request: expired → ``Expire``; not due yet → ``Hop`` (re-sent to wait, not an
+  attempt); subscription or room gone → ``Clear``; queued before a Clear All → ``Clear``; a retry
+  whose record moved on → ``Skip``; a disabled subscription → ``End`` (dead, or the failover); a
+  paused one, or one with no room under its flow control → ``Hold``;
+- after the signed POST: 2xx → ``Deliver``; network error, timeout, 3xx, 408, 425, 429, 5xx →
+  ``RetryAt`` the backoff (or ``Expire`` when that falls past the expiry, or ``End`` after the
+  last attempt); any other 4xx → ``End`` at once (410 also disables the subscription).
+
+No AWS, no clock: the push function reads what these need, and applies what they return
+(push_worker.apply), in that one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roomcast.domain.clock import iso_from_ms
+from roomcast.domain.envelope import Envelope
+from roomcast.domain.flow import paused_wait_ms
+from roomcast.domain.messages import AttemptEvent, AttemptRecord
+from roomcast.domain.models import Room, Subscription, SubscriptionStatus
+from roomcast.domain.policy import FailureOutcome, after_failure, effective_policy, is_expired
+from roomcast.webhooks.answers import AnswerClass, HttpResult, classify, is_gone
+
+# An envelope received up to this long before its due time is delivered (SQS delays are whole seconds).
+DUE_TOLERANCE_MS = 1_000
+CLEARED = "cleared by Clear All"
+DESTINATION_GONE = "the subscription or its room was deleted"
+EXPIRED_BEFORE_DELIVERY = "expired before delivery"
+DISABLED = "subscription is disabled"
+PAUSED = "subscription is paused"
+GONE_410 = "the endpoint answered 410 Gone"
+
+History = tuple[AttemptRecord, ...]
+
+
+@dataclass(frozen=True)
+class Posted:
+    """The request made for this envelope (its delivery-log ``attempt`` line)."""
+
+    http_status: int | None
+    latency_ms: int | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Expire:
+    attempts: int
+    reason: str
+    history: History = ()
+    posted: Posted | None = None
+
+
+@dataclass(frozen=True)
+class Hop:
+    """Not due yet: the same attempt re-sent to wait (SQS holds a message at most 15 minutes)."""
+
+    due_at_ms: int
+
+
+@dataclass(frozen=True)
+class Clear:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A retry whose record has moved on (ended, or made due at another time by a retry-now)."""
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Re-sent to wait (paused, or no room under flow control): not an attempt."""
+
+    wait_ms: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """Ready for the signed POST."""
+
+    room: Room
+    subscription: Subscription
+
+
+@dataclass(frozen=True)
+class Deliver:
+    history: History
+    posted: Posted
+
+
+@dataclass(frozen=True)
+class RetryAt:
+    next_attempt: int
+    delay_ms: int
+    due_at_ms: int
+    history: History
+    posted: Posted
+
+
+@dataclass(frozen=True)
+class End:
+    """Dead, or handed to the subscription's failover (decided where it is applied)."""
+
+    subscription: Subscription
+    reason: str
+    attempts: int
+    history: History = ()
+    disable_reason: str | None = None  # the subscription is disabled too (410 Gone)
+    posted: Posted | None = None
+
+
+Plan = Expire | Hop | Clear | Skip | Hold | Attempt | Deliver | RetryAt | End
+
+
+def on_receipt(envelope: Envelope, now_ms: int) -> Expire | Hop | None:
+    """Expired or not due yet, before anything is read; None: read its subscription."""
+    if is_expired(now_ms, envelope.expires_at_ms):
+        return Expire(envelope.attempt, EXPIRED_BEFORE_DELIVERY)
+    if envelope.due_at_ms > now_ms + DUE_TOLERANCE_MS:
+        return Hop(envelope.due_at_ms)
+    return None
+
+
+@dataclass(frozen=True)
+class Found:
+    """The envelope's room and subscription, both still there."""
+
+    room: Room
+    subscription: Subscription
+
+
+def present(envelope: Envelope, found: tuple[Room, Subscription] | None) -> Clear | Found:
+    """Cleared when the room or subscription is gone (None), or a Clear All came after it was queued."""
+    if found is None:
+        return Clear(DESTINATION_GONE)
+    room, subscription = found
+    if envelope.cleared_by(subscription.cleared_before_ms):
+        return Clear(CLEARED)
+    return Found(room, subscription)
+
+
+def by_status(envelope: Envelope, found: Found) -> End | Hold | Attempt:
+    """What the subscription's status allows: dead (or the failover) when disabled, a wait when
+    paused, else the attempt."""
+    if found.subscription.status is SubscriptionStatus.DISABLED:
+        return End(found.subscription, DISABLED, envelope.attempt)
+    if found.subscription.status is SubscriptionStatus.PAUSED:
+        return Hold(paused_wait_ms(envelope.holds), PAUSED)
+    return Attempt(found.room, found.subscription)
+
+
+def refused_url(envelope: Envelope, attempt: Attempt, reason: str, started_at_ms: int) -> End:
+    """The push URL now resolves where roomcast never sends: dead at once, as a permanent failure."""
+    refused = AttemptRecord(envelope.attempt, AttemptEvent.POST, iso_from_ms(started_at_ms), 0, error=reason)
+    return End(
+        attempt.subscription, reason, envelope.attempt + 1, (refused,), posted=Posted(None, None, reason)
+    )
+
+
+def after_answer(
+    envelope: Envelope,
+    attempt: Attempt,
+    result: HttpResult,
+    started_at_ms: int,
+    finished_at_ms: int,
+    random_fraction: float,
+) -> Deliver | RetryAt | Expire | End:
+    """What the subscriber's answer (or its absence) leads to; the attempt goes into the history."""
+    error = result.error or (f"HTTP {result.status}" if result.status and result.status >= 300 else None)
+    tried = (
+        AttemptRecord(
+            envelope.attempt,
+            AttemptEvent.POST,
+            iso_from_ms(started_at_ms),
+            result.latency_ms,
+            result.status,
+            error,
+            result.response_excerpt or None,
+        ),
+    )
+    posted = Posted(result.status, result.latency_ms, error)
+    answer = classify(result.status)
+    if answer is AnswerClass.DELIVERED:
+        return Deliver(tried, posted)
+    made = envelope.attempt + 1
+    if answer is AnswerClass.PERMANENT:
+        disable = GONE_410 if is_gone(result.status) else None
+        return End(attempt.subscription, f"{error} (permanent)", made, tried, disable, posted)
+    step = after_failure(
+        effective_policy(attempt.room, attempt.subscription),
+        envelope.attempt,
+        finished_at_ms,
+        envelope.expires_at_ms,
+        retry_after_ms=result.retry_after_ms,
+        random_fraction=random_fraction,
+    )
+    if step.outcome is FailureOutcome.DEAD:
+        return End(attempt.subscription, f"{error}; attempts exhausted", made, tried, posted=posted)
+    if step.outcome is FailureOutcome.EXPIRED:
+        return Expire(made, f"{error}; next attempt past expiry", tried, posted)
+    due = step.due_at_ms or finished_at_ms
+    return RetryAt(step.next_attempt, step.delay_ms, due, tried, posted)

@@ -1,0 +1,67 @@
+"""The webhook a subscriber receives: its JSON body (a typed model, documented in
+docs/delivery-semantics.md and the SDK's ``WebhookMessage``) and the signed POST that carries it
+(Standard Webhooks headers, every live signing secret)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from roomcast.domain import limits
+from roomcast.domain.envelope import Envelope
+from roomcast.domain.fields import camel_fields
+from roomcast.domain.models import Subscription
+from roomcast.domain.payloads import JsonValue
+from roomcast.domain.push_urls import PushUrlPolicy, PushUrlUnresolvable
+from roomcast.webhooks.answers import HttpResult
+from roomcast.webhooks.signing import webhook_headers
+
+PostWebhook = Callable[..., HttpResult]
+
+
+@dataclass(frozen=True)
+class WebhookBody:
+    message_id: str
+    room_id: str
+    subscription_id: str
+    event_type: str
+    event_version: str
+    correlation_id: str
+    published_at: str
+    attempt: int
+    payload: JsonValue
+
+    @classmethod
+    def of(cls, envelope: Envelope) -> WebhookBody:
+        return cls(
+            envelope.message_id,
+            envelope.room_id,
+            envelope.subscription_id,
+            envelope.event_type,
+            envelope.event_version,
+            envelope.correlation_id,
+            envelope.published_at,
+            envelope.attempt,
+            envelope.payload,
+        )
+
+    def to_bytes(self) -> bytes:
+        """Compact JSON, UTF-8, in the field order above (what the signature covers)."""
+        return json.dumps(camel_fields(self), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def send_webhook(
+    post: PostWebhook, envelope: Envelope, subscription: Subscription, policy: PushUrlPolicy, now_ms: int
+) -> HttpResult:
+    """POST the envelope's webhook, signed with every secret live at ``now_ms``. A host that does
+    not resolve is a network error (DNS may be down for a moment): retried like any other. Raises
+    PushUrlRejected when the URL now resolves where roomcast never sends."""
+    body = WebhookBody.of(envelope).to_bytes()
+    secrets = [s.secret for s in subscription.signing_secrets if s.active(now_ms)]
+    headers = webhook_headers(envelope.message_id, now_ms // 1000, body, secrets, envelope.correlation_id)
+    timeout_ms = subscription.timeout_ms or limits.DEFAULT_PUSH_TIMEOUT_MS
+    try:
+        return post(subscription.push_url or "", body, headers, timeout_ms, policy)
+    except PushUrlUnresolvable as unresolved:
+        return HttpResult(None, None, str(unresolved), 0, "")

@@ -1,0 +1,97 @@
+"""A publish's first envelopes: one per destination, sent together (10 per SQS call, per queue, in
+parallel); what SQS refuses (an outage, a PULL queue deleted since routing) or a destination no
+longer routed is left to the outbox — marked on the message item, sent (or ended cleared) by the
+outbox function from the table's stream. The message is accepted either way: it is stored and will
+be sent or end cleared. One ``published`` log line per destination (or one for a message routed
+nowhere), once it is answered."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from roomcast.dal.ports import LogSink, MessageRecords, Sender
+from roomcast.dal.sender import QueueAddresses
+from roomcast.domain.envelope import Envelope, first_envelope
+from roomcast.domain.log_records import LogEvent, LogRecord
+from roomcast.domain.messages import Message
+from roomcast.domain.models import Subscription
+from roomcast.observability import logger
+
+
+@dataclass(frozen=True)
+class Routed:
+    """A stored message and the subscriptions its first envelopes go to."""
+
+    message: Message
+    subscriptions: Sequence[Subscription]
+
+
+@dataclass
+class FirstSends:
+    messages: MessageRecords
+    sender: Sender
+    addresses: QueueAddresses
+    log: LogSink
+
+    def send(self, routed: Sequence[Routed], direct: bool, request_id: str) -> list[bool]:
+        """Send each message's first envelopes and leave what was not sent to the outbox; whether
+        each message was answered (its outbox mark, when it needs one, written). Not ``direct``
+        (the publish check could not be sent): nothing is sent here, the outbox sends it all —
+        messages of this request were stored marked, one an earlier try stored is marked now."""
+        unsent: dict[str, list[str]] = defaultdict(list)
+        if direct:
+            outgoing = [
+                self.addresses.outgoing_for(s, first_envelope(one.message, s.id))
+                for one in routed
+                for s in one.subscriptions
+            ]
+            for refused in self.sender.try_send(outgoing):
+                if isinstance(refused.outgoing.envelope, Envelope) and refused.subscription_id:
+                    unsent[refused.outgoing.envelope.message_id].append(refused.subscription_id)
+        answered = []
+        for one in routed:
+            message = one.message
+            if direct:
+                sent_to = {s.id for s in one.subscriptions}
+                left = list(dict.fromkeys(unsent.get(message.id, [])))
+                left += [i for i in message.destinations if i not in sent_to]
+            else:
+                left = list(message.destinations) if message.request_id != request_id else []
+            try:
+                self._leave_to_outbox(message, left)
+            except Exception:
+                logger.exception(
+                    "marking a message's unsent envelopes failed", extra={"message_id": message.id}
+                )
+                answered.append(False)
+                continue
+            self._log(message, one.subscriptions)
+            answered.append(True)
+        return answered
+
+    def _leave_to_outbox(self, message: Message, unsent: Sequence[str]) -> None:
+        if unsent:
+            self.messages.mark_unsent(message.tenant_id, message.id, unsent)
+            logger.warning(
+                "first envelopes left to the outbox", extra={"message_id": message.id, "unsent": list(unsent)}
+            )
+
+    def _log(self, message: Message, subscriptions: Sequence[Subscription]) -> None:
+        # One record per destination, or one without a subscription for a message routed nowhere.
+        none: list[Subscription | None] = [None]
+        for subscription in [*subscriptions] or none:
+            self.log.add(
+                LogRecord(
+                    event=LogEvent.PUBLISHED,
+                    message_id=message.id,
+                    correlation_id=message.correlation_id,
+                    tenant_id=message.tenant_id,
+                    room_id=message.room_id,
+                    subscription_id=subscription.id if subscription else None,
+                    subscription_type=subscription.type if subscription else None,
+                    published_at=message.published_at,
+                    timestamp=message.published_at,
+                )
+            )

@@ -1,0 +1,40 @@
+"""How a function puts together the delivery parts it uses: the publisher (every function that
+reports operational events publishes them) and the endings (failover or dead letter). Each
+function's dependencies module calls these once per container and hands the results to its
+services, which receive only the collaborators they use."""
+
+from __future__ import annotations
+
+from roomcast.config import Settings
+from roomcast.dal.dead_letters import DeadLetterStore
+from roomcast.dal.outbox_queue import OutboxQueue
+from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
+from roomcast.dal.sender import QueueAddresses
+from roomcast.delivery.endings import Endings
+from roomcast.delivery.operational import OperationalEvents
+from roomcast.delivery.publishing import Publisher
+
+
+def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
+    return OutboxQueue(sender, settings.outbox_queue_url, settings.outbox_settle_seconds)
+
+
+def publisher(
+    settings: Settings, catalog: Catalog, messages: MessageRecords, sender: Sender, log: LogSink
+) -> Publisher:
+    addresses = QueueAddresses(settings.push_queue_url)
+    return Publisher(catalog, messages, sender, addresses, log, outbox_queue(settings, sender))
+
+
+def operational_events(
+    settings: Settings, catalog: Catalog, messages: MessageRecords, sender: Sender, log: LogSink
+) -> OperationalEvents:
+    return OperationalEvents(catalog, publisher(settings, catalog, messages, sender, log))
+
+
+def endings(
+    settings: Settings, catalog: Catalog, sender: Sender, log: LogSink, events: OperationalEvents
+) -> Endings:
+    """Endings that report to the room's operations room through ``events``."""
+    dead_letters = DeadLetterStore(settings.table_name)
+    return Endings(catalog, dead_letters, sender, QueueAddresses(settings.push_queue_url), log, events)
