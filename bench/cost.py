@@ -26,7 +26,7 @@ import requests
 
 from bench.harness import FUNCTION_LOG
 from bench.meter import METER, install_meter
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast_dev.functions import FUNCTION_LOG_VARIABLE, InvocationTiming
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack

@@ -106,7 +106,7 @@ def _bare_fan_out_ms(dynamodb: Any, sqs: Any, table: str, push_queue_url: str, c
     makes, made bare: a PutItem of a message item with ``count`` records, then count/10
     SendMessageBatch calls of envelope-sized bodies, 8 at a time, to the emptied push queue."""
     from roomcast.dal import items
-    from roomcast.dal.messages import stored_message_item
+    from roomcast.dal.message_items import stored_message_item
     from roomcast.domain.envelope import first_envelope
     from roomcast.domain.messages import Delivery, DeliveryStatus, Message
     from roomcast.domain.models import SubscriptionType

@@ -81,8 +81,8 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
     """What the sample events refer to: the sample key, its tenant's room and a PULL subscription."""
     from roomcast.credentials import hash_api_key
     from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore
+    from roomcast.dal.catalog import CatalogStore
     from roomcast.dal.queues import QueueAdmin
-    from roomcast.dal.repository import CatalogStore
     from roomcast.domain.models import (
         DeliveryOverrides,
         Room,
@@ -264,7 +264,7 @@ def seed_copies(repository: Any, template: Any, copies: int) -> None:
     import dataclasses
 
     from roomcast.dal import items
-    from roomcast.dal.repository import SUBSCRIPTION_COUNT, SUBSCRIPTIONS_VERSION
+    from roomcast.dal.catalog_keys import SUBSCRIPTION_COUNT, SUBSCRIPTIONS_VERSION
     from roomcast.domain import ids
 
     subscriptions = [dataclasses.replace(template, id=ids.new_subscription_id()) for _ in range(copies)]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from roomcast.credentials import new_signing_secret
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast.webhooks.signing import webhook_headers
 from roomcast_dev.demo import run_demo, verify_signature, verify_with_roomcast
 from roomcast_dev.keys import create_api_key

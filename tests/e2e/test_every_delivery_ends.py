@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LOCAL_PARAMETERS, LocalStack
 from roomcast_dev.webhook_receiver import WebhookReceiver, always, statuses

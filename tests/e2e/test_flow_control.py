@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always

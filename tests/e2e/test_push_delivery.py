@@ -18,7 +18,7 @@ import pytest
 import requests
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast.domain import limits
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server

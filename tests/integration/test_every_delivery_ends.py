@@ -20,8 +20,8 @@ import boto3
 import pytest
 import time_machine
 
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.messages import MessageStore
-from roomcast.dal.repository import CatalogStore
 from roomcast.dal.sender import EnvelopeSender
 from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel

@@ -27,13 +27,14 @@ from management_api.dead_letters.service import DeadLettersService
 from management_api.subscriptions.models import SubscriptionPatch
 from management_api.subscriptions.service import SubscriptionsService
 from roomcast.config import load_settings
+from roomcast.dal.catalog import CatalogStore
+from roomcast.dal.catalog_keys import SUBSCRIPTION_COUNT
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog, Sender
 from roomcast.dal.queues import QueueAdmin
-from roomcast.dal.repository import SUBSCRIPTION_COUNT, CatalogStore
 from roomcast.dal.sender import EnvelopeSender, Outgoing, QueueAddresses
 from roomcast.domain import limits
 from roomcast.domain.clock import now_iso

@@ -14,7 +14,7 @@ from typing import Any
 import time_machine
 
 from roomcast.dal import items
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.routing_cache import TTL_SECONDS
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler

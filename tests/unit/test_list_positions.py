@@ -11,10 +11,10 @@ from typing import Any, cast
 import pytest
 
 from roomcast.dal.api_keys import ApiKeyStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.messages import MessageFilter, MessageStore
 from roomcast.dal.pages import Page, Position
-from roomcast.dal.repository import CatalogStore
 from roomcast.errors import InvalidRequest
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security

@@ -13,7 +13,7 @@ from typing import Any, Final
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roomcast.dal.messages import stored_message_item
+from roomcast.dal.message_items import stored_message_item
 from roomcast.domain import ids, limits
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import SubscriptionType

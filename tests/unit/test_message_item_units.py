@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from roomcast.dal import items
-from roomcast.dal.messages import embedded_deliveries, stored_message_item
+from roomcast.dal.message_items import embedded_deliveries, stored_message_item
 from roomcast.domain import ids
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.models import SubscriptionType

@@ -755,7 +755,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _create_demo_key(state: dict[str, Any]) -> str:
-    from roomcast.dal.repository import CatalogStore
+    from roomcast.dal.catalog import CatalogStore
     from roomcast_dev.keys import create_api_key
     from roomcast_dev.stack import aws_client
 

@@ -19,7 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from roomcast.credentials import API_KEY_PREFIX
 from roomcast.dal.api_keys import ApiKeyStore, issue_api_key
-from roomcast.dal.repository import CatalogStore
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.table import TableAccess
 from roomcast.domain.clock import now_iso
 from roomcast_dev.template import PROJECT_ROOT

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from management_api.subscriptions.service import SubscriptionsService
     from roomcast.api.cursors import ListCursors
     from roomcast.config import Settings
+    from roomcast.dal.catalog import CatalogStore
     from roomcast.dal.delivery_log import DeliveryLog
     from roomcast.dal.messages import MessageStore
     from roomcast.dal.outbox_queue import OutboxQueue
     from roomcast.dal.queues import QueueAdmin
-    from roomcast.dal.repository import CatalogStore
     from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
@@ -52,7 +52,7 @@ def settings() -> Settings:
 
 @cache
 def catalog() -> CatalogStore:
-    from roomcast.dal.repository import CatalogStore
+    from roomcast.dal.catalog import CatalogStore
 
     return CatalogStore(settings().table_name)
 

@@ -6,9 +6,9 @@ from functools import cache
 
 from outbox_worker.service import OutboxService
 from roomcast.config import load_settings
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.messages import MessageStore
-from roomcast.dal.repository import CatalogStore
 from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 from roomcast.delivery import wiring
 

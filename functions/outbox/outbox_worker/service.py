@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from roomcast.dal import items
-from roomcast.dal.messages import UNSENT_ATTRIBUTE, message_from_item
+from roomcast.dal.message_items import UNSENT_ATTRIBUTE, message_from_item
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Position
 from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender

@@ -10,9 +10,9 @@ from aws_lambda_powertools.event_handler.depends import Depends
 
 from publish_api.service import PublishService
 from roomcast.config import load_settings
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.messages import MessageStore
-from roomcast.dal.repository import CatalogStore
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 

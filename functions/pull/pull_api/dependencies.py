@@ -11,10 +11,10 @@ from aws_lambda_powertools.event_handler.depends import Depends
 from pull_api.service import PullService
 from pull_api.work import PullWork
 from roomcast.config import load_settings
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueClient
-from roomcast.dal.repository import CatalogStore
 from roomcast.dal.secrets import StackSecrets
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring

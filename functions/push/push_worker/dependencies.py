@@ -11,10 +11,10 @@ from push_worker.batch_catalog import BatchCatalog
 from push_worker.delivery import PushDelivery
 from push_worker.health import EndpointHealth
 from roomcast.config import load_settings
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.flow import FlowStore
 from roomcast.dal.messages import MessageStore
-from roomcast.dal.repository import CatalogStore
 from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 from roomcast.delivery import wiring
 from roomcast.domain.push_urls import PushUrlPolicy

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from roomcast.dal.repository import FailoverLink
+from roomcast.dal.catalog_keys import FailoverLink
 from roomcast.domain.limits import MAX_FAILOVER_CHAIN_LENGTH
 from roomcast.domain.models import Subscription
 from roomcast.errors import InvalidRequest, NotFound

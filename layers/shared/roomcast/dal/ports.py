@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from roomcast.dal.catalog_keys import FailoverLink
     from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
     from roomcast.dal.flow import FlowKey, RateAnswer
     from roomcast.dal.messages import DeliveryPage, MessageFilter
     from roomcast.dal.pages import Page, Position
     from roomcast.dal.queues import PullQueues, Received
-    from roomcast.dal.repository import FailoverLink
     from roomcast.dal.sender import Outgoing, Unsent
     from roomcast.domain.log_records import LogRecord
     from roomcast.domain.messages import Delivery, Message, TrackedMessage

@@ -1,0 +1,137 @@
+"""A destination's own delivery record (``DLV#<subscriptionId>`` under its message): every change
+after its first, written conditionally so that a late duplicate never undoes an ended record."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from botocore.exceptions import ClientError
+
+from roomcast.dal import items
+from roomcast.dal.message_items import (
+    delivery_key,
+    delivery_to_item,
+    message_partition_key,
+    update_expression,
+)
+from roomcast.dal.table import TableAccess, is_condition_failure, key
+from roomcast.domain.clock import iso_from_ms
+from roomcast.domain.messages import Delivery, DeliveryStatus
+
+# A retry-now claims a retrying delivery before it sends its envelope (the attributes, on the
+# delivery's own item), so concurrent retry-nows send one envelope and count it once; a claim
+# left by a retry-now that died is taken over after this long.
+_RETRY_CLAIM: Final = "retryClaim"
+_RETRY_CLAIMED_AT: Final = "retryClaimedAtMs"
+RETRY_CLAIM_MS: Final = 30_000
+
+
+class DeliveryRecords(TableAccess):
+    def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
+        """Write 'delivered' records in batches of 25. Unconditional on purpose: a delivered
+        webhook is the truth, whatever an earlier (or a duplicate's) record said."""
+        self._batch_write(
+            [{"PutRequest": {"Item": items.to_attributes(delivery_to_item(d))}} for d in deliveries]
+        )
+
+    def update_delivery(
+        self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
+    ) -> bool:
+        """Write a delivery's new state unless it already ended (a late duplicate never undoes
+        'delivered', nor a late ack 'dead'); ``force`` overrides that (replay). With
+        ``only_if_attempts_below``, only a record with fewer attempts is overwritten.
+        Its ``history`` entries are appended to the record's attempt history.
+        Returns whether it was written."""
+        update = update_expression(delivery)
+        kwargs: dict[str, Any] = {}
+        if not force:
+            condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e, :c))"
+            values: dict[str, Any] = {
+                ":d": {"S": DeliveryStatus.DELIVERED.value},
+                ":x": {"S": DeliveryStatus.DEAD.value},
+                ":e": {"S": DeliveryStatus.EXPIRED.value},
+                ":c": {"S": DeliveryStatus.CLEARED.value},
+            }
+            if only_if_attempts_below is not None:
+                condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
+                values[":below"] = {"N": str(only_if_attempts_below)}
+            kwargs = {"ConditionExpression": condition}
+            update["ExpressionAttributeNames"]["#status"] = "status"
+            update["ExpressionAttributeValues"] |= values
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=key(
+                    message_partition_key(delivery.tenant_id, delivery.message_id), delivery_key(delivery)
+                ),
+                **update,
+                **kwargs,
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
+        """Claim a retrying delivery for one retry-now: only while it is still retrying, due when
+        ``delivery`` (as read) said and later than now (one made due already has nothing to
+        wait for), and no other retry-now holds a claim younger than RETRY_CLAIM_MS. Of
+        concurrent retry-nows on one delivery exactly one gets it."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=key(
+                    message_partition_key(delivery.tenant_id, delivery.message_id), delivery_key(delivery)
+                ),
+                UpdateExpression="SET #claim = :claim, #claimedAt = :now",
+                ConditionExpression=(
+                    "#status = :retrying AND nextAttemptAt = :seen AND nextAttemptAt > :nowIso"
+                    " AND (attribute_not_exists(#claim) OR #claimedAt < :stale)"
+                ),
+                ExpressionAttributeNames={
+                    "#claim": _RETRY_CLAIM,
+                    "#claimedAt": _RETRY_CLAIMED_AT,
+                    "#status": "status",
+                },
+                ExpressionAttributeValues={
+                    ":claim": {"S": claim},
+                    ":now": {"N": str(now_ms)},
+                    ":nowIso": {"S": iso_from_ms(now_ms)},
+                    ":stale": {"N": str(now_ms - RETRY_CLAIM_MS)},
+                    ":retrying": {"S": DeliveryStatus.RETRYING.value},
+                    ":seen": {"S": delivery.next_attempt_at or ""},
+                },
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def move_claimed_retry(self, delivery: Delivery, claim: str) -> bool:
+        """Write a claimed retry's new due time (and release the claim), only while the claim is
+        this one and the delivery has not ended meanwhile."""
+        update = update_expression(delivery)
+        names = update["ExpressionAttributeNames"] | {"#claim": _RETRY_CLAIM, "#claimedAt": _RETRY_CLAIMED_AT}
+        removal = "#claim, #claimedAt"
+        expression = update["UpdateExpression"]
+        expression += f", {removal}" if " REMOVE " in expression else f" REMOVE {removal}"
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=key(
+                    message_partition_key(delivery.tenant_id, delivery.message_id), delivery_key(delivery)
+                ),
+                UpdateExpression=expression,
+                ConditionExpression="#claim = :claim AND #status = :retrying",
+                ExpressionAttributeNames=names | {"#status": "status"},
+                ExpressionAttributeValues=update["ExpressionAttributeValues"]
+                | {":claim": {"S": claim}, ":retrying": {"S": DeliveryStatus.RETRYING.value}},
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True

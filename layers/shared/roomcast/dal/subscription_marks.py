@@ -1,0 +1,95 @@
+"""Marks on a subscription that its writers other than a PATCH set: a PUSH endpoint's failing
+streak (the push function) and the Clear All watermark (docs/decisions/0023-write-units.md,
+0028-every-delivery-ends.md). Each is one UpdateItem of its own attributes, then the room's
+version tells readers."""
+
+from __future__ import annotations
+
+from botocore.exceptions import ClientError
+
+from roomcast.dal.catalog_keys import subscription_key, version_bump
+from roomcast.dal.table import TableAccess, is_condition_failure
+from roomcast.domain.models import Subscription
+from roomcast.errors import NotFound
+
+
+class SubscriptionMarks(TableAccess):
+    def _tell_readers(self, subscription: Subscription) -> None:
+        """Bump the room's subscriptions version after a change outside a transaction (the push
+        function reads subscriptions through it too); a room gone meanwhile needs none."""
+        bump = version_bump(self._table_name, subscription.tenant_id, subscription.room_id)["Update"]
+        try:
+            self._client.update_item(**bump)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+
+    def mark_failing(self, subscription: Subscription, now_ms: int) -> int:
+        """Start the subscription's failing streak unless one is running; returns its start.
+        Touches neither ``updatedAt`` nor anything else (a PATCH meanwhile still applies). Rare
+        (docs/decisions/0023-write-units.md): the room's version is bumped after it, in a write of
+        its own rather than a transaction of twice the write units."""
+        since = self._mark_failing(subscription, now_ms)
+        self._tell_readers(subscription)
+        return since
+
+    def _mark_failing(self, subscription: Subscription, now_ms: int) -> int:
+        try:
+            response = self._client.update_item(
+                TableName=self._table_name,
+                Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
+                UpdateExpression="SET failingSinceMs = if_not_exists(failingSinceMs, :now)",
+                ConditionExpression="attribute_exists(SK)",
+                ExpressionAttributeValues={":now": {"N": str(now_ms)}},
+                ReturnValues="ALL_NEW",  # UPDATED_NEW is empty when the streak was already running
+            )
+        except ClientError as error:
+            if is_condition_failure(error):  # deleted meanwhile: nothing to track
+                return now_ms
+            raise
+        return int(response["Attributes"]["failingSinceMs"]["N"])
+
+    def clear_failing(self, subscription: Subscription) -> None:
+        """A success ends the failing streak (and the room's version tells readers)."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
+                UpdateExpression="REMOVE failingSinceMs",
+                ConditionExpression="attribute_exists(SK)",
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            return
+        self._tell_readers(subscription)
+
+    def raise_cleared_watermark(
+        self, subscription: Subscription, cleared_before_ms: int, updated_at: str
+    ) -> None:
+        """Clear All: every envelope queued up to ``cleared_before_ms`` ends cleared. Only ever
+        raised, so that racing Clear Alls all succeed (the latest mark holds); ``updatedAt`` moves
+        on, so that a PATCH of a copy read before it is refused instead of writing the mark back.
+        NotFound if the subscription is gone. The room's version tells readers (the push function)."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
+                UpdateExpression="SET clearedBeforeMs = :mark, updatedAt = :updated",
+                ConditionExpression="attribute_exists(SK)"
+                " AND (attribute_not_exists(clearedBeforeMs) OR clearedBeforeMs < :mark)",
+                ExpressionAttributeValues={
+                    ":mark": {"N": str(cleared_before_ms)},
+                    ":updated": {"S": updated_at},
+                },
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            if not error.response.get("Item"):
+                raise NotFound(
+                    f"subscription {subscription.id} not found in room {subscription.room_id}"
+                ) from error
+            return  # a later mark is there already: it covers this one
+        self._tell_readers(subscription)
