@@ -1,8 +1,8 @@
 """The operator console's files as the docs function serves them: a fixed allow-list under a strict
-policy, revalidated by ETag; the page loads no inline code and the script keeps the key out of
-URLs and local storage; its router and the API paths it builds, in headless chromium with every
-request answered by the test (no stack). The browser tests against the stack are in
-tests/e2e/test_console.py."""
+policy, revalidated by ETag, that holds every ES module the page loads; the page loads no inline
+code and the scripts keep the key out of URLs and local storage; its router and the API paths it
+builds, in headless chromium with every request answered by the test (no stack). The browser tests
+against the stack are in tests/e2e/test_console.py."""
 
 from __future__ import annotations
 
@@ -22,6 +22,12 @@ from tests.support import FakeLambdaContext, api_event
 
 CONSOLE = Path(handler.__file__).with_name("console")
 CHROMIUM = Path("/usr/bin/chromium")
+MODULES = sorted(path.name for path in CONSOLE.glob("*.js"))
+
+
+def imports_of(module: str) -> list[str]:
+    """What a console module imports, as written: `import ... from "./x.js"` and `import "./x.js"`."""
+    return re.findall(r'\b(?:from|import)\s*\(?\s*"([^"]+)"', (CONSOLE / module).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(autouse=True)
@@ -116,9 +122,15 @@ def test_the_page_loads_only_allowed_files_and_no_inline_code() -> None:
     # Given
     page = (CONSOLE / "index.html").read_text(encoding="utf-8")
 
-    # When
+    # When: what the page loads, and what its modules import, one after the other
     loaded = re.findall(r'(?:src|href)="([^"#]+)"', page)
     scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", page, flags=re.DOTALL)
+    pending = [file.removeprefix("console/") for file in loaded if file.endswith(".js")]
+    while pending:
+        for specifier in imports_of(pending.pop()):
+            if f"console/{specifier[2:]}" not in loaded:
+                loaded.append(f"console/{specifier[2:]}")
+                pending.append(specifier[2:])
 
     # Then
     assert sorted(loaded) == sorted(f"console/{asset}" for asset in handler.CONSOLE_ASSETS)
@@ -127,9 +139,11 @@ def test_the_page_loads_only_allowed_files_and_no_inline_code() -> None:
     assert not re.search(r"\s(style|on[a-z]+)=", page)
 
 
-def test_the_script_keeps_the_key_in_session_storage_and_writes_no_html() -> None:
-    # Given: the script without its comments
-    script = re.sub(r"(?m)^\s*//.*$", "", (CONSOLE / "console.js").read_text(encoding="utf-8"))
+def test_the_scripts_keep_the_key_in_session_storage_and_write_no_html() -> None:
+    # Given: every module without its comments
+    script = "\n".join(
+        re.sub(r"(?m)^\s*//.*$", "", (CONSOLE / module).read_text(encoding="utf-8")) for module in MODULES
+    )
 
     # Then
     assert "sessionStorage.setItem(KEY_STORAGE" in script
