@@ -1,8 +1,8 @@
 """The operator console's files as the docs function serves them: a fixed allow-list under a strict
-policy, revalidated by ETag, that holds every ES module the page loads; the page loads no inline
-code and the scripts keep the key out of URLs and local storage; its router and the API paths it
-builds, in headless chromium with every request answered by the test (no stack). The browser tests
-against the stack are in tests/e2e/test_console.py."""
+policy, revalidated by ETag, that holds every ES module the page loads and nothing outside the
+console's folder; the page loads no inline code and the scripts keep the key out of URLs and local
+storage; its router and the API paths it builds, in headless chromium with every request answered
+by the test (no stack). The browser tests against the stack are in tests/e2e/test_console.py."""
 
 from __future__ import annotations
 
@@ -81,7 +81,19 @@ def test_each_asset_is_served_with_its_type(asset: str, content_type: str) -> No
 
 
 @pytest.mark.parametrize(
-    "asset", ["index.html", "..", "..%2Fhandler.py", "handler.py", "openapi.json", "CONSOLE.JS"]
+    "asset",
+    [
+        "index.html",
+        "..",
+        "..%2Fhandler.py",
+        "handler.py",
+        "__init__.py",
+        "openapi.json",
+        "CONSOLE.JS",
+        "API.JS",
+        "..%2Fconsole%2Fapi.js",
+        "api",
+    ],
 )
 def test_a_file_off_the_allow_list_is_not_found(asset: str) -> None:
     # When
@@ -90,6 +102,43 @@ def test_a_file_off_the_allow_list_is_not_found(asset: str) -> None:
     # Then
     assert response["statusCode"] == 404
     assert '"code":"not_found"' in response["body"].replace(" ", "")
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_console_module_is_served_as_javascript_under_the_page_policy(module: str) -> None:
+    # When
+    response = get(f"/console/{module}")
+
+    # Then: a module is refused unless its type is JavaScript, and it gets the page's headers
+    assert response["statusCode"] == 200
+    headers = response["headers"]
+    assert headers["Content-Type"] == "text/javascript; charset=utf-8"
+    for name, value in handler.CONSOLE_SECURITY_HEADERS.items():
+        assert headers[name] == value, name
+    assert response["body"] == (CONSOLE / module).read_text(encoding="utf-8")
+
+
+def test_the_allow_list_is_the_console_folder_and_nothing_outside_it() -> None:
+    # Given: every file in the folder but the page, which /console serves
+    files = {path.name for path in CONSOLE.iterdir() if path.is_file()} - {handler.CONSOLE_PAGE}
+
+    # Then: each listed name is a plain file name in the folder, and each file there is listed
+    assert set(handler.CONSOLE_ASSETS) == files
+    for asset in handler.CONSOLE_ASSETS:
+        assert (CONSOLE / asset).resolve().parent == CONSOLE.resolve(), asset
+    assert set(handler.CONSOLE_MODULES) == set(MODULES)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_a_module_imports_only_served_modules_beside_it(module: str) -> None:
+    # When
+    imported = imports_of(module)
+
+    # Then: "./x.js" resolves beside the importer, under /console/, which serves x.js
+    for specifier in imported:
+        folder, _, name = specifier.rpartition("/")
+        assert folder == ".", specifier
+        assert handler.CONSOLE_ASSETS.get(name) == "text/javascript; charset=utf-8", specifier
 
 
 def test_an_unchanged_file_is_not_sent_again() -> None:
