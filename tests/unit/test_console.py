@@ -334,3 +334,16 @@ def test_an_id_from_the_api_that_is_a_dot_segment_is_never_put_in_a_path(tab: Ta
     # Then: refused in the page, and only the paths it meant were asked for
     expect(tab.page.get_by_role("alert")).to_contain_text('".." cannot be part of an API path')
     assert set(tab.asked) <= set(tab.answers), tab.asked
+
+
+def test_the_console_manual_names_every_file_of_the_console() -> None:
+    # Given: the table of docs/console.md's "Files"
+    manual = (Path(__file__).resolve().parents[2] / "docs" / "console.md").read_text(encoding="utf-8")
+    files_section = manual.split("\n## Files\n", 1)[1].split("\n## ", 1)[0]
+
+    # When
+    named = set(re.findall(r"^\| ([^|]+) \|", files_section, flags=re.MULTILINE))
+    named_files = {name for cell in named for name in re.findall(r"`([\w.-]+\.\w+)`", cell)}
+
+    # Then: a module added, renamed or removed is said there too
+    assert named_files == {path.name for path in CONSOLE.iterdir() if path.is_file()}
