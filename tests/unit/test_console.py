@@ -1,27 +1,29 @@
 """The operator console's files as the docs function serves them: a fixed allow-list under a strict
-policy, revalidated by ETag; the page loads no inline code and the script keeps the key out of
-URLs and local storage; its router and the API paths it builds, in headless chromium with every
-request answered by the test (no stack). The browser tests against the stack are in
-tests/e2e/test_console.py."""
+policy, revalidated by ETag, that holds every ES module the page loads and nothing outside the
+console's folder; the page loads no inline code and the scripts keep the key out of URLs and local
+storage. The scripts in a browser: tests/unit/test_console_browser.py (every request answered by
+the test) and tests/e2e/test_console.py (against the stack)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Route, expect, sync_playwright
 
 from api_docs import handler
 from roomcast_dev.template import read_stack
 from tests.support import FakeLambdaContext, api_event
 
 CONSOLE = Path(handler.__file__).with_name("console")
-CHROMIUM = Path("/usr/bin/chromium")
+MODULES = sorted(path.name for path in CONSOLE.glob("*.js"))
+
+
+def imports_of(module: str) -> list[str]:
+    """What a console module imports, as written: `import ... from "./x.js"` and `import "./x.js"`."""
+    return re.findall(r'\b(?:from|import)\s*\(?\s*"([^"]+)"', (CONSOLE / module).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(autouse=True)
@@ -75,7 +77,19 @@ def test_each_asset_is_served_with_its_type(asset: str, content_type: str) -> No
 
 
 @pytest.mark.parametrize(
-    "asset", ["index.html", "..", "..%2Fhandler.py", "handler.py", "openapi.json", "CONSOLE.JS"]
+    "asset",
+    [
+        "index.html",
+        "..",
+        "..%2Fhandler.py",
+        "handler.py",
+        "__init__.py",
+        "openapi.json",
+        "CONSOLE.JS",
+        "API.JS",
+        "..%2Fconsole%2Fapi.js",
+        "api",
+    ],
 )
 def test_a_file_off_the_allow_list_is_not_found(asset: str) -> None:
     # When
@@ -84,6 +98,43 @@ def test_a_file_off_the_allow_list_is_not_found(asset: str) -> None:
     # Then
     assert response["statusCode"] == 404
     assert '"code":"not_found"' in response["body"].replace(" ", "")
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_console_module_is_served_as_javascript_under_the_page_policy(module: str) -> None:
+    # When
+    response = get(f"/console/{module}")
+
+    # Then: a module is refused unless its type is JavaScript, and it gets the page's headers
+    assert response["statusCode"] == 200
+    headers = response["headers"]
+    assert headers["Content-Type"] == "text/javascript; charset=utf-8"
+    for name, value in handler.CONSOLE_SECURITY_HEADERS.items():
+        assert headers[name] == value, name
+    assert response["body"] == (CONSOLE / module).read_text(encoding="utf-8")
+
+
+def test_the_allow_list_is_the_console_folder_and_nothing_outside_it() -> None:
+    # Given: every file in the folder but the page, which /console serves
+    files = {path.name for path in CONSOLE.iterdir() if path.is_file()} - {handler.CONSOLE_PAGE}
+
+    # Then: each listed name is a plain file name in the folder, and each file there is listed
+    assert set(handler.CONSOLE_ASSETS) == files
+    for asset in handler.CONSOLE_ASSETS:
+        assert (CONSOLE / asset).resolve().parent == CONSOLE.resolve(), asset
+    assert set(handler.CONSOLE_MODULES) == set(MODULES)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_a_module_imports_only_served_modules_beside_it(module: str) -> None:
+    # When
+    imported = imports_of(module)
+
+    # Then: "./x.js" resolves beside the importer, under /console/, which serves x.js
+    for specifier in imported:
+        folder, _, name = specifier.rpartition("/")
+        assert folder == ".", specifier
+        assert handler.CONSOLE_ASSETS.get(name) == "text/javascript; charset=utf-8", specifier
 
 
 def test_an_unchanged_file_is_not_sent_again() -> None:
@@ -116,9 +167,15 @@ def test_the_page_loads_only_allowed_files_and_no_inline_code() -> None:
     # Given
     page = (CONSOLE / "index.html").read_text(encoding="utf-8")
 
-    # When
+    # When: what the page loads, and what its modules import, one after the other
     loaded = re.findall(r'(?:src|href)="([^"#]+)"', page)
     scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", page, flags=re.DOTALL)
+    pending = [file.removeprefix("console/") for file in loaded if file.endswith(".js")]
+    while pending:
+        for specifier in imports_of(pending.pop()):
+            if f"console/{specifier[2:]}" not in loaded:
+                loaded.append(f"console/{specifier[2:]}")
+                pending.append(specifier[2:])
 
     # Then
     assert sorted(loaded) == sorted(f"console/{asset}" for asset in handler.CONSOLE_ASSETS)
@@ -127,9 +184,11 @@ def test_the_page_loads_only_allowed_files_and_no_inline_code() -> None:
     assert not re.search(r"\s(style|on[a-z]+)=", page)
 
 
-def test_the_script_keeps_the_key_in_session_storage_and_writes_no_html() -> None:
-    # Given: the script without its comments
-    script = re.sub(r"(?m)^\s*//.*$", "", (CONSOLE / "console.js").read_text(encoding="utf-8"))
+def test_the_scripts_keep_the_key_in_session_storage_and_write_no_html() -> None:
+    # Given: every module without its comments
+    script = "\n".join(
+        re.sub(r"(?m)^\s*//.*$", "", (CONSOLE / module).read_text(encoding="utf-8")) for module in MODULES
+    )
 
     # Then
     assert "sessionStorage.setItem(KEY_STORAGE" in script
@@ -156,118 +215,14 @@ def test_the_template_routes_the_console_to_the_docs_function_without_a_key() ->
         assert routes[("GET", path)].authorized is False
 
 
-# -- the script in a browser, every request answered here (no stack) ------------------------------
-
-ORIGIN = "http://console.test"
-ROOM = {"id": "room_1", "name": "orders", "eventTypes": [], "createdAt": "2026-11-22T10:00:00.000Z"}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: the console's browser tests need Debian's chromium", pytrace=False
-        )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"], headless=True
-        )
-        yield launched
-        launched.close()
-
-
-class Tab:
-    """The console signed in, on a fake origin: its files from the docs function, each API path
-    answered from ``answers`` (else 404), and every API path it asked for recorded."""
-
-    def __init__(self, browser: Browser, answers: dict[str, Any]) -> None:
-        self.context = browser.new_context()
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(10_000)
-        self.asked: list[str] = []
-        self.answers = answers
-        self.page.add_init_script("sessionStorage.setItem('roomcast.apiKey', 'rc_test')")
-        self.page.route("**/*", self._answer)
-
-    def _answer(self, route: Route) -> None:
-        path = urlsplit(route.request.url).path
-        if path == "/console" or path.startswith("/console/"):
-            served = get(path)
-            route.fulfill(status=served["statusCode"], headers=served["headers"], body=served["body"])
-            return
-        self.asked.append(path)
-        if path in self.answers:
-            route.fulfill(status=200, content_type="application/json", body=json.dumps(self.answers[path]))
-        else:
-            error = {"error": {"code": "not_found", "message": f"no {path}", "details": []}}
-            route.fulfill(status=404, content_type="application/json", body=json.dumps(error))
-
-
-@pytest.fixture
-def tab(browser: Browser) -> Iterator[Tab]:
-    opened = Tab(browser, {})
-    yield opened
-    opened.context.close()
-
-
-@pytest.mark.parametrize(
-    "address",
-    [
-        "#/rooms/..",
-        "#/rooms/.",
-        "#/rooms/%2E%2E",
-        "#/rooms/%2e",
-        "#/rooms/room_1%2F..%2F..",
-        "#/rooms/room_1/subscriptions/..",
-        "#/rooms/room_1/messages/%2E%2E",
-        "#/rooms/..%3Flimit=1",
-        "#/rooms/%E0%A4%A",
-    ],
-)
-def test_an_address_whose_id_is_not_plain_asks_the_api_nothing(tab: Tab, address: str) -> None:
-    # When
-    tab.page.goto(f"{ORIGIN}/console{address}")
-
-    # Then
-    expect(tab.page.get_by_role("heading", name="Not a roomcast id")).to_be_visible()
-    assert tab.asked == []
-
-
-def test_an_address_with_plain_ids_asks_for_them(tab: Tab) -> None:
-    # Given
-    tab.answers["/rooms/room_1"] = ROOM
+def test_the_console_manual_names_every_file_of_the_console() -> None:
+    # Given: the table of docs/console.md's "Files"
+    manual = (Path(__file__).resolve().parents[2] / "docs" / "console.md").read_text(encoding="utf-8")
+    files_section = manual.split("\n## Files\n", 1)[1].split("\n## ", 1)[0]
 
     # When
-    tab.page.goto(f"{ORIGIN}/console#/rooms/room_1")
+    named = set(re.findall(r"^\| ([^|]+) \|", files_section, flags=re.MULTILINE))
+    named_files = {name for cell in named for name in re.findall(r"`([\w.-]+\.\w+)`", cell)}
 
-    # Then: the room's reads, each on its own path
-    expect(tab.page.get_by_role("heading", name="This page could not be loaded")).to_be_visible()
-    assert "/rooms/room_1" in tab.asked
-    assert all(path.startswith("/rooms/room_1") for path in tab.asked), tab.asked
-
-
-def test_an_id_from_the_api_that_is_a_dot_segment_is_never_put_in_a_path(tab: Tab) -> None:
-    # Given: a subscription whose newest failed delivery names the message ".." (its attempts
-    # would be read from rooms/room_1/messages/../attempts, i.e. /rooms/room_1/attempts)
-    subscription = "/rooms/room_1/subscriptions/sub_1"
-    tab.answers.update(
-        {
-            "/rooms/room_1": ROOM,
-            subscription: {"id": "sub_1", "type": "PUSH", "status": "active", "eventTypes": []},
-            f"{subscription}/schedule": {"attempts": [], "note": ""},
-            f"{subscription}/deliveries": {
-                "deliveries": [
-                    {"messageId": "..", "status": "dead", "attempts": 2, "updatedAt": "2026-11-22T10:00:00Z"}
-                ],
-                "nextCursor": None,
-            },
-            f"{subscription}/dead-letters": {"deadLetters": [], "nextCursor": None},
-        }
-    )
-
-    # When
-    tab.page.goto(f"{ORIGIN}/console#/rooms/room_1/subscriptions/sub_1")
-
-    # Then: refused in the page, and only the paths it meant were asked for
-    expect(tab.page.get_by_role("alert")).to_contain_text('".." cannot be part of an API path')
-    assert set(tab.asked) <= set(tab.answers), tab.asked
+    # Then: a module added, renamed or removed is said there too
+    assert named_files == {path.name for path in CONSOLE.iterdir() if path.is_file()}

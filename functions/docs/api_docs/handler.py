@@ -6,8 +6,8 @@ build merges their resolvers' documents into ``openapi.json`` beside this module
 (``python -m roomcast_dev.openapi``, run by ``make build`` and by the local stack;
 docs/decisions/0015-one-home-per-route.md). This function only serves that file.
 
-The console is the static files in ``console/`` beside this module (docs/console.md): a page, one
-ES module, one style sheet and an icon, served under a strict Content-Security-Policy. They hold no
+The console is the static files in ``console/`` beside this module (docs/console.md): a page, its
+ES modules, one style sheet and an icon, served under a strict Content-Security-Policy. They hold no
 secret: the page asks for an API key and calls the API from the browser with it. ``/docs`` and
 ``/openapi.json`` share the console's origin, so they get policies as strict as what they hold allows.
 """
@@ -33,9 +33,28 @@ from roomcast.observability import logger
 DOCUMENT_PATH = Path(__file__).with_name("openapi.json")
 CONSOLE_DIRECTORY = Path(__file__).with_name("console")
 CONSOLE_PAGE = "index.html"
+# The console's ES modules: the page loads console.js, which imports the others ("./api.js").
+CONSOLE_MODULES = (
+    "console.js",
+    "api.js",
+    "dom.js",
+    "format.js",
+    "feedback.js",
+    "refresh.js",
+    "header.js",
+    "timeline.js",
+    "forms.js",
+    "router.js",
+    "sign-in.js",
+    "view-rooms.js",
+    "view-room.js",
+    "view-subscription.js",
+    "view-subscription-panels.js",
+    "view-message.js",
+)
 # The only files /console/{asset} serves: a name not listed is 404, so no path reaches other files.
 CONSOLE_ASSETS = {
-    "console.js": "text/javascript; charset=utf-8",
+    **dict.fromkeys(CONSOLE_MODULES, "text/javascript; charset=utf-8"),
     "console.css": "text/css; charset=utf-8",
     "favicon.svg": "image/svg+xml; charset=utf-8",  # else the browser asks /favicon.ico: a 401
 }

@@ -1,0 +1,152 @@
+// One room's screen: its settings, its subscriptions and a form to add one, a form to publish, and
+// its newest messages with each destination's delivery.
+
+import { api, ApiError, apiPath } from "./api.js";
+import { badge, code, details, field, h, input, link, region, table } from "./dom.js";
+import { policyInputs, submitForm } from "./forms.js";
+import { duration, policy, time } from "./format.js";
+import { setBreadcrumb } from "./header.js";
+import { autoRefresh, isCurrent } from "./refresh.js";
+
+function deliverySummary(deliveries) {
+  if (deliveries.length === 0) return "no destination";
+  return h("ul", { class: "plain" }, deliveries.map((delivery) =>
+    h("li", {}, badge(delivery.status), " ", code(delivery.subscriptionId), ` · ${delivery.attempts} attempt${delivery.attempts === 1 ? "" : "s"}`),
+  ));
+}
+
+export async function roomView(current, roomId) {
+  const roomPath = apiPath("rooms", roomId);
+  const [room, subscriptions, messages] = await Promise.all([
+    api("GET", roomPath),
+    api("GET", `${roomPath}/subscriptions`, { query: { limit: 100 } }),
+    api("GET", `${roomPath}/messages`, { query: { limit: 20 } }),
+  ]);
+  const roomHash = `#/rooms/${encodeURIComponent(roomId)}`;
+  setBreadcrumb([["Rooms", "#/rooms"], [room.name, roomHash]]);
+
+  const subscriptionList = region();
+  const showSubscriptions = (page) =>
+    subscriptionList.show(page, ({ subscriptions: all, nextCursor }) => [
+      table("Subscriptions", ["Subscription", "Type", "Status", "Target", "Retry policy"], all.map((subscription) => [
+        link(`${roomHash}/subscriptions/${encodeURIComponent(subscription.id)}`, subscription.id),
+        subscription.type,
+        badge(subscription.status),
+        subscription.type === "PUSH" ? code(subscription.pushUrl) : "its own pull queue",
+        policy(subscription),
+      ]), "No subscriptions yet."),
+      nextCursor && h("p", { class: "hint" }, "The first 100 subscriptions are shown."),
+    ]);
+  showSubscriptions(subscriptions);
+
+  const messageList = region();
+  const showMessages = (page) =>
+    messageList.show(page, ({ messages: all }) =>
+      table("The 20 newest messages", ["Message", "Event", "Published", "Deliveries"], all.map((message) => [
+        link(`${roomHash}/messages/${encodeURIComponent(message.messageId)}`, message.messageId),
+        `${message.eventType} v${message.eventVersion}`,
+        time(message.publishedAt),
+        deliverySummary(message.deliveries),
+      ]), "No messages yet."),
+    );
+  showMessages(messages);
+
+  const refresh = async () => {
+    const [nextSubscriptions, nextMessages] = await Promise.all([
+      api("GET", `${roomPath}/subscriptions`, { query: { limit: 100 } }),
+      api("GET", `${roomPath}/messages`, { query: { limit: 20 } }),
+    ]);
+    if (!isCurrent(current)) return;
+    showSubscriptions(nextSubscriptions);
+    showMessages(nextMessages);
+  };
+
+  return [
+    h("h1", { tabindex: "-1" }, `Room ${room.name}`),
+    details([
+      ["Id", code(room.id)],
+      ["Delivery policy", policy(room)],
+      ["Messages expire", room.messageExpirationMs ? `after ${duration(room.messageExpirationMs)}` : "never"],
+      ["Event types", room.eventTypes.length ? room.eventTypes.map((type) => `${type.name}${type.versions?.length ? ` (v${type.versions.join(", v")})` : ""}`).join("; ") : "any"],
+      ["Operations room", room.operationsRoomId ? code(room.operationsRoomId) : "none"],
+      ["Created", time(room.createdAt)],
+    ]),
+    h("section", { "aria-labelledby": "subscriptions-title" }, h("h2", { id: "subscriptions-title" }, "Subscriptions"), subscriptionList, subscriptionForm(roomPath, refresh)),
+    h("section", { "aria-labelledby": "publish-title" }, h("h2", { id: "publish-title" }, "Publish a message"), publishForm(roomPath, roomHash, refresh)),
+    h("section", { "aria-labelledby": "messages-title" },
+      h("h2", { id: "messages-title" }, "Messages"),
+      autoRefresh(current, refresh),
+      messageList),
+  ];
+}
+
+function subscriptionForm(roomPath, refresh) {
+  const type = h("select", { id: "subscription-type", name: "subscription-type" }, h("option", { value: "PUSH" }, "PUSH (webhook)"), h("option", { value: "PULL" }, "PULL (queue)"));
+  const url = input("subscription-url", { type: "url", autocomplete: "off", placeholder: "https://example.com/hooks/roomcast" });
+  const urlField = field("Webhook URL", url, "PUSH only.");
+  const retries = policyInputs("subscription", "Empty: the room's.");
+  const eventTypes = input("subscription-event-types", { autocomplete: "off" });
+  const secret = region({ class: "secret" });
+  const submit = h("button", { type: "submit" }, "Subscribe");
+  type.addEventListener("change", () => {
+    urlField.hidden = type.value !== "PUSH";
+  });
+  return submitForm("subscribe-title", submit, () => {
+    const body = { type: type.value };
+    if (type.value === "PUSH") body.pushUrl = url.value;
+    retries.fill(body);
+    const names = eventTypes.value.split(",").map((name) => name.trim()).filter(Boolean);
+    if (names.length) body.eventTypes = names.map((name) => ({ name }));
+    return api("POST", `${roomPath}/subscriptions`, { body });
+  }, (created) => {
+    secret.show(created, (subscription) =>
+      subscription.signingSecret
+        ? h("p", {}, `Signing secret of ${subscription.id} (shown this once: keep it now): `, code(subscription.signingSecret))
+        : null,
+    );
+    return `Subscription ${created.id} created.`;
+  }, refresh,
+  h("h3", { id: "subscribe-title" }, "Add a subscription"),
+  h("div", { class: "grid" },
+    field("Type", type),
+    urlField,
+    retries.fields,
+    field("Event types", eventTypes, "Comma-separated; empty: every event."),
+  ),
+  submit,
+  secret);
+}
+
+function publishForm(roomPath, roomHash, refresh) {
+  const eventType = input("publish-event-type", { required: true, autocomplete: "off" });
+  const eventVersion = input("publish-event-version", { required: true, value: "1", autocomplete: "off" });
+  const payload = h("textarea", { id: "publish-payload", name: "publish-payload", rows: 4, spellcheck: "false" }, "{}");
+  const correlation = input("publish-correlation-id", { autocomplete: "off" });
+  const result = region({ class: "result" });
+  const submit = h("button", { type: "submit" }, "Publish");
+  return submitForm("publish-title", submit, () => {
+    let parsed;
+    try {
+      parsed = JSON.parse(payload.value);
+    } catch (error) {
+      throw new ApiError(0, "invalid_payload", `The payload is not JSON: ${error.message}`);
+    }
+    const body = { eventType: eventType.value, eventVersion: eventVersion.value, payload: parsed };
+    if (correlation.value.trim()) body.correlationId = correlation.value.trim();
+    return api("POST", `${roomPath}/messages`, { body });
+  }, (published) => {
+    result.show(published, (message) =>
+      h("p", {}, `Published ${message.messageId} to ${message.destinations.length} destination${message.destinations.length === 1 ? "" : "s"}. `,
+        link(`${roomHash}/messages/${encodeURIComponent(message.messageId)}`, "Open its timeline")),
+    );
+    return `Message ${published.messageId} published.`;
+  }, refresh,
+  h("div", { class: "grid" },
+    field("Event type", eventType),
+    field("Event version", eventVersion),
+    field("Correlation id", correlation, "Empty: one is generated."),
+  ),
+  field("Payload (JSON)", payload),
+  submit,
+  result);
+}

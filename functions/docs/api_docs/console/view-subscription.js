@@ -1,0 +1,132 @@
+// One subscription's screen: its settings, health and retry schedule; pause and resume; its
+// deliveries (retry now, clear all pending) and dead letters (replay, purge).
+
+import { api, apiPath, DELIVERY_STATUSES, PAGE_SIZE } from "./api.js";
+import { badge, code, details, field, h, link, region, table } from "./dom.js";
+import { act, confirmAction, showError } from "./feedback.js";
+import { duration, policy, time } from "./format.js";
+import { setBreadcrumb } from "./header.js";
+import { autoRefresh, isCurrent } from "./refresh.js";
+import { healthPanel, lastError, schedulePanel } from "./view-subscription-panels.js";
+
+export async function subscriptionView(current, roomId, subscriptionId) {
+  const roomPath = apiPath("rooms", roomId);
+  const path = `${roomPath}/subscriptions/${apiPath(subscriptionId)}`;
+  const roomHash = `#/rooms/${encodeURIComponent(roomId)}`;
+  const statusFilter = h("select", { id: "delivery-status", name: "delivery-status" },
+    h("option", { value: "" }, "every status"), DELIVERY_STATUSES.map((status) => h("option", { value: status }, status)));
+  const knownErrors = new Map();
+  const load = async () => {
+    const found = await Promise.all([
+      api("GET", path),
+      api("GET", `${path}/deliveries`, { query: { limit: PAGE_SIZE } }),
+      statusFilter.value ? api("GET", `${path}/deliveries`, { query: { limit: PAGE_SIZE, status: statusFilter.value } }) : null,
+      api("GET", `${path}/dead-letters`, { query: { limit: PAGE_SIZE } }),
+    ]);
+    return [...found, await lastError(roomPath, subscriptionId, found[1].deliveries, knownErrors)];
+  };
+  const [room, schedule, first] = await Promise.all([api("GET", roomPath), api("GET", `${path}/schedule`), load()]);
+  setBreadcrumb([["Rooms", "#/rooms"], [room.name, roomHash], [subscriptionId, `${roomHash}/subscriptions/${encodeURIComponent(subscriptionId)}`]]);
+
+  const summary = region();
+  const healthRegion = region();
+  const deliveryList = region();
+  const letterList = region();
+  const toggle = h("button", { type: "button", id: "toggle-status" });
+  const retry = h("button", { type: "button" }, "Retry now");
+  const clear = h("button", { type: "button", class: "danger" }, "Clear all pending…");
+  const replayAll = h("button", { type: "button" }, "Replay all dead letters");
+  const purge = h("button", { type: "button", class: "danger" }, "Purge dead letters…");
+  let subscription;
+
+  const show = ([latest, recent, filtered, letters, newestError]) => {
+    subscription = latest;
+    summary.show(latest, (item) => details([
+      ["Id", code(item.id)],
+      ["Type", item.type],
+      ["Status", [badge(item.status), item.disabledReason ? ` — ${item.disabledReason}` : "", item.disabledAt ? [" since ", time(item.disabledAt)] : ""]],
+      ["Target", item.type === "PUSH" ? code(item.pushUrl) : "its own pull queue"],
+      ["Event types", item.eventTypes.length ? item.eventTypes.map((type) => type.name).join(", ") : "every event"],
+      ["Retry policy", policy(item)],
+      [item.type === "PUSH" ? "Request timeout" : "Ack wait", duration(item.type === "PUSH" ? item.timeoutMs ?? 10000 : item.ackWaitMs)],
+      ["Failover", item.failoverSubscriptionId ? link(`${roomHash}/subscriptions/${encodeURIComponent(item.failoverSubscriptionId)}`, item.failoverSubscriptionId) : "none (dead letters)"],
+    ]));
+    toggle.textContent = latest.status === "active" ? "Pause" : latest.status === "paused" ? "Resume" : "Enable";
+    retry.hidden = latest.type !== "PUSH";
+    healthRegion.show([recent.deliveries, newestError, latest.failingSince ?? null], ([deliveries, error, failingSince]) => healthPanel(roomHash, deliveries, error, failingSince));
+    const page = filtered ?? recent;
+    deliveryList.show(page, ({ deliveries, nextCursor }) => [
+      table(`Deliveries${statusFilter.value ? ` (${statusFilter.value})` : ""}, newest first`, ["Message", "Status", "Attempts", "Last error", "Next attempt", "Updated"], deliveries.map((delivery) => [
+        link(`${roomHash}/messages/${encodeURIComponent(delivery.messageId)}`, delivery.messageId),
+        badge(delivery.status),
+        String(delivery.attempts),
+        delivery.lastError ? code(delivery.lastError) : "—",
+        time(delivery.nextAttemptAt),
+        time(delivery.updatedAt),
+      ]), "No deliveries."),
+      nextCursor && h("p", { class: "hint" }, `The ${PAGE_SIZE} newest are shown.`),
+    ]);
+    letterList.show(letters, ({ deadLetters, nextCursor }) => [
+      table("Dead letters", ["Message", "Event", "Attempts", "Reason", "Died", "Action"], deadLetters.map((letter) => [
+        link(`${roomHash}/messages/${encodeURIComponent(letter.messageId)}`, letter.messageId),
+        `${letter.eventType} v${letter.eventVersion}`,
+        String(letter.attempts),
+        code(letter.reason),
+        time(letter.deadAt),
+        h("button", {
+          type: "button",
+          "aria-label": `Replay ${letter.messageId}`,
+          onclick: (event) => act(event.currentTarget, () => api("POST", `${path}/dead-letters/replay`, { body: { messageIds: [letter.messageId] } }), replayed, refresh),
+        }, "Replay"),
+      ]), "No dead letters."),
+      nextCursor && h("p", { class: "hint" }, `The first ${PAGE_SIZE} are shown.`),
+    ]);
+    replayAll.hidden = purge.hidden = letters.deadLetters.length === 0;
+  };
+  const refresh = async () => {
+    const latest = await load();
+    if (isCurrent(current)) show(latest);
+  };
+  const replayed = (result) =>
+    `Replayed ${result.replayed.length} dead letter${result.replayed.length === 1 ? "" : "s"}` +
+    (result.alreadyReplaying?.length ? `; ${result.alreadyReplaying.length} already replaying` : "") +
+    (result.notFound?.length ? `; ${result.notFound.length} not found` : "") +
+    (result.remaining ? "; more remain: replay again" : "") + ".";
+
+  toggle.addEventListener("click", () => {
+    const status = subscription.status === "active" ? "paused" : "active";
+    act(toggle, () => api("PATCH", path, { body: { status } }), (item) => `Subscription ${item.id} is ${item.status}.`, refresh);
+  });
+  retry.addEventListener("click", () =>
+    act(retry, () => api("POST", `${path}/deliveries/retry`, { body: {} }), (result) =>
+      `Retried ${result.retried} deliver${result.retried === 1 ? "y" : "ies"} now` + (result.notRetrying.length ? `; ${result.notRetrying.length} not retrying.` : "."), refresh));
+  clear.addEventListener("click", async () => {
+    if (!(await confirmAction("Clear every pending and retrying delivery of this subscription? They are never sent.", "Clear all pending"))) return;
+    act(clear, () => api("DELETE", `${path}/deliveries`), (result) => `Cleared ${result.cleared} deliver${result.cleared === 1 ? "y" : "ies"}.`, refresh);
+  });
+  replayAll.addEventListener("click", () =>
+    act(replayAll, () => api("POST", `${path}/dead-letters/replay`, { body: {} }), replayed, refresh));
+  purge.addEventListener("click", async () => {
+    if (!(await confirmAction("Delete every dead letter of this subscription? They cannot be replayed afterwards.", "Purge dead letters"))) return;
+    act(purge, () => api("DELETE", `${path}/dead-letters`), (result) => `Purged ${result.purged} dead letter${result.purged === 1 ? "" : "s"}.`, refresh);
+  });
+  statusFilter.addEventListener("change", () => refresh().catch((error) => showError(error)));
+  show(first);
+
+  return [
+    h("h1", { tabindex: "-1" }, `Subscription ${subscriptionId}`),
+    autoRefresh(current, refresh),
+    summary,
+    h("div", { class: "actions" }, toggle),
+    h("section", { "aria-labelledby": "health-title" }, h("h2", { id: "health-title" }, "Health"), healthRegion),
+    h("section", { "aria-labelledby": "schedule-title" }, h("h2", { id: "schedule-title" }, "Retry schedule"), schedulePanel(schedule)),
+    h("section", { "aria-labelledby": "deliveries-title" },
+      h("h2", { id: "deliveries-title" }, "Deliveries"),
+      h("div", { class: "actions" }, field("Show", statusFilter), retry, clear),
+      deliveryList),
+    h("section", { "aria-labelledby": "dead-letters-title" },
+      h("h2", { id: "dead-letters-title" }, "Dead letters"),
+      h("div", { class: "actions" }, replayAll, purge),
+      letterList),
+  ];
+}
