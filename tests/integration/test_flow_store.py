@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import boto3
 
 from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.flow import FlowKey, FlowStore
+from roomcast.dal.flow_gate import FlowKey, FlowStore
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from roomcast.api.documented_routes import new_router
 from roomcast.api.handlers import http_handler, new_api
-from roomcast.api.routing import new_router
 from roomcast.errors import NotFound
 from tests.support import FakeLambdaContext, api_event
 

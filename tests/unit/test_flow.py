@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from push_worker.admission import Admitted, FlowControl, HeldBack
-from roomcast.domain import flow
+from roomcast.domain import flow_control as flow
 from roomcast.domain.models import DeliveryOverrides, Subscription, SubscriptionStatus, SubscriptionType
 from tests.fakes import FakeFlowGate
 

@@ -16,7 +16,7 @@ from publish_api.models import (
     PublishRequest,
     PublishResponse,
 )
-from roomcast.api.routing import Routes
+from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
 from roomcast.errors import RoomcastError
 from roomcast.observability import metrics

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from pull_api.work import Plan, PullWork, Target
+from pull_api.work import Plan, PullSubscription, PullWork
 from roomcast.dal.queues import Received, visibility_seconds
 from roomcast.dal.sender import Outgoing, delay_seconds
 from roomcast.domain.clock import iso_from_ms
@@ -58,7 +58,7 @@ def pull(
             return handed
 
 
-def _classify(work: PullWork, received: Received, target: Target, plan: Plan) -> Handout | None:
+def _classify(work: PullWork, received: Received, target: PullSubscription, plan: Plan) -> Handout | None:
     """Hand the message out (returned), or plan its hop, dead letter or expiry (None)."""
     now = work.clock()
     try:

@@ -18,8 +18,8 @@ from pull_api.models import (
     PullResponse,
     ReceiptsRequest,
 )
+from roomcast.api.documented_routes import Routes
 from roomcast.api.openapi import link
-from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
 from roomcast.domain.fields import camel_fields
 from roomcast.observability import metrics

@@ -25,7 +25,7 @@ _READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="target-read")
 
 
 @dataclass(frozen=True)
-class Target:
+class PullSubscription:
     """A PULL subscription with its effective policy and queues."""
 
     subscription: Subscription
@@ -38,7 +38,7 @@ class Target:
 class Plan:
     """What one batch of work will do, applied in the safe order by ``PullWork.apply``."""
 
-    target: Target
+    target: PullSubscription
     outgoing: list[Outgoing] = field(default_factory=list)
     # QueueAddresses that end here: (envelope as it ends, reason, attempts made) → failover or dead letter.
     endings: list[tuple[Envelope, str, int]] = field(default_factory=list)
@@ -60,7 +60,7 @@ class PullWork:
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
 
-    def target(self, tenant_id: str, room_id: str, subscription_id: str) -> Target:
+    def target(self, tenant_id: str, room_id: str, subscription_id: str) -> PullSubscription:
         # The two reads at once: every pull, ack, nack and extend waits for them.
         room_read = _READS.submit(self.catalog.get_room, tenant_id, room_id)
         try:
@@ -73,7 +73,7 @@ class PullWork:
             raise Conflict(
                 f"subscription {subscription_id} is {subscription.type.value}; only PULL ones are pulled"
             )
-        return Target(
+        return PullSubscription(
             subscription=subscription,
             policy=effective_policy(room, subscription),
             queue_url=subscription.queue_url,

@@ -15,10 +15,10 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from roomcast.dal.flow import FlowKey
+from roomcast.dal.flow_gate import FlowKey
 from roomcast.dal.ports import FlowGate
 from roomcast.domain.clock import now_ms
-from roomcast.domain.flow import (
+from roomcast.domain.flow_control import (
     LOCAL_WAIT_MS,
     lease_ms,
     lease_poll_ms,

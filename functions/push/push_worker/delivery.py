@@ -29,7 +29,7 @@ from push_worker.webhook import PostWebhook, send_webhook
 from roomcast.dal.ports import MessageRecords
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.flow import held_back_delay_ms
+from roomcast.domain.flow_control import held_back_delay_ms
 from roomcast.domain.messages import TERMINAL_STATUSES, DeliveryStatus
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected

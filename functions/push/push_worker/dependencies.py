@@ -13,7 +13,7 @@ from push_worker.health import EndpointHealth
 from roomcast.config import load_settings
 from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
-from roomcast.dal.flow import FlowStore
+from roomcast.dal.flow_gate import FlowStore
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 from roomcast.delivery import wiring

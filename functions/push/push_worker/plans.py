@@ -1,4 +1,4 @@
-"""What one envelope comes to, decided by pure rules (DESIGN: "Exponential backoff retry"):
+"""What one envelope comes to, decided by pure rules (docs/delivery-semantics.md):
 
 - before any request: expired → ``Expire``; not due yet → ``Hop`` (re-sent to wait, not an
   attempt); subscription or room gone → ``Clear``; queued before a Clear All → ``Clear``; a retry
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.flow import paused_wait_ms
+from roomcast.domain.flow_control import paused_wait_ms
 from roomcast.domain.messages import AttemptEvent, AttemptRecord
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus
 from roomcast.domain.policy import FailureOutcome, after_failure, effective_policy, is_expired

@@ -13,7 +13,7 @@ from push_worker.batch_catalog import BatchCatalog
 from push_worker.delivery import PushDelivery
 from push_worker.health import STREAK_CONFIRM_MS, EndpointHealth
 from push_worker.plans import DESTINATION_GONE
-from roomcast.dal.flow import FlowKey
+from roomcast.dal.flow_gate import FlowKey
 from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.operational import OperationalEvents

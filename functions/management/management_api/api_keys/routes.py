@@ -11,7 +11,7 @@ from management_api.api_keys.models import ApiKeyCreate, ApiKeyList, ApiKeyView,
 from management_api.common import PAGE_SIZE, Cursor, Limit, no_content
 from management_api.dependencies import ApiKeys, Cursors
 from roomcast.api.cursors import list_scope
-from roomcast.api.routing import Routes
+from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import CallerKeyId, Tenant
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from management_api.dead_letters.models import (
 )
 from management_api.dependencies import Cursors, DeadLetters
 from roomcast.api.cursors import list_scope
-from roomcast.api.routing import Routes
+from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
 
 routes = Routes("dead letters")

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 from management_api.common import RoomId, SubscriptionIdPath
 from management_api.deliveries.models import ClearResponse, RetryRequest, RetryResponse
 from management_api.dependencies import Deliveries
-from roomcast.api.routing import Routes
+from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
 
 routes = Routes("deliveries")

@@ -31,7 +31,6 @@ from roomcast.domain.messages import Delivery, DeliveryStatus, Message, deliveri
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.errors import Conflict
 
-RETRY_NOW = "made due now by an operator"
 CLEARED = "cleared by Clear All"
 _OPEN = (DeliveryStatus.PENDING, DeliveryStatus.RETRYING)
 

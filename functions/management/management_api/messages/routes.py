@@ -18,8 +18,8 @@ from management_api.messages.models import (
     message_status,
 )
 from roomcast.api.cursors import list_scope
+from roomcast.api.documented_routes import Routes
 from roomcast.api.models import EVENT_TYPE_NAME_PATTERN, Instant
-from roomcast.api.routing import Routes
 from roomcast.api.tenancy import Tenant
 from roomcast.dal.messages import MessageFilter
 from roomcast.domain import limits

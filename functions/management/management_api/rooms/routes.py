@@ -8,7 +8,7 @@ from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, no_content
 from management_api.dependencies import Cursors, Rooms
 from management_api.rooms.models import RoomCreate, RoomList, RoomPatch, RoomResponse
 from roomcast.api.cursors import list_scope
-from roomcast.api.routing import Routes
+from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
 
 routes = Routes("rooms")

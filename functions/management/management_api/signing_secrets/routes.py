@@ -5,7 +5,7 @@ from __future__ import annotations
 from management_api.common import RoomId, SubscriptionIdPath
 from management_api.dependencies import SigningSecrets
 from management_api.signing_secrets.models import RotatedSecret
-from roomcast.api.routing import Routes
+from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
 from roomcast.domain.clock import iso_from_ms
 

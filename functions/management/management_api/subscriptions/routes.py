@@ -17,7 +17,7 @@ from management_api.subscriptions.models import (
     SubscriptionResponse,
 )
 from roomcast.api.cursors import list_scope
-from roomcast.api.routing import Routes
+from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
 
 routes = Routes("subscriptions")

@@ -1,5 +1,5 @@
-"""What a webhook answer means: its outcome class, 410 Gone and Retry-After (DESIGN: "PUSH outcome
-classes"). Pure: no sockets here (the POST itself is ``roomcast.webhooks.http``)."""
+"""What a webhook answer means: its outcome class, 410 Gone and Retry-After (docs/delivery-semantics.md,
+"Outcome of one webhook attempt"). Pure: no sockets here (the POST itself is ``roomcast.webhooks.http``)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class AnswerClass(StrEnum):
 
 
 def classify(status: int | None) -> AnswerClass:
-    """The PUSH outcome class of an answer (DESIGN: "PUSH outcome classes")."""
+    """The PUSH outcome class of an answer (docs/delivery-semantics.md, "Outcome of one webhook attempt")."""
     if status is None:
         return AnswerClass.RETRYABLE  # network error or timeout
     if 200 <= status < 300:

@@ -23,7 +23,7 @@ from botocore.exceptions import ClientError
 from roomcast.dal import items
 from roomcast.dal.table import TableAccess, is_condition_failure, key
 from roomcast.domain.clock import DAY_MS
-from roomcast.domain.flow import Reservation, live_leases, reserve_start
+from roomcast.domain.flow_control import Reservation, live_leases, reserve_start
 
 STATE_TTL_MS: Final = DAY_MS
 _RESERVE_TRIES: Final = 8
