@@ -6,28 +6,18 @@ from functools import cache
 
 from outbox_worker.service import OutboxService
 from roomcast.config import load_settings
-from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
-from roomcast.dal.messages import MessageStore
 from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 from roomcast.delivery import wiring
 
 
 @cache
 def delivery_log() -> DeliveryLog:
-    settings = load_settings()
-    return DeliveryLog(settings.delivery_stream, "outbox")
+    return wiring.delivery_log(load_settings(), "outbox")
 
 
 @cache
 def outbox_service() -> OutboxService:
-    settings = load_settings()
-    sender = EnvelopeSender()
-    return OutboxService(
-        CatalogStore(settings.table_name),
-        MessageStore(settings.table_name),
-        sender,
-        QueueAddresses(settings.push_queue_url),
-        delivery_log(),
-        wiring.outbox_queue(settings, sender),
-    )
+    settings, sender = load_settings(), EnvelopeSender()
+    addresses, outbox = QueueAddresses(settings.push_queue_url), wiring.outbox_queue(settings, sender)
+    return OutboxService(*wiring.tables(settings), sender, addresses, delivery_log(), outbox)

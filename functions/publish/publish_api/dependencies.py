@@ -10,24 +10,22 @@ from aws_lambda_powertools.event_handler.depends import Depends
 
 from publish_api.service import PublishService
 from roomcast.config import load_settings
-from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
-from roomcast.dal.messages import MessageStore
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 
 
 @cache
 def delivery_log() -> DeliveryLog:
-    settings = load_settings()
-    return DeliveryLog(settings.delivery_stream, "publish")
+    return wiring.delivery_log(load_settings(), "publish")
 
 
 @cache
 def publish_service() -> PublishService:
     settings = load_settings()
-    catalog, messages = CatalogStore(settings.table_name), MessageStore(settings.table_name)
-    return PublishService(wiring.publisher(settings, catalog, messages, EnvelopeSender(), delivery_log()))
+    return PublishService(
+        wiring.publisher(settings, *wiring.tables(settings), EnvelopeSender(), delivery_log())
+    )
 
 
 Publisher = Annotated[PublishService, Depends(publish_service)]

@@ -68,15 +68,7 @@ class PublishService:
             except RoomcastError as refused:
                 answers[index] = refused
                 continue
-            publication = Publication(
-                request.eventType,
-                request.eventVersion,
-                request.payload,
-                request.correlationId,
-                request.destinations,
-                request.idempotencyKey,
-            )
-            valid.append((index, publication))
+            valid.append((index, _publication(request, request.idempotencyKey)))
         published = self.publisher.publish_batch(
             tenant_id, room_id, [publication for _, publication in valid]
         )
@@ -90,12 +82,15 @@ class PublishService:
         """A publish request: its payload size checked, then published (roomcast.delivery.publishing);
         with an ``idempotency_key``, under the message id that key names."""
         _checked_payload(request.payload)
-        publication = Publication(
-            request.eventType,
-            request.eventVersion,
-            request.payload,
-            request.correlationId,
-            request.destinations,
-            idempotency_key,
-        )
-        return self.publisher.publish_message(tenant_id, room_id, publication)
+        return self.publisher.publish_message(tenant_id, room_id, _publication(request, idempotency_key))
+
+
+def _publication(request: PublishRequest, idempotency_key: str | None) -> Publication:
+    return Publication(
+        request.eventType,
+        request.eventVersion,
+        request.payload,
+        request.correlationId,
+        request.destinations,
+        idempotency_key,
+    )

@@ -11,9 +11,7 @@ from aws_lambda_powertools.event_handler.depends import Depends
 from pull_api.service import PullService
 from pull_api.work import PullWork
 from roomcast.config import load_settings
-from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
-from roomcast.dal.messages import MessageStore
 from roomcast.dal.queues import QueueClient
 from roomcast.dal.secrets import StackSecrets
 from roomcast.dal.sender import EnvelopeSender
@@ -23,19 +21,16 @@ from roomcast.domain.receipts import ReceiptSigner
 
 @cache
 def delivery_log() -> DeliveryLog:
-    settings = load_settings()
-    return DeliveryLog(settings.delivery_stream, "pull")
+    return wiring.delivery_log(load_settings(), "pull")
 
 
 @cache
 def pull_service() -> PullService:
-    settings = load_settings()
-    catalog, messages = CatalogStore(settings.table_name), MessageStore(settings.table_name)
-    sender, log = EnvelopeSender(), delivery_log()
-    events = wiring.operational_events(settings, catalog, messages, sender, log)
-    endings = wiring.endings(settings, catalog, sender, log, events)
+    settings, sender = load_settings(), EnvelopeSender()
+    catalog, messages = wiring.tables(settings)
+    _, endings = wiring.reported_endings(settings, catalog, messages, sender, delivery_log())
     signer = ReceiptSigner(StackSecrets(settings.receipt_key_secret).receipt_key())
-    return PullService(PullWork(catalog, messages, QueueClient(), sender, endings, log, signer))
+    return PullService(PullWork(catalog, messages, QueueClient(), sender, endings, delivery_log(), signer))
 
 
 Puller = Annotated[PullService, Depends(pull_service)]

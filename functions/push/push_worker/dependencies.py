@@ -11,10 +11,8 @@ from push_worker.batch_catalog import BatchCatalog
 from push_worker.delivery import PushDelivery
 from push_worker.health import EndpointHealth
 from roomcast.config import load_settings
-from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.flow_gate import FlowStore
-from roomcast.dal.messages import MessageStore
 from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 from roomcast.delivery import wiring
 from roomcast.domain.push_urls import PushUrlPolicy
@@ -22,25 +20,18 @@ from roomcast.domain.push_urls import PushUrlPolicy
 
 @cache
 def delivery_log() -> DeliveryLog:
-    settings = load_settings()
-    return DeliveryLog(settings.delivery_stream, "push")
+    return wiring.delivery_log(load_settings(), "push")
 
 
 @cache
 def push_delivery() -> PushDelivery:
-    settings = load_settings()
-    catalog, messages = CatalogStore(settings.table_name), MessageStore(settings.table_name)
-    sender, log = EnvelopeSender(), delivery_log()
-    events = wiring.operational_events(settings, catalog, messages, sender, log)
-    endings = wiring.endings(settings, catalog, sender, log, events)
+    settings, sender = load_settings(), EnvelopeSender()
+    catalog, messages = wiring.tables(settings)
+    events, endings = wiring.reported_endings(settings, catalog, messages, sender, delivery_log())
     batch_catalog = BatchCatalog(catalog)
     health = EndpointHealth(catalog, batch_catalog, events)
-    apply = PushApply(messages, sender, QueueAddresses(settings.push_queue_url), endings, health, log)
-    return PushDelivery(
-        batch_catalog,
-        messages,
-        FlowControl(FlowStore(settings.table_name)),
-        health,
-        apply,
-        PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls),
-    )
+    addresses = QueueAddresses(settings.push_queue_url)
+    apply = PushApply(messages, sender, addresses, endings, health, delivery_log())
+    flow_control = FlowControl(FlowStore(settings.table_name))
+    policy = PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls)
+    return PushDelivery(batch_catalog, messages, flow_control, health, apply, policy)

@@ -25,38 +25,35 @@ def client_config() -> Any:
 
 
 @cache
+def _client(service: str) -> Any:
+    import boto3
+
+    return boto3.client(service, config=client_config())  # type: ignore[call-overload]  # typed by its callers below
+
+
 def dynamodb_client() -> DynamoDBClient:
-    import boto3
+    client: DynamoDBClient = _client("dynamodb")
+    return client
 
-    return boto3.client("dynamodb", config=client_config())
 
-
-@cache
 def sqs_client() -> SQSClient:
-    import boto3
+    client: SQSClient = _client("sqs")
+    return client
 
-    return boto3.client("sqs", config=client_config())
 
-
-@cache
 def s3_client() -> S3Client:
-    import boto3
+    client: S3Client = _client("s3")
+    return client
 
-    return boto3.client("s3", config=client_config())
 
-
-@cache
 def firehose_client() -> FirehoseClient:
-    import boto3
+    client: FirehoseClient = _client("firehose")
+    return client
 
-    return boto3.client("firehose", config=client_config())
 
-
-@cache
 def secretsmanager_client() -> SecretsManagerClient:
-    import boto3
-
-    return boto3.client("secretsmanager", config=client_config())
+    client: SecretsManagerClient = _client("secretsmanager")
+    return client
 
 
 class SqsAccess:
@@ -73,8 +70,4 @@ class SqsAccess:
 
 def reset_clients() -> None:
     """Forget cached clients (tests that change the endpoint between cases)."""
-    dynamodb_client.cache_clear()
-    sqs_client.cache_clear()
-    s3_client.cache_clear()
-    firehose_client.cache_clear()
-    secretsmanager_client.cache_clear()
+    _client.cache_clear()

@@ -6,13 +6,26 @@ services, which receive only the collaborators they use."""
 from __future__ import annotations
 
 from roomcast.config import Settings
+from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.dead_letters import DeadLetterStore
+from roomcast.dal.delivery_log import DeliveryLog
+from roomcast.dal.messages import MessageStore
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
 from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.operational import OperationalEvents
 from roomcast.delivery.publishing import Publisher
+
+
+def delivery_log(settings: Settings, function_name: str) -> DeliveryLog:
+    """The function's delivery log (one per container: its records are flushed per invocation)."""
+    return DeliveryLog(settings.delivery_stream, function_name)
+
+
+def tables(settings: Settings) -> tuple[CatalogStore, MessageStore]:
+    """The table's rooms and subscriptions, and its messages."""
+    return CatalogStore(settings.table_name), MessageStore(settings.table_name)
 
 
 def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
@@ -32,9 +45,10 @@ def operational_events(
     return OperationalEvents(catalog, publisher(settings, catalog, messages, sender, log))
 
 
-def endings(
-    settings: Settings, catalog: Catalog, sender: Sender, log: LogSink, events: OperationalEvents
-) -> Endings:
-    """Endings that report to the room's operations room through ``events``."""
-    dead_letters = DeadLetterStore(settings.table_name)
-    return Endings(catalog, dead_letters, sender, QueueAddresses(settings.push_queue_url), log, events)
+def reported_endings(
+    settings: Settings, catalog: Catalog, messages: MessageRecords, sender: Sender, log: LogSink
+) -> tuple[OperationalEvents, Endings]:
+    """Endings that report to the room's operations room, and the events they report through."""
+    events = operational_events(settings, catalog, messages, sender, log)
+    addresses = QueueAddresses(settings.push_queue_url)
+    return events, Endings(catalog, DeadLetterStore(settings.table_name), sender, addresses, log, events)
