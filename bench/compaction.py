@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.compaction_duckdb import differing_records, duckdb_compaction
 from bench.harness import FUNCTION_LOG
 
 RECORDS = 1_000_000
@@ -37,7 +38,8 @@ DUPLICATE_RATE = 0.01
 MALFORMED_RATE = 0.001
 DAY = "2026-11-21"
 GLUE_JOBS_DIR = Path(__file__).resolve().parents[1] / "glue_jobs"
-EVENTS = ["published", "attempt", "delivered", "attempt", "retry_scheduled", "attempt", "delivered"]
+# The generated records' events, drawn at random from this mix (attempts and deliveries most).
+EVENT_MIX = ["published", "attempt", "delivered", "attempt", "retry_scheduled", "attempt", "delivered"]
 
 
 def generate(root: Path, seed: int = 7, lines_total: int = RECORDS) -> int:
@@ -68,7 +70,7 @@ def generate(root: Path, seed: int = 7, lines_total: int = RECORDS) -> int:
                 "schemaVersion": 1,
                 "recordId": uuid.UUID(int=chance.getrandbits(128)).hex,
                 "timestamp": stamp.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-                "event": chance.choice(EVENTS),
+                "event": chance.choice(EVENT_MIX),
                 "messageId": f"msg_{chance.getrandbits(128):032x}",
                 "correlationId": "c",
                 "tenantId": "bench",
@@ -92,76 +94,6 @@ def generate(root: Path, seed: int = 7, lines_total: int = RECORDS) -> int:
         )
         lines_written += len(lines)
     return lines_written
-
-
-def duckdb_compaction(source: Path, target: Path, lines: int) -> dict[str, int]:
-    """The reference: the same compaction in DuckDB. Returns its counts, named as the job's summary."""
-    import duckdb
-
-    glob = str(source / "raw" / f"dt={DAY}" / "*" / "*.ndjson.gz")
-    connection = duckdb.connect()
-    connection.execute("SET threads TO 2")
-    connection.execute(
-        f"""
-        CREATE TABLE parsed AS
-        SELECT *, CAST(strptime("timestamp", '%Y-%m-%dT%H:%M:%S.%gZ') AS TIMESTAMP) AS ts
-        FROM read_json('{glob}', format = 'newline_delimited', ignore_errors = true,
-                       hive_partitioning = false,  -- dt is the record's day, not its folder's
-                       columns = {{schemaVersion: 'INTEGER', recordId: 'VARCHAR', "timestamp": 'VARCHAR',
-                                   event: 'VARCHAR', messageId: 'VARCHAR', correlationId: 'VARCHAR',
-                                   tenantId: 'VARCHAR', roomId: 'VARCHAR', subscriptionId: 'VARCHAR',
-                                   subscriptionType: 'VARCHAR', attempt: 'INTEGER', httpStatus: 'INTEGER',
-                                   latencyMs: 'BIGINT', error: 'VARCHAR', nextDelayMs: 'BIGINT',
-                                   publishedAt: 'VARCHAR'}})
-        WHERE recordId IS NOT NULL AND "timestamp" IS NOT NULL AND event IS NOT NULL
-          AND messageId IS NOT NULL AND schemaVersion = 1
-        """  # noqa: S608 - a local bench path, not input
-    )
-    connection.execute(
-        f"""
-        CREATE TABLE compacted AS
-        SELECT * FROM (
-            SELECT *, strftime(ts, '%Y-%m-%d') AS dt FROM parsed
-            QUALIFY row_number() OVER (PARTITION BY recordId ORDER BY "timestamp") = 1
-        )
-        WHERE dt = '{DAY}'  -- as the job: a record of another day is that day's run's
-        """  # noqa: S608 - a constant
-    )
-    valid = _count(connection, f"SELECT count(*) FROM parsed WHERE strftime(ts, '%Y-%m-%d') = '{DAY}'")  # noqa: S608
-    written = _count(connection, "SELECT count(*) FROM compacted")
-    order = "ORDER BY roomId, subscriptionId, ts, messageId, recordId"
-    copy = f"COPY (SELECT * FROM compacted {order}) TO '{target}' (FORMAT parquet, PARTITION_BY (dt))"  # noqa: S608
-    connection.execute(copy)
-    parsed = _count(connection, "SELECT count(*) FROM parsed")
-    return {"records": written, "duplicates_dropped": valid - written, "rejected": lines - parsed}
-
-
-def _count(connection: Any, query: str) -> int:
-    found = connection.execute(query).fetchone()
-    return int(found[0]) if found else 0
-
-
-def differing_records(spark_out: Path, duck_out: Path) -> int:
-    """Records (every v1 field) in one engine's output and not in the other's, both ways."""
-    import duckdb
-
-    fields = ", ".join(f'"{name}"' for name in V1_FIELDS)
-    spark_glob, duck_glob = spark_out / "compacted" / "*" / "*.parquet", duck_out / "*" / "*.parquet"
-    query = f"""
-        SELECT count(*) FROM (
-            (SELECT {fields} FROM '{spark_glob}' EXCEPT ALL SELECT {fields} FROM '{duck_glob}')
-            UNION ALL
-            (SELECT {fields} FROM '{duck_glob}' EXCEPT ALL SELECT {fields} FROM '{spark_glob}')
-        )
-    """  # noqa: S608 - local bench paths
-    return _count(duckdb.connect(), query)
-
-
-V1_FIELDS = (
-    *("schemaVersion", "recordId", "timestamp", "event", "messageId", "correlationId", "tenantId"),
-    *("roomId", "subscriptionId", "subscriptionType", "attempt", "httpStatus", "latencyMs", "error"),
-    *("nextDelayMs", "publishedAt"),
-)
 
 
 def measure(lines_total: int) -> dict[str, Any]:
@@ -210,7 +142,7 @@ def compact_with(engine: str, root: Path, lines: int) -> dict[str, Any]:
     (Spark's seconds include starting its session, also given alone)."""
     started = time.perf_counter()
     if engine == "duckdb":
-        counts = duckdb_compaction(root / "in", root / "duck-out", lines)
+        counts = duckdb_compaction(root / "in", root / "duck-out", lines, DAY)
         return {"seconds": time.perf_counter() - started, "counts": counts}
     sys.path.insert(0, str(GLUE_JOBS_DIR))
     from compact_job import run_compaction

@@ -27,7 +27,7 @@ from roomcast_dev.stack import (
     queue_url_for,
 )
 from roomcast_dev.template import StackModel, read_stack
-from tests.support import clear_cached_factories
+from tests.support import api_event, clear_cached_factories
 
 Handler = Callable[[dict[str, Any], Any], Any]
 BENCH_STACK = "roomcast-bench"
@@ -245,3 +245,15 @@ def reset(model: StackModel, endpoint: str) -> None:
     with urlopen(Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=30):  # noqa: S310 - local
         pass
     provision_resources(model, endpoint)
+
+
+def room_with(manage: Handler, subscription_type: str, count: int) -> str:
+    """A room with ``count`` subscriptions of ``subscription_type``, made through the management
+    handler (PUSH ones to an address never called); its id."""
+    room = call(manage, api_event("POST", "/rooms", {"name": f"{subscription_type} x{count}"}))
+    for _ in range(count):
+        body = {"type": subscription_type}
+        if subscription_type == "PUSH":
+            body["pushUrl"] = "https://93.184.216.34/hook"
+        call(manage, api_event("POST", f"/rooms/{room['id']}/subscriptions", body))
+    return str(room["id"])

@@ -47,6 +47,10 @@ RECORD_V1: Final = StructType(
 # A line without these is rejected: nothing can be de-duplicated, placed or counted without them.
 REQUIRED_FIELDS: Final = ("recordId", "timestamp", "event", "messageId")
 
+# Every ``event`` a record may carry: the Glue side's one list (transforms.is_event checks each
+# name the jobs count against it). It must name exactly the events the functions write, listed in
+# layers/shared/roomcast/domain/log_records.py (LogEvent); the jobs ship to Glue without the layer,
+# hence two lists, which tests/glue/test_schema.py keeps equal.
 EVENTS: Final = (
     "published",
     "attempt",
@@ -69,6 +73,9 @@ PARTITION_FIELDS: Final = (
     StructField("dt", StringType()),  # yyyy-MM-dd of ``ts`` in UTC: the partition
     StructField("hour", StringType()),  # HH of ``ts`` in UTC, zero-padded like raw/…/hour=HH/
 )
+
+# The Glue tables' partition key: compacted/dt=…/ and analytics/daily/dt=…/ are directories.
+TABLE_PARTITION_KEY: Final = PARTITION_FIELDS[1]
 
 # A compacted Parquet file's columns (``dt`` is the directory, compacted/dt=…/, not a column).
 COMPACTED: Final = StructType([*RECORD_V1.fields, PARTITION_FIELDS[0], PARTITION_FIELDS[2]])

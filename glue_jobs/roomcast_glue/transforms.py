@@ -15,7 +15,7 @@ from typing import Final
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as sf
 
-from roomcast_glue.schema import COMPACTED, RECORD_V1, REQUIRED_FIELDS, SCHEMA_VERSION
+from roomcast_glue.schema import COMPACTED, EVENTS, RECORD_V1, REQUIRED_FIELDS, SCHEMA_VERSION
 
 # ISO-8601 with an offset ("Z" or ±HH:MM) and 0-6 fraction digits; log.py writes "…T…:ss.SSSZ".
 TIMESTAMP_FORMAT: Final = "yyyy-MM-dd'T'HH:mm:ss[.SSSSSS]XXX"
@@ -185,6 +185,13 @@ def compact(
     )
 
 
+def is_event(name: str) -> Column:
+    """A record of the event ``name``, one of schema.EVENTS (a misspelt one fails, not counts zero)."""
+    if name not in EVENTS:
+        raise ValueError(f"{name!r} is not a delivery-log event (roomcast_glue.schema.EVENTS)")
+    return sf.col("event") == name
+
+
 def _left_join_on_key(left: DataFrame, right: DataFrame, key: tuple[str, ...]) -> DataFrame:
     """``left`` ⟕ ``right`` on ``key`` where null equals null (a room's row without a subscription)."""
     renamed = right.select(
@@ -223,21 +230,20 @@ def daily_analytics(records: DataFrame) -> DataFrame:
     """
     key = ANALYTICS_KEY
     deduplicated = with_partitions(deduplicate(records))
-    event = sf.col("event")
 
     def messages_with(name: str) -> Column:
-        return sf.count_distinct(sf.when(event == name, sf.col("messageId")))
+        return sf.count_distinct(sf.when(is_event(name), sf.col("messageId")))
 
     counts = deduplicated.groupBy(*key).agg(
         messages_with("published").alias("published"),
-        sf.count(sf.when(event == "retry_scheduled", sf.lit(1))).alias("retries"),
+        sf.count(sf.when(is_event("retry_scheduled"), sf.lit(1))).alias("retries"),
         messages_with("dead").alias("dead"),
         messages_with("expired").alias("expired"),
         messages_with("failover").alias("failovers"),
     )
 
     first_published = (
-        deduplicated.filter(event == "published")
+        deduplicated.filter(is_event("published"))
         .groupBy("messageId")
         .agg(sf.min("ts").alias("_first_published_ts"))
     )
@@ -246,7 +252,7 @@ def daily_analytics(records: DataFrame) -> DataFrame:
     )
     published_ts = sf.coalesce(parse_timestamp(sf.col("publishedAt")), sf.col("_first_published_ts"))
     deliveries = (
-        deduplicated.filter(event == "delivered")
+        deduplicated.filter(is_event("delivered"))
         .withColumn("_delivery", delivery_number)
         .filter(sf.col("_delivery") == 1)
         .join(first_published, "messageId", "left")

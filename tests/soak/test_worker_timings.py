@@ -1,5 +1,5 @@
 """What a local function worker reports of each invocation (roomcast_dev.functions.InvocationTiming):
-its time, its worker's CPU time and peak memory, as bench/cost.py prices Lambda duration from them."""
+its time, its worker's CPU time and peak memory, as bench/cost_model.py prices Lambda duration from them."""
 
 from __future__ import annotations
 

@@ -15,8 +15,9 @@ from typing import cast
 
 import pytest
 
-from roomcast_cli.commands.listen import Received, _is_loopback_url, _Receiver, _subscribe
+from roomcast_cli.commands.listen import _is_loopback_url, _subscribe
 from roomcast_cli.exit_codes import CliError, ExitCode
+from roomcast_cli.receiver import Received, Receiver
 from roomcast_cli.session import Session
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always
 
@@ -30,8 +31,8 @@ def _verify(secret: str, headers: Mapping[str, str], body: bytes) -> str | None:
 
 
 @contextmanager
-def _running(forward_to: str | None = None) -> Iterator[_Receiver]:
-    server = _Receiver(0, "good", 202, forward_to, _verify)
+def _running(forward_to: str | None = None) -> Iterator[Receiver]:
+    server = Receiver(0, "good", 202, forward_to, _verify)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
@@ -43,12 +44,12 @@ def _running(forward_to: str | None = None) -> Iterator[_Receiver]:
 
 
 @pytest.fixture
-def receiver() -> Iterator[_Receiver]:
+def receiver() -> Iterator[Receiver]:
     with _running() as server:
         yield server
 
 
-def _post(server: _Receiver, signature: str) -> int:
+def _post(server: Receiver, signature: str) -> int:
     request = urllib.request.Request(
         f"http://127.0.0.1:{server.server_address[1]}/webhooks",
         data=BODY,
@@ -62,7 +63,7 @@ def _post(server: _Receiver, signature: str) -> int:
         return error.code
 
 
-def test_a_verified_delivery_is_answered_and_handed_over(receiver: _Receiver) -> None:
+def test_a_verified_delivery_is_answered_and_handed_over(receiver: Receiver) -> None:
     # When
     status = _post(receiver, "v1,good")
 
@@ -75,7 +76,7 @@ def test_a_verified_delivery_is_answered_and_handed_over(receiver: _Receiver) ->
     assert received["body"]["payload"] == {"n": 1}
 
 
-def test_a_request_that_fails_verification_is_refused_and_reported(receiver: _Receiver) -> None:
+def test_a_request_that_fails_verification_is_refused_and_reported(receiver: Receiver) -> None:
     # When
     status = _post(receiver, "v1,forged")
 

@@ -1,10 +1,10 @@
-"""bench/cost.py's Lambda duration: what Lambda would bill for an invocation measured locally."""
+"""bench/cost_model.py's Lambda duration: what Lambda would bill for an invocation measured locally."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.cost import LAMBDA_MB_PER_VCPU, FunctionUsage, lambda_seconds
+from bench.cost_model import LAMBDA_MB_PER_VCPU, FunctionUsage, lambda_seconds
 from roomcast_dev.functions import InvocationTiming
 
 

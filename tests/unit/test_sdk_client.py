@@ -248,6 +248,25 @@ def test_the_async_client_runs_the_same_operations() -> None:
     assert asyncio.run(list_rooms()) == ["room_1"]
 
 
+def test_each_client_takes_only_its_own_kind_of_httpx_client() -> None:
+    with pytest.raises(TypeError, match=r"^Client takes an httpx\.Client$"):
+        Client("https://api.example", "rc_key", http=httpx.AsyncClient())
+    with pytest.raises(TypeError, match=r"^AsyncClient takes an httpx\.AsyncClient$"):
+        AsyncClient("https://api.example", "rc_key", http=httpx.Client())
+
+
+def test_a_client_closes_the_http_client_it_made_and_leaves_a_given_one_open() -> None:
+    # Given
+    given = httpx.Client()
+    with Client("https://api.example", "rc_key") as own, Client("https://api.example", "rc_key", http=given):
+        made = own._executor.http
+
+    # Then
+    assert made.is_closed
+    assert not given.is_closed
+    given.close()
+
+
 # -- webhooks -----------------------------------------------------------------------------------
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

@@ -20,7 +20,7 @@ from roomcast_client import (
     PulledMessage,
     RetryPolicy,
 )
-from roomcast_client.consumer import extension_interval_s
+from roomcast_client._consumer_steps import extension_interval_s
 
 
 def pulled(number: int) -> dict[str, Any]:

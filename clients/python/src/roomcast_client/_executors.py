@@ -21,6 +21,7 @@ from roomcast_client.models import Page
 
 T = TypeVar("T")
 S = TypeVar("S")
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 P = ParamSpec("P")
 
 
@@ -37,13 +38,24 @@ def advance(steps: Generator[S, Any, T], outcome: Any) -> S | Done[T]:
         return Done(done.value)
 
 
-class SyncExecutor:
+class _HttpHolder(Generic[H]):
+    """What both executors hold: the configuration and an HTTP client of their kind, the caller's
+    (left open) or their own (``owns_http``: the client closes it)."""
+
+    http_class: type[H]
+
     def __init__(self, config: Config, http: httpx.Client | httpx.AsyncClient | None) -> None:
-        if not isinstance(http, httpx.Client | None):
-            raise TypeError("Client takes an httpx.Client")
+        if not isinstance(http, (self.http_class, type(None))):
+            # roomcast's Client and AsyncClient are named after the httpx client each takes.
+            name = self.http_class.__name__
+            raise TypeError(f"{name} takes an httpx.{name}")
         self.config = config
         self.owns_http = http is None
-        self.http = http or httpx.Client(timeout=config.timeout_s)
+        self.http: H = http or self.http_class(timeout=config.timeout_s)
+
+
+class SyncExecutor(_HttpHolder[httpx.Client]):
+    http_class = httpx.Client
 
     def run(self, call: Call[T]) -> T:
         steps = exchange(call, build_request(self.http, self.config, call), self.config.retry)
@@ -70,13 +82,8 @@ class SyncExecutor:
             cursor = page.next_cursor
 
 
-class AsyncExecutor:
-    def __init__(self, config: Config, http: httpx.Client | httpx.AsyncClient | None) -> None:
-        if not isinstance(http, httpx.AsyncClient | None):
-            raise TypeError("AsyncClient takes an httpx.AsyncClient")
-        self.config = config
-        self.owns_http = http is None
-        self.http = http or httpx.AsyncClient(timeout=config.timeout_s)
+class AsyncExecutor(_HttpHolder[httpx.AsyncClient]):
+    http_class = httpx.AsyncClient
 
     async def run(self, call: Call[T]) -> T:
         steps = exchange(call, build_request(self.http, self.config, call), self.config.retry)

@@ -1,22 +1,17 @@
 """`roomcast listen`: a local webhook receiver subscribed to a room, printing each verified delivery
 as it arrives (the `stripe listen` experience).
 
-The receiver is a standard-library HTTP server on 127.0.0.1. Handler threads verify each request's
-Standard Webhooks signature with the SDK and hand the delivery to the main thread, which prints it;
-so lines never interleave. On Ctrl-C or SIGTERM the subscription `listen` created is deleted.
+The receiver (``roomcast_cli.receiver``) verifies and answers each request on its own threads;
+this command subscribes it, prints what it hands over, and on Ctrl-C or SIGTERM deletes the
+subscription it created.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import json
 import queue
 import signal
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -26,123 +21,11 @@ import typer
 from roomcast_cli import render
 from roomcast_cli.common import JsonFlag, RoomId, dump
 from roomcast_cli.exit_codes import CliError, ExitCode
-from roomcast_cli.inputs import iso_utc, parse_event_types
+from roomcast_cli.inputs import parse_event_types
+from roomcast_cli.receiver import Received, Receiver, sdk_verifier
 from roomcast_cli.session import Session, session_of
 
-MAX_BODY_BYTES = 1024 * 1024  # more than a webhook can be (a 128 KiB payload in its envelope)
-FORWARD_TIMEOUT_S = 10.0
-# (secret, headers, body) -> None when the signature verifies, else why not
-Verify = Callable[[str, Mapping[str, str], bytes], str | None]
 SECRET_VARIABLE = "ROOMCAST_WEBHOOK_SECRET"  # noqa: S105 - a variable's name
-
-
-@dataclass(frozen=True)
-class Received:
-    """One request the receiver answered: verified (``error`` None) or refused."""
-
-    received_at: str
-    headers: Mapping[str, str]
-    body: bytes
-    answered: int
-    error: str | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        try:
-            parsed: Any = json.loads(self.body)
-        except ValueError:
-            parsed = self.body.decode("utf-8", "replace")
-        return {
-            "type": "delivery" if self.error is None else "rejected",
-            "receivedAt": self.received_at,
-            "webhookId": self.headers.get("webhook-id"),
-            "webhookTimestamp": self.headers.get("webhook-timestamp"),
-            "answered": self.answered,
-            **({"error": self.error} if self.error else {}),
-            "body": parsed,
-        }
-
-
-class _Receiver(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-
-    def __init__(
-        self, port: int, secret: str, answer_status: int, forward_to: str | None, verify: Verify
-    ) -> None:
-        super().__init__(("127.0.0.1", port), _Handler)
-        self.verify = verify
-        self.secret = secret
-        self.answer_status = answer_status
-        self.forward_to = forward_to
-        self.received: queue.Queue[Received] = queue.Queue()
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Receiver
-
-    def do_POST(self) -> None:
-        received_at = iso_utc(datetime.now(UTC))
-        try:
-            length = min(max(int(self.headers.get("Content-Length") or 0), 0), MAX_BODY_BYTES)
-        except ValueError:
-            length = 0
-        body = self.rfile.read(length) if length else b""
-        headers = {name.lower(): value for name, value in self.headers.items()}
-        refused = self.server.verify(self.server.secret, headers, body)
-        if refused is not None:
-            self._answer(401, b'{"error": "signature verification failed"}')
-            self.server.received.put(Received(received_at, headers, body, 401, refused))
-            return
-        status, reply = (
-            self._forward(headers, body) if self.server.forward_to else (self.server.answer_status, b"")
-        )
-        self._answer(status, reply)
-        self.server.received.put(Received(received_at, headers, body, status))
-
-    def _forward(self, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes]:
-        """Post the delivery on to the user's app; its status is roomcast's answer (502 when it is down)."""
-        assert self.server.forward_to is not None
-        import httpx  # only with --forward-to
-
-        kept = {
-            name: value
-            for name, value in headers.items()
-            if name.startswith("webhook-") or name in {"content-type", "x-correlation-id", "user-agent"}
-        }
-        try:
-            response = httpx.post(
-                self.server.forward_to, content=body, headers=kept, timeout=FORWARD_TIMEOUT_S
-            )
-        except httpx.HTTPError:
-            return 502, b""
-        return response.status_code, response.content[:MAX_BODY_BYTES]
-
-    def _answer(self, status: int, body: bytes) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:  # roomcast gave up waiting (its timeout)
-            return
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: listen prints each delivery itself."""
-
-
-def _verify_webhook() -> Verify:
-    """The SDK's verifier, imported when listen starts (the other commands never need it)."""
-    from roomcast_client import WebhookVerificationError, verify_webhook
-
-    def verify(secret: str, headers: Mapping[str, str], body: bytes) -> str | None:
-        try:
-            verify_webhook(secret, headers, body)
-        except WebhookVerificationError as error:
-            return str(error)
-        return None
-
-    return verify
 
 
 def _is_loopback_url(url: str) -> bool:
@@ -216,7 +99,7 @@ def listen(
     session = session_of(context, json_output)
     connection = session.connection  # configuration errors before a port is taken
     try:
-        receiver = _Receiver(port, secret or "", status, forward_to, _verify_webhook())
+        receiver = Receiver(port, secret or "", status, forward_to, sdk_verifier())
     except OSError as error:
         raise CliError(f"Cannot listen on 127.0.0.1:{port}: {error.strerror or error}.") from None
     local_url = f"http://127.0.0.1:{receiver.server_address[1]}{path}"
@@ -261,7 +144,7 @@ def _subscribe(
 
 
 def _run(
-    session: Session, receiver: _Receiver, room_id: str, subscription_id: str, local_url: str, push_url: str
+    session: Session, receiver: Receiver, room_id: str, subscription_id: str, local_url: str, push_url: str
 ) -> None:
     stop = threading.Event()
 

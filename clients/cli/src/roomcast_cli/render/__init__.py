@@ -1,0 +1,61 @@
+"""Human output: rich renderables built from the API's JSON (camelCase dicts), with no I/O, so each
+is tested on its own (tests/unit/test_cli_render.py). Commands call ``render.<view>``; the views
+live by subject, and this package names the ones the rest of the CLI uses:
+
+- ``text``: small values as strings (times, excerpts, one-line JSON, event types);
+- ``blocks``: tables of plain-text cells, ``field  value`` details, list pages, one-time secrets;
+- ``resources``: rooms, subscriptions, their schedule and secrets, API keys;
+- ``messages``: publish answers, messages, deliveries, dead letters, pulls, receipts, webhooks;
+- ``timeline``: `messages show`'s timeline of each destination's attempts.
+"""
+
+from roomcast_cli.render.blocks import details, line
+from roomcast_cli.render.messages import (
+    dead_letters_table,
+    deliveries_table,
+    messages_table,
+    publish_batch_result,
+    publish_result,
+    pulled_messages,
+    receipts_result,
+    replay_result,
+    webhook_line,
+)
+from roomcast_cli.render.resources import (
+    api_keys_table,
+    created_api_key,
+    rooms_table,
+    rotated_secret,
+    schedule_table,
+    subscription_details,
+    subscriptions_table,
+)
+from roomcast_cli.render.text import EXCERPT_CHARS, FINAL_STATUSES, compact_json, deliveries_summary
+from roomcast_cli.render.timeline import build_timeline, message_timeline
+
+__all__ = [
+    "EXCERPT_CHARS",
+    "FINAL_STATUSES",
+    "api_keys_table",
+    "build_timeline",
+    "compact_json",
+    "created_api_key",
+    "dead_letters_table",
+    "deliveries_summary",
+    "deliveries_table",
+    "details",
+    "line",
+    "message_timeline",
+    "messages_table",
+    "publish_batch_result",
+    "publish_result",
+    "pulled_messages",
+    "receipts_result",
+    "replay_result",
+    "rooms_table",
+    "rotated_secret",
+    "schedule_table",
+    "subscription_details",
+    "subscriptions_table",
+    "webhook_line",
+]

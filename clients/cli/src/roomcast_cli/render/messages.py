@@ -1,0 +1,141 @@
+"""Messages and what became of them: publish answers, a room's messages, a subscription's
+deliveries and dead letters, replays, pulled messages with their receipts, ack/nack/extend
+answers, and `listen`'s line per received webhook."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from roomcast_cli.render.blocks import add_row, details, new_table, page_table
+from roomcast_cli.render.text import Json, compact_json, deliveries_summary, event_text, excerpt, show_time
+
+
+def publish_result(result: Json) -> list[RenderableType]:
+    destinations = result.get("destinations") or []
+    return [
+        Text(f"published {result['messageId']} to {len(destinations)} destination(s)"),
+        details(result),
+    ]
+
+
+def publish_batch_result(result: Json) -> list[RenderableType]:
+    table = new_table("#", "STATUS", "MESSAGE", "DETAIL")
+    for index, item in enumerate(result["results"]):
+        if item.get("error"):
+            message_id, detail = "-", f"{item['error']['code']}: {item['error']['message']}"
+        else:
+            message_id, detail = item["messageId"], f"{len(item.get('destinations') or [])} destination(s)"
+        add_row(table, str(index), str(item["status"]), message_id, detail)
+    return [table, Text(f"{result['failedCount']} refused of {len(result['results'])}")]
+
+
+def _message_cells(message: Json) -> tuple[str, ...]:
+    return (
+        message["messageId"],
+        event_text(message),
+        show_time(message["publishedAt"]),
+        message["correlationId"],
+        deliveries_summary(message.get("deliveries") or []),
+    )
+
+
+def messages_table(page: Json) -> list[RenderableType]:
+    columns = ("MESSAGE", "EVENT", "PUBLISHED", "CORRELATION", "DELIVERIES")
+    return page_table(page, "messages", columns, _message_cells, empty="no messages")
+
+
+def _delivery_cells(delivery: Json) -> tuple[str, ...]:
+    return (
+        delivery["messageId"],
+        event_text(delivery),
+        delivery["status"],
+        str(delivery["attempts"]),
+        show_time(delivery.get("nextAttemptAt")),
+        excerpt(delivery.get("lastError")),
+    )
+
+
+def deliveries_table(page: Json) -> list[RenderableType]:
+    columns = ("MESSAGE", "EVENT", "STATUS", "ATTEMPTS", "NEXT ATTEMPT", "LAST ERROR")
+    return page_table(page, "deliveries", columns, _delivery_cells, empty="no deliveries")
+
+
+def _dead_letter_cells(letter: Json) -> tuple[str, ...]:
+    return (
+        letter["messageId"],
+        event_text(letter),
+        show_time(letter["deadAt"]),
+        str(letter["attempts"]),
+        excerpt(letter.get("reason")),
+    )
+
+
+def dead_letters_table(page: Json) -> list[RenderableType]:
+    columns = ("MESSAGE", "EVENT", "DIED", "ATTEMPTS", "REASON")
+    return page_table(page, "deadLetters", columns, _dead_letter_cells, empty="no dead letters")
+
+
+def replay_result(result: Json) -> list[RenderableType]:
+    lines: list[RenderableType] = [Text(f"replayed {len(result['replayed'])} dead letter(s)")]
+    for name, label in (("notFound", "not found"), ("alreadyReplaying", "already being replayed")):
+        if result.get(name):
+            lines.append(Text(f"{label}: {', '.join(result[name])}"))
+    if result.get("remaining"):
+        lines.append(Text("more dead letters remain: run it again", style="yellow"))
+    return lines
+
+
+def pulled_messages(data: Json) -> list[RenderableType]:
+    messages = data["messages"]
+    if not messages:
+        return [Text("no messages")]
+    table = new_table("MESSAGE", "EVENT", "ATTEMPT", "PUBLISHED", "PAYLOAD")
+    for message in messages:
+        add_row(
+            table,
+            message["messageId"],
+            event_text(message),
+            str(message["attempt"]),
+            show_time(message["publishedAt"]),
+            excerpt(compact_json(message["payload"])),
+        )
+    # Receipts are long: one per line, never folded, so each copies whole.
+    receipts = [Text(m["receipt"], no_wrap=True, overflow="ignore") for m in messages]
+    return [table, Text("receipts (for ack, nack, extend):", style="dim"), *receipts]
+
+
+def receipts_result(data: Json) -> list[RenderableType]:
+    """The answer of ack, nack or extend: what succeeded, then what failed and why."""
+    lines: list[RenderableType] = []
+    for name in ("acked", "extended"):
+        if name in data:
+            lines.append(
+                Text(f"{name} {len(data[name])}: {', '.join(data[name])}" if data[name] else f"{name} 0")
+            )
+    for outcome in data.get("nacked", []):
+        when = (
+            f", next attempt at {show_time(outcome['nextAttemptAt'])}" if outcome.get("nextAttemptAt") else ""
+        )
+        lines.append(Text(f"nacked {outcome['messageId']}: {outcome['outcome']}{when}"))
+    for failure in data.get("failed", []):
+        lines.append(
+            Text(f"failed {failure.get('messageId') or failure['receipt']}: {failure['error']}", style="red")
+        )
+    return lines
+
+
+def webhook_line(delivery: Json) -> Text:
+    """``roomcast listen``'s line for one verified delivery."""
+    body = delivery.get("body") or {}
+    if not isinstance(body, Mapping):
+        received = show_time(delivery.get("receivedAt"))
+        return Text(f"{received}  {delivery.get('webhookId', '')}  {excerpt(compact_json(body), 120)}")
+    return Text(
+        f"{show_time(delivery.get('receivedAt'))}  {body.get('eventType', '?')} "
+        f"v{body.get('eventVersion', '?')}  {body.get('messageId', delivery.get('webhookId', '?'))}  "
+        f"attempt {body.get('attempt', '?')}  "
+        f"{excerpt(compact_json(body.get('payload')), 120)}  [signature ok → {delivery.get('answered')}]"
+    )

@@ -1,0 +1,29 @@
+"""Every API operation, written once: each method builds a ``Call`` that the client's executor
+(sync or async) runs. Request fields may be given by the API's camelCase names or in snake_case.
+
+One module per resource family, as the API's routes are grouped: ``rooms``, ``subscriptions``,
+``messages``, ``deliveries``, ``dead_letters``, ``api_keys``, and ``pull`` (the client's own pull,
+ack, nack, extend, and the calls the PULL consumer makes).
+"""
+
+from roomcast_client.resources.api_keys import ApiKeys
+from roomcast_client.resources.dead_letters import DeadLetters
+from roomcast_client.resources.deliveries import Deliveries
+from roomcast_client.resources.messages import Messages, new_idempotency_key
+from roomcast_client.resources.pull import PullOperations, pull_call, receipts_call, seconds_of_wait
+from roomcast_client.resources.rooms import Rooms
+from roomcast_client.resources.subscriptions import Subscriptions
+
+__all__ = [
+    "ApiKeys",
+    "DeadLetters",
+    "Deliveries",
+    "Messages",
+    "PullOperations",
+    "Rooms",
+    "Subscriptions",
+    "new_idempotency_key",
+    "pull_call",
+    "receipts_call",
+    "seconds_of_wait",
+]

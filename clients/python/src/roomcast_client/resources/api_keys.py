@@ -1,0 +1,26 @@
+"""``client.api_keys``: the tenant's API keys: create, list, delete (revoke)."""
+
+from __future__ import annotations
+
+from roomcast_client._core import Call, query, read_model, read_nothing, segment
+from roomcast_client._executors import E, Resource, operation, paginated
+from roomcast_client.models import ApiKey, CreatedApiKey, Page
+from roomcast_client.resources.common import page_call
+
+
+class ApiKeys(Resource[E]):
+    @operation
+    def create(self, name: str | None = None) -> Call[CreatedApiKey]:
+        """A new key of the tenant; its ``key`` is shown only in this answer."""
+        return Call("POST", "/api-keys", read_model(CreatedApiKey), json=query(name=name), retry_safe=False)
+
+    @operation
+    def list(self, *, limit: int | None = None, cursor: str | None = None) -> Call[Page[ApiKey]]:
+        return page_call("/api-keys", ApiKey, "apiKeys", limit=limit, cursor=cursor)
+
+    iter = paginated(list.build)
+
+    @operation
+    def delete(self, key_id: str) -> Call[None]:
+        """Revoke a key (it works until the authorizer's cache forgets it, 300 s by default)."""
+        return Call("DELETE", f"/api-keys/{segment(key_id)}", read_nothing)

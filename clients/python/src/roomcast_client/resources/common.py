@@ -1,0 +1,27 @@
+"""What the resource modules share: the API's paths for a room and a subscription (each id
+escaped), and the call that reads one page of a list."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import pydantic
+
+from roomcast_client._core import Call, query, read_page, segment
+from roomcast_client.models import Page
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+def room_path(room_id: str) -> str:
+    return f"/rooms/{segment(room_id)}"
+
+
+def subscription_path(room_id: str, subscription_id: str) -> str:
+    return f"{room_path(room_id)}/subscriptions/{segment(subscription_id)}"
+
+
+def page_call(path: str, model: type[M], items_key: str, **params: str | int | None) -> Call[Page[M]]:
+    """GET one page of a list (``{items_key: [...], "nextCursor": ...}``); the query is the
+    ``params`` given (None: absent), by the API's names."""
+    return Call("GET", path, read_page(model, items_key), params=query(**params))
