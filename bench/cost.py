@@ -188,8 +188,7 @@ def _local_queues() -> dict[str, Any]:
     """The local stack's queues by name, read in-process (not a request the meter counts)."""
     from moto.sqs.models import sqs_backends
 
-    from roomcast_dev.stack import LOCAL_REGION
-    from roomcast_dev.template import LOCAL_ACCOUNT_ID
+    from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION
 
     queues: dict[str, Any] = sqs_backends[LOCAL_ACCOUNT_ID][LOCAL_REGION].queues
     return queues

@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 def _create_demo_key(state: dict[str, Any]) -> str:
     from roomcast.dal.repository import Repository
     from roomcast_dev.keys import create_api_key
-    from roomcast_dev.stack import aws_client
+    from roomcast_dev.local_aws import aws_client
 
     client = aws_client("dynamodb", state["endpointUrl"])
     return create_api_key(

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from roomcast_dev.template import LOCAL_ACCOUNT_ID, FunctionSpec
+from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
+from roomcast_dev.template import FunctionSpec
 
 _SPAWN = multiprocessing.get_context("spawn")
 # In the extra environment: a file the workers write their output to (not passed to the function).

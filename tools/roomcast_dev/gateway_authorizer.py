@@ -12,7 +12,8 @@ from http import HTTPStatus
 from typing import Any
 
 from roomcast_dev.functions import FunctionError
-from roomcast_dev.template import LOCAL_ACCOUNT_ID, Authorizer
+from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
+from roomcast_dev.template import Authorizer
 
 # Diagnostics of the local stack's background threads: logged, not printed, so that they reach
 # `make run`'s terminal (logging is set up there) and pytest's log capture, never a test's stdout.

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl
 
-from roomcast_dev.template import LOCAL_ACCOUNT_ID
+from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
 
 TEXT_CONTENT_TYPES = (
     "text/",

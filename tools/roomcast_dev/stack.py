@@ -23,12 +23,13 @@ from roomcast_dev.firehose import (
 )
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
+from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION, aws_client, aws_environment, queue_url_for
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.moto_fast_sends import send_without_scanning_the_queue
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.stream_sources import StreamPoller
-from roomcast_dev.template import LOCAL_ACCOUNT_ID, PROJECT_ROOT, TEMPLATE_PATH, StackModel, read_stack
+from roomcast_dev.template import PROJECT_ROOT, TEMPLATE_PATH, StackModel, read_stack
 
 logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
@@ -37,24 +38,11 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
 
 LOCAL_STACK_NAME = "roomcast-local"
-LOCAL_REGION = "us-east-1"
 STATE_FILE = PROJECT_ROOT / ".local" / "stack.json"
 # Parameters the local stack sets differently from a deployment.
 LOCAL_PARAMETERS = {"AllowLoopbackPushUrls": "true"}
 # Variables of the machine that functions see besides their template environment.
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "TZ", "TMPDIR", "SYSTEMROOT")
-
-
-def aws_environment(endpoint_url: str) -> dict[str, str]:
-    """What boto3 needs to talk to the emulator, as it would to AWS (dummy credentials)."""
-    return {
-        "AWS_ENDPOINT_URL": endpoint_url,
-        "AWS_DEFAULT_REGION": LOCAL_REGION,
-        "AWS_REGION": LOCAL_REGION,
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",  # the emulator takes any credentials
-        "AWS_SESSION_TOKEN": "local",
-    }
 
 
 @dataclass
@@ -246,23 +234,6 @@ def read_state(path: Path = STATE_FILE) -> dict[str, Any] | None:
     except (OSError, KeyError, ValueError):
         return None
     return state
-
-
-def aws_client(service: str, endpoint_url: str) -> Any:
-    """A boto3 client for the emulator, independent of this process's environment."""
-    import boto3
-
-    return boto3.client(
-        service,  # type: ignore[call-overload]
-        endpoint_url=endpoint_url,
-        region_name=LOCAL_REGION,
-        aws_access_key_id="local",
-        aws_secret_access_key="local",  # noqa: S106 - the emulator takes any credentials
-    )
-
-
-def queue_url_for(endpoint_url: str, queue_name: str) -> str:
-    return f"{endpoint_url}/{LOCAL_ACCOUNT_ID}/{queue_name}"
 
 
 def provision_resources(model: StackModel, endpoint_url: str) -> None:
