@@ -27,7 +27,8 @@ import requests
 from bench.harness import FUNCTION_LOG
 from bench.meter import METER, install_meter
 from roomcast.dal.repository import Repository
-from roomcast_dev.functions import FUNCTION_LOG_VARIABLE, InvocationTiming
+from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
+from roomcast_dev.functions import InvocationTiming
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import RecordedRequest, Reply, WebhookReceiver

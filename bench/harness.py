@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from roomcast_dev.functions import covered_seconds
+from roomcast_dev.function_worker import covered_seconds
 from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for
 from roomcast_dev.stack import LOCAL_PARAMETERS, provision_resources
 from roomcast_dev.template import StackModel, read_stack
