@@ -20,7 +20,8 @@ from typing import Any, TextIO
 
 from roomcast_dev.function_worker import covered_seconds
 from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for
-from roomcast_dev.stack import LOCAL_PARAMETERS, provision_resources
+from roomcast_dev.provisioning import provision_resources
+from roomcast_dev.stack import LOCAL_PARAMETERS
 from roomcast_dev.template import StackModel, read_stack
 from tests.support import clear_cached_factories
 

@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.parse_args(argv)
 
-    from roomcast_dev.stack import read_state
+    from roomcast_dev.stack_state import read_state
 
     state = read_state()
     if state is None:

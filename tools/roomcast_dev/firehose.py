@@ -233,18 +233,3 @@ def install_firehose_delivery(delivery: FirehoseDelivery) -> FirehoseDelivery:
             FirehoseBackend.put_s3_records = put_s3_records  # type: ignore[method-assign,assignment]
         _installed["active"] = delivery
     return delivery
-
-
-def delivery_stream_request(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """CreateDeliveryStream's arguments for a template stream (properties resolved)."""
-    destination = spec["ExtendedS3DestinationConfiguration"]
-    request: dict[str, Any] = {
-        "DeliveryStreamName": spec["DeliveryStreamName"],
-        "DeliveryStreamType": spec.get("DeliveryStreamType", "DirectPut"),
-        "ExtendedS3DestinationConfiguration": destination,
-    }
-    if "DeliveryStreamEncryptionConfigurationInput" in spec:
-        request["DeliveryStreamEncryptionConfigurationInput"] = spec[
-            "DeliveryStreamEncryptionConfigurationInput"
-        ]
-    return request
