@@ -104,6 +104,7 @@ def test_demo_gives_up_with_a_clear_message_and_still_cleans_up(local_stack: Loc
 
 
 def test_the_webhook_server_checks_standard_webhooks_signatures() -> None:
+    # Given the demo's webhook server, and a valid, a tampered, a foreign and a stale request
     server = DemoWebhook(Timeline(io.StringIO()))
     server.secret = secret = new_signing_secret()
     # A whole webhook body: the server checks with the SDK's verify_webhook, which also reads it.
@@ -119,6 +120,7 @@ def test_the_webhook_server_checks_standard_webhooks_signatures() -> None:
         ({**headers, "webhook-timestamp": str(int(time.time()) - 3600)}, body),
     ]
 
+    # When each is posted to it
     server.start()
     try:
         for sent_headers, sent_body in sent:
@@ -127,6 +129,7 @@ def test_the_webhook_server_checks_standard_webhooks_signatures() -> None:
     finally:
         server.stop()
 
+    # Then only the valid one passes its check
     valid, tampered, other_secret, stale = problems
     assert valid is None
     assert tampered is not None
