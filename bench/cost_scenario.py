@@ -19,7 +19,7 @@ from bench.cost_model import FunctionUsage, Run
 from bench.harness import FUNCTION_LOG
 from bench.meter import METER, install_meter
 from roomcast.dal.catalog import CatalogStore
-from roomcast_dev.functions import FUNCTION_LOG_VARIABLE
+from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import RecordedRequest, Reply, WebhookReceiver
@@ -88,8 +88,7 @@ def _local_queues() -> dict[str, Any]:
     """The local stack's queues by name, read in-process (not a request the meter counts)."""
     from moto.sqs.models import sqs_backends
 
-    from roomcast_dev.stack import LOCAL_REGION
-    from roomcast_dev.template import LOCAL_ACCOUNT_ID
+    from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION
 
     queues: dict[str, Any] = sqs_backends[LOCAL_ACCOUNT_ID][LOCAL_REGION].queues
     return queues

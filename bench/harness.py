@@ -18,14 +18,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from roomcast_dev.functions import covered_seconds
-from roomcast_dev.stack import (
-    LOCAL_PARAMETERS,
-    LOCAL_REGION,
-    aws_environment,
-    provision_resources,
-    queue_url_for,
-)
+from roomcast_dev.function_worker import covered_seconds
+from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for
+from roomcast_dev.provisioning import provision_resources
+from roomcast_dev.stack import LOCAL_PARAMETERS
 from roomcast_dev.template import StackModel, read_stack
 from tests.support import api_event, clear_cached_factories
 

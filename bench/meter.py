@@ -213,8 +213,7 @@ def _written_items(operation: str, request: dict[str, Any]) -> list[tuple[str, d
 def _table(name: str) -> Any:
     from moto.dynamodb.models import dynamodb_backends
 
-    from roomcast_dev.stack import LOCAL_REGION
-    from roomcast_dev.template import LOCAL_ACCOUNT_ID
+    from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION
 
     try:
         return dynamodb_backends[LOCAL_ACCOUNT_ID][LOCAL_REGION].get_table(name)

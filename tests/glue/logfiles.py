@@ -1,6 +1,6 @@
 """Delivery-log lines and raw files for the Glue tests: lines by the functions' own writer
 (roomcast.domain.log_records), files named and compressed as the template's Firehose stream delivers them
-(the local stack's stand-in, roomcast_dev.firehose), so the jobs are tested against what is really
+(the local stack's stand-in, roomcast_dev.firehose_objects), so the jobs are tested against what is really
 written."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame, Row, SparkSession
 
 from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.models import SubscriptionType
-from roomcast_dev.firehose import object_body, object_key
+from roomcast_dev.firehose_objects import object_body, object_key
 from roomcast_dev.template import load_template
 
 _DESTINATION = load_template()["Resources"]["DeliveryLogStream"]["Properties"][

@@ -19,16 +19,12 @@ from moto.server import ThreadedMotoServer
 from roomcast.config import load_settings
 from roomcast.dal import aws
 from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
+from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.moto_fast_sends import send_without_scanning_the_queue
 from roomcast_dev.openapi import write_document
-from roomcast_dev.stack import (
-    LOCAL_PARAMETERS,
-    LOCAL_REGION,
-    aws_environment,
-    provision_resources,
-    queue_url_for,
-)
+from roomcast_dev.provisioning import provision_resources
+from roomcast_dev.stack import LOCAL_PARAMETERS
 from roomcast_dev.template import StackModel, read_stack
 from tests.support import FakeLambdaContext, clear_cached_factories
 

@@ -58,7 +58,7 @@ def delivery(
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Delivery]:
     """A delivery on a clock the test moves, with the template's own buffering interval."""
-    from roomcast_dev.stack import aws_environment
+    from roomcast_dev.local_aws import aws_environment
 
     for name, value in aws_environment(moto_endpoint).items():
         monkeypatch.setenv(name, value)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from roomcast.dal.catalog import CatalogStore
-from roomcast_dev.functions import FUNCTION_LOG_VARIABLE
+from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from tests.support import PROJECT_ROOT

@@ -8,14 +8,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from roomcast_dev.firehose import (
-    LOCAL_INTERVAL_SECONDS,
-    interval_from_environment,
-    java_timestamp,
-    object_body,
-    object_key,
-    render_prefix,
-)
+from roomcast_dev.firehose import LOCAL_INTERVAL_SECONDS, interval_from_environment
+from roomcast_dev.firehose_objects import java_timestamp, object_body, object_key, render_prefix
 
 MOMENT = datetime(2026, 3, 4, 5, 6, 7, 890_000, tzinfo=UTC)
 

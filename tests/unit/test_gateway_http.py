@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from roomcast_dev.gateway import MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES, Gateway
+from roomcast_dev.gateway import Gateway
+from roomcast_dev.gateway_framing import MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES
 from roomcast_dev.template import Authorizer, Route
 
 ROUTES = [

@@ -9,14 +9,9 @@ from typing import Any, cast
 
 import pytest
 
-from roomcast_dev.template import (
-    LOCAL_ACCOUNT_ID,
-    PROJECT_ROOT,
-    Resolver,
-    StackModel,
-    load_template,
-    read_stack,
-)
+from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
+from roomcast_dev.template import PROJECT_ROOT, StackModel, load_template, read_stack
+from roomcast_dev.template_intrinsics import Resolver
 
 STACK = "roomcast-test"
 REGION = "us-east-1"

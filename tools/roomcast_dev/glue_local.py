@@ -20,8 +20,9 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from roomcast_dev.local_aws import aws_client
 from roomcast_dev.report import render_report
-from roomcast_dev.stack import aws_client, read_state
+from roomcast_dev.stack_state import read_state
 from roomcast_glue.runtime import resolve_date
 
 GLUE_JOBS_DIR = Path(__file__).resolve().parents[2] / "glue_jobs"

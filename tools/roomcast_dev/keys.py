@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from roomcast_dev.stack import aws_environment, read_state
+    from roomcast_dev.local_aws import aws_environment
+    from roomcast_dev.stack_state import read_state
 
     state = read_state()
     try:

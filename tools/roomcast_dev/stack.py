@@ -1,34 +1,31 @@
 """The local stack: moto in server mode as AWS, the template's resources, the HTTP gateway,
-the SQS pollers and the functions, all on one machine with no AWS account and no Docker."""
+the SQS pollers and the functions, all on one machine with no AWS account and no Docker.
+
+This module starts, resets and stops them; the resources are created by ``provisioning``, and
+``stack_state`` records where a running stack answers (``.local/stack.json``)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
-import secrets
-import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.request import Request, urlopen
 
 from roomcast_dev.event_sources import SqsPoller
-from roomcast_dev.firehose import (
-    FirehoseDelivery,
-    delivery_stream_request,
-    install_firehose_delivery,
-    interval_from_environment,
-)
+from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery, interval_from_environment
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
+from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION, aws_client, aws_environment, queue_url_for
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.moto_fast_sends import send_without_scanning_the_queue
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
+from roomcast_dev.provisioning import provision_resources
+from roomcast_dev.stack_state import STATE_FILE, write_state
 from roomcast_dev.stream_sources import StreamPoller
-from roomcast_dev.template import LOCAL_ACCOUNT_ID, PROJECT_ROOT, TEMPLATE_PATH, StackModel, read_stack
+from roomcast_dev.template import TEMPLATE_PATH, StackModel, read_stack
 
 logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
@@ -37,24 +34,10 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
 
 LOCAL_STACK_NAME = "roomcast-local"
-LOCAL_REGION = "us-east-1"
-STATE_FILE = PROJECT_ROOT / ".local" / "stack.json"
 # Parameters the local stack sets differently from a deployment.
 LOCAL_PARAMETERS = {"AllowLoopbackPushUrls": "true"}
 # Variables of the machine that functions see besides their template environment.
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "TZ", "TMPDIR", "SYSTEMROOT")
-
-
-def aws_environment(endpoint_url: str) -> dict[str, str]:
-    """What boto3 needs to talk to the emulator, as it would to AWS (dummy credentials)."""
-    return {
-        "AWS_ENDPOINT_URL": endpoint_url,
-        "AWS_DEFAULT_REGION": LOCAL_REGION,
-        "AWS_REGION": LOCAL_REGION,
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",  # the emulator takes any credentials
-        "AWS_SESSION_TOKEN": "local",
-    }
 
 
 @dataclass
@@ -210,110 +193,13 @@ class LocalStack:
         assert self.model is not None
         return self.model.outputs[name]
 
-    def _write_state(self, api_key: str | None = None) -> None:
-        """``.local/stack.json``: where the running stack answers, for the project's tools and the
-        ``roomcast`` CLI (which finds it from the project's folders); readable by its owner only,
-        since it holds the local tenant's API key once ``record_api_key`` wrote it."""
-        assert self.model is not None
-        STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
-        state: dict[str, Any] = {
-            "endpointUrl": self.endpoint_url,
-            "region": LOCAL_REGION,
-            "apiUrl": self.api_url,
-            "pid": os.getpid(),
-            "outputs": self.model.outputs,
-        }
-        if api_key is not None:
-            state["apiKey"] = api_key
-        descriptor = os.open(STATE_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.fchmod(descriptor, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            json.dump(state, file, indent=2)
+    # -- the state file (write_state_file) -----------------------------------------------------------
 
     def record_api_key(self, api_key: str) -> None:
         """Add the local tenant's key to the state file (what ``make run`` prints, for the CLI)."""
         if self.write_state_file:
             self._write_state(api_key)
 
-
-def read_state(path: Path = STATE_FILE) -> dict[str, Any] | None:
-    """The running local stack's endpoints, or None when none is running."""
-    if not path.exists():
-        return None
-    state: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    try:
-        os.kill(int(state["pid"]), 0)
-    except (OSError, KeyError, ValueError):
-        return None
-    return state
-
-
-def aws_client(service: str, endpoint_url: str) -> Any:
-    """A boto3 client for the emulator, independent of this process's environment."""
-    import boto3
-
-    return boto3.client(
-        service,  # type: ignore[call-overload]
-        endpoint_url=endpoint_url,
-        region_name=LOCAL_REGION,
-        aws_access_key_id="local",
-        aws_secret_access_key="local",  # noqa: S106 - the emulator takes any credentials
-    )
-
-
-def queue_url_for(endpoint_url: str, queue_name: str) -> str:
-    return f"{endpoint_url}/{LOCAL_ACCOUNT_ID}/{queue_name}"
-
-
-def provision_resources(model: StackModel, endpoint_url: str) -> None:
-    """Create the template's tables, queues, buckets, secrets and Firehose streams in the emulator."""
-    dynamodb = aws_client("dynamodb", endpoint_url)
-    for spec in model.tables.values():
-        keys = ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode", "GlobalSecondaryIndexes")
-        table: dict[str, Any] = {key: spec[key] for key in keys if key in spec}
-        if "StreamSpecification" in spec:  # CloudFormation implies StreamEnabled; the API wants it said
-            table["StreamSpecification"] = {"StreamEnabled": True, **spec["StreamSpecification"]}
-        dynamodb.create_table(**table)
-        ttl = spec.get("TimeToLiveSpecification")
-        if ttl:
-            dynamodb.update_time_to_live(TableName=spec["TableName"], TimeToLiveSpecification=ttl)
-    sqs = aws_client("sqs", endpoint_url)
-    # Dead-letter queues first: redrive policies point at them.
-    for spec in sorted(model.queues.values(), key=lambda q: "RedrivePolicy" in q):
-        attributes = {
-            key: _queue_attribute(value) for key, value in spec.items() if key not in ("QueueName", "Tags")
-        }
-        url = sqs.create_queue(QueueName=spec["QueueName"], Attributes=attributes)["QueueUrl"]
-        if url != queue_url_for(endpoint_url, spec["QueueName"]):
-            raise RuntimeError(f"unexpected queue URL {url}")
-    s3 = aws_client("s3", endpoint_url)
-    for spec in model.buckets.values():
-        s3.create_bucket(Bucket=spec["BucketName"])
-    secretsmanager = aws_client("secretsmanager", endpoint_url)
-    for spec in model.secrets.values():
-        secretsmanager.create_secret(
-            Name=spec["Name"], SecretString=_local_secret(spec["Name"], spec["Length"])
-        )
-    firehose = aws_client("firehose", endpoint_url)
-    for spec in model.delivery_streams.values():
-        firehose.create_delivery_stream(**delivery_stream_request(spec))
-
-
-# New in each process that runs a local stack, the same across its resets: warm function workers
-# keep a key they read once, as Lambda containers do.
-_LOCAL_SECRET_SEED = secrets.token_bytes(32)
-
-
-def _local_secret(name: str, length: int) -> str:
-    """What GenerateSecretString with ExcludePunctuation makes: letters and digits."""
-    alphabet = string.ascii_letters + string.digits
-    digest = hashlib.shake_256(_LOCAL_SECRET_SEED + name.encode()).digest(length)
-    return "".join(alphabet[byte % len(alphabet)] for byte in digest)
-
-
-def _queue_attribute(value: Any) -> str:
-    if isinstance(value, dict):
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value)
+    def _write_state(self, api_key: str | None = None) -> None:
+        assert self.model is not None
+        write_state(self.endpoint_url, self.api_url, self.model.outputs, api_key)
