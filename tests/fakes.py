@@ -14,14 +14,21 @@ from roomcast.dal.catalog_keys import FailoverLink
 from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
 from roomcast.dal.delivery_records import RETRY_CLAIM_MS
 from roomcast.dal.flow_gate import FlowKey, RateAnswer
-from roomcast.dal.messages import DeliveryPage, MessageExists, MessageFilter
+from roomcast.dal.messages import DeliveryPage, MessageExists
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.queues import PullQueues, Received
 from roomcast.dal.sender import Outgoing, Unsent
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.flow_control import live_leases, reserve_start
 from roomcast.domain.log_records import LogRecord
-from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, DeliveryStatus, Message, TrackedMessage
+from roomcast.domain.messages import (
+    TERMINAL_STATUSES,
+    Delivery,
+    DeliveryStatus,
+    Message,
+    MessageFilter,
+    TrackedMessage,
+)
 from roomcast.domain.models import Room, Subscription, SubscriptionType
 from roomcast.errors import Conflict, LimitExceeded, NotFound
 

@@ -13,8 +13,9 @@ import pytest
 from roomcast.dal.api_keys import ApiKeyStore
 from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.messages import MessageFilter, MessageStore
+from roomcast.dal.messages import MessageStore
 from roomcast.dal.pages import Page, Position
+from roomcast.domain.messages import MessageFilter
 from roomcast.errors import InvalidRequest
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security

@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from management_api.deliveries.service import DeliveriesService
-from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.sender import QueueAddresses
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, MessageFilter, TrackedMessage
 from roomcast.domain.models import Room, Subscription, SubscriptionType
 from tests.fakes import FakeMessages
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from management_api.common import updated_now
-from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Position
 from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
 from roomcast.dal.sender import QueueAddresses
@@ -27,7 +26,7 @@ from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.limits import MAX_PAGE_SIZE
 from roomcast.domain.log_records import LogEvent, LogRecord
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message, deliveries_to
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, MessageFilter, deliveries_to
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.errors import Conflict
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from roomcast.dal.messages import MessageFilter
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import Catalog, MessageRecords
 from roomcast.domain import ids
@@ -15,6 +14,7 @@ from roomcast.domain.messages import (
     Delivery,
     DeliveryStatus,
     Message,
+    MessageFilter,
     TrackedMessage,
     deliveries_to,
 )

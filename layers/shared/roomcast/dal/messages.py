@@ -30,7 +30,7 @@ from roomcast.dal.message_items import (
 from roomcast.dal.pages import Page, Position, position_value
 from roomcast.dal.publish_marks import PublishMarks
 from roomcast.dal.table import BATCH_WRITE_MAX_ITEMS, is_condition_failure, key
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message, TrackedMessage
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, MessageFilter, TrackedMessage
 from roomcast.domain.models import SubscriptionType
 from roomcast.errors import NotFound
 
@@ -47,17 +47,6 @@ class MessageExists(RuntimeError):
     def __init__(self, message_id: str, stored: Message | None = None) -> None:
         super().__init__(message_id)
         self.stored = stored
-
-
-@dataclass(frozen=True)
-class MessageFilter:
-    """What a room's message list keeps: an event type, a publishing window (ISO-8601, inclusive),
-    messages routed to one subscription."""
-
-    event_type: str | None = None
-    since: str | None = None
-    until: str | None = None
-    subscription_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ if TYPE_CHECKING:
     from roomcast.dal.catalog_keys import FailoverLink
     from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
     from roomcast.dal.flow_gate import FlowKey, RateAnswer
-    from roomcast.dal.messages import DeliveryPage, MessageFilter
+    from roomcast.dal.messages import DeliveryPage
     from roomcast.dal.pages import Page, Position
     from roomcast.dal.queues import PullQueues, Received
     from roomcast.dal.sender import Outgoing, Unsent
     from roomcast.domain.log_records import LogRecord
-    from roomcast.domain.messages import Delivery, Message, TrackedMessage
+    from roomcast.domain.messages import Delivery, Message, MessageFilter, TrackedMessage
     from roomcast.domain.models import Room, Subscription, SubscriptionType
 
 

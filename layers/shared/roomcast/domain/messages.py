@@ -84,6 +84,17 @@ class Delivery:
 
 
 @dataclass(frozen=True)
+class MessageFilter:
+    """What a room's message list keeps: an event type, a publishing window (ISO-8601, inclusive),
+    messages routed to one subscription."""
+
+    event_type: str | None = None
+    since: str | None = None
+    until: str | None = None
+    subscription_id: str | None = None
+
+
+@dataclass(frozen=True)
 class TrackedMessage:
     """A message with the current delivery record of each destination."""
 
