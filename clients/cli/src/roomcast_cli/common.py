@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar, cast
 
 import typer
 
-from roomcast_cli.session import Session
+from roomcast_cli.output import Renderer
+from roomcast_cli.session import Session, confirm, session_of
+
+Command = TypeVar("Command", bound=Callable[..., None])
+# How a list command reads one page: (client, limit, cursor) -> the SDK's page.
+PageFetch = Callable[[Any, int | None, str | None], Any]
 
 JsonFlag = Annotated[
     bool, typer.Option("--json", help="Print the API's JSON (for scripts) instead of tables.")
@@ -60,6 +66,72 @@ def page_json(
                 break
             progress(f"reading {items_key}… {len(items)} so far")
     return {items_key: items, "nextCursor": next_cursor}
+
+
+def with_options(*option_sets: Callable[..., None]) -> Callable[[Command], Command]:
+    """Typer reads a command's options from its signature: this appends the parameters of each
+    option set (a function that only declares them) to the command's own, and the command takes
+    them in its ``**options``. An option set several commands take is written once."""
+
+    def decorate(command: Command) -> Command:
+        own = inspect.signature(command, eval_str=True).parameters.values()
+        added = [
+            parameter
+            for option_set in option_sets
+            for parameter in inspect.signature(option_set, eval_str=True).parameters.values()
+        ]
+        kept = [parameter for parameter in own if parameter.kind is not parameter.VAR_KEYWORD]
+        cast(Any, command).__signature__ = inspect.Signature([*kept, *added], return_annotation=None)
+        return command
+
+    return decorate
+
+
+def json_option(json_output: JsonFlag = False) -> None:
+    """The option set of a command that only prints: ``--json``."""
+
+
+def paging_options(
+    limit: Limit = None, cursor: Cursor = None, all_pages: AllPages = False, json_output: JsonFlag = False
+) -> None:
+    """The option set of every list command."""
+
+
+def confirm_options(yes: Yes = False, json_output: JsonFlag = False) -> None:
+    """The option set of a destructive command: ``--yes`` and ``--json``."""
+
+
+def confirmed_session(context: typer.Context, options: dict[str, Any], question: str) -> Session:
+    """A destructive command's session, once the user said yes (or gave ``--yes``)."""
+    session = session_of(context, options["json_output"])
+    confirm(session, question, options["yes"])
+    return session
+
+
+def list_command(
+    app: typer.Typer, summary: str, items_key: str, renderer: Renderer, fetch: PageFetch
+) -> None:
+    """Registers ``list`` on a command group whose list takes no argument (rooms, api-keys)."""
+
+    @app.command("list", help=summary)
+    @with_options(paging_options)
+    def command(context: typer.Context, **options: Any) -> None:
+        print_pages(context, options, items_key, renderer, fetch)
+
+
+def print_pages(
+    context: typer.Context, options: dict[str, Any], items_key: str, renderer: Renderer, fetch: PageFetch
+) -> None:
+    """A list command's work: one page (or with ``--all`` every page), printed."""
+    session = session_of(context, options["json_output"])
+    page = page_json(
+        session,
+        items_key,
+        lambda at: fetch(session.client, options["limit"], at),
+        options["cursor"],
+        options["all_pages"],
+    )
+    session.output.result(page, renderer)
 
 
 def fields_of(flags: dict[str, Any], assignments: list[str] | None) -> dict[str, Any]:

@@ -16,6 +16,9 @@ from rich.text import Text
 # Piped output has no terminal width: wide enough that ids and timestamps are never folded.
 PIPE_WIDTH = 200
 
+# What turns a command's JSON into what a person reads.
+Renderer = Callable[[Any], RenderableType | list[RenderableType]]
+
 
 def _console(file: TextIO) -> Console:
     console = Console(file=file, soft_wrap=False, highlight=False)
@@ -40,7 +43,7 @@ class Output:
         self.console = _console(self._stdout_file)
         self.errors = _console(stderr or sys.stderr)
 
-    def result(self, data: Any, human: Callable[[Any], RenderableType | list[RenderableType]]) -> None:
+    def result(self, data: Any, human: Renderer) -> None:
         """Print a command's result: its JSON, or what ``human`` makes of it."""
         if self.json_mode:
             self.json_line(data, one_line=False)

@@ -10,19 +10,19 @@ import typer
 
 from roomcast_cli import render
 from roomcast_cli.common import (
-    AllPages,
-    Cursor,
     JsonFlag,
-    Limit,
     RoomId,
     SubscriptionId,
-    Yes,
+    confirm_options,
+    confirmed_session,
     dump,
-    page_json,
+    paging_options,
+    print_pages,
+    with_options,
 )
 from roomcast_cli.exit_codes import CliError
 from roomcast_cli.inputs import iso_utc, parse_when
-from roomcast_cli.session import confirm, session_of
+from roomcast_cli.session import session_of
 
 deliveries_app = typer.Typer(
     help="A subscription's deliveries: list them, retry now, clear pending.", no_args_is_help=True
@@ -46,29 +46,25 @@ class DeliveryStatus(StrEnum):
 
 
 @deliveries_app.command("list")
+@with_options(paging_options)
 def list_deliveries(
     context: typer.Context,
     room_id: RoomId,
     subscription_id: SubscriptionId,
     status: Annotated[DeliveryStatus | None, typer.Option(help="Only deliveries in this status.")] = None,
-    limit: Limit = None,
-    cursor: Cursor = None,
-    all_pages: AllPages = False,
-    json_output: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """The subscription's deliveries, newest first."""
-    session = session_of(context, json_output)
     filters: dict[str, Any] = {"status": status.value} if status else {}
-    page = page_json(
-        session,
+    print_pages(
+        context,
+        options,
         "deliveries",
-        lambda at: session.client.deliveries.list(
+        render.deliveries_table,
+        lambda client, limit, at: client.deliveries.list(
             room_id, subscription_id, limit=limit, cursor=at, **filters
         ),
-        cursor,
-        all_pages,
     )
-    session.output.result(page, render.deliveries_table)
 
 
 @deliveries_app.command("retry")
@@ -92,40 +88,27 @@ def retry(
 
 
 @deliveries_app.command("clear")
-def clear(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
-    yes: Yes = False,
-    json_output: JsonFlag = False,
-) -> None:
+@with_options(confirm_options)
+def clear(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
     """Every pending, retrying or paused delivery ends `cleared` and is never sent."""
-    session = session_of(context, json_output)
-    confirm(session, f"Clear every pending delivery of {subscription_id}?", yes)
+    session = confirmed_session(context, options, f"Clear every pending delivery of {subscription_id}?")
     result = dump(session.client.deliveries.clear(room_id, subscription_id))
     session.output.result(result, lambda data: render.line(f"cleared {data['cleared']} deliveries"))
 
 
 @dead_letters_app.command("list")
+@with_options(paging_options)
 def list_dead_letters(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
-    limit: Limit = None,
-    cursor: Cursor = None,
-    all_pages: AllPages = False,
-    json_output: JsonFlag = False,
+    context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any
 ) -> None:
     """Messages that ended dead for this subscription, with the reason."""
-    session = session_of(context, json_output)
-    page = page_json(
-        session,
+    print_pages(
+        context,
+        options,
         "deadLetters",
-        lambda at: session.client.dead_letters.list(room_id, subscription_id, limit=limit, cursor=at),
-        cursor,
-        all_pages,
+        render.dead_letters_table,
+        lambda client, limit, at: client.dead_letters.list(room_id, subscription_id, limit=limit, cursor=at),
     )
-    session.output.result(page, render.dead_letters_table)
 
 
 @dead_letters_app.command("replay")
@@ -175,15 +158,9 @@ def replay(
 
 
 @dead_letters_app.command("purge")
-def purge(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
-    yes: Yes = False,
-    json_output: JsonFlag = False,
-) -> None:
+@with_options(confirm_options)
+def purge(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
     """Delete every dead letter of the subscription (they cannot be replayed afterwards)."""
-    session = session_of(context, json_output)
-    confirm(session, f"Delete every dead letter of {subscription_id}?", yes)
+    session = confirmed_session(context, options, f"Delete every dead letter of {subscription_id}?")
     result = dump(session.client.dead_letters.purge(room_id, subscription_id))
     session.output.result(result, lambda data: render.line(f"purged {data['purged']} dead letters"))

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from roomcast_cli import render
-from roomcast_cli.common import AllPages, Cursor, JsonFlag, Limit, RoomId, dump, page_json
+from roomcast_cli.common import JsonFlag, RoomId, dump, paging_options, print_pages, with_options
 from roomcast_cli.exit_codes import CliError, ExitCode
 from roomcast_cli.inputs import iso_utc, parse_when, read_json_input
 from roomcast_cli.session import Session, session_of
@@ -97,6 +97,7 @@ def _publish_batch(context: typer.Context, room_id: str, messages: Any, json_out
 
 
 @app.command("list")
+@with_options(paging_options)
 def list_messages(
     context: typer.Context,
     room_id: RoomId,
@@ -107,10 +108,7 @@ def list_messages(
         str | None, typer.Option(help="Published at or after: ISO 8601, or ago (15m, 2h).")
     ] = None,
     until: Annotated[str | None, typer.Option(help="Published at or before: ISO 8601, or ago.")] = None,
-    limit: Limit = None,
-    cursor: Cursor = None,
-    all_pages: AllPages = False,
-    json_output: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """A room's messages, newest first, each with its deliveries' status."""
     now = datetime.now(UTC)
@@ -121,15 +119,13 @@ def list_messages(
         filters["since"] = iso_utc(parse_when(since, now, "--since"))
     if until:
         filters["until"] = iso_utc(parse_when(until, now, "--until"))
-    session = session_of(context, json_output)
-    page = page_json(
-        session,
+    print_pages(
+        context,
+        options,
         "messages",
-        lambda at: session.client.messages.list(room_id, limit=limit, cursor=at, **filters),
-        cursor,
-        all_pages,
+        render.messages_table,
+        lambda client, limit, at: client.messages.list(room_id, limit=limit, cursor=at, **filters),
     )
-    session.output.result(page, render.messages_table)
 
 
 @app.command("show")

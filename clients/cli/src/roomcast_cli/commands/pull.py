@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -52,30 +53,28 @@ def _given(receipts: list[str] | None) -> list[str]:
     return read_receipts(receipts or [], sys.stdin)
 
 
-def ack(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
-    receipts: Receipts = None,
-    json_output: JsonFlag = False,
-) -> None:
-    """Acknowledge pulled messages: they are done."""
-    session = session_of(context, json_output)
-    result = dump(session.client.ack(room_id, subscription_id, _given(receipts)))
-    session.output.result(result, render.receipts_result)
+def _receipts_command(summary: str, call: str) -> Callable[..., None]:
+    """ack or nack: the receipts (or stdin's) handed to the client's method of that name."""
+
+    def command(
+        context: typer.Context,
+        room_id: RoomId,
+        subscription_id: SubscriptionId,
+        receipts: Receipts = None,
+        json_output: JsonFlag = False,
+    ) -> None:
+        session = session_of(context, json_output)
+        answer = getattr(session.client, call)(room_id, subscription_id, _given(receipts))
+        session.output.result(dump(answer), render.receipts_result)
+
+    command.__doc__ = summary
+    return command
 
 
-def nack(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
-    receipts: Receipts = None,
-    json_output: JsonFlag = False,
-) -> None:
-    """Give pulled messages back: each comes back after its backoff (or ends dead)."""
-    session = session_of(context, json_output)
-    result = dump(session.client.nack(room_id, subscription_id, _given(receipts)))
-    session.output.result(result, render.receipts_result)
+ack = _receipts_command("Acknowledge pulled messages: they are done.", "ack")
+nack = _receipts_command(
+    "Give pulled messages back: each comes back after its backoff (or ends dead).", "nack"
+)
 
 
 def extend(

@@ -8,20 +8,19 @@ import typer
 
 from roomcast_cli import render
 from roomcast_cli.common import (
-    AllPages,
     Assignments,
-    Cursor,
     JsonFlag,
-    Limit,
     RoomId,
-    Yes,
+    confirm_options,
+    confirmed_session,
     dump,
     fields_of,
-    page_json,
+    list_command,
+    with_options,
 )
 from roomcast_cli.exit_codes import CliError
 from roomcast_cli.inputs import parse_event_types
-from roomcast_cli.session import confirm, session_of
+from roomcast_cli.session import session_of
 
 app = typer.Typer(
     help="Rooms: where messages are published, with their default delivery policy.", no_args_is_help=True
@@ -53,7 +52,7 @@ OperationsRoom = Annotated[
 ]
 
 
-# Each option's API field; `_room_fields(locals())` takes those given.
+# Each option's API field; `_room_fields(options)` takes those given.
 _FIELD_OF_OPTION = {
     "name": "name",
     "delivery_delay_ms": "deliveryDelayMs",
@@ -67,15 +66,12 @@ _FIELD_OF_OPTION = {
 
 def _room_fields(options: dict[str, Any]) -> dict[str, Any]:
     """The request's fields from a command's options: the flags given, then ``--set`` over them."""
-    flags = {field: options[option] for option, field in _FIELD_OF_OPTION.items()}
+    flags = {field: options.get(option) for option, field in _FIELD_OF_OPTION.items()}
     flags["eventTypes"] = parse_event_types(flags["eventTypes"]) if flags["eventTypes"] else None
     return fields_of(flags, options["assignments"])
 
 
-@app.command("create")
-def create(
-    context: typer.Context,
-    name: Annotated[str, typer.Argument(help="The room's name.")],
+def room_options(
     delivery_delay_ms: DelayMs = None,
     delivery_delay_multiplier: Multiplier = None,
     delivery_attempts: Attempts = None,
@@ -85,63 +81,57 @@ def create(
     assignments: Assignments = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Create a room."""
-    session = session_of(context, json_output)
-    fields = _room_fields(locals())
-    room = dump(session.client.rooms.create(**fields))
-    session.output.result(room, lambda data: render.details(data))
+    """The option set of create and patch: a room's fields."""
 
 
-@app.command("list")
-def list_rooms(
-    context: typer.Context,
-    limit: Limit = None,
-    cursor: Cursor = None,
-    all_pages: AllPages = False,
-    json_output: JsonFlag = False,
+@app.command("create")
+@with_options(room_options)
+def create(
+    context: typer.Context, name: Annotated[str, typer.Argument(help="The room's name.")], **options: Any
 ) -> None:
-    """List your rooms."""
-    session = session_of(context, json_output)
-    page = page_json(
-        session, "rooms", lambda at: session.client.rooms.list(limit=limit, cursor=at), cursor, all_pages
-    )
-    session.output.result(page, render.rooms_table)
+    """Create a room."""
+    session = session_of(context, options["json_output"])
+    room = dump(session.client.rooms.create(**_room_fields({"name": name, **options})))
+    session.output.result(room, render.details)
+
+
+list_command(
+    app,
+    "List your rooms.",
+    "rooms",
+    render.rooms_table,
+    lambda client, limit, at: client.rooms.list(limit=limit, cursor=at),
+)
 
 
 @app.command("show")
 def show(context: typer.Context, room_id: RoomId, json_output: JsonFlag = False) -> None:
     """Show a room."""
     session = session_of(context, json_output)
-    session.output.result(dump(session.client.rooms.get(room_id)), lambda data: render.details(data))
+    session.output.result(dump(session.client.rooms.get(room_id)), render.details)
 
 
 @app.command("patch")
+@with_options(room_options)
 def patch(
     context: typer.Context,
     room_id: RoomId,
     name: Annotated[str | None, typer.Option(help="A new name.")] = None,
-    delivery_delay_ms: DelayMs = None,
-    delivery_delay_multiplier: Multiplier = None,
-    delivery_attempts: Attempts = None,
-    message_expiration_ms: ExpirationMs = None,
-    event_type: EventTypes = None,
-    operations_room: OperationsRoom = None,
-    assignments: Assignments = None,
-    json_output: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """Change a room's fields (only those given; --set field=null clears one)."""
-    session = session_of(context, json_output)
-    fields = _room_fields(locals())
+    session = session_of(context, options["json_output"])
+    fields = _room_fields({"name": name, **options})
     if not fields:
         raise CliError("Nothing to change: give at least one option or --set field=value.")
     room = dump(session.client.rooms.update(room_id, **fields))
-    session.output.result(room, lambda data: render.details(data))
+    session.output.result(room, render.details)
 
 
 @app.command("delete")
-def delete(context: typer.Context, room_id: RoomId, yes: Yes = False, json_output: JsonFlag = False) -> None:
+@with_options(confirm_options)
+def delete(context: typer.Context, room_id: RoomId, **options: Any) -> None:
     """Delete a room with its subscriptions and their queues."""
-    session = session_of(context, json_output)
-    confirm(session, f"Delete room {room_id} with its subscriptions?", yes)
+    session = confirmed_session(context, options, f"Delete room {room_id} with its subscriptions?")
     session.client.rooms.delete(room_id)
     session.output.result({"deleted": room_id}, lambda _data: render.line(f"deleted room {room_id}"))

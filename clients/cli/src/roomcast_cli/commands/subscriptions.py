@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from rich.console import RenderableType
 
 from roomcast_cli import render
 from roomcast_cli.common import (
-    AllPages,
     Assignments,
-    Cursor,
     JsonFlag,
-    Limit,
     RoomId,
     SubscriptionId,
-    Yes,
+    confirm_options,
+    confirmed_session,
     dump,
     fields_of,
-    page_json,
+    paging_options,
+    print_pages,
+    with_options,
 )
 from roomcast_cli.exit_codes import CliError
 from roomcast_cli.inputs import parse_event_types
-from roomcast_cli.session import confirm, session_of
+from roomcast_cli.output import Renderer
+from roomcast_cli.session import session_of
 
 app = typer.Typer(
     help="Subscriptions: PUSH (signed webhooks) or PULL (a queue) deliveries of a room's messages.",
@@ -70,7 +73,7 @@ def _schedule(text: str | None) -> list[int] | None:
         ) from None
 
 
-# Each option's API field; `_subscription_fields(locals())` takes those a command has and was given.
+# Each option's API field; `_subscription_fields(options)` takes those a command was given.
 _FIELD_OF_OPTION = {
     "push_url": "pushUrl",
     "event_type": "eventTypes",
@@ -97,14 +100,8 @@ def _subscription_fields(options: dict[str, Any]) -> dict[str, Any]:
     return fields_of(flags, options["assignments"])
 
 
-@app.command("create")
-def create(
-    context: typer.Context,
-    room_id: RoomId,
+def policy_options(
     push_url: PushUrl = None,
-    pull: Annotated[
-        bool, typer.Option("--pull", help="A PULL subscription (its own queue) instead of PUSH.")
-    ] = False,
     event_type: EventTypes = None,
     delivery_delay_ms: DelayMs = None,
     delivery_delay_multiplier: Multiplier = None,
@@ -121,130 +118,112 @@ def create(
     assignments: Assignments = None,
     json_output: JsonFlag = False,
 ) -> None:
+    """The option set of create and patch: a subscription's fields."""
+
+
+@app.command("create")
+@with_options(policy_options)
+def create(
+    context: typer.Context,
+    room_id: RoomId,
+    pull: Annotated[
+        bool, typer.Option("--pull", help="A PULL subscription (its own queue) instead of PUSH.")
+    ] = False,
+    **options: Any,
+) -> None:
     """Create a PUSH subscription (--push-url) or a PULL one (--pull). A PUSH subscription's signing
     secret is shown once, in this answer."""
-    if pull == (push_url is not None):
+    if pull == (options["push_url"] is not None):
         raise CliError("Give either --push-url URL (a PUSH subscription) or --pull.")
-    fields = {"type": "PULL" if pull else "PUSH", **_subscription_fields(locals())}
-    session = session_of(context, json_output)
+    fields = {"type": "PULL" if pull else "PUSH", **_subscription_fields(options)}
+    session = session_of(context, options["json_output"])
     created = dump(session.client.subscriptions.create(room_id, **fields))
     session.output.result(created, render.subscription_details)
 
 
 @app.command("list")
-def list_subscriptions(
-    context: typer.Context,
-    room_id: RoomId,
-    limit: Limit = None,
-    cursor: Cursor = None,
-    all_pages: AllPages = False,
-    json_output: JsonFlag = False,
-) -> None:
+@with_options(paging_options)
+def list_subscriptions(context: typer.Context, room_id: RoomId, **options: Any) -> None:
     """List a room's subscriptions."""
-    session = session_of(context, json_output)
-    page = page_json(
-        session,
+    print_pages(
+        context,
+        options,
         "subscriptions",
-        lambda at: session.client.subscriptions.list(room_id, limit=limit, cursor=at),
-        cursor,
-        all_pages,
+        render.subscriptions_table,
+        lambda client, limit, at: client.subscriptions.list(room_id, limit=limit, cursor=at),
     )
-    session.output.result(page, render.subscriptions_table)
 
 
-@app.command("show")
-def show(
-    context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, json_output: JsonFlag = False
+def _one_subscription_command(
+    name: str, summary: str, call: Callable[[Any, str, str], Any], renderer: Renderer
 ) -> None:
-    """Show a subscription."""
-    session = session_of(context, json_output)
-    subscription = dump(session.client.subscriptions.get(room_id, subscription_id))
-    session.output.result(subscription, render.subscription_details)
+    """A command on one subscription that prints what the API answers."""
+
+    def command(
+        context: typer.Context,
+        room_id: RoomId,
+        subscription_id: SubscriptionId,
+        json_output: JsonFlag = False,
+    ) -> None:
+        session = session_of(context, json_output)
+        session.output.result(dump(call(session.client.subscriptions, room_id, subscription_id)), renderer)
+
+    app.command(name, help=summary)(command)
+
+
+def _status_line(data: dict[str, Any]) -> RenderableType:
+    return render.line(f"{data['id']} is {data['status']}")
+
+
+_one_subscription_command(
+    "show", "Show a subscription.", lambda api, room, sub: api.get(room, sub), render.subscription_details
+)
 
 
 @app.command("patch")
-def patch(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
-    push_url: PushUrl = None,
-    event_type: EventTypes = None,
-    delivery_delay_ms: DelayMs = None,
-    delivery_delay_multiplier: Multiplier = None,
-    delivery_attempts: Attempts = None,
-    max_delay_ms: MaxDelayMs = None,
-    jitter: Jitter = None,
-    retry_schedule_ms: Schedule = None,
-    timeout_ms: TimeoutMs = None,
-    ack_wait_ms: AckWaitMs = None,
-    failover: Failover = None,
-    max_concurrency: MaxConcurrency = None,
-    rate_limit_per_second: RateLimit = None,
-    disable_after_failing_ms: DisableAfter = None,
-    assignments: Assignments = None,
-    json_output: JsonFlag = False,
-) -> None:
+@with_options(policy_options)
+def patch(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
     """Change a subscription's fields (only those given; --set field=null goes back to the room's value)."""
-    fields = _subscription_fields(locals())
+    fields = _subscription_fields(options)
     if not fields:
         raise CliError("Nothing to change: give at least one option or --set field=value.")
-    session = session_of(context, json_output)
+    session = session_of(context, options["json_output"])
     updated = dump(session.client.subscriptions.update(room_id, subscription_id, **fields))
     session.output.result(updated, render.subscription_details)
 
 
 @app.command("delete")
-def delete(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
-    yes: Yes = False,
-    json_output: JsonFlag = False,
-) -> None:
+@with_options(confirm_options)
+def delete(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
     """Delete a subscription (a PULL subscription's queue goes with it)."""
-    session = session_of(context, json_output)
-    confirm(session, f"Delete subscription {subscription_id}?", yes)
+    session = confirmed_session(context, options, f"Delete subscription {subscription_id}?")
     session.client.subscriptions.delete(room_id, subscription_id)
     session.output.result(
         {"deleted": subscription_id}, lambda _d: render.line(f"deleted subscription {subscription_id}")
     )
 
 
-@app.command("pause")
-def pause(
-    context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, json_output: JsonFlag = False
-) -> None:
-    """Pause deliveries: they wait (until resumed or expired)."""
-    session = session_of(context, json_output)
-    subscription = dump(session.client.subscriptions.pause(room_id, subscription_id))
-    session.output.result(subscription, lambda data: render.line(f"{data['id']} is {data['status']}"))
-
-
-@app.command("resume")
-def resume(
-    context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, json_output: JsonFlag = False
-) -> None:
-    """Resume a paused (or disabled) subscription."""
-    session = session_of(context, json_output)
-    subscription = dump(session.client.subscriptions.resume(room_id, subscription_id))
-    session.output.result(subscription, lambda data: render.line(f"{data['id']} is {data['status']}"))
-
-
-@app.command("rotate-secret")
-def rotate_secret(
-    context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, json_output: JsonFlag = False
-) -> None:
-    """A new signing secret for a PUSH subscription; the previous ones keep signing for 24 hours."""
-    session = session_of(context, json_output)
-    rotated = dump(session.client.subscriptions.rotate_secret(room_id, subscription_id))
-    session.output.result(rotated, render.rotated_secret)
-
-
-@app.command("schedule")
-def schedule(
-    context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, json_output: JsonFlag = False
-) -> None:
-    """The subscription's effective retry policy and every attempt it allows."""
-    session = session_of(context, json_output)
-    preview = dump(session.client.subscriptions.schedule(room_id, subscription_id))
-    session.output.result(preview, render.schedule_table)
+_one_subscription_command(
+    "pause",
+    "Pause deliveries: they wait (until resumed or expired).",
+    lambda api, room, sub: api.pause(room, sub),
+    _status_line,
+)
+_one_subscription_command(
+    "resume",
+    "Resume a paused (or disabled) subscription.",
+    lambda api, room, sub: api.resume(room, sub),
+    _status_line,
+)
+_one_subscription_command(
+    "rotate-secret",
+    "A new signing secret for a PUSH subscription; the previous ones keep signing for 24 hours.",
+    lambda api, room, sub: api.rotate_secret(room, sub),
+    render.rotated_secret,
+)
+_one_subscription_command(
+    "schedule",
+    "The subscription's effective retry policy and every attempt it allows.",
+    lambda api, room, sub: api.schedule(room, sub),
+    render.schedule_table,
+)
