@@ -113,18 +113,30 @@ class FakeCatalog:
             )
 
     def mark_failing(self, subscription: Subscription, now_ms: int) -> int:
+        return self._start(subscription, "failing_since_ms", now_ms)
+
+    def clear_failing(self, subscription: Subscription) -> None:
+        self._end(subscription, "failing_since_ms")
+
+    def mark_slow(self, subscription: Subscription, now_ms: int) -> int:
+        return self._start(subscription, "slow_since_ms", now_ms)
+
+    def clear_slow(self, subscription: Subscription) -> None:
+        self._end(subscription, "slow_since_ms")
+
+    def _start(self, subscription: Subscription, mark: str, now_ms: int) -> int:
         key = (subscription.tenant_id, subscription.room_id, subscription.id)
         current = self.subscriptions.get(key)
         if current is None:
             return now_ms
-        since = current.failing_since_ms if current.failing_since_ms is not None else now_ms
-        self.subscriptions[key] = replace(current, failing_since_ms=since)
+        since: int = getattr(current, mark) or now_ms
+        self.subscriptions[key] = _with_mark(current, mark, since)
         return since
 
-    def clear_failing(self, subscription: Subscription) -> None:
+    def _end(self, subscription: Subscription, mark: str) -> None:
         key = (subscription.tenant_id, subscription.room_id, subscription.id)
         if key in self.subscriptions:
-            self.subscriptions[key] = replace(self.subscriptions[key], failing_since_ms=None)
+            self.subscriptions[key] = _with_mark(self.subscriptions[key], mark, None)
 
     # Rooms being deleted take no new subscription (the room item's mark in DynamoDB).
     deleting: set[tuple[str, str]] = field(default_factory=set)
@@ -505,3 +517,10 @@ class FakeFlowGate:
     def release_lease(self, flow: FlowKey, lease_id: str) -> None:
         self.writes += 1
         self.leases.get(flow, {}).pop(lease_id, None)
+
+
+def _with_mark(subscription: Subscription, mark: str, since: int | None) -> Subscription:
+    """The subscription with its failing streak or slow mark (``mark``: the field) set or ended."""
+    if mark == "failing_since_ms":
+        return replace(subscription, failing_since_ms=since)
+    return replace(subscription, slow_since_ms=since)

@@ -33,8 +33,9 @@ def sample_events() -> list[Path]:
 
 
 def function_of(event_file: Path) -> str:
-    """events/management-create-room.json -> ManagementFunction."""
-    return event_file.stem.split("-", 1)[0].capitalize() + "Function"
+    """events/management-create-room.json -> ManagementFunction; slowpush-… -> SlowPushFunction."""
+    name = event_file.stem.split("-", 1)[0]
+    return {"slowpush": "SlowPush"}.get(name, name.capitalize()) + "Function"
 
 
 def load_event(event_file: Path) -> dict[str, Any]:
@@ -188,7 +189,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
     if name == "outbox-stream-unsent.json":
         # The sample PULL subscription's queue exists: the unsent envelope is sent, nothing retried.
         return {"batchItemFailures": []}
-    if name == "push-sqs-batch.json":
+    if name in ("push-sqs-batch.json", "slowpush-sqs-batch.json"):
         # The sample webhook's port refuses the connection: retried later, not a batch item failure.
         return {"batchItemFailures": []}
     if name == "management-create-room.json":

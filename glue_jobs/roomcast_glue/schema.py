@@ -62,6 +62,7 @@ EVENTS: Final = (
     "failover",
     "replayed",
     "held",
+    "slow_lane",
     "extended",
     "cleared",
     "retry_now",

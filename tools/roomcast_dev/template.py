@@ -143,7 +143,7 @@ def read_stack(
             model.functions[logical_id] = _read_function(
                 logical_id, properties, function_globals, resources, resolver, path.parent
             )
-            _read_events(model, logical_id, properties)
+            _read_events(model, logical_id, properties, resolver)
     for name, output in template.get("Outputs", {}).items():
         try:
             model.outputs[name] = str(resolver.resolve(output["Value"]))
@@ -228,7 +228,7 @@ def _read_function(
     )
 
 
-def _read_events(model: StackModel, logical_id: str, properties: dict[str, Any]) -> None:
+def _read_events(model: StackModel, logical_id: str, properties: dict[str, Any], resolver: Resolver) -> None:
     """A function's events: its HTTP API routes, its DynamoDB stream and SQS triggers."""
     for event in properties.get("Events", {}).values():
         event_properties = event.get("Properties", {})
@@ -267,6 +267,6 @@ def _read_events(model: StackModel, logical_id: str, properties: dict[str, Any])
                     batching_window_seconds=float(event_properties.get("MaximumBatchingWindowInSeconds", 0)),
                     report_batch_item_failures="ReportBatchItemFailures"
                     in event_properties.get("FunctionResponseTypes", []),
-                    maximum_concurrency=int(scaling.get("MaximumConcurrency", 2)),
+                    maximum_concurrency=int(resolver.resolve(scaling.get("MaximumConcurrency", 2))),
                 )
             )

@@ -86,9 +86,9 @@ def queue_admin() -> QueueAdmin:
 
 
 def addresses() -> QueueAddresses:
-    from roomcast.dal.sender import QueueAddresses
+    from roomcast.delivery.wiring import queue_addresses
 
-    return QueueAddresses(settings().push_queue_url)
+    return queue_addresses(settings())
 
 
 def outbox() -> OutboxQueue:

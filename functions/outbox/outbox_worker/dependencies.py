@@ -7,7 +7,7 @@ from functools import cache
 from outbox_worker.service import OutboxService
 from roomcast.config import load_settings
 from roomcast.dal.delivery_log import DeliveryLog
-from roomcast.dal.sender import EnvelopeSender, QueueAddresses
+from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 
 
@@ -19,5 +19,5 @@ def delivery_log() -> DeliveryLog:
 @cache
 def outbox_service() -> OutboxService:
     settings, sender = load_settings(), EnvelopeSender()
-    addresses, outbox = QueueAddresses(settings.push_queue_url), wiring.outbox_queue(settings, sender)
+    addresses, outbox = wiring.queue_addresses(settings), wiring.outbox_queue(settings, sender)
     return OutboxService(*wiring.tables(settings), sender, addresses, delivery_log(), outbox)

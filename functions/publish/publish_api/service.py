@@ -12,9 +12,9 @@ from pydantic import ValidationError
 
 from publish_api.models import PublishBatchMessage, PublishRequest
 from roomcast.api.errors import validation_error
-from roomcast.delivery.publishing import Publication, Publisher
+from roomcast.delivery.publishing import Publisher
 from roomcast.domain import limits
-from roomcast.domain.messages import Message
+from roomcast.domain.messages import Message, Publication
 from roomcast.domain.payloads import JsonValue, payload_size_bytes
 from roomcast.errors import RoomcastError
 

@@ -27,12 +27,15 @@ from push_worker.plans import (
     Posted,
     RetryAt,
     Skip,
+    TakeOver,
+    ToSlowLane,
 )
 from roomcast.dal.ports import LogSink, MessageRecords, Sender
 from roomcast.dal.sender import QueueAddresses, delay_seconds
 from roomcast.delivery.endings import Endings
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.lanes import Lane
 from roomcast.domain.log_records import Detail, LogEvent, LogRecord
 from roomcast.domain.messages import Delivery, DeliveryStatus
 from roomcast.domain.models import SubscriptionType
@@ -54,20 +57,31 @@ class PushApply:
     _delivered: list[tuple[Delivery, bool]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def __call__(self, envelope: Envelope, plan: Plan) -> DeliveryOutcome:
+    def __call__(self, envelope: Envelope, plan: Plan, lane: Lane = Lane.FAST) -> DeliveryOutcome:
+        """Carry out ``plan``; what is re-sent (a retry, a hop, a hold) stays in ``lane``."""
         match plan:
             case Deliver():
                 return self._deliver(envelope, plan)
             case RetryAt():
-                return self._retry(envelope, plan)
+                return self._retry(envelope, plan, lane)
             case End():
                 return self._end(envelope, plan)
             case Expire():
                 return self._expire(envelope, plan)
             case Hop():
-                return self._hop(envelope, plan)
+                return self._hop(envelope, plan, lane)
             case Hold():
-                return self._hold(envelope, plan)
+                return self._hold(envelope, plan, lane)
+            case ToSlowLane():
+                self.sender.send([self.addresses.push(envelope, 0, Lane.SLOW)])
+                self._log(LogEvent.SLOW_LANE, envelope)
+                return DeliveryOutcome.SLOW_LANE
+            case TakeOver():
+                later = delay_seconds(self.clock() + plan.delay_ms, self.clock())
+                taken = envelope.taken_over(plan.request_started_ms)
+                self.sender.send([self.addresses.push(taken, later, Lane.SLOW)])
+                self._log(LogEvent.SLOW_LANE, envelope, next_delay_ms=plan.delay_ms)
+                return DeliveryOutcome.SLOW_LANE
             case Clear():
                 self._record(envelope, DeliveryStatus.CLEARED, envelope.attempt, plan.reason)
                 self._log(
@@ -98,10 +112,10 @@ class PushApply:
         self._log(LogEvent.DELIVERED, envelope, http_status=posted.http_status, latency_ms=posted.latency_ms)
         return DeliveryOutcome.DELIVERED
 
-    def _retry(self, envelope: Envelope, plan: RetryAt) -> DeliveryOutcome:
+    def _retry(self, envelope: Envelope, plan: RetryAt, lane: Lane) -> DeliveryOutcome:
         self._log_posted(envelope, plan.posted)
         retry = envelope.next_attempt(plan.next_attempt, plan.delay_ms, plan.due_at_ms)
-        self.sender.send([self.addresses.push(retry, delay_seconds(plan.due_at_ms, self.clock()))])
+        self.sender.send([self.addresses.push(retry, delay_seconds(plan.due_at_ms, self.clock()), lane)])
         error = plan.posted.error
         due = iso_from_ms(plan.due_at_ms)
         self._record(envelope, DeliveryStatus.RETRYING, envelope.attempt + 1, error, due, plan.history)
@@ -136,20 +150,20 @@ class PushApply:
         self.endings.expired(envelope, plan.reason)
         return DeliveryOutcome.EXPIRED
 
-    def _hop(self, envelope: Envelope, plan: Hop) -> DeliveryOutcome:
+    def _hop(self, envelope: Envelope, plan: Hop, lane: Lane) -> DeliveryOutcome:
         now = self.clock()
         hop = envelope.hop(envelope.attempt)
-        self.sender.send([self.addresses.push(hop, delay_seconds(plan.due_at_ms, now))])
+        self.sender.send([self.addresses.push(hop, delay_seconds(plan.due_at_ms, now), lane)])
         self._log(LogEvent.HOP, envelope, next_delay_ms=plan.due_at_ms - now)
         return DeliveryOutcome.HOP
 
-    def _hold(self, envelope: Envelope, plan: Hold) -> DeliveryOutcome:
+    def _hold(self, envelope: Envelope, plan: Hold, lane: Lane) -> DeliveryOutcome:
         """Re-send the same attempt to wait: never dead for it; a wait that would pass the expiry
         ends at the expiry."""
         now, wait_ms = self.clock(), plan.wait_ms
         if envelope.expires_at_ms is not None:
             wait_ms = max(0, min(wait_ms, envelope.expires_at_ms - now))
-        self.sender.send([self.addresses.push(envelope.held(), delay_seconds(now + wait_ms, now))])
+        self.sender.send([self.addresses.push(envelope.held(), delay_seconds(now + wait_ms, now), lane)])
         self._log(LogEvent.HELD, envelope, error=plan.reason, next_delay_ms=wait_ms)
         return DeliveryOutcome.HELD
 

@@ -10,10 +10,11 @@ from push_worker.apply import PushApply
 from push_worker.batch_catalog import BatchCatalog
 from push_worker.delivery import PushDelivery
 from push_worker.health import EndpointHealth
+from push_worker.lanes import Lanes
 from roomcast.config import load_settings
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.flow_gate import FlowStore
-from roomcast.dal.sender import EnvelopeSender, QueueAddresses
+from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 from roomcast.domain.push_urls import PushUrlPolicy
 
@@ -30,8 +31,9 @@ def push_delivery() -> PushDelivery:
     events, endings = wiring.reported_endings(settings, catalog, messages, sender, delivery_log())
     batch_catalog = BatchCatalog(catalog)
     health = EndpointHealth(catalog, batch_catalog, events)
-    addresses = QueueAddresses(settings.push_queue_url)
+    addresses = wiring.queue_addresses(settings)
     apply = PushApply(messages, sender, addresses, endings, health, delivery_log())
     flow_control = FlowControl(FlowStore(settings.table_name))
+    lanes = Lanes(catalog, batch_catalog, addresses)
     policy = PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls)
-    return PushDelivery(batch_catalog, messages, flow_control, health, apply, policy)
+    return PushDelivery(batch_catalog, messages, flow_control, health, lanes, apply, policy)

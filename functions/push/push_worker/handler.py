@@ -1,4 +1,6 @@
-"""Push function: SQS-triggered (the shared push queue), partial batch responses.
+"""Push function: SQS-triggered, partial batch responses. The same code reads the push queue (the
+fast lane, PushFunction) and the slow lane's (SlowPushFunction): a record's lane is the queue it
+came from (push_worker.lanes; docs/decisions/0031-push-lanes.md).
 
 The batch's envelopes are parsed once; their rooms and subscriptions are read once; then each
 envelope is delivered (push_worker.delivery) concurrently (powertools AsyncBatchProcessor; each
@@ -34,6 +36,7 @@ OUTCOME_METRICS = {
     DeliveryOutcome.RETRY: "WebhookRetriesScheduled",
     DeliveryOutcome.HOP: "EnvelopeHops",
     DeliveryOutcome.HELD: "EnvelopesHeld",
+    DeliveryOutcome.SLOW_LANE: "EnvelopesToSlowLane",
     DeliveryOutcome.CLEARED: "WebhooksCleared",
     DeliveryOutcome.SUPERSEDED: "EnvelopesSuperseded",
     DeliveryOutcome.DEAD: "WebhooksDead",
@@ -69,7 +72,8 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         if isinstance(envelope, EnvelopeError):
             raise envelope
         loop = asyncio.get_running_loop()
-        outcome = await loop.run_in_executor(DELIVERY_THREADS, delivery.deliver, envelope)
+        lane = delivery.lanes.of_queue(record.event_source_arn)
+        outcome = await loop.run_in_executor(DELIVERY_THREADS, delivery.deliver, envelope, lane)
         metrics.add_metric(name=OUTCOME_METRICS[outcome], unit=MetricUnit.Count, value=1)
         return outcome
 

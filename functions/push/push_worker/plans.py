@@ -3,7 +3,10 @@
 - before any request: expired → ``Expire``; not due yet → ``Hop`` (re-sent to wait, not an
   attempt); subscription or room gone → ``Clear``; queued before a Clear All → ``Clear``; a retry
   whose record moved on → ``Skip``; a disabled subscription → ``End`` (dead, or the failover); a
-  paused one, or one with no room under its flow control → ``Hold``;
+  paused one, or one with no room under its flow control → ``Hold``; in the fast lane, an endpoint
+  marked slow → ``ToSlowLane``;
+- a request the fast lane stops waiting for → ``TakeOver`` (its answer, when it comes, is applied
+  as one of the plans below);
 - after the signed POST: 2xx → ``Deliver``; network error, timeout, 3xx, 408, 425, 429, 5xx →
   ``RetryAt`` the backoff (or ``Expire`` when that falls past the expiry, or ``End`` after the
   last attempt); any other 4xx → ``End`` at once (410 also disables the subscription).
@@ -78,6 +81,22 @@ class Hold:
 
 
 @dataclass(frozen=True)
+class ToSlowLane:
+    """Its endpoint is marked slow: the same attempt re-sent to the slow lane at once (not an
+    attempt; roomcast.domain.lanes)."""
+
+
+@dataclass(frozen=True)
+class TakeOver:
+    """The fast lane stopped waiting for this attempt's request (its endpoint is slow): the slow
+    lane receives the same attempt after ``delay_ms`` and makes it only if that request's answer
+    was never recorded. The request goes on meanwhile; its answer is applied when it comes."""
+
+    request_started_ms: int
+    delay_ms: int
+
+
+@dataclass(frozen=True)
 class Attempt:
     """Ready for the signed POST."""
 
@@ -112,7 +131,7 @@ class End:
     posted: Posted | None = None
 
 
-Plan = Expire | Hop | Clear | Skip | Hold | Attempt | Deliver | RetryAt | End
+Plan = Expire | Hop | Clear | Skip | Hold | ToSlowLane | TakeOver | Attempt | Deliver | RetryAt | End
 
 
 def on_receipt(envelope: Envelope, now_ms: int) -> Expire | Hop | None:

@@ -33,6 +33,8 @@ class Settings:
     pull_queue_prefix: str = "roomcast-pull-"
     allow_loopback_push_urls: bool = False
     push_queue_url: str = ""
+    # The slow lane: the push queue of endpoints that answer slowly (roomcast.domain.lanes).
+    slow_push_queue_url: str = ""
     # The Firehose stream the delivery log is sent to (template.yaml: DeliveryLogStream).
     delivery_stream: str = ""
     # The Secrets Manager secret (ARN or name) holding the key that signs PULL receipts.
@@ -70,6 +72,7 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         pull_queue_prefix=queue_prefix,
         allow_loopback_push_urls=_flag(environ, "ALLOW_LOOPBACK_PUSH_URLS"),
         push_queue_url=environ.get("PUSH_QUEUE_URL", ""),
+        slow_push_queue_url=environ.get("SLOW_PUSH_QUEUE_URL", ""),
         delivery_stream=environ.get("DELIVERY_STREAM", ""),
         receipt_key_secret=environ.get("RECEIPT_KEY_SECRET", ""),
         outbox_queue_url=environ.get("OUTBOX_QUEUE_URL", ""),

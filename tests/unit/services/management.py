@@ -29,6 +29,7 @@ from tests.fakes import FakeCatalog, FakeDeadLetters, FakeLog, FakeMessages, Fak
 TENANT = "tenant-a"
 OTHER_TENANT = "tenant-b"
 PUSH_QUEUE_URL = "https://sqs.local/push"
+SLOW_PUSH_QUEUE_URL = "https://sqs.local/push-slow"
 OUTBOX_QUEUE_URL = "https://sqs.local/outbox"
 SETTLE_SECONDS = 60
 PUBLIC_ADDRESS = "93.184.216.34"

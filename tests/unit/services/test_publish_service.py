@@ -11,10 +11,10 @@ from publish_api.models import PublishRequest
 from publish_api.service import PayloadTooLarge, PublishService
 from roomcast.dal.sender import Outgoing, QueueAddresses, Unsent
 from roomcast.delivery.keyed_messages import PUBLISH_IN_PROGRESS_MS
-from roomcast.delivery.publishing import Publication, Publisher
+from roomcast.delivery.publishing import Publisher
 from roomcast.domain import ids, limits
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import DeliveryStatus, Message
+from roomcast.domain.messages import DeliveryStatus, Message, Publication
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.outbox_tasks import PublishCheck, task_from_json
 from roomcast.errors import InvalidRequest, RoomcastError

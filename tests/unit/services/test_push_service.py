@@ -12,6 +12,7 @@ from push_worker.apply import PushApply
 from push_worker.batch_catalog import BatchCatalog
 from push_worker.delivery import PushDelivery
 from push_worker.health import STREAK_CONFIRM_MS, EndpointHealth
+from push_worker.lanes import Lanes
 from push_worker.plans import DESTINATION_GONE
 from roomcast.dal.flow_gate import FlowKey
 from roomcast.dal.sender import QueueAddresses
@@ -20,13 +21,14 @@ from roomcast.delivery.operational import OperationalEvents
 from roomcast.delivery.publishing import Publisher
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.envelope import Envelope, first_envelope
+from roomcast.domain.lanes import SLOW_ENDPOINT_MS
 from roomcast.domain.messages import DeliveryStatus, Message
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected, PushUrlUnresolvable
 from roomcast.webhooks.answers import HttpResult
 from tests.fakes import FakeFlowGate
-from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
+from tests.unit.services.management import PUSH_QUEUE_URL, SLOW_PUSH_QUEUE_URL, TENANT, Management
 
 NOW_MS = 1_795_435_200_000
 PUSH_URL = "https://hooks.example.com/in"
@@ -58,6 +60,8 @@ class Push:
     management: Management = field(default_factory=Management)
     flow_gate: FakeFlowGate = field(default_factory=FakeFlowGate)
     now_ms: int = NOW_MS
+    slow_after_ms: int = SLOW_ENDPOINT_MS
+    slow_lane: bool = True
 
     def __post_init__(self) -> None:
         self.room: Room = self.management.room(
@@ -70,9 +74,9 @@ class Push:
     def service(self, webhook: ScriptedWebhook) -> PushDelivery:
         """The push delivery over the fakes, put together as push_worker.dependencies does."""
         m = self.management
-        addresses = QueueAddresses(PUSH_QUEUE_URL)
+        addresses = QueueAddresses(PUSH_QUEUE_URL, SLOW_PUSH_QUEUE_URL if self.slow_lane else "")
         publisher = Publisher(m.catalog, m.messages, m.sender, addresses, m.log, m.outbox, lambda: NOW_MS)
-        events = OperationalEvents(m.catalog, publisher, lambda: NOW_MS)
+        events = OperationalEvents(m.catalog, lambda: publisher, lambda: NOW_MS)
         endings = Endings(m.catalog, m.dead_letter_store, m.sender, addresses, m.log, events)
 
         def clock() -> int:
@@ -81,11 +85,13 @@ class Push:
         batch_catalog = BatchCatalog(m.catalog, clock)
         health = EndpointHealth(m.catalog, batch_catalog, events)
         apply = PushApply(m.messages, m.sender, addresses, endings, health, m.log, clock)
+        lanes = Lanes(m.catalog, batch_catalog, addresses, clock, self.slow_after_ms)
         return PushDelivery(
             batch_catalog,
             m.messages,
             FlowControl(self.flow_gate, clock),
             health,
+            lanes,
             apply,
             PushUrlPolicy(),
             post=webhook,

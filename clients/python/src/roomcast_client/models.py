@@ -68,6 +68,7 @@ class Subscription(ApiModel):
     disabled_reason: str | None = None
     disabled_at: str | None = None
     failing_since: str | None = None  # PUSH: when its current run of failed attempts began
+    slow_since: str | None = None  # PUSH: since when its endpoint answers slowly (the slow lane)
     created_at: str
     updated_at: str
 

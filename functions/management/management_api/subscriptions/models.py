@@ -209,17 +209,28 @@ class SubscriptionResponse(_Overrides, ResponseModel):
             "for 5 s, or disableAfterFailingMs when shorter (then from the first)."
         ),
     )
+    slowSince: str | None = Field(
+        default=None,
+        description=(
+            "PUSH: since when its endpoint answers slowly (a request took over 1 s): its deliveries "
+            "run in the slow lane, apart from other endpoints'. Null once it answers within 0.5 s "
+            "again (docs/delivery-semantics.md)."
+        ),
+    )
     createdAt: str
     updatedAt: str
 
     @model_validator(mode="before")
     @classmethod
-    def _failing_since(cls, data: Any) -> Any:
-        """The domain keeps milliseconds (``failingSinceMs``); the API shows an ISO time."""
-        if isinstance(data, dict) and "failingSinceMs" in data:
-            since = data["failingSinceMs"]
-            data = {k: v for k, v in data.items() if k != "failingSinceMs"}
-            data.setdefault("failingSince", iso_from_ms(since) if since is not None else None)
+    def _marks_as_times(cls, data: Any) -> Any:
+        """The domain keeps milliseconds (``failingSinceMs``, ``slowSinceMs``); the API shows ISO times."""
+        if not isinstance(data, dict):
+            return data
+        for kept, shown in (("failingSinceMs", "failingSince"), ("slowSinceMs", "slowSince")):
+            if kept in data:
+                since = data[kept]
+                data = {k: v for k, v in data.items() if k != kept}
+                data.setdefault(shown, iso_from_ms(since) if since is not None else None)
         return data
 
 

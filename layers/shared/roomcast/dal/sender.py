@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from roomcast.dal.aws import SqsAccess
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.lanes import Lane, lane_of
 from roomcast.domain.models import Subscription, SubscriptionType
 
 if TYPE_CHECKING:
@@ -73,21 +74,34 @@ class Outgoing:
 
 @dataclass(frozen=True)
 class QueueAddresses:
-    """Where an envelope for a subscription is sent: the shared push queue, or the subscription's
-    own queue."""
+    """Where an envelope for a subscription is sent: a push lane's queue (roomcast.domain.lanes),
+    or the PULL subscription's own queue. Without a slow lane's queue, both lanes are the push queue."""
 
     push_queue_url: str
+    slow_push_queue_url: str = ""
+
+    @property
+    def has_slow_lane(self) -> bool:
+        return bool(self.slow_push_queue_url)
 
     def outgoing_for(
         self, subscription: Subscription, envelope: Envelope, delay_seconds: int = 0
     ) -> Outgoing:
         if subscription.type is SubscriptionType.PUSH:
-            return self.push(envelope, delay_seconds)
+            return self.push(envelope, delay_seconds, lane_of(subscription))
         return Outgoing(subscription.queue_url or "", envelope, delay_seconds)
 
-    def push(self, envelope: Envelope, delay_seconds: int = 0) -> Outgoing:
-        """The shared push queue; the group id (fair queues) is the envelope's subscription."""
-        return Outgoing(self.push_queue_url, envelope, delay_seconds, group_id=envelope.subscription_id)
+    def push(self, envelope: Envelope, delay_seconds: int = 0, lane: Lane = Lane.FAST) -> Outgoing:
+        """The lane's push queue; the group id (fair queues) is the envelope's subscription."""
+        slow = lane is Lane.SLOW and self.has_slow_lane
+        queue_url = self.slow_push_queue_url if slow else self.push_queue_url
+        return Outgoing(queue_url, envelope, delay_seconds, group_id=envelope.subscription_id)
+
+    def lane_of_queue(self, queue_arn: str) -> Lane:
+        """The lane an SQS record came from (its ``eventSourceARN``): the slow lane's queue has the
+        name that ends the slow queue's URL."""
+        slow_name = self.slow_push_queue_url.rstrip("/").rpartition("/")[2]
+        return Lane.SLOW if slow_name and queue_arn.rpartition(":")[2] == slow_name else Lane.FAST
 
 
 class EnvelopeSender(SqsAccess):

@@ -1,5 +1,5 @@
 """Marks on a subscription that its writers other than a PATCH set: a PUSH endpoint's failing
-streak (the push function) and the Clear All watermark (docs/decisions/0023-write-units.md,
+streak and its slow mark (the push function) and the Clear All watermark (docs/decisions/0023-write-units.md,
 0028-every-delivery-ends.md). Each is one UpdateItem of its own attributes, then the room's
 version tells readers."""
 
@@ -29,34 +29,48 @@ class SubscriptionMarks(TableAccess):
         Touches neither ``updatedAt`` nor anything else (a PATCH meanwhile still applies). Rare
         (docs/decisions/0023-write-units.md): the room's version is bumped after it, in a write of
         its own rather than a transaction of twice the write units."""
-        since = self._mark_failing(subscription, now_ms)
-        self._tell_readers(subscription)
-        return since
+        return self._start(subscription, "failingSinceMs", now_ms)
 
-    def _mark_failing(self, subscription: Subscription, now_ms: int) -> int:
+    def clear_failing(self, subscription: Subscription) -> None:
+        """A success ends the failing streak (and the room's version tells readers)."""
+        self._end(subscription, "failingSinceMs")
+
+    def mark_slow(self, subscription: Subscription, now_ms: int) -> int:
+        """The endpoint answers slowly: its deliveries move to the slow lane (roomcast.domain.lanes).
+        Returns since when it is marked; written like a failing streak, once when it starts."""
+        return self._start(subscription, "slowSinceMs", now_ms)
+
+    def clear_slow(self, subscription: Subscription) -> None:
+        """The endpoint answered in time again: back to the fast lane."""
+        self._end(subscription, "slowSinceMs")
+
+    def _start(self, subscription: Subscription, attribute: str, now_ms: int) -> int:
+        """Set a mark's start unless it is set; its start, then the room's version tells readers."""
         try:
             response = self._client.update_item(
                 TableName=self._table_name,
                 Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
-                UpdateExpression="SET failingSinceMs = if_not_exists(failingSinceMs, :now)",
+                UpdateExpression="SET #mark = if_not_exists(#mark, :now)",
                 ConditionExpression="attribute_exists(SK)",
+                ExpressionAttributeNames={"#mark": attribute},
                 ExpressionAttributeValues={":now": {"N": str(now_ms)}},
-                ReturnValues="ALL_NEW",  # UPDATED_NEW is empty when the streak was already running
+                ReturnValues="ALL_NEW",  # UPDATED_NEW is empty when the mark was already set
             )
         except ClientError as error:
             if is_condition_failure(error):  # deleted meanwhile: nothing to track
                 return now_ms
             raise
-        return int(response["Attributes"]["failingSinceMs"]["N"])
+        self._tell_readers(subscription)
+        return int(response["Attributes"][attribute]["N"])
 
-    def clear_failing(self, subscription: Subscription) -> None:
-        """A success ends the failing streak (and the room's version tells readers)."""
+    def _end(self, subscription: Subscription, attribute: str) -> None:
         try:
             self._client.update_item(
                 TableName=self._table_name,
                 Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
-                UpdateExpression="REMOVE failingSinceMs",
+                UpdateExpression="REMOVE #mark",
                 ConditionExpression="attribute_exists(SK)",
+                ExpressionAttributeNames={"#mark": attribute},
             )
         except ClientError as error:
             if not is_condition_failure(error):

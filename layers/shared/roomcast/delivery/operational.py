@@ -19,12 +19,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from roomcast.dal.ports import RoomStore
-from roomcast.delivery.publishing import Publication, Publisher
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.messages import Message, Publication
 from roomcast.domain.payloads import JsonValue
 from roomcast.errors import InvalidRequest, NotFound
 from roomcast.observability import logger
@@ -43,10 +43,17 @@ def is_operational(envelope: Envelope) -> bool:
     return envelope.event_type in EVENT_TYPES and envelope.correlation_id.startswith(CORRELATION_PREFIX)
 
 
+class MessagePublisher(Protocol):
+    def publish_message(self, tenant_id: str, room_id: str, publication: Publication) -> Message: ...
+
+
 @dataclass
 class OperationalEvents:
+    """``publisher`` makes the publisher on the first event: a function that reports endings but
+    seldom has one (pull) does not load the publish path at cold start."""
+
     rooms: RoomStore
-    publisher: Publisher
+    publisher: Callable[[], MessagePublisher]
     clock: Callable[[], int] = now_ms
 
     def delivery(self, event_type: str, envelope: Envelope, reason: str, **details: JsonValue) -> None:
@@ -82,7 +89,7 @@ class OperationalEvents:
             if not room.operations_room_id or room.operations_room_id == room_id:
                 return
             event = Publication(event_type, EVENT_VERSION, payload, CORRELATION_PREFIX + uuid.uuid4().hex)
-            self.publisher.publish_message(tenant_id, room.operations_room_id, event)
+            self.publisher().publish_message(tenant_id, room.operations_room_id, event)
         except (NotFound, InvalidRequest) as skipped:  # room gone, or its eventTypes refuse the type
             logger.info(
                 "operational event not published", extra={"eventType": event_type, "why": str(skipped)}

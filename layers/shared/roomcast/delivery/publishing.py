@@ -25,10 +25,9 @@ from roomcast.delivery.first_sends import FirstSends, Routed
 from roomcast.delivery.keyed_messages import Anew, Resume, Taken
 from roomcast.domain import ids
 from roomcast.domain.clock import iso_from_ms, now_ms
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, Publication
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.outbox_tasks import PublishCheck
-from roomcast.domain.payloads import JsonValue
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import resolve_destinations
 from roomcast.errors import RoomcastError
@@ -36,18 +35,6 @@ from roomcast.observability import logger
 
 # The publish check is sent while the room is read (both before anything is stored).
 _CHECKS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="publish-check")
-
-
-@dataclass(frozen=True)
-class Publication:
-    """One message to publish, as asked (``explicit``: the named destinations)."""
-
-    event_type: str
-    event_version: str
-    payload: JsonValue
-    correlation_id: str | None = None
-    explicit: Sequence[str] | None = None
-    idempotency_key: str | None = None
 
 
 @dataclass(frozen=True)

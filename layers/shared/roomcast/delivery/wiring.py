@@ -5,6 +5,9 @@ services, which receive only the collaborators they use."""
 
 from __future__ import annotations
 
+from functools import cache
+from typing import TYPE_CHECKING
+
 from roomcast.config import Settings
 from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.dead_letters import DeadLetterStore
@@ -15,7 +18,9 @@ from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
 from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.operational import OperationalEvents
-from roomcast.delivery.publishing import Publisher
+
+if TYPE_CHECKING:
+    from roomcast.delivery.publishing import Publisher
 
 
 def delivery_log(settings: Settings, function_name: str) -> DeliveryLog:
@@ -28,6 +33,11 @@ def tables(settings: Settings) -> tuple[CatalogStore, MessageStore]:
     return CatalogStore(settings.table_name), MessageStore(settings.table_name)
 
 
+def queue_addresses(settings: Settings) -> QueueAddresses:
+    """The push lanes' queues (a PULL subscription's queue is its own)."""
+    return QueueAddresses(settings.push_queue_url, settings.slow_push_queue_url)
+
+
 def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
     return OutboxQueue(sender, settings.outbox_queue_url, settings.outbox_settle_seconds)
 
@@ -35,14 +45,20 @@ def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
 def publisher(
     settings: Settings, catalog: Catalog, messages: MessageRecords, sender: Sender, log: LogSink
 ) -> Publisher:
-    addresses = QueueAddresses(settings.push_queue_url)
+    from roomcast.delivery.publishing import Publisher
+
+    addresses = queue_addresses(settings)
     return Publisher(catalog, messages, sender, addresses, log, outbox_queue(settings, sender))
 
 
 def operational_events(
     settings: Settings, catalog: Catalog, messages: MessageRecords, sender: Sender, log: LogSink
 ) -> OperationalEvents:
-    return OperationalEvents(catalog, publisher(settings, catalog, messages, sender, log))
+    @cache
+    def made() -> Publisher:
+        return publisher(settings, catalog, messages, sender, log)
+
+    return OperationalEvents(catalog, made)
 
 
 def reported_endings(
@@ -50,5 +66,5 @@ def reported_endings(
 ) -> tuple[OperationalEvents, Endings]:
     """Endings that report to the room's operations room, and the events they report through."""
     events = operational_events(settings, catalog, messages, sender, log)
-    addresses = QueueAddresses(settings.push_queue_url)
+    addresses = queue_addresses(settings)
     return events, Endings(catalog, DeadLetterStore(settings.table_name), sender, addresses, log, events)

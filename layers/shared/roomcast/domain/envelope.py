@@ -41,6 +41,10 @@ class Envelope:
     failovers: int = 0  # how many failovers handed it on so far
     holds: int = 0  # times held back (paused or flow control) since its last attempt (not attempts)
     queued_at_ms: int = 0  # when a replay or a retry-now queued it again (0: when it was published)
+    # When the fast lane stopped waiting for this attempt's request and the slow lane took it over
+    # (0: never; roomcast.domain.lanes): the slow lane first checks whether that request's answer
+    # was recorded meanwhile.
+    takeover_of_ms: int = 0
 
     def cleared_by(self, cleared_before_ms: int | None) -> bool:
         """Whether a "Clear All" at ``cleared_before_ms`` ended this delivery (queued before it)."""
@@ -70,6 +74,7 @@ class Envelope:
             "failovers",
             "holds",
             "queued_at_ms",
+            "takeover_of_ms",
         ):
             if type(getattr(envelope, name)) is not int:
                 raise EnvelopeError(f"not a roomcast envelope: {name} is not an integer")
@@ -83,6 +88,10 @@ class Envelope:
     def hop(self, attempt: int) -> Envelope:
         """The same attempt, re-sent to wait longer (SQS delays at most 15 minutes)."""
         return replace(self, attempt=attempt, hops=self.hops + 1)
+
+    def taken_over(self, request_started_ms: int) -> Envelope:
+        """The same attempt, for the slow lane to make if the request started then left no answer."""
+        return replace(self, takeover_of_ms=request_started_ms)
 
     def held(self) -> Envelope:
         """The same attempt, re-sent to wait for a paused subscription or for flow control."""

@@ -35,6 +35,7 @@ class LogEvent(StrEnum):
     FAILOVER = "failover"  # handed to the subscription's failover (subscription_id = the one that failed)
     REPLAYED = "replayed"  # a dead letter sent again from attempt 0
     HELD = "held"  # PUSH: waited for flow control or a paused subscription (not an attempt)
+    SLOW_LANE = "slow_lane"  # PUSH: its endpoint answers slowly; moved to the slow lane (not an attempt)
     EXTENDED = "extended"  # PULL: a consumer extended a pulled message's ack wait
     CLEARED = "cleared"  # ended by Clear All or a deletion (never sent afterwards)
     RETRY_NOW = "retry_now"  # a retrying delivery was made due now (POST .../deliveries/retry)

@@ -28,6 +28,18 @@ TERMINAL_STATUSES = frozenset(
 
 
 @dataclass(frozen=True)
+class Publication:
+    """One message to publish, as asked (``explicit``: the named destinations)."""
+
+    event_type: str
+    event_version: str
+    payload: JsonValue
+    correlation_id: str | None = None
+    explicit: Sequence[str] | None = None
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True)
 class Message:
     id: str
     tenant_id: str

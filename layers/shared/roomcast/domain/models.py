@@ -103,6 +103,8 @@ class Subscription:
     disabled_reason: str | None = None  # why it is disabled (set with the status, cleared on resume)
     disabled_at: str | None = None
     failing_since_ms: int | None = None  # the first failed attempt since the last success (None: healthy)
+    # Since when the endpoint answers slowly: its deliveries go in the slow lane (roomcast.domain.lanes).
+    slow_since_ms: int | None = None
     # "Clear All": deliveries queued at or before this moment are never sent (they end ``cleared``).
     cleared_before_ms: int | None = None
     # PULL only
