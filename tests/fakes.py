@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from roomcast.dal.catalog_keys import FailoverLink
 from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
 from roomcast.dal.delivery_records import RETRY_CLAIM_MS
-from roomcast.dal.flow_gate import FlowKey, RateAnswer
+from roomcast.dal.flow_gate import FlowKey, RateAnswer, RateKey
 from roomcast.dal.messages import DeliveryPage, MessageExists
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.queues import PullQueues, Received
@@ -492,11 +492,11 @@ class FakeFlowGate:
     """The flow store's rules in memory: a rate slot moves ``tat_ms`` on; at most ``max`` live
     leases, lapsed ones taken over. Counts its writes like the DynamoDB store would make them."""
 
-    tat_ms: dict[FlowKey, int] = field(default_factory=dict)
+    tat_ms: dict[RateKey, int] = field(default_factory=dict)
     leases: dict[FlowKey, dict[str, int]] = field(default_factory=dict)
     writes: int = 0
 
-    def reserve_rate(self, flow: FlowKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
+    def reserve_rate(self, flow: RateKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
         reservation = reserve_start(now_ms, self.tat_ms.get(flow), interval_ms)
         if reservation.wait_ms(now_ms) > max_wait_ms:
             return RateAnswer(False, reservation)

@@ -33,7 +33,7 @@ def create_thing(body: Thing) -> Thing:
     return body
 
 
-HANDLER = http_handler(new_api(router), lambda request_id: None, max_body_bytes=1024)
+HANDLER = http_handler(new_api(router), lambda request_id: None, max_body_bytes=1024, throttle=lambda: None)
 
 
 def _call(event: dict[str, Any]) -> dict[str, Any]:

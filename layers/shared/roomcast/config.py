@@ -19,6 +19,7 @@ _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no", ""}
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
 _QUEUE_PREFIX = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_NUMBER = re.compile(r"^[0-9]{1,6}(\.[0-9]{1,3})?$")
 
 
 class SettingsError(ValueError):
@@ -43,6 +44,9 @@ class Settings:
     # outlive every request running when they were sent (roomcast.domain.outbox_tasks).
     outbox_queue_url: str = ""
     outbox_settle_seconds: int = DEFAULT_OUTBOX_SETTLE_SECONDS
+    # Each tenant's API requests per second, and the burst above it (0: no limit of roomcast's own).
+    tenant_requests_per_second: float = 0.0
+    tenant_request_burst: int = 0
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -67,6 +71,13 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
     settle = environ.get("OUTBOX_SETTLE_SECONDS", str(DEFAULT_OUTBOX_SETTLE_SECONDS))
     if not settle.isdigit() or not 1 <= int(settle) <= MAX_OUTBOX_SETTLE_SECONDS:
         raise SettingsError(f"OUTBOX_SETTLE_SECONDS must be 1-{MAX_OUTBOX_SETTLE_SECONDS}, not {settle!r}")
+    rate = environ.get("TENANT_REQUESTS_PER_SECOND", "0")
+    burst = environ.get("TENANT_REQUEST_BURST", "0")
+    if not _NUMBER.match(rate) or not burst.isdigit() or (float(rate) > 0) != (int(burst) > 0):
+        raise SettingsError(
+            "TENANT_REQUESTS_PER_SECOND and TENANT_REQUEST_BURST must be both positive (a limit) or both 0, "
+            f"not {rate!r} and {burst!r}"
+        )
     return Settings(
         table_name=table_name,
         pull_queue_prefix=queue_prefix,
@@ -77,6 +88,8 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         receipt_key_secret=environ.get("RECEIPT_KEY_SECRET", ""),
         outbox_queue_url=environ.get("OUTBOX_QUEUE_URL", ""),
         outbox_settle_seconds=int(settle),
+        tenant_requests_per_second=float(rate),
+        tenant_request_burst=int(burst),
     )
 
 

@@ -4,7 +4,8 @@ the body guards, and the delivery log written at the end of every invocation."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.event_handler.api_gateway import Router
@@ -13,7 +14,11 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from roomcast.api.errors import install_error_handlers
 from roomcast.api.guards import NOSNIFF, body_too_large, json_body_required
+from roomcast.api.tenancy import tenant_of
 from roomcast.observability import logger, metrics
+
+if TYPE_CHECKING:
+    from roomcast.api.throttle import TenantThrottle
 
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
@@ -29,20 +34,42 @@ def new_api(*routers: Router, served_elsewhere: Sequence[tuple[str, str]] = ()) 
     return app
 
 
+@cache
+def tenant_throttle() -> TenantThrottle | None:
+    """The container's tenant throttle, made on the first request (None: no limit configured)."""
+    from roomcast.config import load_settings
+
+    settings = load_settings()
+    if settings.tenant_requests_per_second <= 0:
+        return None
+    from roomcast.api.throttle import TenantThrottle
+    from roomcast.dal.flow_gate import FlowStore
+    from roomcast.domain.request_limits import RequestLimit
+
+    limit = RequestLimit(settings.tenant_requests_per_second, settings.tenant_request_burst)
+    return TenantThrottle(FlowStore(settings.table_name), limit)
+
+
 def http_handler(
     app: APIGatewayHttpResolver,
     flush_log: Callable[[str], object],
     max_body_bytes: int | Callable[[dict[str, Any]], int] | None = None,
+    throttle: Callable[[], TenantThrottle | None] = tenant_throttle,
 ) -> LambdaHandler:
-    """``lambda_handler`` of an API function: guards first (body size, JSON), then the routes;
-    every answer carries ``X-Content-Type-Options: nosniff``;
+    """``lambda_handler`` of an API function: the tenant's request rate first, then guards (body
+    size, JSON), then the routes; every answer carries ``X-Content-Type-Options: nosniff``;
     ``flush_log(request_id)`` writes the invocation's delivery-log records whatever happened.
-    ``max_body_bytes``: one limit, or the limit for an event (routes with different limits)."""
+    ``max_body_bytes``: one limit, or the limit for an event (routes with different limits);
+    ``throttle``: the tenants' request rate, made on the first request that has a tenant."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         try:
+            tenants = throttle() if tenant_of(event) is not None else None
+            over_rate = tenants.check(event) if tenants is not None else None
+            if over_rate is not None:
+                return over_rate
             limit = max_body_bytes(event) if callable(max_body_bytes) else max_body_bytes
             too_large = body_too_large(event, limit) if limit is not None else None
             return with_nosniff(too_large or json_body_required(event) or app.resolve(event, context))

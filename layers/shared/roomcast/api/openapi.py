@@ -62,6 +62,11 @@ _ERRORS: Final = {
         "validation_error",
         "body.deliveryAttempts: Input should be less than or equal to 50",
     ),
+    429: (
+        "Your tenant is over its request rate: retry after the Retry-After header's seconds",
+        "rate_limited",
+        "tenant over its request rate of 100 per second (a burst of 200); retry after 1 s",
+    ),
     500: (
         "Internal error (a bug, or AWS failing); the request may be retried",
         "internal_error",
@@ -112,7 +117,8 @@ def responses(
 ) -> dict[int, Any]:
     """An operation's documented responses: the success (its schema and examples come from the
     route's return model), the given error statuses, 422 and 500 (any operation can answer them),
-    431 (API Gateway's header limit), and 401/403 for every operation behind the API key."""
+    431 (API Gateway's header limit), and 401/403 and 429 (the tenant's request rate) for every
+    operation behind the API key."""
     success: dict[str, Any] = {"description": description}
     if status == 204:
         success["content"] = {}  # no body
@@ -124,7 +130,8 @@ def responses(
         for code in _GATEWAY_ERRORS
         if authorized or code not in _GATEWAY_AUTH_ERRORS
     }
-    return documented | {code: _error(code) for code in sorted({*errors, *_ALWAYS})}
+    tenant_limited = {429} if authorized else set()
+    return documented | {code: _error(code) for code in sorted({*errors, *_ALWAYS, *tenant_limited})}
 
 
 def link(operation_id: str, description: str, **parameters: str) -> dict[str, Any]:

@@ -27,6 +27,13 @@ def tenant_id(request: Request) -> str:
 Tenant = Annotated[str, Depends(tenant_id)]
 
 
+def tenant_of(event: dict[str, Any]) -> str | None:
+    """The tenant the authorizer resolved for a raw API event, if any (before any route runs)."""
+    context = (event.get("requestContext") or {}).get("authorizer") or {}
+    tenant = (context.get("lambda") or {}).get("tenantId") if isinstance(context, dict) else None
+    return tenant if isinstance(tenant, str) and tenant else None
+
+
 def caller_key_id(request: Request) -> str:
     """The id of the key the request was made with (the authorizer's ``keyId``; empty for a key
     stored before keys had ids)."""

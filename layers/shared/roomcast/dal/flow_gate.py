@@ -41,6 +41,20 @@ class FlowKey:
 
 
 @dataclass(frozen=True)
+class TenantRequestsKey:
+    """The rate item of a tenant's API requests (roomcast.domain.request_limits)."""
+
+    tenant_id: str
+
+    @property
+    def partition(self) -> str:
+        return f"TENANT#{self.tenant_id}#REQUESTS"
+
+
+RateKey = FlowKey | TenantRequestsKey
+
+
+@dataclass(frozen=True)
 class RateAnswer:
     """``reserved``: the slot at ``reservation.start_at_ms`` is this caller's. Otherwise nothing was
     written and the next slot is at least ``reservation.start_at_ms``."""
@@ -55,17 +69,17 @@ class FlowStore(TableAccess):
     def __init__(self, table_name: str, client: Any = None) -> None:
         super().__init__(table_name, client)
         # The last tatMs seen per subscription: the first compare-and-set usually needs no read.
-        self._seen_tat: dict[FlowKey, int] = {}
+        self._seen_tat: dict[RateKey, int] = {}
         # One reservation at a time per subscription in this process: the threads of a batch take
         # their slots one after the other instead of losing compare-and-sets (each a write) to
         # each other; only other invocations race.
-        self._reserving: dict[FlowKey, threading.Lock] = {}
+        self._reserving: dict[RateKey, threading.Lock] = {}
 
-    def reserve_rate(self, flow: FlowKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
+    def reserve_rate(self, flow: RateKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
         with self._reserving.setdefault(flow, threading.Lock()):
             return self._reserve(flow, interval_ms, now_ms, max_wait_ms)
 
-    def _reserve(self, flow: FlowKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
+    def _reserve(self, flow: RateKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
         seen = self._seen_tat.get(flow)
         reservation = reserve_start(now_ms, seen, interval_ms)
         for _ in range(_RESERVE_TRIES):
@@ -180,7 +194,7 @@ class FlowStore(TableAccess):
             if not is_condition_failure(error):
                 raise
 
-    def _stored_tat(self, flow: FlowKey, error: ClientError) -> int | None:
+    def _stored_tat(self, flow: RateKey, error: ClientError) -> int | None:
         stored = _old_item(error)
         if stored is None:
             response = self._client.get_item(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from roomcast.dal.catalog_keys import FailoverLink
     from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
-    from roomcast.dal.flow_gate import FlowKey, RateAnswer
+    from roomcast.dal.flow_gate import FlowKey, RateAnswer, RateKey
     from roomcast.dal.messages import DeliveryPage
     from roomcast.dal.pages import Page, Position
     from roomcast.dal.queues import PullQueues, Received
@@ -145,7 +145,7 @@ class PullQueue(Protocol):
 class FlowGate(Protocol):
     """Flow-control state shared by every push invocation (roomcast.dal.flow_gate)."""
 
-    def reserve_rate(self, flow: FlowKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer: ...
+    def reserve_rate(self, flow: RateKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer: ...
     def acquire_lease(
         self, flow: FlowKey, lease_id: str, max_concurrency: int, expires_at_ms: int, now_ms: int
     ) -> bool: ...
