@@ -26,7 +26,7 @@ export SAM_CLI_TELEMETRY := 0
 export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
 export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 
-.PHONY: compact analytics demo help setup run test lint format typecheck openapi template-check test-unit test-integration test-e2e test-security bench soak api-key build deploy clean
+.PHONY: compact analytics demo help setup run test lint format typecheck openapi template-check test-unit test-integration test-e2e test-security bench capacity soak api-key build deploy clean
 
 help: ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -110,6 +110,9 @@ test: lint typecheck template-check ## every check: lint, types, template, all t
 
 bench: $(VENV)/.synced ## benchmarks, each next to a reference measured in the same run
 	$(PY) -m bench
+
+capacity: $(VENV)/.synced ## each scenario's sustainable rate and the limit that binds first (docs/scaling.md)
+	$(PY) -m bench.capacity
 
 soak: $(VENV)/.synced ## make soak [SOAK_SECONDS=300]: faults and killed workers; prints the ledger (docs/soak.md)
 	SOAK_SECONDS=$${SOAK_SECONDS:-300} $(PY) -m pytest tests/soak -q

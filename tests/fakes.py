@@ -495,6 +495,7 @@ class FakeFlowGate:
     tat_ms: dict[RateKey, int] = field(default_factory=dict)
     leases: dict[FlowKey, dict[str, int]] = field(default_factory=dict)
     writes: int = 0
+    reads: int = 0
 
     def reserve_rate(self, flow: RateKey, interval_ms: int, now_ms: int, max_wait_ms: int) -> RateAnswer:
         reservation = reserve_start(now_ms, self.tat_ms.get(flow), interval_ms)
@@ -503,6 +504,10 @@ class FakeFlowGate:
         self.writes += 1
         self.tat_ms[flow] = reservation.next_tat_ms
         return RateAnswer(True, reservation)
+
+    def lease_free(self, flow: FlowKey, max_concurrency: int, now_ms: int) -> bool:
+        self.reads += 1
+        return len(live_leases(self.leases.get(flow, {}), now_ms)) < max_concurrency
 
     def acquire_lease(
         self, flow: FlowKey, lease_id: str, max_concurrency: int, expires_at_ms: int, now_ms: int

@@ -14,6 +14,7 @@ import requests
 from roomcast.dal.catalog import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
+from tests.e2e.partition_keys import PartitionRecorder, shared
 
 
 @dataclass
@@ -72,11 +73,22 @@ class ApiClient:
 
 
 @pytest.fixture(scope="session")
-def local_stack() -> Iterator[LocalStack]:
+def written_partitions() -> PartitionRecorder:
+    """Every partition key the suite's requests write (tests/e2e/partition_keys.py)."""
+    recorder = PartitionRecorder()
+    recorder.install()
+    return recorder
+
+
+@pytest.fixture(scope="session")
+def local_stack(written_partitions: PartitionRecorder) -> Iterator[LocalStack]:
     stack = LocalStack(function_concurrency=2)
     stack.start()
     yield stack
     stack.stop()
+    # After the whole suite: no partition it wrote is shared by tenants (issue 24).
+    assert written_partitions.partitions, "no DynamoDB write was recorded"
+    assert shared(written_partitions.partitions) == [], "partitions no single tenant owns"
 
 
 @pytest.fixture(autouse=True)

@@ -135,3 +135,18 @@ def test_a_failing_streak_starts_once_and_keeps_its_start_until_cleared(
     # Then
     assert (first, second, third) == (NOW_MS, NOW_MS, NOW_MS + 9_000)
     assert repository.get_subscription("acme", room["id"], subscription.id).failing_since_ms == NOW_MS + 9_000
+
+
+def test_a_lease_looks_free_only_while_fewer_than_the_limit_are_live(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    # Given: limit 2, one live lease and one that lapsed
+    store = _store(stack_model, function_handler)
+    assert store.lease_free(FLOW, 2, NOW_MS)  # no item yet
+    assert store.acquire_lease(FLOW, "live", 2, NOW_MS + 60_000, NOW_MS)
+    assert store.acquire_lease(FLOW, "lapsed", 2, NOW_MS - 1, NOW_MS - 60_000)
+
+    # Then: the lapsed one does not count; two live ones fill the limit
+    assert store.lease_free(FLOW, 2, NOW_MS)
+    assert store.acquire_lease(FLOW, "second", 2, NOW_MS + 60_000, NOW_MS)
+    assert not store.lease_free(FLOW, 2, NOW_MS)

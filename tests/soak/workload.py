@@ -200,7 +200,8 @@ def function_of(method: str, path: str) -> str:
 
 class SoakApi:
     """One tenant's API client for many threads (a session each); retries every 5xx, as a client
-    of API Gateway should, and records it in the ledger."""
+    of API Gateway should, and records it in the ledger; waits out a 429 (the tenant's request
+    rate, docs/decisions/0032-tenant-request-limits.md) for its Retry-After, as the SDK does."""
 
     def __init__(self, base_url: str, api_key: str, ledger: Ledger) -> None:
         self._base_url = base_url
@@ -243,10 +244,17 @@ class SoakApi:
                 response, status, text = None, 0, f"{type(error).__name__}: {error}"
             if on_answer is not None:
                 on_answer(status)
-            if response is not None and status < 500 and not (retry_conflicts and status == 409):
+            if (
+                response is not None
+                and status < 500
+                and status != 429
+                and not (retry_conflicts and status == 409)
+            ):
                 return response
             if status == 409:
                 pause = CONFLICT_PAUSE_SECONDS
+            elif status == 429 and response is not None:
+                pause = float(response.headers.get("Retry-After") or 1)
             else:
                 pause = RETRY_PAUSE_SECONDS
                 self._ledger.add_server_error(

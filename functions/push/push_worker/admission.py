@@ -92,10 +92,10 @@ class FlowControl:
         releases.append(local.release)
         lease_id = uuid.uuid4().hex
         timeout = subscription.timeout_ms or DEFAULT_PUSH_TIMEOUT_MS
-        tries = 0
+        tries, free = 0, True  # the first try writes at once; then reads until a lease looks free
         while True:
             now = self.clock()
-            if self.gate.acquire_lease(flow, lease_id, limit, now + lease_ms(timeout), now):
+            if free and self.gate.acquire_lease(flow, lease_id, limit, now + lease_ms(timeout), now):
                 releases.append(lambda: self.gate.release_lease(flow, lease_id))
                 return None
             pause = lease_poll_ms(tries)
@@ -105,6 +105,7 @@ class FlowControl:
                 return HeldBack(0, "maxConcurrency")
             self.sleep_ms(pause)
             tries += 1
+            free = self.gate.lease_free(flow, limit, self.clock())
 
     def _semaphore(self, subscription_id: str, limit: int) -> threading.BoundedSemaphore:
         """One per subscription and limit: a PATCHed limit gets a new one from the next batch on."""

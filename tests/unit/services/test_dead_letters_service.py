@@ -33,7 +33,7 @@ def test_a_replayed_dead_letter_is_sent_from_attempt_0_recorded_pending_and_remo
     assert replayed.remaining is False
     [sent] = management.sender.sent
     assert sent.queue_url == PUSH_QUEUE_URL
-    assert sent.group_id == subscription.id
+    assert sent.group_id == subscription.tenant_id
     assert isinstance(sent.envelope, Envelope)
     assert (sent.envelope.attempt, sent.envelope.next_delay_ms, sent.envelope.failovers) == (0, 0, 0)
     assert (

@@ -46,7 +46,7 @@ def test_the_fast_lane_moves_a_slow_endpoints_envelope_to_the_slow_lane_without_
     assert outcome is DeliveryOutcome.SLOW_LANE
     [moved] = push.management.sender.sent
     assert (moved.queue_url, moved.envelope, moved.delay_seconds) == (SLOW_PUSH_QUEUE_URL, envelope, 0)
-    assert moved.group_id == push.subscription.id
+    assert moved.group_id == TENANT
     assert webhook.posted == []
     assert push.status() is None
     assert push.management.log.events() == ["slow_lane"]

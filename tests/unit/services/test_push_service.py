@@ -139,7 +139,7 @@ def test_a_2xx_is_delivered_and_recorded_when_the_batch_is_flushed() -> None:
     assert push.management.log.events() == ["attempt", "delivered"]
 
 
-def test_a_5xx_is_retried_after_the_backoff_delay_on_the_subscriptions_group() -> None:
+def test_a_5xx_is_retried_after_the_backoff_delay_on_the_tenants_group() -> None:
     # Given
     push = Push()
     service = push.service(ScriptedWebhook([answer(503)]))
@@ -150,7 +150,7 @@ def test_a_5xx_is_retried_after_the_backoff_delay_on_the_subscriptions_group() -
     # Then
     assert outcome is DeliveryOutcome.RETRY
     [retry] = push.management.sender.sent
-    assert (retry.queue_url, retry.group_id, retry.delay_seconds) == (PUSH_QUEUE_URL, push.subscription.id, 1)
+    assert (retry.queue_url, retry.group_id, retry.delay_seconds) == (PUSH_QUEUE_URL, TENANT, 1)
     assert isinstance(retry.envelope, Envelope)
     assert (retry.envelope.attempt, retry.envelope.due_at_ms) == (1, NOW_MS + 1000)
     assert push.status() == (DeliveryStatus.RETRYING, 1, "HTTP 503")
@@ -443,6 +443,9 @@ def test_no_lease_left_holds_the_delivery_back_which_is_not_an_attempt() -> None
     assert (held.envelope.attempt, held.envelope.holds, held.delay_seconds) == (2, 1, 1)
     assert webhook.posted == []
     assert 4_000 < sum(waited) <= 5_000  # asked again for a lease within the local wait
+    # by reading: the lease item was written once, the first try, not at every poll (a hot key)
+    assert push.flow_gate.writes == 1
+    assert push.flow_gate.reads == len(waited)
     assert push.management.log.events() == ["held"]
     assert push.management.log.records[0].error == "held back by maxConcurrency"
 

@@ -149,6 +149,18 @@ class FlowStore(TableAccess):
             self._remove_lapsed(flow, lapsed)
         return False
 
+    def lease_free(self, flow: FlowKey, max_concurrency: int, now_ms: int) -> bool:
+        """Whether a lease looks free: one strongly consistent read, so that a delivery waiting
+        for room polls with reads and writes only when a write may succeed."""
+        response = self._client.get_item(
+            TableName=self._table_name,
+            Key=key(flow.partition, "LEASES"),
+            ConsistentRead=True,
+            ProjectionExpression="leases",
+        )
+        stored = items.from_attributes(response["Item"]) if "Item" in response else {}
+        return len(live_leases(stored.get("leases") or {}, now_ms)) < max_concurrency
+
     def release_lease(self, flow: FlowKey, lease_id: str) -> None:
         try:
             self._client.update_item(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 from botocore.exceptions import ClientError
 
 from roomcast.dal.aws import SqsAccess
+from roomcast.errors import RoomcastError
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -25,6 +26,15 @@ _REFUSED_HANDLE_CODES: Final = frozenset(
         "AWS.SimpleQueueService.MessageNotInflight",
     }
 )
+
+# What SQS answers a receive when the queue already has its most messages in flight.
+_OVER_LIMIT_CODES: Final = frozenset({"OverLimit", "AWS.SimpleQueueService.OverLimit"})
+
+
+class TooManyInFlight(RoomcastError):
+    """A pull while the subscription's queue has 120,000 messages pulled and not yet acked."""
+
+    code, http_status = "too_many_in_flight", 429
 
 
 def visibility_seconds(ack_wait_ms: int) -> int:
@@ -114,13 +124,21 @@ class QueueClient(SqsAccess):
     def receive(
         self, queue_url: str, max_messages: int, wait_seconds: int, visibility_seconds: int
     ) -> list[Received]:
-        response = self._sqs.receive_message(
-            QueueUrl=queue_url,
-            MaxNumberOfMessages=max_messages,
-            WaitTimeSeconds=min(wait_seconds, SQS_MAX_LONG_POLL_SECONDS),
-            VisibilityTimeout=visibility_seconds,
-            MessageSystemAttributeNames=["ApproximateReceiveCount"],
-        )
+        try:
+            response = self._sqs.receive_message(
+                QueueUrl=queue_url,
+                MaxNumberOfMessages=max_messages,
+                WaitTimeSeconds=min(wait_seconds, SQS_MAX_LONG_POLL_SECONDS),
+                VisibilityTimeout=visibility_seconds,
+                MessageSystemAttributeNames=["ApproximateReceiveCount"],
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code", "") in _OVER_LIMIT_CODES:
+                raise TooManyInFlight(
+                    "this subscription has as many messages pulled and not yet acked as SQS holds "
+                    "in flight (120,000): ack or nack some, or wait for their ack wait to end"
+                ) from error
+            raise
         return [
             Received(
                 handle=m["ReceiptHandle"],

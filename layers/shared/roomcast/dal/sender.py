@@ -92,10 +92,11 @@ class QueueAddresses:
         return Outgoing(subscription.queue_url or "", envelope, delay_seconds)
 
     def push(self, envelope: Envelope, delay_seconds: int = 0, lane: Lane = Lane.FAST) -> Outgoing:
-        """The lane's push queue; the group id (fair queues) is the envelope's subscription."""
+        """The lane's push queue; the group id (SQS fair queues) is the envelope's tenant, so that one
+        busy tenant's backlog does not lengthen the others' wait."""
         slow = lane is Lane.SLOW and self.has_slow_lane
         queue_url = self.slow_push_queue_url if slow else self.push_queue_url
-        return Outgoing(queue_url, envelope, delay_seconds, group_id=envelope.subscription_id)
+        return Outgoing(queue_url, envelope, delay_seconds, group_id=envelope.tenant_id)
 
     def lane_of_queue(self, queue_arn: str) -> Lane:
         """The lane an SQS record came from (its ``eventSourceARN``): the slow lane's queue has the
