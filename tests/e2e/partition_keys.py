@@ -15,6 +15,9 @@ from moto.dynamodb.responses import DynamoHandler
 _WRITES = ("put_item", "update_item", "delete_item", "batch_write_item", "transact_write_items")
 # Partition-key attributes: the table's and its index's (an index partition is written too).
 _KEY_ATTRIBUTES = ("PK", "GSI1PK")
+# roomcast's table in any stack (`<stack>-Table`, template.yaml's Table); a test fixture's own
+# stack (tests/fixtures/sqs_stack: `esm-test-Seen`) is not roomcast's.
+ROOMCAST_TABLE_SUFFIX = "-Table"
 
 
 class PartitionRecorder:
@@ -32,13 +35,32 @@ class PartitionRecorder:
     def _recording(self, original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def write(handler: DynamoHandler) -> Any:
-            found = set(partitions_of(handler.body))
+            found = set(partitions_of(handler.body)) if roomcast_table(handler.body) else set()
             with self._lock:
                 self.partitions |= found
             return original(handler)
 
         write._records_partitions = True  # type: ignore[attr-defined]
         return write
+
+
+def roomcast_table(body: Any) -> bool:
+    """Whether a write request is to roomcast's table (a batch or a transaction names it inside)."""
+    return any(name.endswith(ROOMCAST_TABLE_SUFFIX) for name in _table_names(body))
+
+
+def _table_names(body: Any) -> Iterator[str]:
+    if isinstance(body, dict):
+        for name, value in body.items():
+            if name == "TableName" and isinstance(value, str):
+                yield value
+            elif name == "RequestItems" and isinstance(value, dict):
+                yield from (str(table) for table in value)
+            elif isinstance(value, dict | list):
+                yield from _table_names(value)
+    elif isinstance(body, list):
+        for part in body:
+            yield from _table_names(part)
 
 
 def partitions_of(body: Any) -> Iterator[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.e2e.conftest import ApiClient
-from tests.e2e.partition_keys import PartitionRecorder, owner, partitions_of, shared
+from tests.e2e.partition_keys import PartitionRecorder, owner, partitions_of, roomcast_table, shared
 from tests.e2e.test_publish_and_pull import pull
 from tests.e2e.test_publish_batch import publish_batch
 
@@ -65,3 +65,6 @@ def test_the_recorder_reads_the_keys_of_every_kind_of_write() -> None:
     assert set(partitions_of(batch)) == {"TENANT#a", "B"}
     assert set(partitions_of(transaction)) == {"TENANT#c#MSG#1", "D", "TENANT#d#ROOM#r#MSGS"}
     assert shared({"TENANT#a", "APIKEY#abc", "IDEMPOTENCY#publish"}) == ["IDEMPOTENCY#publish"]
+    assert roomcast_table({"TableName": "roomcast-local-Table", "Key": key("B")})
+    assert roomcast_table({"RequestItems": {"roomcast-test-Table": [{"PutRequest": {"Item": key("E")}}]}})
+    assert not roomcast_table({"TableName": "esm-test-Seen", "Item": key("batch")})

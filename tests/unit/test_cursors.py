@@ -261,7 +261,13 @@ def test_any_one_byte_changed_in_a_cursor_makes_it_refused(index: int, replaceme
         refusal(edited)
 
 
-@given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=MAX_POSITION_VALUES))
+# What a store's positions are made of: ids, ISO times and key prefixes, printable ASCII. (Text
+# outside ASCII is escaped six characters a code unit, and four values of 60 such characters seal
+# past MAX_CURSOR_LENGTH, which seal() refuses: no store makes them.)
+POSITION_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=60)
+
+
+@given(st.lists(POSITION_TEXT, min_size=1, max_size=MAX_POSITION_VALUES))
 def test_any_position_a_store_could_make_round_trips(values: list[str]) -> None:
     # Given
     position = tuple(values)
