@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import cold_start, compaction, cost, messaging, push
+from bench import cold_start, compaction, cost, guards, messaging, push
 
 
 def main() -> int:
@@ -13,6 +13,7 @@ def main() -> int:
         "cold start <= 1.5x import boto3": cold_start.report(cold_start.measure()),
         **messaging.run(),
         **push.run(),
+        **guards.run(),
         **cost.run(),
         **compaction.run(),
     }

@@ -4,7 +4,6 @@ refuses, with which status and code, and that a good body passes unchanged in me
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -80,27 +79,6 @@ def test_the_same_key_in_different_objects_is_fine() -> None:
     # Then
     assert response is None
     assert json.loads(event["body"]) == {"name": "x", "eventTypes": [{"name": "a"}, {"name": "b"}]}
-
-
-def test_checking_keys_keeps_the_guard_within_4x_of_plain_json_loads_on_a_1_mib_body() -> None:
-    # Given: a 1 MiB body of small objects, a bad case for the check (measured: about 2x)
-    body = '{"payload": [' + ",".join(['{"k": 1}'] * 120_000) + "]}"
-    assert len(body) > 1_000_000
-
-    def best_of_five(parse: Any) -> float:
-        times = []
-        for _ in range(5):
-            started = time.perf_counter()
-            parse()
-            times.append(time.perf_counter() - started)
-        return min(times)
-
-    # When
-    plain = best_of_five(lambda: json.loads(body))
-    guarded = best_of_five(lambda: json_body_required(_post(body)))
-
-    # Then
-    assert guarded < 4 * plain, f"{guarded * 1000:.0f} ms against {plain * 1000:.0f} ms"
 
 
 @pytest.mark.parametrize(
