@@ -104,14 +104,27 @@ def _push_bound(webhooks_per_message: float, latency_s: float, concurrency: int,
     )
 
 
+def _table_bound(cost: MessageCost) -> Bound:
+    return Bound(
+        "DynamoDB table", f"{TABLE_WRU_PER_S} WRU/s", "a quota increase", TABLE_WRU_PER_S / cost.table_wru
+    )
+
+
+def _log_bound(cost: MessageCost) -> Bound:
+    return Bound(
+        "the delivery log (Firehose)",
+        f"{FIREHOSE_BYTES_PER_S // 1024} KiB/s per stream",
+        "a quota increase, or more streams",
+        FIREHOSE_BYTES_PER_S / max(cost.log_bytes, 1.0),
+    )
+
+
 def busy_room(settings: Settings, cost: MessageCost, rate: float, latency_s: float = 0.1) -> Verdict:
     """One room (one tenant) publishing ``rate`` messages/s, batch publishes of 100."""
     per_request = PUBLISH_BATCH
     bounds = [
         *_partition_bounds(cost, one_room=True),
-        Bound(
-            "DynamoDB table", f"{TABLE_WRU_PER_S} WRU/s", "a quota increase", TABLE_WRU_PER_S / cost.table_wru
-        ),
+        _table_bound(cost),
         Bound(
             "the tenant's request rate",
             "TenantRequestsPerSecond",
@@ -121,12 +134,7 @@ def busy_room(settings: Settings, cost: MessageCost, rate: float, latency_s: flo
         ),
         Bound("the API's stage throttle", "ApiRateLimit", "ApiRateLimit", settings.api_rate * per_request),
         _push_bound(cost.subscriptions, latency_s, settings.push_concurrency, "fast lane"),
-        Bound(
-            "the delivery log (Firehose)",
-            f"{FIREHOSE_BYTES_PER_S // 1024} KiB/s per stream",
-            "a quota increase, or more streams",
-            FIREHOSE_BYTES_PER_S / max(cost.log_bytes, 1.0),
-        ),
+        _log_bound(cost),
     ]
     name = f"one room, {cost.subscriptions} subscriptions"
     return Verdict(name, "messages/s", rate, tuple(bounds))
@@ -137,9 +145,7 @@ def many_tenants(
 ) -> Verdict:
     """``tenants`` tenants publishing ``rate`` messages/s together, one message per request."""
     bounds = [
-        Bound(
-            "DynamoDB table", f"{TABLE_WRU_PER_S} WRU/s", "a quota increase", TABLE_WRU_PER_S / cost.table_wru
-        ),
+        _table_bound(cost),
         Bound(
             "API Gateway", f"{API_GATEWAY_RPS} requests/s per account", "a quota increase", API_GATEWAY_RPS
         ),
@@ -151,12 +157,7 @@ def many_tenants(
             settings.tenant_rate * tenants,
         ),
         _push_bound(cost.subscriptions, latency_s, settings.push_concurrency, "fast lane"),
-        Bound(
-            "the delivery log (Firehose)",
-            f"{FIREHOSE_BYTES_PER_S // 1024} KiB/s per stream",
-            "a quota increase, or more streams",
-            FIREHOSE_BYTES_PER_S / max(cost.log_bytes, 1.0),
-        ),
+        _log_bound(cost),
     ]
     return Verdict(
         f"{tenants} tenants, {cost.subscriptions} subscriptions a room", "messages/s", rate, tuple(bounds)

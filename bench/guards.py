@@ -6,10 +6,10 @@ once; under a loaded machine it measured 6.6x, so it lives here, as a ratio in o
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
+from bench.harness import timed
 from roomcast.api.guards import json_body_required
 from tests.support import api_event
 
@@ -18,12 +18,7 @@ REPEATS = 5
 
 
 def _best_of(parse: Callable[[], Any]) -> float:
-    times = []
-    for _ in range(REPEATS):
-        started = time.perf_counter()
-        parse()
-        times.append(time.perf_counter() - started)
-    return min(times)
+    return min(timed(parse) for _ in range(REPEATS))
 
 
 def run() -> dict[str, bool]:

@@ -103,19 +103,20 @@ def http() -> Iterator[requests.Session]:
         yield session
 
 
-def _tenant(stack: LocalStack, http: requests.Session, tenant: str) -> ApiClient:
+def tenant_client(stack: LocalStack, http: requests.Session, tenant: str) -> ApiClient:
+    """A client with a new API key of ``tenant`` on ``stack`` (any local stack, not only the session's)."""
     repository = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
     return ApiClient(stack.api_url, create_api_key(repository, tenant), http)
 
 
 @pytest.fixture
 def tenant_a(empty_stack: LocalStack, http: requests.Session) -> ApiClient:
-    return _tenant(empty_stack, http, "tenant-a")
+    return tenant_client(empty_stack, http, "tenant-a")
 
 
 @pytest.fixture
 def tenant_b(empty_stack: LocalStack, http: requests.Session) -> ApiClient:
-    return _tenant(empty_stack, http, "tenant-b")
+    return tenant_client(empty_stack, http, "tenant-b")
 
 
 @pytest.fixture

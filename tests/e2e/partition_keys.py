@@ -44,42 +44,41 @@ class PartitionRecorder:
         return write
 
 
+def _objects(body: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object of a request, itself and nested (the parts of a batch or transaction)."""
+    if isinstance(body, dict):
+        yield body
+        parts: Any = body.values()
+    elif isinstance(body, list):
+        parts = body
+    else:
+        return
+    for part in parts:
+        yield from _objects(part)
+
+
 def roomcast_table(body: Any) -> bool:
     """Whether a write request is to roomcast's table (a batch or a transaction names it inside)."""
-    return any(name.endswith(ROOMCAST_TABLE_SUFFIX) for name in _table_names(body))
-
-
-def _table_names(body: Any) -> Iterator[str]:
-    if isinstance(body, dict):
-        for name, value in body.items():
-            if name == "TableName" and isinstance(value, str):
-                yield value
-            elif name == "RequestItems" and isinstance(value, dict):
-                yield from (str(table) for table in value)
-            elif isinstance(value, dict | list):
-                yield from _table_names(value)
-    elif isinstance(body, list):
-        for part in body:
-            yield from _table_names(part)
+    names = [
+        str(name)
+        for found in _objects(body)
+        for name in ([found["TableName"]] if "TableName" in found else [])
+        + list(found.get("RequestItems") or {})
+    ]
+    return any(name.endswith(ROOMCAST_TABLE_SUFFIX) for name in names)
 
 
 def partitions_of(body: Any) -> Iterator[str]:
     """The partition keys a write request names: its Key or Item, in each part of a batch or a
     transaction."""
-    if isinstance(body, dict):
-        for name in ("Key", "Item"):
-            shape = body.get(name)
-            if isinstance(shape, dict):
-                for attribute in _KEY_ATTRIBUTES:
-                    value = shape.get(attribute)
-                    if isinstance(value, dict) and isinstance(value.get("S"), str):
-                        yield value["S"]
-        for nested in body.values():
-            if isinstance(nested, dict | list):
-                yield from partitions_of(nested)
-    elif isinstance(body, list):
-        for part in body:
-            yield from partitions_of(part)
+    for found in _objects(body):
+        for shape in (found.get("Key"), found.get("Item")):
+            if not isinstance(shape, dict):
+                continue
+            for attribute in _KEY_ATTRIBUTES:
+                value = shape.get(attribute)
+                if isinstance(value, dict) and isinstance(value.get("S"), str):
+                    yield value["S"]
 
 
 def owner(partition: str) -> str | None:

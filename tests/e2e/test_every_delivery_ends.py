@@ -13,11 +13,9 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LOCAL_PARAMETERS, LocalStack
 from roomcast_dev.webhook_receiver import WebhookReceiver, always, statuses
-from tests.e2e.conftest import ApiClient, wait_until
+from tests.e2e.conftest import ApiClient, tenant_client, wait_until
 from tests.e2e.test_publish_and_pull import publish
 
 SETTLE_SECONDS = 3
@@ -42,8 +40,7 @@ def settling_stack() -> Iterator[LocalStack]:
 @pytest.fixture
 def client(settling_stack: LocalStack, http: requests.Session) -> ApiClient:
     settling_stack.reset()
-    repository = CatalogStore(settling_stack.output("TableName"), client=settling_stack.client("dynamodb"))
-    return ApiClient(settling_stack.api_url, create_api_key(repository, "tenant-a"), http)
+    return tenant_client(settling_stack, http, "tenant-a")
 
 
 def _statuses(client: ApiClient, room_id: str, message_id: str) -> dict[str, str]:

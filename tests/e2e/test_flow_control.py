@@ -19,11 +19,9 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always
-from tests.e2e.conftest import ApiClient, assert_error
+from tests.e2e.conftest import ApiClient, assert_error, tenant_client
 from tests.e2e.test_publish_and_pull import publish, status
 
 MESSAGES = 8
@@ -57,8 +55,7 @@ def empty_stack(busy_stack: LocalStack) -> LocalStack:
 
 @pytest.fixture
 def busy_tenant(empty_stack: LocalStack, http: requests.Session) -> ApiClient:
-    repository = CatalogStore(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
-    return ApiClient(empty_stack.api_url, create_api_key(repository, "tenant-busy"), http)
+    return tenant_client(empty_stack, http, "tenant-busy")
 
 
 @pytest.fixture

@@ -18,11 +18,9 @@ import pytest
 import requests
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
-from tests.e2e.conftest import ApiClient, assert_error
+from tests.e2e.conftest import ApiClient, assert_error, tenant_client
 from tests.e2e.test_publish_and_pull import delivery_of, publish, pull_until, status
 from tests.e2e.webhook_server import (
     RecordedRequest,
@@ -583,8 +581,7 @@ def strict_stack() -> Iterator[LocalStack]:
 @pytest.fixture
 def strict_tenant(strict_stack: LocalStack, http: requests.Session) -> ApiClient:
     strict_stack.reset()
-    repository = CatalogStore(strict_stack.output("TableName"), client=strict_stack.client("dynamodb"))
-    return ApiClient(strict_stack.api_url, create_api_key(repository, "tenant-x"), http)
+    return tenant_client(strict_stack, http, "tenant-x")
 
 
 def test_without_local_mode_a_push_url_to_loopback_is_refused(strict_tenant: ApiClient) -> None:

@@ -9,10 +9,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LOCAL_PARAMETERS, LocalStack
-from tests.e2e.conftest import ApiClient, assert_error
+from tests.e2e.conftest import assert_error, tenant_client
 
 REQUESTS = 12
 
@@ -35,16 +33,14 @@ def empty_stack(limited_stack: LocalStack) -> LocalStack:
     return limited_stack
 
 
-def _client(stack: LocalStack, http: requests.Session, tenant: str) -> ApiClient:
-    repository = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
-    return ApiClient(stack.api_url, create_api_key(repository, tenant), http)
-
-
 def test_a_tenant_over_its_rate_gets_429_while_another_tenants_requests_pass(
     empty_stack: LocalStack, http: requests.Session
 ) -> None:
     # Given
-    busy, other = _client(empty_stack, http, "tenant-busy"), _client(empty_stack, http, "tenant-other")
+    busy, other = (
+        tenant_client(empty_stack, http, "tenant-busy"),
+        tenant_client(empty_stack, http, "tenant-other"),
+    )
 
     # When: the busy tenant sends 12 requests at once (its burst is 4, its rate 2 per second)
     answers = [busy.get("/rooms") for _ in range(REQUESTS)]

@@ -24,7 +24,6 @@ from roomcast.domain.flow_control import (
     lease_poll_ms,
     rate_interval_ms,
 )
-from roomcast.domain.limits import DEFAULT_PUSH_TIMEOUT_MS
 from roomcast.domain.models import Subscription
 from roomcast.observability import logger
 
@@ -91,7 +90,7 @@ class FlowControl:
             return HeldBack(0, "maxConcurrency")
         releases.append(local.release)
         lease_id = uuid.uuid4().hex
-        timeout = subscription.timeout_ms or DEFAULT_PUSH_TIMEOUT_MS
+        timeout = subscription.request_timeout_ms
         tries, free = 0, True  # the first try writes at once; then reads until a lease looks free
         while True:
             now = self.clock()

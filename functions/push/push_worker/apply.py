@@ -77,7 +77,8 @@ class PushApply:
                 self._log(LogEvent.SLOW_LANE, envelope)
                 return DeliveryOutcome.SLOW_LANE
             case TakeOver():
-                later = delay_seconds(self.clock() + plan.delay_ms, self.clock())
+                now = self.clock()
+                later = delay_seconds(now + plan.delay_ms, now)
                 taken = envelope.taken_over(plan.request_started_ms)
                 self.sender.send([self.addresses.push(taken, later, Lane.SLOW)])
                 self._log(LogEvent.SLOW_LANE, envelope, next_delay_ms=plan.delay_ms)

@@ -36,7 +36,6 @@ from push_worker.plans import (
 )
 from push_worker.webhook import PostWebhook, send_webhook
 from roomcast.dal.ports import MessageRecords
-from roomcast.domain import limits
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.flow_control import held_back_delay_ms
@@ -106,7 +105,7 @@ class PushDelivery:
         """The request, waited for at most the lane's budget (a request whose own timeout is no
         longer ends within it anyway); the admission is held until the request ends."""
         started, subscription = self.clock(), attempt.subscription
-        timeout_ms = subscription.timeout_ms or limits.DEFAULT_PUSH_TIMEOUT_MS
+        timeout_ms = subscription.request_timeout_ms
         budget_s = self.lanes.budget_s(lane)
         if budget_s is None or timeout_ms <= budget_s * 1000:
             try:

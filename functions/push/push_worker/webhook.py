@@ -8,7 +8,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from roomcast.domain import limits
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.fields import camel_fields
 from roomcast.domain.models import Subscription
@@ -60,7 +59,7 @@ def send_webhook(
     body = WebhookBody.of(envelope).to_bytes()
     secrets = [s.secret for s in subscription.signing_secrets if s.active(now_ms)]
     headers = webhook_headers(envelope.message_id, now_ms // 1000, body, secrets, envelope.correlation_id)
-    timeout_ms = subscription.timeout_ms or limits.DEFAULT_PUSH_TIMEOUT_MS
+    timeout_ms = subscription.request_timeout_ms
     try:
         return post(subscription.push_url or "", body, headers, timeout_ms, policy)
     except PushUrlUnresolvable as unresolved:

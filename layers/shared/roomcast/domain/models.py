@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from roomcast.domain.limits import DEFAULT_PUSH_TIMEOUT_MS
+
 
 class SubscriptionType(StrEnum):
     PUSH = "PUSH"
@@ -111,3 +113,8 @@ class Subscription:
     ack_wait_ms: int | None = None
     queue_url: str | None = None
     dead_letter_queue_url: str | None = None
+
+    @property
+    def request_timeout_ms(self) -> int:
+        """A PUSH request's deadline: the subscription's ``timeoutMs``, else the default."""
+        return self.timeout_ms or DEFAULT_PUSH_TIMEOUT_MS
