@@ -20,6 +20,7 @@ from roomcast.dal.queues import PullQueues, Received
 from roomcast.dal.sender import Outgoing, Unsent
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.flow_control import live_leases, reserve_start
+from roomcast.domain.jobs import Job
 from roomcast.domain.log_records import LogRecord
 from roomcast.domain.messages import (
     TERMINAL_STATUSES,
@@ -140,10 +141,12 @@ class FakeCatalog:
 
     # Rooms being deleted take no new subscription (the room item's mark in DynamoDB).
     deleting: set[tuple[str, str]] = field(default_factory=set)
+    deletion_jobs: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str) -> None:
+    def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str, job_id: str) -> str:
         self.get_room(tenant_id, room_id)
         self.deleting.add((tenant_id, room_id))
+        return self.deletion_jobs.setdefault((tenant_id, room_id), job_id)
 
     def add_subscription(
         self, subscription: Subscription, max_per_room: int | None, failover_chain: Sequence[FailoverLink]
@@ -314,6 +317,7 @@ class FakeMessages:
         subscriptions: Mapping[str, SubscriptionType],
         start: Position | None,
         limit: int,
+        published_until: str | None = None,
     ) -> DeliveryPage:
         in_room = sorted(
             (m for (t, _), m in self.messages.items() if (t, m.room_id) == (tenant_id, room_id)),
@@ -323,6 +327,8 @@ class FakeMessages:
         page = _page(in_room, limit, start)
         found = []
         for message in page.items:
+            if published_until is not None and message.published_at > published_until:
+                continue
             for subscription_id, kind in subscriptions.items():
                 record = self.current(tenant_id, message.id, subscription_id)
                 if record is None and subscription_id in message.destinations:
@@ -350,7 +356,15 @@ class FakeDeadLetters:
     def page(
         self, tenant_id: str, room_id: str, subscription_id: str, limit: int, start: Position | None
     ) -> Page[DeadLetter]:
-        return _page(self._of(tenant_id, room_id, subscription_id), limit, start)
+        # By message id from the last one a page ended at, as DynamoDB's ExclusiveStartKey pages:
+        # letters deleted meanwhile move nothing.
+        after = [
+            d
+            for d in self._of(tenant_id, room_id, subscription_id)
+            if not start or d.envelope.message_id > start[0]
+        ]
+        rest = len(after) > limit
+        return Page(after[:limit], (after[limit - 1].envelope.message_id,) if rest else None)
 
     def get_many(
         self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str]
@@ -529,3 +543,22 @@ def _with_mark(subscription: Subscription, mark: str, since: int | None) -> Subs
     if mark == "failing_since_ms":
         return replace(subscription, failing_since_ms=since)
     return replace(subscription, slow_since_ms=since)
+
+
+@dataclass
+class FakeJobs:
+    jobs: dict[tuple[str, str], Job] = field(default_factory=dict)
+
+    def create(self, job: Job) -> None:
+        assert (job.tenant_id, job.id) not in self.jobs
+        self.jobs[(job.tenant_id, job.id)] = job
+
+    def get(self, tenant_id: str, job_id: str) -> Job | None:
+        return self.jobs.get((tenant_id, job_id))
+
+    def save(self, job: Job, read_steps: int) -> bool:
+        stored = self.jobs.get((job.tenant_id, job.id))
+        if stored is None or stored.steps != read_steps:
+            return False
+        self.jobs[(job.tenant_id, job.id)] = job
+        return True

@@ -64,6 +64,18 @@ class ApiClient:
         room: dict[str, Any] = response.json()
         return room
 
+    def finished_job(self, started: requests.Response, timeout_seconds: float = 60.0) -> dict[str, Any]:
+        """The job a request started (202, with its ``Location``), read until it has finished."""
+        assert started.status_code == 202, started.text
+        job: dict[str, Any] = started.json()
+        assert started.headers["Location"] == f"/jobs/{job['id']}"
+
+        def finished() -> dict[str, Any]:
+            read: dict[str, Any] = self.get(f"/jobs/{job['id']}").json()
+            return read if read["state"] != "running" else {}
+
+        return wait_until(finished, f"job {job['id']} finished", timeout_seconds)
+
     def create_subscription(self, room_id: str, **fields: Any) -> dict[str, Any]:
         body = {"type": "PULL", **fields}
         response = self.post(f"/rooms/{room_id}/subscriptions", body)

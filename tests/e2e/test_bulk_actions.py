@@ -78,14 +78,14 @@ def test_clear_all_leaves_nothing_to_deliver_and_later_messages_go_out(
         waiting = [publish(tenant_a, room["id"])["messageId"] for _ in range(3)]
 
         # When: cleared, then resumed
-        cleared = tenant_a.delete(f"{path}/deliveries")
-        again = tenant_a.delete(f"{path}/deliveries")
+        cleared = tenant_a.finished_job(tenant_a.delete(f"{path}/deliveries"))
+        again = tenant_a.finished_job(tenant_a.delete(f"{path}/deliveries"))
         tenant_a.patch(path, {"status": "active"})
 
         # Then: all three ended cleared, and when their envelopes came out of SQS the push function
         # dropped them (its own `cleared` records), sending nothing
-        assert cleared.status_code == 200, cleared.text
-        assert (cleared.json(), again.json()) == ({"cleared": 3}, {"cleared": 0})
+        assert (cleared["kind"], cleared["state"]) == ("clear-deliveries", "succeeded")
+        assert (cleared["counts"]["cleared"], again["counts"]["cleared"]) == (3, 0)
         assert {_delivery(tenant_a, room["id"], m)["status"] for m in waiting} == {"cleared"}
         wait_until(
             lambda: len(_log_events(empty_stack, "cleared", subscription["id"])) >= 6, "dropped by push"
@@ -110,11 +110,11 @@ def test_dead_letters_are_replayed_by_the_time_they_died(tenant_a: ApiClient) ->
         dead_at = {d["messageId"]: d["deadAt"] for d in tenant_a.get(letters).json()["deadLetters"]}
 
         # When: only those that died from the second one's death on
-        response = tenant_a.post(f"{letters}/replay", {"since": dead_at[second]})
+        job = tenant_a.finished_job(tenant_a.post(f"{letters}/replay", {"since": dead_at[second]}))
 
         # Then
-        assert response.status_code == 200, response.text
-        assert response.json()["replayed"] == [second]
+        assert (job["kind"], job["state"]) == ("replay-dead-letters", "succeeded")
+        assert (job["counts"]["replayed"], job["counts"]["examined"]) == (1, 2)
         [_, _, replayed] = server.wait_for_requests(3, TIMEOUT_SECONDS)
         assert (replayed.json["messageId"], replayed.json["attempt"]) == (second, 0)
         assert [d["messageId"] for d in tenant_a.get(letters).json()["deadLetters"]] == [first]

@@ -108,9 +108,8 @@ def test_rooms_create_list_show_patch_delete(tenant_a: ApiClient, tmp_path: Path
     shown = human(roomcast(tenant_a, tmp_path, "rooms", "show", room["id"]))
     assert "deliveryAttempts" in shown
     # When deleted, it is gone: show is refused with the API's code, exit code 1
-    assert json_of(roomcast(tenant_a, tmp_path, "rooms", "delete", room["id"], "--yes", "--json")) == {
-        "deleted": room["id"]
-    }
+    deleted = json_of(roomcast(tenant_a, tmp_path, "rooms", "delete", room["id"], "--yes", "--json"))
+    assert (deleted["kind"], deleted["state"], deleted["roomId"]) == ("delete-room", "succeeded", room["id"])
     gone = roomcast(tenant_a, tmp_path, "rooms", "show", room["id"], "--json")
     assert gone.returncode == REFUSED
     assert gone.stdout == ""
@@ -303,11 +302,15 @@ def test_a_dead_delivery_in_the_timeline_dead_letters_and_deliveries(
     retried = json_of(roomcast(tenant_a, tmp_path, "deliveries", "retry", room["id"], sub_id, "--json"))
     assert retried["retried"] == 0
     cleared = human(roomcast(tenant_a, tmp_path, "deliveries", "clear", room["id"], sub_id, "--yes"))
-    assert "cleared 0 deliveries" in cleared
+    assert "clear-deliveries succeeded: cleared 0" in cleared
     purged = json_of(
         roomcast(tenant_a, tmp_path, "dead-letters", "purge", room["id"], sub_id, "--yes", "--json")
     )
-    assert purged == {"purged": 0}
+    assert (purged["kind"], purged["state"], purged["counts"]["purged"]) == (
+        "purge-dead-letters",
+        "succeeded",
+        0,
+    )
 
 
 def test_bad_input_gets_a_message_and_its_exit_code(tenant_a: ApiClient, tmp_path: Path) -> None:

@@ -88,16 +88,20 @@ def test_patch_changes_only_the_given_fields(tenant_a: ApiClient) -> None:
     assert tenant_a.get(f"/rooms/{room['id']}").json() == updated
 
 
-def test_delete_room_answers_204_and_the_room_is_gone(tenant_a: ApiClient) -> None:
+def test_delete_room_answers_202_with_a_job_and_once_it_finished_the_room_is_gone(
+    tenant_a: ApiClient,
+) -> None:
     # Given
     room = tenant_a.create_room()
 
     # When
     response = tenant_a.delete(f"/rooms/{room['id']}")
+    again = tenant_a.delete(f"/rooms/{room['id']}")
+    job = tenant_a.finished_job(response)
 
-    # Then
-    assert response.status_code == 204
-    assert response.content == b""
+    # Then: a second deletion while the first runs answers the same job (or 404 once it is gone)
+    assert (job["kind"], job["state"], job["roomId"]) == ("delete-room", "succeeded", room["id"])
+    assert again.json()["id"] == job["id"] if again.status_code == 202 else again.status_code == 404
     assert_error(tenant_a.get(f"/rooms/{room['id']}"), 404, room["id"])
     assert tenant_a.get("/rooms").json()["rooms"] == []
 
@@ -108,7 +112,8 @@ def test_deleting_a_room_deletes_its_subscriptions(tenant_a: ApiClient) -> None:
     subscription = tenant_a.create_subscription(room["id"])
 
     # When
-    tenant_a.delete(f"/rooms/{room['id']}")
+    job = tenant_a.finished_job(tenant_a.delete(f"/rooms/{room['id']}"))
 
     # Then: a new room does not inherit anything, and the old subscription is unreachable
+    assert job["counts"]["subscriptionsDeleted"] == 1
     assert_error(tenant_a.get(f"/rooms/{room['id']}/subscriptions/{subscription['id']}"), 404)

@@ -19,6 +19,8 @@ from roomcast_client import (
     Client,
     Conflict,
     Forbidden,
+    Job,
+    JobCounts,
     NotFound,
     PullConsumer,
     PulledMessage,
@@ -61,10 +63,11 @@ def test_rooms_create_get_update_list_and_delete(client: Client) -> None:
     fetched = client.rooms.get(room.id)
     updated = client.rooms.update(room.id, name="orders-eu", delivery_delay_ms=2000)
     listed = client.rooms.list()
-    client.rooms.delete(room.id)
+    deletion = client.jobs.wait(client.rooms.delete(room.id).id, timeout_s=60, poll_interval_s=0.2)
 
     # Then
     assert fetched == room
+    assert (deletion.kind, deletion.state) == ("delete-room", "succeeded")
     assert room.delivery_attempts == 5
     assert room.event_types[0].name == "order.created"
     assert (updated.name, updated.delivery_delay_ms) == ("orders-eu", 2000)
@@ -277,9 +280,9 @@ def test_pull_nack_extend_and_dead_letters(client: Client) -> None:
     nacked = client.nack(room.id, subscription.id, [m.receipt for m in pulled])
     first_page = client.dead_letters.list(room.id, subscription.id, limit=2)
     letters = list(client.dead_letters.iter(room.id, subscription.id, limit=2))
-    replayed = client.dead_letters.replay(room.id, subscription.id, message_ids=[published[0].message_id])
+    replayed = client.dead_letters.replay(room.id, subscription.id, [published[0].message_id])
     again = pull_until(client, room.id, subscription.id, 1)
-    purged = client.dead_letters.purge(room.id, subscription.id)
+    purged = client.jobs.wait(client.dead_letters.purge(room.id, subscription.id).id, poll_interval_s=0.2)
 
     # Then
     assert sorted(extended.extended) == sorted(p.message_id for p in published)
@@ -289,7 +292,7 @@ def test_pull_nack_extend_and_dead_letters(client: Client) -> None:
     assert {letter.message_id for letter in letters} == {p.message_id for p in published}
     assert replayed.replayed == [published[0].message_id]
     assert again[0].message_id == published[0].message_id
-    assert purged.purged == 2
+    assert (purged.state, purged.counts.purged) == ("succeeded", 2)
     assert client.dead_letters.list(room.id, subscription.id).items == []
 
 
@@ -312,14 +315,15 @@ def test_deliveries_list_retry_and_clear(client: Client, webhook_servers: Webhoo
     every = list(client.deliveries.iter(room.id, subscription.id, limit=2))
     retried = client.deliveries.retry(room.id, subscription.id, message_ids=[published[0].message_id])
     server.wait_for_requests(4, timeout_seconds=30)
-    cleared = client.deliveries.clear(room.id, subscription.id)
+    started = client.deliveries.clear(room.id, subscription.id)
+    cleared = client.jobs.wait(started.id, timeout_s=60, poll_interval_s=0.2)
 
     # Then
     assert len(page.items) == 2
     assert page.next_cursor is not None
     assert {d.message_id for d in every} == {p.message_id for p in published}
     assert retried.message_ids == [published[0].message_id]
-    assert cleared.cleared == 3
+    assert (started.state, cleared.state, cleared.counts.cleared) == ("running", "succeeded", 3)
     assert {d.status for d in client.deliveries.iter(room.id, subscription.id)} == {"cleared"}
 
 
@@ -446,9 +450,9 @@ MODEL_OF_SCHEMA: dict[str, type[BaseModel]] = {
     "AttemptView": models.Attempt,
     "DeadLetterView": models.DeadLetter,
     "RetryResponse": models.RetryResult,
-    "ClearResponse": models.ClearResult,
     "ReplayResponse": models.ReplayResult,
-    "PurgeResponse": models.PurgeResult,
+    "JobView": Job,
+    "JobCounts": JobCounts,
     "PulledMessage": models.PulledMessage,
     "ReceiptFailure": models.ReceiptFailure,
     "AckResponse": models.AckResult,

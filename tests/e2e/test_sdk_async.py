@@ -58,10 +58,11 @@ async def test_rooms_crud_and_pagination(client: AsyncClient) -> None:
     updated = await client.rooms.update(rooms[0].id, delivery_attempts=7)
     first_page = await client.rooms.list(limit=2)
     every = [room.id async for room in client.rooms.iter(limit=2)]
-    await client.rooms.delete(rooms[0].id)
+    deletion = await client.jobs.wait((await client.rooms.delete(rooms[0].id)).id, poll_interval_s=0.2)
 
     # Then
     assert updated.delivery_attempts == 7
+    assert (deletion.state, deletion.counts.subscriptions_deleted) == ("succeeded", 0)
     assert first_page.next_cursor is not None
     assert sorted(every) == sorted(room.id for room in rooms)
     with pytest.raises(NotFound):

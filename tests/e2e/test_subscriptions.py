@@ -90,7 +90,8 @@ def test_deleting_a_room_removes_its_pull_queues(tenant_a: ApiClient, empty_stac
     tenant_a.create_subscription(room["id"])
 
     # When
-    assert tenant_a.delete(f"/rooms/{room['id']}").status_code == 204
+    job = tenant_a.finished_job(tenant_a.delete(f"/rooms/{room['id']}"))
+    assert (job["state"], job["counts"]["subscriptionsDeleted"]) == ("succeeded", 2)
 
     # Then
     assert _pull_queue_names(empty_stack) == set()

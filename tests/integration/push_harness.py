@@ -9,8 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import boto3
+
 from roomcast.dal.sender import EnvelopeSender, Outgoing
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
+from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import WebhookReceiver, statuses
 from tests.support import FakeLambdaContext
 
@@ -90,3 +93,14 @@ class EventSourceMapping:
             if message["MessageId"] not in kept:
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
         return len(messages)
+
+
+def run_outbox_tasks(stack_model: StackModel, outbox: Callable[[dict[str, Any], Any], Any]) -> int:
+    """Run the outbox function on its queue until no task is visible (jobs send their next step
+    there): how many tasks ran."""
+    queue_url = stack_model.functions["OutboxFunction"].environment["OUTBOX_QUEUE_URL"]
+    mapping = EventSourceMapping(boto3.client("sqs"), queue_url, outbox)
+    ran = 0
+    while taken := mapping.poll_once():
+        ran += taken
+    return ran

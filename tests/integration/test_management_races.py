@@ -36,6 +36,7 @@ from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog, Sender
 from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.sender import EnvelopeSender, Outgoing, QueueAddresses
+from roomcast.delivery.replays import Replayer
 from roomcast.domain import limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import Envelope
@@ -217,15 +218,10 @@ def test_two_replays_of_one_dead_letter_send_it_once(stores: Stores) -> None:
     letter = dead_letter(subscription, 1)
     stores.dead_letters.put(letter)
     sender = Recorded(Gated(stores.sender, Turnstile(2)))
-    service = DeadLettersService(
-        stores.catalog,
-        stores.dead_letters,
-        stores.messages,
-        stores.queue_admin,
-        cast(Sender, sender),
-        stores.addresses,
-        stores.log,
+    replayer = Replayer(
+        stores.dead_letters, stores.messages, cast(Sender, sender), stores.addresses, stores.log
     )
+    service = DeadLettersService(stores.catalog, stores.dead_letters, replayer)
     message_id = letter.envelope.message_id
 
     # When

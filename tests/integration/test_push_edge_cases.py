@@ -15,7 +15,7 @@ from roomcast.dal.catalog import CatalogStore
 from roomcast_dev.firehose import FirehoseDelivery
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
-from tests.integration.push_harness import EventSourceMapping, webhook_server
+from tests.integration.push_harness import EventSourceMapping, run_outbox_tasks, webhook_server
 from tests.support import FakeLambdaContext, api_event
 
 
@@ -90,11 +90,12 @@ def test_a_replay_with_an_empty_body_replays_all_and_is_logged(
         assert len(_call(manage, "GET", base)["deadLetters"]) == 1
 
         # When: replay with {} (all), then the push function runs again
-        replayed = _call(manage, "POST", f"{base}/replay", {})
+        started = _call(manage, "POST", f"{base}/replay", {})
+        run_outbox_tasks(stack_model, function_handler("OutboxFunction"))
         mapping.poll_once()
 
-        # Then: it went out again from attempt 0, and the replay is in the delivery log
-        assert len(replayed["replayed"]) == 1
+        # Then: its job replayed it, it went out again from attempt 0, and the replay is logged
+        assert _call(manage, "GET", f"/jobs/{started['id']}")["counts"]["replayed"] == 1
         assert [json.loads(r.body)["attempt"] for r in webhook.requests] == [0, 0]
         firehose_delivery.flush()
         s3 = boto3.client("s3")

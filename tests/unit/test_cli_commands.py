@@ -1,5 +1,5 @@
 """Commands that make several SDK calls, driven through the entry point with a fake SDK client:
---all follows every page, a dead-letter range is replayed until none remains, a batch with a
+--all follows every page, a dead-letter range is replayed by a job waited for, a batch with a
 refused message exits 1, and messages show --wait gives up with exit code 5."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from roomcast_cli import session
+from roomcast_cli import common, session
 from roomcast_cli.main import run
+from roomcast_client import Job
 
 
 @dataclass
@@ -33,12 +34,22 @@ class FakeRooms:
 
 @dataclass
 class FakeDeadLetters:
-    answers: list[dict[str, Any]]
+    started: Job | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)
 
-    def replay(self, room_id: str, subscription_id: str, **window: Any) -> dict[str, Any]:
+    def replay_all(self, room_id: str, subscription_id: str, **window: Any) -> Job | None:
         self.calls.append(window)
-        return self.answers[len(self.calls) - 1]
+        return self.started
+
+
+@dataclass
+class FakeJobs:
+    answers: list[Job]
+    reads: int = 0
+
+    def get(self, job_id: str) -> Job:
+        self.reads += 1
+        return self.answers[self.reads - 1]
 
 
 @dataclass
@@ -56,7 +67,8 @@ class FakeMessages:
 @dataclass
 class FakeClient:
     rooms: FakeRooms = field(default_factory=lambda: FakeRooms({}))
-    dead_letters: FakeDeadLetters = field(default_factory=lambda: FakeDeadLetters([]))
+    dead_letters: FakeDeadLetters = field(default_factory=FakeDeadLetters)
+    jobs: FakeJobs = field(default_factory=lambda: FakeJobs([]))
     messages: FakeMessages = field(default_factory=FakeMessages)
 
 
@@ -64,6 +76,7 @@ class FakeClient:
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeClient:
     client = FakeClient()
     monkeypatch.setattr(session.Session, "client", property(lambda _self: client))
+    monkeypatch.setattr(common, "JOB_POLL_SECONDS", 0)
     monkeypatch.setenv("ROOMCAST_URL", "http://api.test")
     monkeypatch.setenv("ROOMCAST_API_KEY", "rc_test")
     monkeypatch.chdir(tmp_path)
@@ -98,41 +111,54 @@ def test_without_all_one_page_and_its_cursor(fake: FakeClient, capsys: pytest.Ca
     assert json.loads(capsys.readouterr().out) == {"rooms": [_room(1)], "nextCursor": "c2"}
 
 
-def test_a_range_is_replayed_until_none_remains(fake: FakeClient, capsys: pytest.CaptureFixture[str]) -> None:
-    # Given the API replays one letter per call, twice with more remaining
-    fake.dead_letters = FakeDeadLetters(
-        [
-            {"replayed": ["msg_1"], "notFound": [], "alreadyReplaying": [], "remaining": True},
-            {"replayed": ["msg_2"], "notFound": [], "alreadyReplaying": ["msg_9"], "remaining": True},
-            {"replayed": ["msg_3"], "notFound": [], "alreadyReplaying": [], "remaining": False},
-        ]
+def _job(state: str, replayed: int, error: str | None = None) -> Job:
+    counts = {"examined": replayed, "replayed": replayed, "alreadyReplaying": 0}
+    return Job.model_validate(
+        {
+            "id": "job_1",
+            "kind": "replay-dead-letters",
+            "state": state,
+            "roomId": "room_1",
+            "subscriptionId": "sub_1",
+            "createdAt": "2026-11-22T10:00:00.000Z",
+            "updatedAt": "2026-11-22T10:00:01.000Z",
+            "counts": counts,
+            "error": error,
+        }
     )
+
+
+def test_a_range_is_replayed_by_one_job_waited_for_until_it_finished(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given the API starts a replay job, which is read twice running, then finished
+    fake.dead_letters = FakeDeadLetters(started=_job("running", 0))
+    fake.jobs = FakeJobs([_job("running", 100), _job("running", 200), _job("succeeded", 230)])
 
     # When
     code = run(["dead-letters", "replay", "room_1", "sub_1", "--since", "2026-11-22T10:00:00Z", "--json"])
 
-    # Then every call had the same window and the answers are merged
+    # Then one job was started for the window, and the finished job is printed
     assert code == 0
-    assert (
-        fake.dead_letters.calls
-        == [{"message_ids": None, "since": "2026-11-22T10:00:00.000Z", "until": None}] * 3
-    )
-    assert json.loads(capsys.readouterr().out) == {
-        "replayed": ["msg_1", "msg_2", "msg_3"],
-        "notFound": [],
-        "alreadyReplaying": ["msg_9"],
-        "remaining": False,
-    }
+    assert fake.dead_letters.calls == [{"since": "2026-11-22T10:00:00.000Z", "until": None}]
+    assert fake.jobs.reads == 3
+    printed = json.loads(capsys.readouterr().out)
+    assert (printed["state"], printed["counts"]["replayed"]) == ("succeeded", 230)
 
 
-def test_a_range_stops_when_a_call_replays_nothing(fake: FakeClient) -> None:
-    # Given letters remain but another replay holds them all
-    stuck = {"replayed": [], "notFound": [], "alreadyReplaying": ["msg_1"], "remaining": True}
-    fake.dead_letters = FakeDeadLetters([stuck, stuck])
+def test_a_job_that_failed_ends_the_command_with_exit_code_4(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given
+    fake.dead_letters = FakeDeadLetters(started=_job("running", 0))
+    fake.jobs = FakeJobs([_job("failed", 3, error="ClientError: throttled")])
 
-    # When / Then one call, no endless loop
-    assert run(["dead-letters", "replay", "room_1", "sub_1", "--all", "--json"]) == 0
-    assert len(fake.dead_letters.calls) == 1
+    # When
+    code = run(["dead-letters", "replay", "room_1", "sub_1", "--all"])
+
+    # Then
+    assert code == 4
+    assert "ClientError: throttled" in capsys.readouterr().err
 
 
 def test_a_batch_with_a_refused_message_prints_the_results_and_exits_1(

@@ -11,7 +11,7 @@ import pytest
 
 from roomcast_client import NotFound, RateLimited, RetryPolicy, ServerError, TransportError
 from roomcast_client._core import Call, Outcome, Send, Sleep, Step, exchange, read_model
-from roomcast_client.models import ClearResult
+from roomcast_client.models import ApiModel
 from roomcast_client.retry import backoff_delay_s, retry_delay_s
 
 POLICY = RetryPolicy(max_retries=3, base_delay_s=0.5, max_delay_s=4.0, max_retry_after_s=60.0)
@@ -104,6 +104,12 @@ def test_no_retry_after_max_retries() -> None:
 # -- the conversation ---------------------------------------------------------------------------
 
 REQUEST = httpx.Request("DELETE", "https://api.example/rooms/r/subscriptions/s/deliveries")
+
+
+class ClearResult(ApiModel):
+    """An answer to parse (what the call answers does not matter to retrying it)."""
+
+    cleared: int
 
 
 def clear_call(**overrides: Any) -> Call[ClearResult]:

@@ -196,6 +196,7 @@ def status_of(delivery: Delivery | None) -> str | None:
 
 
 def delete_room(client: Client, room_id: str) -> None:
-    """Delete a room (with its subscriptions and queues); one already gone is fine."""
+    """Delete a room (with its subscriptions and queues) and wait for its job; one already gone is
+    fine."""
     with calling(client, "DELETE", f"/rooms/{room_id}"), suppress(NotFound):
-        client.rooms.delete(room_id)
+        client.jobs.wait(client.rooms.delete(room_id).id, timeout_s=60, poll_interval_s=0.3)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from management_api.api_keys.service import ApiKeysService
     from management_api.dead_letters.service import DeadLettersService
     from management_api.deliveries.service import DeliveriesService
+    from management_api.jobs.service import JobsService
     from management_api.messages.service import MessagesService
     from management_api.rooms.service import RoomsService
     from management_api.schedule.service import ScheduleService
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = object
-    DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = object
+    DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
     ListCursors = object
 
 
@@ -103,7 +104,7 @@ def outbox() -> OutboxQueue:
 def rooms_service() -> RoomsService:
     from management_api.rooms.service import RoomsService
 
-    return RoomsService(catalog(), queue_admin(), outbox())
+    return RoomsService(catalog())
 
 
 def subscriptions_service() -> SubscriptionsService:
@@ -129,11 +130,18 @@ def deliveries_service() -> DeliveriesService:
 def dead_letters_service() -> DeadLettersService:
     from management_api.dead_letters.service import DeadLettersService
     from roomcast.dal.dead_letters import DeadLetterStore
+    from roomcast.delivery.replays import Replayer
 
-    dead_letters = DeadLetterStore(settings().table_name)
-    return DeadLettersService(
-        catalog(), dead_letters, messages(), queue_admin(), sender(), addresses(), delivery_log()
-    )
+    dead_letters = DeadLetterStore.sharing(catalog())
+    replayer = Replayer(dead_letters, messages(), sender(), addresses(), delivery_log())
+    return DeadLettersService(catalog(), dead_letters, replayer)
+
+
+def jobs_service() -> JobsService:
+    from management_api.jobs.service import JobsService
+    from roomcast.dal.jobs import JobStore
+
+    return JobsService(catalog(), JobStore.sharing(catalog()), outbox())
 
 
 def signing_secrets_service() -> SigningSecretsService:
@@ -171,6 +179,7 @@ Subscriptions = Annotated[SubscriptionsService, Depends(subscriptions_service)]
 Messages = Annotated[MessagesService, Depends(messages_service)]
 DeadLetters = Annotated[DeadLettersService, Depends(dead_letters_service)]
 Deliveries = Annotated[DeliveriesService, Depends(deliveries_service)]
+Jobs = Annotated[JobsService, Depends(jobs_service)]
 SigningSecrets = Annotated[SigningSecretsService, Depends(signing_secrets_service)]
 Schedules = Annotated[ScheduleService, Depends(schedule_service)]
 ApiKeys = Annotated[ApiKeysService, Depends(api_keys_service)]

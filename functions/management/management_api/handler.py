@@ -1,5 +1,5 @@
 """Management function: rooms, subscriptions, message status, signing secrets, schedules, dead
-letters and API keys. One package per resource; each route's models and OpenAPI live beside it."""
+letters, jobs and API keys. One package per resource; each route's models and OpenAPI live beside it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from management_api import dependencies
 from management_api.api_keys.routes import routes as api_key_routes
 from management_api.dead_letters.routes import routes as dead_letter_routes
 from management_api.deliveries.routes import routes as delivery_routes
+from management_api.jobs.routes import routes as job_routes
 from management_api.messages.routes import routes as message_routes
 from management_api.rooms.routes import routes as room_routes
 from management_api.schedule.routes import routes as schedule_routes
@@ -25,6 +26,7 @@ app = new_api(
             secret_routes,
             schedule_routes,
             dead_letter_routes,
+            job_routes,
             api_key_routes,
         )
     ),

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from functools import cache
 
+from outbox_worker.jobs import JobRunner
 from outbox_worker.service import OutboxService
 from roomcast.config import load_settings
+from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.delivery_log import DeliveryLog
+from roomcast.dal.jobs import JobStore
+from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
+from roomcast.delivery.job_steps import JobSteps
+from roomcast.delivery.replays import Replayer
 
 
 @cache
@@ -21,3 +27,15 @@ def outbox_service() -> OutboxService:
     settings, sender = load_settings(), EnvelopeSender()
     addresses, outbox = wiring.queue_addresses(settings), wiring.outbox_queue(settings, sender)
     return OutboxService(*wiring.tables(settings), sender, addresses, delivery_log(), outbox)
+
+
+@cache
+def job_runner() -> JobRunner:
+    settings, sender = load_settings(), EnvelopeSender()
+    catalog, messages = wiring.tables(settings)
+    addresses, outbox = wiring.queue_addresses(settings), wiring.outbox_queue(settings, sender)
+    dead_letters = DeadLetterStore.sharing(messages)
+    replayer = Replayer(dead_letters, messages, sender, addresses, delivery_log())
+    queues = QueueAdmin(settings.pull_queue_prefix)
+    steps = JobSteps(catalog, messages, dead_letters, queues, replayer, outbox, delivery_log())
+    return JobRunner(JobStore.sharing(messages), steps, outbox)

@@ -1,7 +1,7 @@
 """Outbox function, with two triggers (template.yaml):
 
 - the table's stream, filtered to message items marked ``unsent``;
-- its own queue (OutboxQueue): publish checks and sweeps (roomcast.domain.outbox_tasks).
+- its own queue (OutboxQueue): publish checks, sweeps and jobs (roomcast.domain.outbox_tasks).
 
 Partial batch responses for both, so one record that still fails is retried alone while the
 others of the batch are done."""
@@ -16,9 +16,9 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from outbox_worker.dependencies import delivery_log, outbox_service
+from outbox_worker.dependencies import delivery_log, job_runner, outbox_service
 from outbox_worker.service import OutboxResult
-from roomcast.domain.outbox_tasks import PublishCheck, task_from_json
+from roomcast.domain.outbox_tasks import PublishCheck, RunJob, task_from_json
 from roomcast.observability import logger, metrics
 
 stream_processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
@@ -42,6 +42,14 @@ def stream_record_handler(record: DynamoDBRecord) -> OutboxResult:
 
 def queue_record_handler(record: SQSRecord) -> None:
     task = task_from_json(record.body)
+    if isinstance(task, RunJob):
+        job = job_runner().run(task, int(record.attributes.approximate_receive_count))
+        if job is not None:
+            logger.info(
+                "ran a job",
+                extra={"job": job.id, "kind": job.kind.value, "state": job.state.value, "counts": job.counts},
+            )
+        return
     if isinstance(task, PublishCheck):
         result = outbox_service().check_publish(task)
         _count(result)

@@ -25,6 +25,7 @@ from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Position
 from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
 from roomcast.dal.sender import Outgoing, QueueAddresses
+from roomcast.delivery.clearing import end_cleared
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
@@ -108,42 +109,13 @@ class OutboxService:
             page = self.messages.open_deliveries(
                 sweep.tenant_id, sweep.room_id, gone, position, SWEEP_PAGE_MESSAGES
             )
-            ended += self._end(sweep, page.found)
+            ended += end_cleared(self.messages, self.log, sweep.tenant_id, page.found, sweep.reason)
             position = page.next_position
             if position is None:
                 return ended
             if self.monotonic() - started > SWEEP_BUDGET_SECONDS:
                 self.outbox.now(sweep.resumed_at(position[0]))
                 return ended
-
-    def _end(self, sweep: Sweep, found: Sequence[tuple[str, Delivery]]) -> int:
-        if not found:
-            return 0
-        messages = self.messages.get_messages(sweep.tenant_id, list(dict.fromkeys(m for m, _ in found)))
-        ended = 0
-        for message_id, record in found:
-            closed = Delivery(
-                record.message_id,
-                record.tenant_id,
-                record.subscription_id,
-                record.subscription_type,
-                DeliveryStatus.CLEARED,
-                record.attempts,
-                sweep.reason,
-            )
-            if not self.messages.update_delivery(closed):
-                continue  # it ended meanwhile
-            ended += 1
-            message = messages.get(message_id)
-            if message is not None:
-                envelope = first_envelope(message, record.subscription_id)
-                kind = record.subscription_type
-                self.log.add(
-                    LogRecord.about(
-                        envelope, LogEvent.CLEARED, kind, attempt=record.attempts, error=sweep.reason
-                    )
-                )
-        return ended
 
     def _room_still_there(self, sweep: Sweep) -> bool:
         try:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pydantic import TypeAdapter
 
 from management_api.dead_letters.service import DeadLettersService
+from management_api.jobs.service import JobsService
 from management_api.rooms.models import RoomCreate
 from management_api.rooms.service import RoomsService
 from management_api.signing_secrets.service import SigningSecretsService
@@ -17,14 +18,26 @@ from management_api.subscriptions.models import (
     SubscriptionCreate,
 )
 from management_api.subscriptions.service import SubscriptionsService
+from outbox_worker.jobs import JobRunner
 from roomcast.dal.dead_letters import DeadLetter
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.sender import QueueAddresses
+from roomcast.delivery.job_steps import JobSteps
+from roomcast.delivery.replays import Replayer
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.jobs import Job
 from roomcast.domain.models import Room, Subscription
-from roomcast.domain.outbox_tasks import OutboxTask, task_from_json
+from roomcast.domain.outbox_tasks import OutboxTask, RunJob, task_from_json
 from roomcast.domain.push_urls import PushUrlPolicy, Resolver
-from tests.fakes import FakeCatalog, FakeDeadLetters, FakeLog, FakeMessages, FakeQueueAdmin, FakeSender
+from tests.fakes import (
+    FakeCatalog,
+    FakeDeadLetters,
+    FakeJobs,
+    FakeLog,
+    FakeMessages,
+    FakeQueueAdmin,
+    FakeSender,
+)
 
 TENANT = "tenant-a"
 OTHER_TENANT = "tenant-b"
@@ -79,6 +92,7 @@ class Management:
     # The outbox queue's sends (publish checks, sweeps), apart from the envelopes.
     outbox_sender: FakeSender = field(default_factory=FakeSender)
     log: FakeLog = field(default_factory=FakeLog)
+    job_store: FakeJobs = field(default_factory=FakeJobs)
     allow_loopback: bool = False
     addresses: tuple[str, ...] = (PUBLIC_ADDRESS,)  # what every push URL host resolves to
 
@@ -92,7 +106,46 @@ class Management:
 
     @property
     def rooms(self) -> RoomsService:
-        return RoomsService(self.catalog, self.queues, self.outbox)
+        return RoomsService(self.catalog)
+
+    @property
+    def jobs(self) -> JobsService:
+        return JobsService(self.catalog, self.job_store, self.outbox)
+
+    @property
+    def replayer(self) -> Replayer:
+        return Replayer(
+            self.dead_letter_store, self.messages, self.sender, QueueAddresses(PUSH_QUEUE_URL), self.log
+        )
+
+    @property
+    def job_runner(self) -> JobRunner:
+        steps = JobSteps(
+            self.catalog,
+            self.messages,
+            self.dead_letter_store,
+            self.queues,
+            self.replayer,
+            self.outbox,
+            self.log,
+        )
+        return JobRunner(self.job_store, steps, self.outbox)
+
+    def run_jobs(self) -> list[Job]:
+        """Run the job tasks sent to the outbox queue (and those they send on) as the outbox
+        function would; the jobs as they ended."""
+        ran: list[Job] = []
+        done = 0
+        while jobs := [t for t, _ in self.outbox_tasks() if isinstance(t, RunJob)][done:]:
+            done += len(jobs)
+            ran += [job for task in jobs if (job := self.job_runner.run(task, 1)) is not None]
+        return ran
+
+    def delete_room(self, room: Room) -> Job:
+        """Delete a room as the API does it: start the job, then let it run."""
+        job = self.jobs.delete_room(room.tenant_id, room.id)
+        self.run_jobs()
+        return self.job_store.jobs[(job.tenant_id, job.id)]
 
     @property
     def subscriptions(self) -> SubscriptionsService:
@@ -106,15 +159,7 @@ class Management:
 
     @property
     def dead_letters(self) -> DeadLettersService:
-        return DeadLettersService(
-            self.catalog,
-            self.dead_letter_store,
-            self.messages,
-            self.queues,
-            self.sender,
-            QueueAddresses(PUSH_QUEUE_URL),
-            self.log,
-        )
+        return DeadLettersService(self.catalog, self.dead_letter_store, self.replayer)
 
     @property
     def secrets(self) -> SigningSecretsService:

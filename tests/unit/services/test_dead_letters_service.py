@@ -1,13 +1,14 @@
-"""DeadLettersService with in-memory fakes: replay from attempt 0, in batches, each letter by one
-replay at a time; purge."""
+"""DeadLettersService and the dead-letter jobs with in-memory fakes: replay from attempt 0, each
+letter by one replay at a time; replay and purge jobs, a page at a time."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from management_api.dead_letters.service import REPLAY_CLAIM_MS
 from roomcast.dal.dead_letters import ReplayClaim
+from roomcast.delivery.replays import REPLAY_CLAIM_MS
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.jobs import JobState
 from roomcast.domain.messages import DeliveryStatus
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management, dead_letter
 
@@ -30,7 +31,6 @@ def test_a_replayed_dead_letter_is_sent_from_attempt_0_recorded_pending_and_remo
     # Then
     assert replayed.replayed == [letter.envelope.message_id]
     assert replayed.not_found == ["msg_x"]
-    assert replayed.remaining is False
     [sent] = management.sender.sent
     assert sent.queue_url == PUSH_QUEUE_URL
     assert sent.group_id == subscription.tenant_id
@@ -50,25 +50,49 @@ def test_a_replayed_dead_letter_is_sent_from_attempt_0_recorded_pending_and_remo
     assert management.log.events() == ["replayed"]
 
 
-def test_replay_without_ids_takes_the_next_hundred_and_says_more_remain() -> None:
-    # Given
+def test_a_replay_job_replays_every_letter_that_died_before_it_a_page_at_a_time() -> None:
+    # Given: 130 dead letters, and one that dies after the job started
     management = Management()
     room = management.room()
     subscription = management.subscription(room)
     for number in range(130):
         management.dead_letter_store.put(dead_letter(subscription, number))
+    job = management.jobs.replay_dead_letters(TENANT, room.id, subscription.id, (None, None))
+    management.dead_letter_store.put(
+        replace(dead_letter(subscription, 500), dead_at="2999-01-01T00:00:00.000Z")
+    )
 
     # When
-    first = management.dead_letters.replay(TENANT, room.id, subscription.id, None)
-    second = management.dead_letters.replay(TENANT, room.id, subscription.id, None)
+    [ended] = management.run_jobs()
 
-    # Then
-    assert (len(first.replayed), first.remaining) == (100, True)
-    assert (len(second.replayed), second.remaining) == (30, False)
+    # Then: the 130 replayed (two pages), the later one left
+    assert (ended.id, ended.state, ended.steps) == (job.id, JobState.SUCCEEDED, 2)
+    assert ended.counts == {"examined": 131, "replayed": 130, "alreadyReplaying": 0}
+    assert len(management.sender.sent) == 130
     assert {o.queue_url for o in management.sender.sent} == {subscription.queue_url}
+    assert [k[3] for k in management.dead_letter_store.letters] == [f"msg_{500:032x}"]
 
 
-def test_purge_deletes_every_dead_letter_and_empties_a_pull_dead_letter_queue() -> None:
+def test_a_replay_job_with_a_window_replays_only_the_letters_that_died_within_it() -> None:
+    # Given: letters that died at 10:00:10, 10:00:20 and 10:00:30
+    management = Management()
+    room = management.room()
+    subscription = management.subscription(room)
+    for number in (10, 20, 30):
+        letter = dead_letter(subscription, number)
+        management.dead_letter_store.put(replace(letter, dead_at=f"2026-11-22T10:00:{number}.000Z"))
+
+    # When
+    window = ("2026-11-22T10:00:15.000Z", "2026-11-22T10:00:30.000Z")
+    management.jobs.replay_dead_letters(TENANT, room.id, subscription.id, window)
+    [ended] = management.run_jobs()
+
+    # Then: the bounds are inclusive
+    assert ended.counts["replayed"] == 2
+    assert sorted(k[3] for k in management.dead_letter_store.letters) == [f"msg_{10:032x}"]
+
+
+def test_a_purge_job_deletes_every_dead_letter_and_empties_a_pull_dead_letter_queue() -> None:
     # Given
     management = Management()
     room = management.room()
@@ -77,10 +101,11 @@ def test_purge_deletes_every_dead_letter_and_empties_a_pull_dead_letter_queue() 
         management.dead_letter_store.put(dead_letter(subscription, number))
 
     # When
-    purged = management.dead_letters.purge(TENANT, room.id, subscription.id)
+    management.jobs.purge_dead_letters(TENANT, room.id, subscription.id)
+    [ended] = management.run_jobs()
 
     # Then
-    assert purged == 120
+    assert (ended.state, ended.counts["purged"]) == (JobState.SUCCEEDED, 120)
     assert management.dead_letter_store.letters == {}
     assert management.queues.purged == [subscription.dead_letter_queue_url]
 
@@ -104,7 +129,8 @@ def test_a_dead_letter_another_replay_holds_is_reported_and_not_sent_again() -> 
     held = dict(management.dead_letter_store.letters)
 
     # When
-    replayed = replace(management.dead_letters, clock=lambda: CLAIMED_AT_MS + 1).replay(
+    replayer = replace(management.replayer, clock=lambda: CLAIMED_AT_MS + 1)
+    replayed = replace(management.dead_letters, replayer=replayer).replay(
         TENANT, room_id, subscription_id, [message_id]
     )
 
@@ -119,7 +145,8 @@ def test_the_claim_of_a_replay_that_crashed_is_taken_over_once_it_ran_out() -> N
     management, room_id, subscription_id, message_id = _claimed_by_another_replay(CLAIMED_AT_MS)
 
     # When: replayed again once that claim ran out
-    later = replace(management.dead_letters, clock=lambda: CLAIMED_AT_MS + REPLAY_CLAIM_MS)
+    replayer = replace(management.replayer, clock=lambda: CLAIMED_AT_MS + REPLAY_CLAIM_MS)
+    later = replace(management.dead_letters, replayer=replayer)
     replayed = later.replay(TENANT, room_id, subscription_id, [message_id])
 
     # Then: sent (the message is never lost) and removed

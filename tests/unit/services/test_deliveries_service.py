@@ -1,15 +1,19 @@
-"""DeliveriesService with in-memory fakes: retry now and Clear All count exactly what they did,
+"""DeliveriesService (retry now) and Clear All's job with in-memory fakes: they count exactly what they did,
 also when several calls run at once (each read before any of them wrote)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from management_api.deliveries.service import DeliveriesService
+from roomcast.dal.messages import DeliveryPage
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.sender import QueueAddresses
 from roomcast.domain.envelope import Envelope
+from roomcast.domain.jobs import JobState
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, MessageFilter, TrackedMessage
 from roomcast.domain.models import Room, Subscription, SubscriptionType
 from tests.fakes import FakeMessages
@@ -24,6 +28,7 @@ class StaleReads(FakeMessages):
     def __init__(self) -> None:
         super().__init__()
         self.first_answers: dict[tuple[Any, ...], Page[TrackedMessage]] = {}
+        self.first_pages: dict[tuple[Any, ...], DeliveryPage] = {}
 
     def list_room_messages(
         self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
@@ -32,6 +37,22 @@ class StaleReads(FakeMessages):
         if key not in self.first_answers:
             self.first_answers[key] = super().list_room_messages(tenant_id, room_id, limit, start, wanted)
         return self.first_answers[key]
+
+    def open_deliveries(
+        self,
+        tenant_id: str,
+        room_id: str,
+        subscriptions: Mapping[str, SubscriptionType],
+        start: Position | None,
+        limit: int,
+        published_until: str | None = None,
+    ) -> DeliveryPage:
+        key = (tenant_id, room_id, tuple(subscriptions), start, limit)
+        if key not in self.first_pages:
+            self.first_pages[key] = super().open_deliveries(
+                tenant_id, room_id, subscriptions, start, limit, published_until
+            )
+        return self.first_pages[key]
 
     def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
         return next(
@@ -132,14 +153,17 @@ def test_a_retry_now_whose_claim_lapsed_can_be_claimed_again() -> None:
 
 
 def test_concurrent_clear_alls_all_succeed_and_their_counts_add_up() -> None:
-    # Given: 5 retrying deliveries, and six Clear Alls that all read them before any wrote
+    # Given: 5 retrying deliveries, and six Clear All jobs that all read them before any wrote
     management, room, push, messages = _setup(5)
 
     # When
-    counts = [_service(management, NOW_MS + n).clear(TENANT, room.id, push.id) for n in range(6)]
+    for n in range(6):
+        replace(management.jobs, clock=partial(int, NOW_MS + n)).clear_deliveries(TENANT, room.id, push.id)
+    jobs = management.run_jobs()
 
     # Then
-    assert sum(counts) == 5
+    assert [job.state for job in jobs] == [JobState.SUCCEEDED] * 6
+    assert sum(job.counts["cleared"] for job in jobs) == 5
     subscription = management.catalog.get_subscription(TENANT, room.id, push.id)
     assert subscription.cleared_before_ms == NOW_MS + 5
     assert {management.messages.current(TENANT, m.id, push.id).status for m in messages} == {  # type: ignore[union-attr]

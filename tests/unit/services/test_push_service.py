@@ -319,7 +319,7 @@ def test_a_message_of_a_deleted_subscription_ends_cleared_without_a_request() ->
 def test_a_retry_of_a_deleted_subscription_ends_cleared_keeping_its_attempts() -> None:
     # Given: a delivery retrying after two failed attempts, then its room deleted
     push = Push()
-    push.management.rooms.delete(TENANT, push.room.id)
+    push.management.delete_room(push.room)
 
     # When
     outcome = push.service(ScriptedWebhook([])).deliver(push.envelope(attempt=2))

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar, cast
 
 import typer
 
+from roomcast_cli.exit_codes import CliError, ExitCode
 from roomcast_cli.output import Renderer
 from roomcast_cli.session import Session, confirm, session_of
 
 Command = TypeVar("Command", bound=Callable[..., None])
+JOB_POLL_SECONDS = 0.5
 # How a list command reads one page: (client, limit, cursor) -> the SDK's page.
 PageFetch = Callable[[Any, int | None, str | None], Any]
 
@@ -106,6 +109,19 @@ def confirmed_session(context: typer.Context, options: dict[str, Any], question:
     session = session_of(context, options["json_output"])
     confirm(session, question, options["yes"])
     return session
+
+
+def finished_job(session: Session, job: Any, doing: str) -> Any:
+    """Wait for a job a command started (Clear All, purge, replay, room deletion), showing its
+    progress; its final JSON. A job that failed ends the command with SERVER_ERROR."""
+    with session.output.waiting(f"{doing}…") as progress:
+        while not job.finished:
+            time.sleep(JOB_POLL_SECONDS)
+            job = session.client.jobs.get(job.id)
+            progress(f"{doing}… {job.counts.examined} looked at")
+    if job.state == "failed":
+        raise CliError(f"the {job.kind} job {job.id} failed: {job.error}", ExitCode.SERVER_ERROR)
+    return dump(job)
 
 
 def list_command(

@@ -81,6 +81,14 @@ class SyncExecutor(_HttpHolder[httpx.Client]):
                 return
             cursor = page.next_cursor
 
+    def poll(self, call: Call[T], until: Callable[[T], bool], timeout_s: float, interval_s: float) -> T:
+        deadline = time.monotonic() + timeout_s
+        while not until(value := self.run(call)):
+            if time.monotonic() + interval_s > deadline:
+                raise TimeoutError(f"{call.method} {call.path}: still not done after {timeout_s} s")
+            time.sleep(interval_s)
+        return value
+
 
 class AsyncExecutor(_HttpHolder[httpx.AsyncClient]):
     http_class = httpx.AsyncClient
@@ -112,6 +120,14 @@ class AsyncExecutor(_HttpHolder[httpx.AsyncClient]):
             if not page.next_cursor:
                 return
             cursor = page.next_cursor
+
+    async def poll(self, call: Call[T], until: Callable[[T], bool], timeout_s: float, interval_s: float) -> T:
+        deadline = time.monotonic() + timeout_s
+        while not until(value := await self.run(call)):
+            if time.monotonic() + interval_s > deadline:
+                raise TimeoutError(f"{call.method} {call.path}: still not done after {timeout_s} s")
+            await asyncio.sleep(interval_s)
+        return value
 
 
 E = TypeVar("E", bound=SyncExecutor | AsyncExecutor)
@@ -176,3 +192,31 @@ class paginated(Generic[P, T]):  # noqa: N801 - used as a decorator
 
         iterate.__doc__ = f"Every item of every page of {build.__name__}."
         return iterate
+
+
+class polled(Generic[P, T]):  # noqa: N801 - used as a decorator
+    """From a read's builder: read again every ``poll_interval_s`` until ``until`` holds for the
+    answer (its last answer), or raise ``TimeoutError`` after ``timeout_s``."""
+
+    def __init__(self, build: Callable[Concatenate[Any, P], Call[T]], until: Callable[[T], bool]) -> None:
+        self.build = build
+        self.until = until
+
+    @overload
+    def __get__(self, resource: None, owner: type) -> Self: ...
+    @overload
+    def __get__(self, resource: Resource[SyncExecutor], owner: type) -> Callable[..., T]: ...
+    @overload
+    def __get__(
+        self, resource: Resource[AsyncExecutor], owner: type
+    ) -> Callable[..., Coroutine[Any, Any, T]]: ...
+    def __get__(self, resource: Resource[Any] | None, owner: type) -> Any:
+        if resource is None:
+            return self
+        build, executor, until = self.build, resource._executor, self.until
+
+        def wait(*args: Any, timeout_s: float = 300.0, poll_interval_s: float = 1.0, **kwargs: Any) -> Any:
+            return executor.poll(build(resource, *args, **kwargs), until, timeout_s, poll_interval_s)
+
+        wait.__doc__ = f"{build.__name__} again until it is done (timeout_s, poll_interval_s)."
+        return wait

@@ -16,6 +16,7 @@ from roomcast_client.resources import (
     ApiKeys,
     DeadLetters,
     Deliveries,
+    Jobs,
     Messages,
     PullOperations,
     Rooms,
@@ -64,6 +65,7 @@ class _Api(PullOperations[E], Generic[E]):
         self.messages: Messages[E] = Messages(executor)
         self.deliveries: Deliveries[E] = Deliveries(executor)
         self.dead_letters: DeadLetters[E] = DeadLetters(executor)
+        self.jobs: Jobs[E] = Jobs(executor)
         self.api_keys: ApiKeys[E] = ApiKeys(executor)
 
 

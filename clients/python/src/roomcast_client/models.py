@@ -216,19 +216,10 @@ class RetryResult(ApiModel):
     not_retrying: list[str] = Field(default_factory=list)
 
 
-class ClearResult(ApiModel):
-    cleared: int
-
-
 class ReplayResult(ApiModel):
     replayed: list[str]
     not_found: list[str] = Field(default_factory=list)
     already_replaying: list[str] = Field(default_factory=list)
-    remaining: bool
-
-
-class PurgeResult(ApiModel):
-    purged: int
 
 
 class PulledMessage(Envelope):

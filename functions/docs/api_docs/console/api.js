@@ -88,3 +88,16 @@ export async function api(method, path, { query = {}, body, key = apiKey() } = {
   }
   return data;
 }
+
+const JOB_POLL_MS = 500;
+
+// A bulk action answers 202 with its job: read the job again until it has finished. A job that
+// failed is an error, with the job's own reason.
+export async function finishedJob(job) {
+  while (job.state === "running") {
+    await new Promise((resolve) => setTimeout(resolve, JOB_POLL_MS));
+    job = await api("GET", `/jobs/${apiPath(job.id)}`);
+  }
+  if (job.state === "failed") throw new ApiError(0, "job_failed", `The ${job.kind} job failed: ${job.error}`);
+  return job;
+}

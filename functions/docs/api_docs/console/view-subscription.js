@@ -1,7 +1,7 @@
 // One subscription's screen: its settings, health and retry schedule; pause and resume; its
 // deliveries (retry now, clear all pending) and dead letters (replay, purge).
 
-import { api, apiPath, DELIVERY_STATUSES, PAGE_SIZE } from "./api.js";
+import { api, apiPath, DELIVERY_STATUSES, finishedJob, PAGE_SIZE } from "./api.js";
 import { badge, code, details, field, h, link, region, table } from "./dom.js";
 import { act, confirmAction, showError } from "./feedback.js";
 import { duration, policy, time } from "./format.js";
@@ -90,8 +90,8 @@ export async function subscriptionView(current, roomId, subscriptionId) {
   const replayed = (result) =>
     `Replayed ${result.replayed.length} dead letter${result.replayed.length === 1 ? "" : "s"}` +
     (result.alreadyReplaying?.length ? `; ${result.alreadyReplaying.length} already replaying` : "") +
-    (result.notFound?.length ? `; ${result.notFound.length} not found` : "") +
-    (result.remaining ? "; more remain: replay again" : "") + ".";
+    (result.notFound?.length ? `; ${result.notFound.length} not found` : "") + ".";
+  const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
 
   toggle.addEventListener("click", () => {
     const status = subscription.status === "active" ? "paused" : "active";
@@ -102,13 +102,15 @@ export async function subscriptionView(current, roomId, subscriptionId) {
       `Retried ${result.retried} deliver${result.retried === 1 ? "y" : "ies"} now` + (result.notRetrying.length ? `; ${result.notRetrying.length} not retrying.` : "."), refresh));
   clear.addEventListener("click", async () => {
     if (!(await confirmAction("Clear every pending and retrying delivery of this subscription? They are never sent.", "Clear all pending"))) return;
-    act(clear, () => api("DELETE", `${path}/deliveries`), (result) => `Cleared ${result.cleared} deliver${result.cleared === 1 ? "y" : "ies"}.`, refresh);
+    act(clear, () => api("DELETE", `${path}/deliveries`).then(finishedJob), (job) => `Cleared ${plural(job.counts.cleared, "delivery", "deliveries")}.`, refresh);
   });
   replayAll.addEventListener("click", () =>
-    act(replayAll, () => api("POST", `${path}/dead-letters/replay`, { body: {} }), replayed, refresh));
+    act(replayAll, () => api("POST", `${path}/dead-letters/replay`, { body: {} }).then(finishedJob), (job) =>
+      `Replayed ${plural(job.counts.replayed, "dead letter", "dead letters")}` +
+      (job.counts.alreadyReplaying ? `; ${job.counts.alreadyReplaying} already replaying` : "") + ".", refresh));
   purge.addEventListener("click", async () => {
     if (!(await confirmAction("Delete every dead letter of this subscription? They cannot be replayed afterwards.", "Purge dead letters"))) return;
-    act(purge, () => api("DELETE", `${path}/dead-letters`), (result) => `Purged ${result.purged} dead letter${result.purged === 1 ? "" : "s"}.`, refresh);
+    act(purge, () => api("DELETE", `${path}/dead-letters`).then(finishedJob), (job) => `Purged ${plural(job.counts.purged, "dead letter", "dead letters")}.`, refresh);
   });
   statusFilter.addEventListener("change", () => refresh().catch((error) => showError(error)));
   show(first);

@@ -78,7 +78,7 @@ class ReplayRequest(ApiModel):
             Field(
                 min_length=1,
                 max_length=REPLAY_BATCH,
-                description=f"Absent: replay every dead letter ({REPLAY_BATCH} per call).",
+                description="Replayed before the answer. Absent: a job replays all (within since…until).",
             ),
         ]
         | None
@@ -118,7 +118,6 @@ class ReplayResponse(BaseModel):
             "replayed": ["msg_576e648137579110cd6d80e1bdbec8d3"],
             "notFound": [],
             "alreadyReplaying": [],
-            "remaining": False,
         }
     )
 
@@ -128,10 +127,3 @@ class ReplayResponse(BaseModel):
         default=[],
         description="Dead letters another replay is sending right now: not sent again by this one.",
     )
-    remaining: bool = Field(description="More dead letters are left; call again to replay them.")
-
-
-class PurgeResponse(BaseModel):
-    model_config = examples({"purged": 12})
-
-    purged: int

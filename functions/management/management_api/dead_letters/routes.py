@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, SubscriptionIdPath
-from management_api.dead_letters.models import (
-    DeadLetterList,
-    DeadLetterView,
-    PurgeResponse,
-    ReplayRequest,
-    ReplayResponse,
-)
-from management_api.dependencies import Cursors, DeadLetters
+from management_api.dead_letters.models import DeadLetterList, DeadLetterView, ReplayRequest, ReplayResponse
+from management_api.dependencies import Cursors, DeadLetters, Jobs
+from management_api.jobs.models import JOB_LINK, JobView, accepted
 from roomcast.api.cursors import list_scope
 from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
@@ -46,44 +42,53 @@ def list_dead_letters(
     )
 
 
-@routes.post(f"{DEAD_LETTERS}/replay", "replayDeadLetters", "What was replayed", 400, 404, 415)
+@routes.post(
+    f"{DEAD_LETTERS}/replay",
+    "replayDeadLetters",
+    "The named dead letters, replayed",
+    400,
+    404,
+    415,
+    links=JOB_LINK,
+    accepted=("A range (or all): the replay job", JobView, ReplayResponse),
+)
 def replay_dead_letters(
     roomId: RoomId,
     subscriptionId: SubscriptionIdPath,
     tenant: Tenant,
     service: DeadLetters,
+    jobs: Jobs,
     # Optional, but an object when given (the documented schema offers no null).
     body: Annotated[ReplayRequest, Body()] = None,  # type: ignore[assignment]
-) -> ReplayResponse:
+) -> Response[ReplayResponse | JobView]:
     """Replay dead letters
 
-    Sends the given dead letters (or, without `messageIds`, the next {REPLAY_BATCH} of all) again
-    from attempt 0 with the subscription's current policy, and removes them from the dead letters.
-    A dead letter another replay is sending at that moment is listed in `alreadyReplaying`, not
-    sent twice. `remaining` says whether more are left.
+    Sends dead letters again from attempt 0 with the subscription's current policy, and removes
+    them from the dead letters. With `messageIds` (at most {REPLAY_BATCH}) they are replayed before
+    the answer (200); a dead letter another replay is sending at that moment is listed in
+    `alreadyReplaying`, not sent twice. Without them, every letter that died within
+    `since`…`until` (or every one) until now is replayed by a job: the answer is 202 with the job
+    to poll (`GET /jobs/{{jobId}}`).
     """
-    result = service.replay(
-        tenant,
-        roomId,
-        subscriptionId,
-        body.messageIds if body is not None else None,
-        body.window() if body is not None else None,
-    )
-    return ReplayResponse(
-        replayed=result.replayed,
-        notFound=result.not_found,
-        alreadyReplaying=result.already_replaying,
-        remaining=result.remaining,
-    )
+    if body is not None and body.messageIds is not None:
+        result = service.replay(tenant, roomId, subscriptionId, body.messageIds)
+        replayed = ReplayResponse(
+            replayed=result.replayed, notFound=result.not_found, alreadyReplaying=result.already_replaying
+        )
+        return Response(status_code=200, content_type="application/json", body=replayed)
+    window = (body.window() if body is not None else None) or (None, None)
+    job = accepted(jobs.replay_dead_letters(tenant, roomId, subscriptionId, window))
+    return cast(Response[ReplayResponse | JobView], job)
 
 
-@routes.delete(DEAD_LETTERS, "purgeDeadLetters", "How many were purged", 404)
+@routes.delete(DEAD_LETTERS, "purgeDeadLetters", "Purge started: the job", 404, status=202, links=JOB_LINK)
 def purge_dead_letters(
-    roomId: RoomId, subscriptionId: SubscriptionIdPath, tenant: Tenant, service: DeadLetters
-) -> PurgeResponse:
+    roomId: RoomId, subscriptionId: SubscriptionIdPath, tenant: Tenant, jobs: Jobs
+) -> Response[JobView]:
     """Purge a subscription's dead letters
 
-    Deletes every dead letter of the subscription (a PULL subscription's dead-letter queue is
-    emptied too). They cannot be replayed afterwards.
+    Starts a job that deletes every dead letter of the subscription that died until now (a PULL
+    subscription's dead-letter queue is emptied too); poll `GET /jobs/{{jobId}}`. They cannot be
+    replayed afterwards.
     """
-    return PurgeResponse(purged=service.purge(tenant, roomId, subscriptionId))
+    return accepted(jobs.purge_dead_letters(tenant, roomId, subscriptionId))

@@ -32,9 +32,3 @@ class RetryResponse(BaseModel):
     retried: int = Field(description="How many deliveries are now due.")
     messageIds: list[str]
     notRetrying: list[str] = Field(description="Named messages without a retrying delivery here.")
-
-
-class ClearResponse(BaseModel):
-    model_config = examples({"cleared": 3})
-
-    cleared: int = Field(description="How many pending or retrying deliveries ended `cleared`.")

@@ -1,14 +1,16 @@
-"""/rooms/{roomId}/subscriptions/{subscriptionId}/deliveries: retry now, clear all."""
+"""/rooms/{roomId}/subscriptions/{subscriptionId}/deliveries: retry now, clear all (a job)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from management_api.common import RoomId, SubscriptionIdPath
-from management_api.deliveries.models import ClearResponse, RetryRequest, RetryResponse
-from management_api.dependencies import Deliveries
+from management_api.deliveries.models import RetryRequest, RetryResponse
+from management_api.dependencies import Deliveries, Jobs
+from management_api.jobs.models import JOB_LINK, JobView, accepted
 from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
 
@@ -37,14 +39,16 @@ def retry_deliveries(
     )
 
 
-@routes.delete(DELIVERIES, "clearDeliveries", "How many were cleared", 404, 409)
+@routes.delete(DELIVERIES, "clearDeliveries", "Clear All started: the job", 404, status=202, links=JOB_LINK)
 def clear_deliveries(
-    roomId: RoomId, subscriptionId: SubscriptionIdPath, tenant: Tenant, service: Deliveries
-) -> ClearResponse:
+    roomId: RoomId, subscriptionId: SubscriptionIdPath, tenant: Tenant, jobs: Jobs
+) -> Response[JobView]:
     """Clear all deliveries
 
     Every pending, retrying or paused delivery of the subscription ends `cleared` and is never sent
-    afterwards, including envelopes already waiting in SQS. Delivered, dead and expired ones stay
-    as they are. Messages published afterwards are delivered as usual.
+    afterwards, including envelopes already waiting in SQS: none is sent from the moment this
+    answers. Their records are marked by a job (poll `GET /jobs/{{jobId}}`; `counts.cleared` says how
+    many). Delivered, dead and expired ones stay as they are. Messages published afterwards are
+    delivered as usual.
     """
-    return ClearResponse(cleared=service.clear(tenant, roomId, subscriptionId))
+    return accepted(jobs.clear_deliveries(tenant, roomId, subscriptionId))

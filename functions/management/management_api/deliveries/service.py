@@ -6,10 +6,7 @@
   recognised as superseded by the push function and dropped. Sent before recorded: a crash in
   between leaves the old schedule in force (the claim lapses), never a lost delivery. Counted
   once, by the call that moved it: concurrent calls' counts add up to the envelopes sent.
-- clear all: the subscription's ``clearedBeforeMs`` watermark is raised first (every envelope
-  queued until now is dropped when it comes out of SQS, PUSH or PULL; concurrent Clear Alls all
-  go through), then each pending or retrying record is marked ``cleared`` and counted by the call
-  whose conditional write ended it: concurrent calls' counts add up to what was cleared.
+- clear all is a job (management_api.jobs, roomcast.delivery.job_steps).
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from management_api.common import updated_now
 from roomcast.dal.pages import Position
 from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
 from roomcast.dal.sender import QueueAddresses
@@ -30,7 +26,6 @@ from roomcast.domain.messages import Delivery, DeliveryStatus, Message, MessageF
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.errors import Conflict
 
-CLEARED = "cleared by Clear All"
 _OPEN = (DeliveryStatus.PENDING, DeliveryStatus.RETRYING)
 
 
@@ -78,23 +73,6 @@ class DeliveriesService:
                 )
         not_retrying = [m for m in dict.fromkeys(message_ids or []) if m not in set(retried)]
         return RetriedNow(retried, not_retrying)
-
-    def clear(self, tenant_id: str, room_id: str, subscription_id: str) -> int:
-        subscription = self._subscription(tenant_id, room_id, subscription_id)
-        now = self.clock()
-        self.catalog.raise_cleared_watermark(subscription, now, updated_now(subscription.updated_at))
-        cleared = 0
-        for message, record in list(self._open(subscription)):
-            ended = replace(
-                record, status=DeliveryStatus.CLEARED, last_error=CLEARED, next_attempt_at=None, history=()
-            )
-            if self.messages.update_delivery(ended):
-                cleared += 1
-                envelope = first_envelope(message, subscription.id)
-                self.log.add(
-                    LogRecord.about(envelope, LogEvent.CLEARED, subscription.type, attempt=record.attempts)
-                )
-        return cleared
 
     def _open(self, subscription: Subscription) -> Iterator[tuple[Message, Delivery]]:
         """Every pending or retrying delivery of the subscription, page after page."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
 
-from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, no_content
-from management_api.dependencies import Cursors, Rooms
+from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId
+from management_api.dependencies import Cursors, Jobs, Rooms
+from management_api.jobs.models import JOB_LINK, JobView, accepted
 from management_api.rooms.models import RoomCreate, RoomList, RoomPatch, RoomResponse
 from roomcast.api.cursors import list_scope
 from roomcast.api.documented_routes import Routes
@@ -59,12 +60,12 @@ def update_room(roomId: RoomId, body: RoomPatch, tenant: Tenant, service: Rooms)
     return RoomResponse.of(service.update(tenant, roomId, body))
 
 
-@routes.delete(ROOM, "deleteRoom", "Deleted", 404, status=204)
-def delete_room(roomId: RoomId, tenant: Tenant, service: Rooms) -> Response[None]:
+@routes.delete(ROOM, "deleteRoom", "Deletion started: the job", 404, status=202, links=JOB_LINK)
+def delete_room(roomId: RoomId, tenant: Tenant, jobs: Jobs) -> Response[JobView]:
     """Delete a room
 
-    Deletes the room with all its subscriptions and their PULL queues. Messages already on their
-    way to a deleted subscription are dropped.
+    Starts deleting the room with all its subscriptions and their PULL queues, and answers the
+    job doing it (poll `GET /jobs/{{jobId}}`); from now on no subscription can be added to it, and
+    a second deletion answers the same job. What its subscriptions still owe ends `cleared`.
     """
-    service.delete(tenant, roomId)
-    return no_content()
+    return accepted(jobs.delete_room(tenant, roomId))

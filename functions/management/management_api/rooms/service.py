@@ -1,26 +1,21 @@
-"""Room use cases: create, read, list, change, delete (with the room's subscriptions and queues)."""
+"""Room use cases: create, read, list, change (deleting one is a job: management_api.jobs)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from management_api.rooms.models import RoomCreate, RoomPatch
-from management_api.subscriptions.removal import remove_subscriptions
-from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Page, Position
-from roomcast.dal.ports import Catalog, PullQueueAdmin
+from roomcast.dal.ports import Catalog
 from roomcast.domain import ids
 from roomcast.domain.clock import now_iso
 from roomcast.domain.models import Room
-from roomcast.domain.outbox_tasks import ROOM_DELETED
 from roomcast.errors import InvalidRequest
 
 
 @dataclass
 class RoomsService:
     catalog: Catalog
-    queues: PullQueueAdmin
-    outbox: OutboxQueue
 
     def create(self, tenant_id: str, request: RoomCreate) -> Room:
         now = now_iso()
@@ -89,21 +84,6 @@ class RoomsService:
                 ],
             )
         self.catalog.get_room(tenant_id, operations_room_id)
-
-    def delete(self, tenant_id: str, room_id: str) -> None:
-        """Delete a room with all its subscriptions (and their queues); what they still owe ends
-        ``cleared``. Marked first: from then on no subscription is added to it, so none is left
-        behind by a create racing the delete."""
-        self.get(tenant_id, room_id)
-        self.catalog.start_room_deletion(tenant_id, room_id, now_iso())
-        remove_subscriptions(
-            self.catalog,
-            self.queues,
-            self.outbox,
-            self.catalog.all_subscriptions(tenant_id, room_id),
-            ROOM_DELETED,
-            then=lambda: self.catalog.delete_room(tenant_id, room_id),
-        )
 
 
 def _or[T](value: T | None, current: T) -> T:

@@ -14,12 +14,12 @@ from management_api.subscriptions.models import (
     PushSubscriptionPatch,
     SubscriptionPatch,
 )
-from management_api.subscriptions.removal import remove_subscriptions
 from roomcast.credentials import new_signing_secret
 from roomcast.dal.catalog_keys import FailoverLink
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import Catalog, PullQueueAdmin
+from roomcast.delivery.removal import remove_subscriptions
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.models import (

@@ -69,6 +69,7 @@ class Routes:
         errors: tuple[int, ...],
         status: int = 200,
         links: dict[str, Any] | None = None,
+        accepted: tuple[str, type[Any], type[Any]] | None = None,
     ) -> Decorator:
         def documented[F: Callable[..., Any]](handler: F) -> F:
             summary, _, description = inspect.cleandoc(handler.__doc__ or "").partition("\n\n")
@@ -82,7 +83,7 @@ class Routes:
                 operation_id=operation_id,
                 summary=summary,
                 description=" ".join(description.format_map(_LIMITS).split()),
-                responses=responses(status, answer, *errors, links=links),
+                responses=responses(status, answer, *errors, links=links, accepted=accepted),
                 tags=[self.tag],
             )(handler)  # powertools' route decorators return the function itself
 

@@ -114,17 +114,27 @@ def responses(
     *errors: int,
     links: dict[str, Any] | None = None,
     authorized: bool = True,
+    accepted: tuple[str, type[Any], type[Any]] | None = None,
 ) -> dict[int, Any]:
     """An operation's documented responses: the success (its schema and examples come from the
     route's return model), the given error statuses, 422 and 500 (any operation can answer them),
     431 (API Gateway's header limit), and 401/403 and 429 (the tenant's request rate) for every
-    operation behind the API key."""
+    operation behind the API key. ``accepted`` documents an operation that answers at once or
+    starts a job: the 202's description and model, and the success's own model; ``links`` then
+    belong to the 202."""
     success: dict[str, Any] = {"description": description}
     if status == 204:
         success["content"] = {}  # no body
-    if links:
-        success["links"] = links
     documented: dict[int, Any] = {status: success}
+    if accepted is not None:
+        accepted_description, model, answered = accepted
+        success["content"] = {"application/json": {"model": answered}}
+        documented[202] = {
+            "description": accepted_description,
+            "content": {"application/json": {"model": model}},
+        }
+    if links:
+        documented[202 if accepted is not None else status]["links"] = links
     documented |= {
         code: _gateway_error(code)
         for code in _GATEWAY_ERRORS

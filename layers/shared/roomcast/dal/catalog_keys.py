@@ -20,6 +20,7 @@ SUBSCRIPTION_PREFIX = "SUB#"
 # Room attributes that are no field of the room (a room's PUT keeps them).
 SUBSCRIPTION_COUNT: Final = "subscriptionCount"
 DELETION_STARTED_AT: Final = "deletionStartedAt"
+DELETION_JOB: Final = "deletionJobId"
 SUBSCRIPTIONS_VERSION: Final = "subscriptionsVersion"
 ROOM_KEY_ATTRIBUTES: Final = ("PK", "SK")
 VERSION_ONE_MORE: Final = f"{SUBSCRIPTIONS_VERSION} = if_not_exists({SUBSCRIPTIONS_VERSION}, :zero) + :one"

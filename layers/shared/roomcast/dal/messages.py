@@ -170,12 +170,14 @@ class MessageStore(DeliveryRecords, PublishMarks):
         subscriptions: Mapping[str, SubscriptionType],
         start: Position | None,
         limit: int,
+        published_until: str | None = None,
     ) -> DeliveryPage:
         """The pending or retrying deliveries of ``subscriptions`` (id -> type) among a page of the room's
         messages (newest first, from ``start``, a position this method returned): a destination's
         own record when it has one (failover hand-offs have only that), else its first record,
         which is pending. One Query of the room's index (keys and destinations only) and the
-        destinations' own records by BatchGetItem."""
+        destinations' own records by BatchGetItem. With ``published_until`` (ISO), messages published
+        later are passed over."""
         partition = room_messages_key(tenant_id, room_id)
         request = self._newest_first(partition) | {"Limit": limit}
         if start is not None:
@@ -183,6 +185,8 @@ class MessageStore(DeliveryRecords, PublishMarks):
             request["ExclusiveStartKey"] = room_index_key(tenant_id, partition, sort_key)
         response = self._client.query(**request)
         rows = [items.from_attributes(raw) for raw in response.get("Items", [])]
+        if published_until is not None:
+            rows = [row for row in rows if str(row["GSI1SK"]).rpartition("#")[0] <= published_until]
         wanted = list(subscriptions)
         written = {
             (d.message_id, d.subscription_id): d

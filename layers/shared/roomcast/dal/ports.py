@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from roomcast.dal.pages import Page, Position
     from roomcast.dal.queues import PullQueues, Received
     from roomcast.dal.sender import Outgoing, Unsent
+    from roomcast.domain.jobs import Job
     from roomcast.domain.log_records import LogRecord
     from roomcast.domain.messages import Delivery, Message, MessageFilter, TrackedMessage
     from roomcast.domain.models import Room, Subscription, SubscriptionType
@@ -28,7 +29,7 @@ class RoomStore(Protocol):
     def list_rooms(self, tenant_id: str, limit: int, start: Position | None) -> Page[Room]: ...
     def replace_room(self, room: Room) -> None: ...
     def delete_room(self, tenant_id: str, room_id: str) -> None: ...
-    def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str) -> None: ...
+    def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str, job_id: str) -> str: ...
 
 
 class SubscriptionStore(Protocol):
@@ -100,6 +101,7 @@ class MessageRecords(Protocol):
         subscriptions: Mapping[str, SubscriptionType],
         start: Position | None,
         limit: int,
+        published_until: str | None = None,
     ) -> DeliveryPage: ...
 
 
@@ -118,6 +120,12 @@ class DeadLetterRecords(Protocol):
     def delete_claimed(
         self, tenant_id: str, room_id: str, subscription_id: str, message_ids: list[str], claim: ReplayClaim
     ) -> None: ...
+
+
+class JobRecords(Protocol):
+    def create(self, job: Job) -> None: ...
+    def get(self, tenant_id: str, job_id: str) -> Job | None: ...
+    def save(self, job: Job, read_steps: int) -> bool: ...
 
 
 class Sender(Protocol):

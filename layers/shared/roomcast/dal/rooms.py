@@ -8,6 +8,7 @@ from botocore.exceptions import ClientError
 
 from roomcast.dal import items
 from roomcast.dal.catalog_keys import (
+    DELETION_JOB,
     DELETION_STARTED_AT,
     ROOM_ID,
     ROOM_KEY_ATTRIBUTES,
@@ -71,22 +72,26 @@ class RoomTable(TableAccess):
                 raise NotFound(f"room {room.id} not found") from error
             raise
 
-    def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str) -> None:
-        """Mark the room as being deleted: from now on no subscription can be added to it (so the
-        subscriptions listed afterwards are all it has). NotFound if it is gone."""
+    def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str, job_id: str) -> str:
+        """Mark the room as being deleted by job ``job_id``: from now on no subscription can be
+        added to it (so the subscriptions listed afterwards are all it has). Returns the job that
+        deletes it: this one, or the one an earlier deletion started. NotFound if it is gone."""
         try:
-            self._client.update_item(
+            response = self._client.update_item(
                 TableName=self._table_name,
                 Key=room_key(tenant_id, room_id),
-                UpdateExpression="SET #started = if_not_exists(#started, :now)",
+                UpdateExpression="SET #started = if_not_exists(#started, :now), "
+                "#job = if_not_exists(#job, :job)",
                 ConditionExpression="attribute_exists(PK)",
-                ExpressionAttributeNames={"#started": DELETION_STARTED_AT},
-                ExpressionAttributeValues={":now": {"S": started_at}},
+                ExpressionAttributeNames={"#started": DELETION_STARTED_AT, "#job": DELETION_JOB},
+                ExpressionAttributeValues={":now": {"S": started_at}, ":job": {"S": job_id}},
+                ReturnValues="ALL_NEW",
             )
         except ClientError as error:
             if is_condition_failure(error):
                 raise NotFound(f"room {room_id} not found") from error
             raise
+        return str(response.get("Attributes", {}).get(DELETION_JOB, {}).get("S") or job_id)
 
     def delete_room(self, tenant_id: str, room_id: str) -> None:
         self._client.delete_item(TableName=self._table_name, Key=room_key(tenant_id, room_id))

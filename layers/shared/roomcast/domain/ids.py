@@ -35,3 +35,10 @@ MESSAGE_ID_PATTERN = r"^msg_[0-9a-f]{32}$"
 def new_publish_request_id() -> str:
     """One publish request (a single publish or a batch), whose first sends are recorded done."""
     return f"pub_{secrets.token_hex(16)}"
+
+
+def new_job_id() -> str:
+    return f"job_{secrets.token_hex(16)}"
+
+
+JOB_ID_PATTERN = r"^job_[0-9a-f]{32}$"

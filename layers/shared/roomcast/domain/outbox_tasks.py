@@ -8,6 +8,8 @@ delivery a stored message owes ends, whatever crashed and whatever order things 
 - ``Sweep``: sent when subscriptions (or a room) are deleted, at once and again after the settle
   time; it ends every open delivery of the deleted subscriptions ``cleared``. It walks the room's
   messages a page at a time and sends itself on with the position it reached.
+- ``RunJob``: go on with a bulk action (roomcast.domain.jobs); the job's own record holds where
+  it is, so the task names the job only.
 
 Pure: the tasks and their JSON form. The body comes from our own queue, but it is parsed strictly
 all the same (a malformed body is refused, never half-trusted).
@@ -79,7 +81,18 @@ class Sweep:
         return replace(self, position=position)
 
 
-OutboxTask = PublishCheck | Sweep
+@dataclass(frozen=True)
+class RunJob:
+    """Go on with job ``job_id`` of ``tenant_id`` from where its record says it is."""
+
+    tenant_id: str
+    job_id: str
+
+    def to_json(self) -> str:
+        return _dumps({"kind": "job", "tenantId": self.tenant_id, "jobId": self.job_id})
+
+
+OutboxTask = PublishCheck | Sweep | RunJob
 
 
 def task_from_json(body: str) -> OutboxTask:
@@ -101,6 +114,8 @@ def task_from_json(body: str) -> OutboxTask:
         return Sweep(
             _text(raw, "tenantId"), _text(raw, "roomId"), _subscriptions(raw), _text(raw, "reason"), position
         )
+    if kind == "job":
+        return RunJob(_text(raw, "tenantId"), _text(raw, "jobId"))
     raise TaskError(f"not an outbox task: kind {str(kind)[:40]!r}")
 
 

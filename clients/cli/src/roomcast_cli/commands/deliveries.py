@@ -16,6 +16,7 @@ from roomcast_cli.common import (
     confirm_options,
     confirmed_session,
     dump,
+    finished_job,
     paging_options,
     print_pages,
     with_options,
@@ -92,8 +93,8 @@ def retry(
 def clear(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
     """Every pending, retrying or paused delivery ends `cleared` and is never sent."""
     session = confirmed_session(context, options, f"Clear every pending delivery of {subscription_id}?")
-    result = dump(session.client.deliveries.clear(room_id, subscription_id))
-    session.output.result(result, lambda data: render.line(f"cleared {data['cleared']} deliveries"))
+    job = finished_job(session, session.client.deliveries.clear(room_id, subscription_id), "clearing")
+    session.output.result(job, render.job_result)
 
 
 @dead_letters_app.command("list")
@@ -126,35 +127,25 @@ def replay(
     replay_all: Annotated[bool, typer.Option("--all", help="Replay every dead letter.")] = False,
     json_output: JsonFlag = False,
 ) -> None:
-    """Send dead letters again from attempt 0: by --id, by --since/--until, or --all. A range or
-    --all is replayed 100 at a time until none is left."""
+    """Send dead letters again from attempt 0: by --id, or every one that died --since/--until
+    (or --all) by a job, waited for."""
     ranged = since is not None or until is not None
     if sum((bool(message_ids), ranged, replay_all)) != 1:
         raise CliError(
             "Say which dead letters to replay: --id MESSAGE_ID (repeatable), --since/--until, or --all."
         )
+    session = session_of(context, json_output)
+    if message_ids:
+        result = dump(session.client.dead_letters.replay(room_id, subscription_id, message_ids))
+        session.output.result(result, render.replay_result)
+        return
     now = datetime.now(UTC)
     window = {
         "since": iso_utc(parse_when(since, now, "--since")) if since else None,
         "until": iso_utc(parse_when(until, now, "--until")) if until else None,
     }
-    session = session_of(context, json_output)
-    total: dict[str, Any] = {"replayed": [], "notFound": [], "alreadyReplaying": [], "remaining": False}
-    with session.output.waiting("replaying dead letters…") as progress:
-        while True:
-            result = dump(
-                session.client.dead_letters.replay(
-                    room_id, subscription_id, message_ids=message_ids or None, **window
-                )
-            )
-            for name in ("replayed", "notFound", "alreadyReplaying"):
-                total[name].extend(result.get(name) or [])
-            total["remaining"] = bool(result.get("remaining"))
-            # Ids are one call; a range goes on while letters remain and each call replays some.
-            if message_ids or not total["remaining"] or not result.get("replayed"):
-                break
-            progress(f"replaying dead letters… {len(total['replayed'])} so far")
-    session.output.result(total, render.replay_result)
+    started = session.client.dead_letters.replay_all(room_id, subscription_id, **window)
+    session.output.result(finished_job(session, started, "replaying dead letters"), render.job_result)
 
 
 @dead_letters_app.command("purge")
@@ -162,5 +153,5 @@ def replay(
 def purge(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
     """Delete every dead letter of the subscription (they cannot be replayed afterwards)."""
     session = confirmed_session(context, options, f"Delete every dead letter of {subscription_id}?")
-    result = dump(session.client.dead_letters.purge(room_id, subscription_id))
-    session.output.result(result, lambda data: render.line(f"purged {data['purged']} dead letters"))
+    job = finished_job(session, session.client.dead_letters.purge(room_id, subscription_id), "purging")
+    session.output.result(job, render.job_result)

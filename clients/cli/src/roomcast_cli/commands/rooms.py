@@ -15,6 +15,7 @@ from roomcast_cli.common import (
     confirmed_session,
     dump,
     fields_of,
+    finished_job,
     list_command,
     with_options,
 )
@@ -133,5 +134,5 @@ def patch(
 def delete(context: typer.Context, room_id: RoomId, **options: Any) -> None:
     """Delete a room with its subscriptions and their queues."""
     session = confirmed_session(context, options, f"Delete room {room_id} with its subscriptions?")
-    session.client.rooms.delete(room_id)
-    session.output.result({"deleted": room_id}, lambda _data: render.line(f"deleted room {room_id}"))
+    job = finished_job(session, session.client.rooms.delete(room_id), "deleting the room")
+    session.output.result(job, render.job_result)

@@ -13,6 +13,7 @@ from roomcast_cli.render.blocks import details, line
 from roomcast_cli.render.messages import (
     dead_letters_table,
     deliveries_table,
+    job_result,
     messages_table,
     publish_batch_result,
     publish_result,
@@ -44,6 +45,7 @@ __all__ = [
     "deliveries_summary",
     "deliveries_table",
     "details",
+    "job_result",
     "line",
     "message_timeline",
     "messages_table",

@@ -83,9 +83,15 @@ def replay_result(result: Json) -> list[RenderableType]:
     for name, label in (("notFound", "not found"), ("alreadyReplaying", "already being replayed")):
         if result.get(name):
             lines.append(Text(f"{label}: {', '.join(result[name])}"))
-    if result.get("remaining"):
-        lines.append(Text("more dead letters remain: run it again", style="yellow"))
     return lines
+
+
+def job_result(job: Json) -> list[RenderableType]:
+    """A finished job: what it did (its kind's counts) and what it looked at."""
+    done = ", ".join(
+        f"{name} {value}" for name, value in job["counts"].items() if name != "examined" and value is not None
+    )
+    return [Text(f"{job['kind']} {job['state']}: {done} ({job['counts']['examined']} looked at)")]
 
 
 def pulled_messages(data: Json) -> list[RenderableType]:

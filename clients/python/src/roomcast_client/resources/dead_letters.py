@@ -1,4 +1,5 @@
-"""``client.dead_letters``: a subscription's dead letters: list, replay, purge."""
+"""``client.dead_letters``: a subscription's dead letters: list, replay (named ones, or all in a
+time range: a job), purge (a job)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from collections.abc import Sequence
 
 from roomcast_client._core import Call, query, read_model
 from roomcast_client._executors import E, Resource, operation, paginated
-from roomcast_client.models import DeadLetter, Page, PurgeResult, ReplayResult
+from roomcast_client.job import Job
+from roomcast_client.models import DeadLetter, Page, ReplayResult
 from roomcast_client.resources.common import page_call, subscription_path
 
 
@@ -25,22 +27,22 @@ class DeadLetters(Resource[E]):
     iter = paginated(list.build)
 
     @operation
-    def replay(
-        self,
-        room_id: str,
-        subscription_id: str,
-        *,
-        message_ids: Sequence[str] | None = None,
-        since: str | None = None,
-        until: str | None = None,
-    ) -> Call[ReplayResult]:
-        """Deliver dead letters again: ``message_ids``, or those that died in [since, until]
-        (ISO 8601; a range replays a bounded number per call: repeat while ``remaining``)."""
-        body = query(messageIds=None if message_ids is None else list(message_ids), since=since, until=until)
+    def replay(self, room_id: str, subscription_id: str, message_ids: Sequence[str]) -> Call[ReplayResult]:
+        """Deliver these dead letters again (at most 100), before the call returns."""
         path = f"{_dead_letters_path(room_id, subscription_id)}/replay"
+        body = {"messageIds": list(message_ids)}
         return Call("POST", path, read_model(ReplayResult), json=body, retry_safe=False)
 
     @operation
-    def purge(self, room_id: str, subscription_id: str) -> Call[PurgeResult]:
-        """Delete every dead letter of the subscription."""
-        return Call("DELETE", _dead_letters_path(room_id, subscription_id), read_model(PurgeResult))
+    def replay_all(
+        self, room_id: str, subscription_id: str, *, since: str | None = None, until: str | None = None
+    ) -> Call[Job]:
+        """Start a job that delivers again every dead letter that died in [since, until] (ISO 8601;
+        either end open) until now: the job (``client.jobs.wait(job.id)``)."""
+        path = f"{_dead_letters_path(room_id, subscription_id)}/replay"
+        return Call("POST", path, read_model(Job), json=query(since=since, until=until), retry_safe=False)
+
+    @operation
+    def purge(self, room_id: str, subscription_id: str) -> Call[Job]:
+        """Start a job that deletes every dead letter of the subscription: the job."""
+        return Call("DELETE", _dead_letters_path(room_id, subscription_id), read_model(Job))

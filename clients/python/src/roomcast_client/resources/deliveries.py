@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from roomcast_client._core import Call, read_model
 from roomcast_client._executors import E, Resource, operation, paginated
-from roomcast_client.models import ClearResult, DeliveryItem, Page, RetryResult
+from roomcast_client.job import Job
+from roomcast_client.models import DeliveryItem, Page, RetryResult
 from roomcast_client.resources.common import page_call, subscription_path
 
 
@@ -41,6 +42,7 @@ class Deliveries(Resource[E]):
         return Call("POST", path, read_model(RetryResult), json=body, retry_safe=False)
 
     @operation
-    def clear(self, room_id: str, subscription_id: str) -> Call[ClearResult]:
-        """Give up the subscription's undelivered messages (they end ``cleared``)."""
-        return Call("DELETE", _deliveries_path(room_id, subscription_id), read_model(ClearResult))
+    def clear(self, room_id: str, subscription_id: str) -> Call[Job]:
+        """Give up the subscription's undelivered messages: none is sent from now on; the job that
+        marks them ``cleared`` is answered (``client.jobs.wait(job.id)``)."""
+        return Call("DELETE", _deliveries_path(room_id, subscription_id), read_model(Job))

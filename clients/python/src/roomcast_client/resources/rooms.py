@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from roomcast_client._core import Call, read_model, read_nothing, wire_fields
+from roomcast_client._core import Call, read_model, wire_fields
 from roomcast_client._executors import E, Resource, operation, paginated
+from roomcast_client.job import Job
 from roomcast_client.models import Page, Room
 from roomcast_client.resources.common import page_call, room_path
 
@@ -33,5 +34,7 @@ class Rooms(Resource[E]):
         return Call("PATCH", room_path(room_id), read_model(Room), json=wire_fields(fields))
 
     @operation
-    def delete(self, room_id: str) -> Call[None]:
-        return Call("DELETE", room_path(room_id), read_nothing)
+    def delete(self, room_id: str) -> Call[Job]:
+        """Start deleting the room with its subscriptions: the job doing it
+        (``client.jobs.wait(job.id)``); a second delete answers the same job."""
+        return Call("DELETE", room_path(room_id), read_model(Job))

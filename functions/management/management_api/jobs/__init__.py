@@ -1,0 +1,1 @@
+"""Jobs: the bulk actions that run in the background, and their progress."""

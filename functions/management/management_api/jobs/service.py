@@ -1,0 +1,88 @@
+"""Starting jobs, and reading them (roomcast.domain.jobs).
+
+A request that starts one does only what is bounded, then stores the job and sends its first task
+to the outbox queue: Clear All raises the subscription's watermark first (from then on no
+envelope queued until now is delivered, whatever the job has reached), a room deletion marks the
+room first (no subscription is added to it any more, and a second deletion answers the same job).
+The outbox function does the rest, a page at a time (roomcast.delivery.job_steps)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from management_api.common import updated_now
+from roomcast.dal.outbox_queue import OutboxQueue
+from roomcast.dal.ports import Catalog, JobRecords
+from roomcast.domain import ids
+from roomcast.domain.clock import iso_from_ms, now_ms
+from roomcast.domain.jobs import Job, JobKind
+from roomcast.domain.models import Subscription
+from roomcast.domain.outbox_tasks import RunJob
+from roomcast.errors import NotFound
+
+
+@dataclass
+class JobsService:
+    catalog: Catalog
+    jobs: JobRecords
+    outbox: OutboxQueue
+    clock: Callable[[], int] = now_ms
+
+    def get(self, tenant_id: str, job_id: str) -> Job:
+        job = self.jobs.get(tenant_id, job_id)
+        if job is None:
+            raise NotFound(f"job {job_id[:80]} not found")
+        return job
+
+    def clear_deliveries(self, tenant_id: str, room_id: str, subscription_id: str) -> Job:
+        subscription = self._subscription(tenant_id, room_id, subscription_id)
+        now = self.clock()
+        self.catalog.raise_cleared_watermark(subscription, now, updated_now(subscription.updated_at))
+        return self._start(self._job(subscription, JobKind.CLEAR_DELIVERIES, now))
+
+    def purge_dead_letters(self, tenant_id: str, room_id: str, subscription_id: str) -> Job:
+        subscription = self._subscription(tenant_id, room_id, subscription_id)
+        return self._start(self._job(subscription, JobKind.PURGE_DEAD_LETTERS, self.clock()))
+
+    def replay_dead_letters(
+        self, tenant_id: str, room_id: str, subscription_id: str, window: tuple[str | None, str | None]
+    ) -> Job:
+        subscription = self._subscription(tenant_id, room_id, subscription_id)
+        job = self._job(subscription, JobKind.REPLAY_DEAD_LETTERS, self.clock())
+        return self._start(replace(job, window=window))
+
+    def delete_room(self, tenant_id: str, room_id: str) -> Job:
+        """Start deleting a room (or answer the deletion already started)."""
+        self.catalog.get_room(tenant_id, room_id)
+        now = self.clock()
+        new_id = ids.new_job_id()
+        job_id = self.catalog.start_room_deletion(tenant_id, room_id, iso_from_ms(now), new_id)
+        started = self.jobs.get(tenant_id, job_id)
+        if started is None:  # this request's job (or an earlier one that died before storing it)
+            job = Job(job_id, tenant_id, JobKind.DELETE_ROOM, room_id, None, now, now, updated_at_ms=now)
+            return self._start(job)
+        if not started.finished:
+            self.outbox.now(RunJob(tenant_id, job_id))  # nudged on: a second run of a step is harmless
+        return started
+
+    def _job(self, subscription: Subscription, kind: JobKind, now: int) -> Job:
+        return Job(
+            ids.new_job_id(),
+            subscription.tenant_id,
+            kind,
+            subscription.room_id,
+            subscription.id,
+            created_at_ms=now,
+            since_ms=now,
+            updated_at_ms=now,
+        )
+
+    def _start(self, job: Job) -> Job:
+        self.jobs.create(job)
+        self.outbox.now(RunJob(job.tenant_id, job.id))
+        return job
+
+    def _subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
+        self.catalog.get_room(tenant_id, room_id)
+        return self.catalog.get_subscription(tenant_id, room_id, subscription_id)
