@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roomcast.dal.message_items import ROOM_INDEX_SHARDS
+
 QUOTAS_AS_OF = "2026-11, AWS service-quotas documentation, default values"
 PARTITION_WRU_PER_S = 1_000  # DynamoDB: writes to one partition-key value (table or index), hard
 TABLE_WRU_PER_S = 40_000  # DynamoDB on-demand: a table's default maximum (raisable)
@@ -79,9 +81,11 @@ def _shared_by_one_room(partition: str) -> bool:
 
 def _partition_bounds(cost: MessageCost, one_room: bool) -> list[Bound]:
     bounds = []
-    for partition, wru in sorted(cost.partition_wru.items()):
-        if wru <= 0 or not (one_room and _shared_by_one_room(partition)):
+    for partition, measured_wru in sorted(cost.partition_wru.items()):
+        if measured_wru <= 0 or not (one_room and _shared_by_one_room(partition)):
             continue
+        # A sharded key's writes spread evenly over its shards (the shard is a hash of the id).
+        wru = measured_wru / ROOM_INDEX_SHARDS if "{shard}" in partition else measured_wru
         bounds.append(
             Bound(
                 f"DynamoDB partition {partition}",

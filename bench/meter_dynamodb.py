@@ -101,7 +101,7 @@ def _stored_size(table_name: str, key: dict[str, Any]) -> int:
 def _index_copies(table_name: str, key: dict[str, Any], size_before: int) -> int:
     """Global secondary indexes the item is in (before or after the write): each is written too.
     Each copy is counted at the whole item's size: an upper bound, since the one index (ByRoom)
-    projects only the keys, eventType and destinations (the same 1 WRU for items up to 1 KB)."""
+    projects only the keys and eventType (the same 1 WRU for items up to 1 KB)."""
     table = _table(table_name)
     item = _stored(table_name, key)
     attributes = set(item.attrs) if item is not None else set()
@@ -121,6 +121,7 @@ _ID_KINDS = (
     (re.compile(r"^APIKEY#.*"), "APIKEY#{hash}"),
     (re.compile(r"(?<![^:])TENANT#[^#]+"), "TENANT#{tenant}"),
     (re.compile(r"#SENT#.*"), "#SENT#{request}"),
+    (re.compile(r"#MSGS#[0-9]+$"), "#MSGS#{shard}"),
 )
 
 
@@ -131,8 +132,8 @@ def partition_class(partition: str) -> str:
     return partition
 
 
-# What the ByRoom index holds of an item (template.yaml: its keys, eventType and destinations).
-_INDEX_ATTRIBUTES = ("PK", "SK", "GSI1PK", "GSI1SK", "eventType", "destinations")
+# What the ByRoom index holds of an item (template.yaml: its keys and eventType).
+_INDEX_ATTRIBUTES = ("PK", "SK", "GSI1PK", "GSI1SK", "eventType")
 
 
 def _partitions(table_name: str, key: dict[str, Any], size: int) -> list[tuple[str, int]]:

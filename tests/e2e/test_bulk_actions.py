@@ -82,13 +82,17 @@ def test_clear_all_leaves_nothing_to_deliver_and_later_messages_go_out(
         again = tenant_a.finished_job(tenant_a.delete(f"{path}/deliveries"))
         tenant_a.patch(path, {"status": "active"})
 
-        # Then: all three ended cleared, and when their envelopes came out of SQS the push function
-        # dropped them (its own `cleared` records), sending nothing
+        # Then: all three ended cleared, by the job or, for an envelope that came out of SQS before
+        # the job reached its record, by the push function (the watermark drops it); each envelope
+        # the job got to first is dropped when it comes out all the same: sending nothing
         assert (cleared["kind"], cleared["state"]) == ("clear-deliveries", "succeeded")
-        assert (cleared["counts"]["cleared"], again["counts"]["cleared"]) == (3, 0)
+        assert cleared["counts"]["cleared"] <= 3
+        assert again["counts"]["cleared"] == 0
         assert {_delivery(tenant_a, room["id"], m)["status"] for m in waiting} == {"cleared"}
+        ended_twice = cleared["counts"]["cleared"]  # ended by the job, then dropped by push
         wait_until(
-            lambda: len(_log_events(empty_stack, "cleared", subscription["id"])) >= 6, "dropped by push"
+            lambda: len(_log_events(empty_stack, "cleared", subscription["id"])) >= 3 + ended_twice,
+            "dropped by push",
         )
         assert server.requests == []
         # and a message published afterwards is delivered

@@ -48,6 +48,21 @@ def test_a_busy_room_is_bound_by_its_index_partition_when_that_is_the_lowest() -
     assert all("{message}" not in bound.limit for bound in verdict.bounds)
 
 
+def test_a_sharded_index_key_takes_one_shards_share_of_a_message() -> None:
+    # Given: the room's index rows spread over its shards, one write unit a message in all
+    settings = replace(SETTINGS, push_concurrency=1_000_000)
+    cost = replace(
+        _cost(index_wru=0.0), partition_wru={"ByRoom:TENANT#{tenant}#ROOM#{room}#MSGS#{shard}": 1.0}
+    )
+
+    # When
+    verdict = busy_room(settings, cost, 5_000)
+
+    # Then: each shard key takes an eighth of the room's messages
+    [index] = [bound for bound in verdict.bounds if bound.single_key]
+    assert index.allows == PARTITION_WRU_PER_S * 8
+
+
 def test_the_push_fleet_or_the_log_binds_when_they_are_lower() -> None:
     assert busy_room(SETTINGS, _cost(index_wru=0.5), 5_000).binding.limit.startswith("fast lane")
     assert "Firehose" in busy_room(SETTINGS, _cost(index_wru=0.5, log_bytes=1e6), 5_000).binding.limit

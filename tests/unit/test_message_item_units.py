@@ -91,5 +91,5 @@ def test_the_room_index_projects_only_what_a_list_filters_on() -> None:
     [index] = template["Resources"]["Table"]["Properties"]["GlobalSecondaryIndexes"]
     assert index["Projection"] == {
         "ProjectionType": "INCLUDE",
-        "NonKeyAttributes": ["eventType", "destinations"],
+        "NonKeyAttributes": ["eventType"],
     }

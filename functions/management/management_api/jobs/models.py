@@ -25,7 +25,11 @@ class JobCounts(BaseModel):
     """What the job has done so far; each kind of job fills its own counts (the others are null)."""
 
     examined: int = Field(description="Deliveries, dead letters or subscriptions looked at so far.")
-    cleared: int | None = Field(default=None, description="Clear All: deliveries ended `cleared`.")
+    cleared: int | None = Field(
+        default=None,
+        description="Clear All: deliveries this job ended `cleared` (one whose envelope came out of "
+        "SQS first was ended by the push function instead, and is not counted here).",
+    )
     purged: int | None = Field(default=None, description="Purge: dead letters deleted.")
     replayed: int | None = Field(default=None, description="Replay: dead letters sent again.")
     alreadyReplaying: int | None = Field(

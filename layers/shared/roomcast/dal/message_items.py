@@ -6,11 +6,11 @@ record, and back (the store: roomcast.dal.messages).
 | message  | ``TENANT#<tenant>#MSG#<messageId>``  | ``MSG``            |
 | delivery | ``TENANT#<tenant>#MSG#<messageId>``  | ``DLV#<subId>``    |
 
-A message item also carries ``GSI1PK`` = ``TENANT#<tenant>#ROOM#<roomId>#MSGS`` and ``GSI1SK`` =
-``<publishedAt>#<messageId>``: the ``ByRoom`` index lists a room's messages newest first (by time
-range, event type or destination). The index holds only the keys, ``eventType`` and
-``destinations`` (what a list filters on): its copy of a message is one write unit whatever the
-payload, and a list reads the messages themselves in the BatchGetItem that reads their deliveries.
+A message item also carries ``GSI1PK`` = ``TENANT#<tenant>#ROOM#<roomId>#MSGS#<shard>`` (one of
+ROOM_INDEX_SHARDS, from the message id) and ``GSI1SK`` = ``<publishedAt>#<messageId>``: the
+``ByRoom`` index lists a room's messages newest first (by time range or event type;
+roomcast.dal.room_index). The index holds only the keys and ``eventType``: its copy of a message is
+one write unit whatever its payload and destinations, and a list reads the messages themselves.
 
 The message item holds each destination's first record (``pending``), so a publish is one
 write whatever its fan-out; each later change of a destination is its own small ``DLV#`` item.
@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from roomcast.dal import items
-from roomcast.dal.table import key
 from roomcast.domain.fields import camel_fields, from_camel_fields
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.payloads import payload_text
@@ -37,6 +36,8 @@ MESSAGE_MAX_LIFE_MS: Final = 365 * 24 * 3600 * 1000
 MESSAGE_SORT_KEY: Final = "MSG"
 DELIVERY_PREFIX: Final = "DLV#"
 ROOM_INDEX: Final = "ByRoom"
+# A room's index rows are spread over this many partition keys (roomcast.dal.room_index).
+ROOM_INDEX_SHARDS: Final = 8
 # The outbox (docs/decisions/0018-signed-receipts-and-outbox.md): a message item whose first
 # envelopes could not all be sent carries ``outbox`` = ``unsent`` and the ids in ``unsent``; the
 # stream's filter (template.yaml, OutboxFunction) passes exactly those changes to the outbox.
@@ -57,19 +58,13 @@ ROOM_INDEX_SORT_KEY: Final = re.compile(
 SENDS_DONE_SORT_KEY: Final = "SENT"
 
 
-def room_messages_key(tenant_id: str, room_id: str) -> str:
-    return f"TENANT#{tenant_id}#ROOM#{room_id}#MSGS"
+def room_index_shard(message_id: str) -> int:
+    """The shard of a message's index row: from its id's last hex digits (random, or a hash)."""
+    return int(message_id[-4:], 16) % ROOM_INDEX_SHARDS
 
 
-def room_index_key(tenant_id: str, index_partition: str, index_sort_key: str) -> dict[str, Any]:
-    """The whole key of a message's row in the ``ByRoom`` index (as a Query's ExclusiveStartKey),
-    from its index sort key (whose format the caller checked) and what the list knows."""
-    message_id = index_sort_key.rpartition("#")[2]
-    return {
-        **key(message_partition_key(tenant_id, message_id), MESSAGE_SORT_KEY),
-        "GSI1PK": {"S": index_partition},
-        "GSI1SK": {"S": index_sort_key},
-    }
+def room_shard_key(tenant_id: str, room_id: str, shard: int) -> str:
+    return f"TENANT#{tenant_id}#ROOM#{room_id}#MSGS#{shard}"
 
 
 def message_partition_key(tenant_id: str, message_id: str) -> str:
@@ -106,7 +101,7 @@ def message_to_item(message: Message) -> items.Item:
         **camel_fields(message),
         "payload": payload,
         "ttl": message_ttl(message),
-        "GSI1PK": room_messages_key(message.tenant_id, message.room_id),
+        "GSI1PK": room_shard_key(message.tenant_id, message.room_id, room_index_shard(message.id)),
         "GSI1SK": f"{message.published_at}#{message.id}",
     }
 

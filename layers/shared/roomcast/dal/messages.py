@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Final
 
 from botocore.exceptions import ClientError
@@ -17,25 +18,20 @@ from roomcast.dal.delivery_records import DeliveryRecords
 from roomcast.dal.message_items import (
     DELIVERY_PREFIX,
     MESSAGE_SORT_KEY,
-    ROOM_INDEX,
-    ROOM_INDEX_SORT_KEY,
     delivery_from_item,
     embedded_deliveries,
     message_from_item,
     message_partition_key,
-    room_index_key,
-    room_messages_key,
     stored_message_item,
 )
-from roomcast.dal.pages import Page, Position, position_value
+from roomcast.dal.pages import Page, Position
 from roomcast.dal.publish_marks import PublishMarks
+from roomcast.dal.room_index import RoomIndex
 from roomcast.dal.table import BATCH_WRITE_MAX_ITEMS, is_condition_failure, key
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, MessageFilter, TrackedMessage
 from roomcast.domain.models import SubscriptionType
 from roomcast.errors import NotFound
 
-# Query rounds one list request may take to fill a page when filters skip items.
-_MAX_LIST_ROUNDS: Final = 5
 # Writes of one batch publish running at once (PutItems of keyed messages, BatchWriteItems).
 _PARALLEL_WRITES: Final = 8
 
@@ -173,43 +169,34 @@ class MessageStore(DeliveryRecords, PublishMarks):
         published_until: str | None = None,
     ) -> DeliveryPage:
         """The pending or retrying deliveries of ``subscriptions`` (id -> type) among a page of the room's
-        messages (newest first, from ``start``, a position this method returned): a destination's
-        own record when it has one (failover hand-offs have only that), else its first record,
-        which is pending. One Query of the room's index (keys and destinations only) and the
-        destinations' own records by BatchGetItem. With ``published_until`` (ISO), messages published
-        later are passed over."""
-        partition = room_messages_key(tenant_id, room_id)
-        request = self._newest_first(partition) | {"Limit": limit}
-        if start is not None:
-            sort_key = position_value(start, ROOM_INDEX_SORT_KEY)
-            request["ExclusiveStartKey"] = room_index_key(tenant_id, partition, sort_key)
-        response = self._client.query(**request)
-        rows = [items.from_attributes(raw) for raw in response.get("Items", [])]
-        if published_until is not None:
-            rows = [row for row in rows if str(row["GSI1SK"]).rpartition("#")[0] <= published_until]
+        messages (newest first, from ``start``, a position this method returned; with
+        ``published_until`` (ISO), none published later): a destination's own record when it has
+        one (failover hand-offs have only that), else its first record, which is pending. The
+        index's page, then one BatchGetItem of the messages and the destinations' own records."""
+        page = self._room_index.page(tenant_id, room_id, limit, start, until=published_until)
         wanted = list(subscriptions)
+        found_items = self._batch_get(
+            [key(row["PK"], MESSAGE_SORT_KEY) for row in page.rows]
+            + [key(row["PK"], f"{DELIVERY_PREFIX}{s}") for row in page.rows for s in wanted]
+        )
+        destinations = {
+            row["id"]: row.get("destinations") or [] for row in found_items if row["SK"] == MESSAGE_SORT_KEY
+        }
         written = {
             (d.message_id, d.subscription_id): d
-            for d in (
-                delivery_from_item(row)
-                for row in self._batch_get(
-                    [key(row["PK"], f"{DELIVERY_PREFIX}{s}") for row in rows for s in wanted]
-                )
-            )
+            for d in (delivery_from_item(row) for row in found_items if row["SK"] != MESSAGE_SORT_KEY)
         }
         found: list[tuple[str, Delivery]] = []
-        for row in rows:
-            message_id = row["GSI1SK"].rpartition("#")[2]
-            destinations = row.get("destinations") or []
+        for row in page.rows:
+            message_id = str(row["GSI1SK"]).rpartition("#")[2]
             for subscription_id in wanted:
                 record = written.get((message_id, subscription_id))
-                if record is None and subscription_id in destinations:
+                if record is None and subscription_id in destinations.get(message_id, []):
                     kind = subscriptions[subscription_id]
                     record = Delivery(message_id, tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
                 if record is not None and record.status in (DeliveryStatus.PENDING, DeliveryStatus.RETRYING):
                     found.append((message_id, record))
-        last = response.get("LastEvaluatedKey")
-        return DeliveryPage(found, (last["GSI1SK"]["S"],) if last else None)
+        return DeliveryPage(found, page.next_position)
 
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         """Messages by id (without deliveries), in as few calls as DynamoDB allows."""
@@ -220,67 +207,41 @@ class MessageStore(DeliveryRecords, PublishMarks):
     def list_room_messages(
         self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]:
-        """A room's messages newest first, each with its deliveries' current records: one Query
-        (a few when filters skip items) and one BatchGetItem for the deliveries. A position is the
-        index sort key of a page's last message."""
-        partition = room_messages_key(tenant_id, room_id)
-        request = self._newest_first(partition)
-        if wanted.since or wanted.until:
-            request["KeyConditionExpression"] += " AND GSI1SK BETWEEN :since AND :until"
-            request["ExpressionAttributeValues"] |= {
-                ":since": {"S": wanted.since or "0000"},
-                ":until": {"S": (wanted.until or "9999") + "#~"},
-            }
-        filters, names = [], {}
-        if wanted.event_type is not None:
-            filters.append("#eventType = :eventType")
-            names["#eventType"] = "eventType"
-            request["ExpressionAttributeValues"][":eventType"] = {"S": wanted.event_type}
+        """A room's messages newest first, each with its deliveries' current records: the index's
+        page (roomcast.dal.room_index: time range and event type) and two BatchGetItems (the
+        messages, then their destinations' records). Messages not routed to ``wanted``'s
+        subscription are left out of the page (which may then be short)."""
+        page = self._room_index.page(
+            tenant_id,
+            room_id,
+            limit,
+            start,
+            since=wanted.since,
+            until=wanted.until,
+            event_type=wanted.event_type,
+        )
+        tracked = self._tracked(page.rows)
         if wanted.subscription_id is not None:
-            filters.append("contains(destinations, :subscription)")
-            request["ExpressionAttributeValues"][":subscription"] = {"S": wanted.subscription_id}
-        if filters:
-            request["FilterExpression"] = " AND ".join(filters)
-        if names:
-            request["ExpressionAttributeNames"] = names
-        found: list[items.Item] = []
-        last_key: Mapping[str, Any] | None = None
-        if start is not None:
-            last_key = room_index_key(tenant_id, partition, position_value(start, ROOM_INDEX_SORT_KEY))
-        for _ in range(_MAX_LIST_ROUNDS):
-            if last_key:
-                request["ExclusiveStartKey"] = last_key
-            response = self._client.query(**request, Limit=limit - len(found))
-            found.extend(items.from_attributes(raw) for raw in response.get("Items", []))
-            last_key = response.get("LastEvaluatedKey")
-            if not last_key or len(found) >= limit:
-                break
-        return Page(self._tracked(found), (last_key["GSI1SK"]["S"],) if last_key else None)
+            tracked = [t for t in tracked if wanted.subscription_id in t.message.destinations]
+        return Page(tracked, page.next_position)
 
-    def _newest_first(self, partition: str) -> dict[str, Any]:
-        """A Query of a room's messages in the ``ByRoom`` index, newest first."""
-        return {
-            "TableName": self._table_name,
-            "IndexName": ROOM_INDEX,
-            "ScanIndexForward": False,
-            "KeyConditionExpression": "GSI1PK = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": partition}},
-        }
+    @cached_property
+    def _room_index(self) -> RoomIndex:
+        return RoomIndex.sharing(self)
 
     def _tracked(self, index_rows: list[items.Item]) -> list[TrackedMessage]:
-        """The messages of index rows (keys, event type and destinations: what the index projects)
-        with each destination's current record (its own item when written), in one BatchGetItem."""
-        keys = [key(row["PK"], MESSAGE_SORT_KEY) for row in index_rows] + [
-            key(row["PK"], f"{DELIVERY_PREFIX}{subscription_id}")
-            for row in index_rows
-            for subscription_id in row.get("destinations") or []
-        ]
-        found = self._batch_get(keys)
-        stored = {row["PK"]: row for row in found if row["SK"] == MESSAGE_SORT_KEY}
-        written = {
-            (d.message_id, d.subscription_id): d
-            for d in (delivery_from_item(row) for row in found if row["SK"] != MESSAGE_SORT_KEY)
-        }
+        """The messages of index rows, each with every destination's current record (its own item
+        when written): the messages, then the records their destinations name."""
+        found = self._batch_get([key(row["PK"], MESSAGE_SORT_KEY) for row in index_rows])
+        stored = {row["PK"]: row for row in found}
+        records = self._batch_get(
+            [
+                key(pk, f"{DELIVERY_PREFIX}{subscription_id}")
+                for pk, row in stored.items()
+                for subscription_id in row.get("destinations") or []
+            ]
+        )
+        written = {(d.message_id, d.subscription_id): d for d in map(delivery_from_item, records)}
         tracked = []
         # A message whose item expired between the Query and the read is left out.
         for row in (stored[r["PK"]] for r in index_rows if r["PK"] in stored):

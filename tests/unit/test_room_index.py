@@ -1,0 +1,102 @@
+"""The room index's shards, merged: paging through a room's messages with any page size, time
+window and event-type filter answers every matching message once, newest first, however the
+messages fall over the shards and however many a filter skips (DynamoDB's Query, in memory)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roomcast.dal.message_items import room_index_shard, room_shard_key
+from roomcast.dal.pages import Position
+from roomcast.dal.room_index import RoomIndex
+
+TENANT, ROOM = "tenant-a", "room_" + "1" * 32
+
+
+@dataclass
+class IndexQueries:
+    """DynamoDB's Query on the ByRoom index, as far as RoomIndex asks it: one partition, a sort-key
+    range, newest first, an event-type filter applied after Limit, and LastEvaluatedKey."""
+
+    rows: list[dict[str, Any]]
+    calls: int = 0
+
+    def query(self, **request: Any) -> dict[str, Any]:
+        self.calls += 1
+        values = request["ExpressionAttributeValues"]
+        low, high = values[":low"]["S"], values[":high"]["S"]
+        partition = [
+            r
+            for r in sorted(self.rows, key=lambda r: r["GSI1SK"]["S"], reverse=True)
+            if r["GSI1PK"]["S"] == values[":pk"]["S"] and low <= r["GSI1SK"]["S"] <= high
+        ]
+        if "ExclusiveStartKey" in request:
+            after = request["ExclusiveStartKey"]["GSI1SK"]["S"]
+            partition = [r for r in partition if r["GSI1SK"]["S"] < after]
+        evaluated = partition[: request["Limit"]]
+        more = len(partition) > len(evaluated)
+        wanted = values.get(":eventType")
+        answered = [r for r in evaluated if wanted is None or r["eventType"] == wanted]
+        last = {"GSI1SK": evaluated[-1]["GSI1SK"]} if more and evaluated else None
+        return {"Items": answered, **({"LastEvaluatedKey": last} if last else {})}
+
+
+def _row(number: int, event_type: str, shard: int) -> dict[str, Any]:
+    message_id = f"msg_{number:028x}{shard:04x}"  # its last hex digits put it in ``shard``
+    published = f"2026-11-22T1{number // 3600}:{number // 60 % 60:02d}:{number % 60:02d}.000Z"
+    return {
+        "PK": {"S": f"TENANT#{TENANT}#MSG#{message_id}"},
+        "GSI1PK": {"S": room_shard_key(TENANT, ROOM, room_index_shard(message_id))},
+        "GSI1SK": {"S": f"{published}#{message_id}"},
+        "eventType": {"S": event_type},
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    # mostly "a", in runs on one shard: a filter on "b" skips whole rounds of a shard
+    event_types=st.lists(
+        st.tuples(st.sampled_from(["a"] * 9 + ["b"]), st.integers(0, 7), st.integers(1, 30)), max_size=40
+    ),
+    limit=st.integers(min_value=1, max_value=6),
+    wanted=st.sampled_from([None, "a", "b"]),
+    window=st.tuples(st.integers(0, 59), st.integers(0, 59)),
+)
+def test_paging_answers_every_matching_message_once_newest_first(
+    event_types: list[tuple[str, int, int]], limit: int, wanted: str | None, window: tuple[int, int]
+) -> None:
+    # Given
+    runs = [(kind, shard) for kind, shard, length in event_types for _ in range(length if kind == "a" else 1)]
+    rows = [_row(n, kind, shard) for n, (kind, shard) in enumerate(runs)]
+    since = f"2026-11-22T10:00:{min(window):02d}.000Z" if min(window) % 3 else None
+    until = f"2026-11-22T10:00:{max(window):02d}.999Z" if max(window) % 2 else None
+    expected = sorted(
+        (
+            r["GSI1SK"]["S"]
+            for r in rows
+            if (wanted is None or r["eventType"]["S"] == wanted)
+            and (since is None or r["GSI1SK"]["S"] >= since)
+            and (until is None or r["GSI1SK"]["S"] <= until + "#~")
+        ),
+        reverse=True,
+    )
+    index = RoomIndex("table", client=cast(Any, IndexQueries(rows)))
+
+    # When
+    answered: list[str] = []
+    position: Position | None = None
+    for _ in range(1_000):
+        page = index.page(TENANT, ROOM, limit, position, since=since, until=until, event_type=wanted)
+        assert len(page.rows) <= limit
+        answered += [str(r["GSI1SK"]) for r in page.rows]
+        position = page.next_position
+        if position is None:
+            break
+
+    # Then
+    assert position is None
+    assert answered == expected
