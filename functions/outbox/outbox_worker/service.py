@@ -109,7 +109,8 @@ class OutboxService:
             page = self.messages.open_deliveries(
                 sweep.tenant_id, sweep.room_id, gone, position, SWEEP_PAGE_MESSAGES
             )
-            ended += end_cleared(self.messages, self.log, sweep.tenant_id, page.found, sweep.reason)
+            found, reason, known = page.found, sweep.reason, page.messages
+            ended += end_cleared(self.messages, self.log, sweep.tenant_id, found, reason, known)
             position = page.next_position
             if position is None:
                 return ended

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
@@ -52,6 +52,7 @@ class DeliveryPage:
 
     found: list[tuple[str, Delivery]]
     next_position: Position | None
+    messages: dict[str, Message] = field(default_factory=dict)  # those read on the way, by id
 
 
 def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
@@ -179,9 +180,7 @@ class MessageStore(DeliveryRecords, PublishMarks):
             [key(row["PK"], MESSAGE_SORT_KEY) for row in page.rows]
             + [key(row["PK"], f"{DELIVERY_PREFIX}{s}") for row in page.rows for s in wanted]
         )
-        destinations = {
-            row["id"]: row.get("destinations") or [] for row in found_items if row["SK"] == MESSAGE_SORT_KEY
-        }
+        stored = {row["id"]: message_from_item(row) for row in found_items if row["SK"] == MESSAGE_SORT_KEY}
         written = {
             (d.message_id, d.subscription_id): d
             for d in (delivery_from_item(row) for row in found_items if row["SK"] != MESSAGE_SORT_KEY)
@@ -191,12 +190,13 @@ class MessageStore(DeliveryRecords, PublishMarks):
             message_id = str(row["GSI1SK"]).rpartition("#")[2]
             for subscription_id in wanted:
                 record = written.get((message_id, subscription_id))
-                if record is None and subscription_id in destinations.get(message_id, []):
+                message = stored.get(message_id)
+                if record is None and message is not None and subscription_id in message.destinations:
                     kind = subscriptions[subscription_id]
                     record = Delivery(message_id, tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
                 if record is not None and record.status in (DeliveryStatus.PENDING, DeliveryStatus.RETRYING):
                     found.append((message_id, record))
-        return DeliveryPage(found, page.next_position)
+        return DeliveryPage(found, page.next_position, stored)
 
     def get_messages(self, tenant_id: str, message_ids: Sequence[str]) -> dict[str, Message]:
         """Messages by id (without deliveries), in as few calls as DynamoDB allows."""

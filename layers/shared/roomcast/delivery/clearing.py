@@ -4,24 +4,37 @@ as it is and not counted), and log each one they ended."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Final
 
 from roomcast.dal.ports import LogSink, MessageRecords
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.log_records import LogEvent, LogRecord
-from roomcast.domain.messages import Delivery, DeliveryStatus
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+
+# Conditional writes made at once (each is a round trip of its own).
+_PARALLEL_WRITES: Final = 8
 
 
 def end_cleared(
-    messages: MessageRecords, log: LogSink, tenant_id: str, found: Sequence[tuple[str, Delivery]], reason: str
+    messages: MessageRecords,
+    log: LogSink,
+    tenant_id: str,
+    found: Sequence[tuple[str, Delivery]],
+    reason: str,
+    known: Mapping[str, Message] | None = None,
 ) -> int:
     """End these open deliveries (message id, record) ``cleared`` with ``reason``; how many this
-    call ended."""
+    call ended. ``known``: the messages already read (the others are read here), for the log.
+    The conditional writes run a few at once."""
     if not found:
         return 0
-    stored = messages.get_messages(tenant_id, list(dict.fromkeys(m for m, _ in found)))
-    ended = 0
-    for message_id, record in found:
+    stored = dict(known or {})
+    if missing := [m for m in dict.fromkeys(m for m, _ in found) if m not in stored]:
+        stored |= messages.get_messages(tenant_id, missing)
+
+    def end(record: Delivery) -> bool:
         closed = Delivery(
             record.message_id,
             record.tenant_id,
@@ -31,12 +44,14 @@ def end_cleared(
             record.attempts,
             reason,
         )
-        if not messages.update_delivery(closed):
-            continue  # it ended meanwhile
-        ended += 1
+        return messages.update_delivery(closed)  # False: it ended meanwhile
+
+    with ThreadPoolExecutor(max_workers=_PARALLEL_WRITES) as pool:
+        ended = list(pool.map(end, [record for _, record in found]))
+    for (message_id, record), done in zip(found, ended, strict=True):
         message = stored.get(message_id)
-        if message is not None:
+        if done and message is not None:
             envelope = first_envelope(message, record.subscription_id)
             kind = record.subscription_type
             log.add(LogRecord.about(envelope, LogEvent.CLEARED, kind, attempt=record.attempts, error=reason))
-    return ended
+    return sum(ended)

@@ -67,7 +67,7 @@ class JobSteps:
             MAX_PAGE_SIZE,
             published_until=iso_from_ms(job.since_ms),
         )
-        cleared = end_cleared(self.messages, self.log, job.tenant_id, page.found, CLEARED)
+        cleared = end_cleared(self.messages, self.log, job.tenant_id, page.found, CLEARED, page.messages)
         counts: dict[str, int] = {JobCount.EXAMINED: len(page.found), JobCount.CLEARED: cleared}
         return _progress(counts, page.next_position)
 
