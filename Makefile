@@ -26,7 +26,7 @@ export SAM_CLI_TELEMETRY := 0
 export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
 export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 
-.PHONY: compact analytics demo help setup run test lint format typecheck openapi template-check test-unit test-integration test-e2e test-security bench capacity soak api-key build deploy clean
+.PHONY: compact analytics demo help setup run browser test lint format typecheck openapi template-check test-unit test-integration test-e2e test-security bench capacity soak api-key build deploy clean
 
 help: ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -105,7 +105,14 @@ test-e2e: $(VENV)/.synced ## the local stack over real HTTP
 test-security: $(VENV)/.synced ## the security regression suite: forged receipts, hostile bodies, races, HTTP framing, SSRF
 	$(PY) -m pytest -m security -q
 
-test: lint typecheck template-check ## every check: lint, types, template, all test tiers
+# First of all (before the environment is built): a machine that cannot have a browser hears so
+# within seconds (tools/roomcast_dev/browser.py).
+browser: | $(TOOLS)/.python-ok ## find or provide the headless chromium the console's tests drive
+	@decision=$$($(PYTHON_REAL) tools/roomcast_dev/browser.py); \
+	if [ "$$decision" = download ]; then \
+	  $(MAKE) --no-print-directory $(VENV)/.synced && $(PY) -m playwright install chromium; fi
+
+test: browser lint typecheck template-check ## every check: lint, types, template, all test tiers
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 bench: $(VENV)/.synced ## benchmarks, each next to a reference measured in the same run

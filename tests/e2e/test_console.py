@@ -19,6 +19,7 @@ import pytest
 import requests
 from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sync_playwright
 
+from roomcast_dev.browser import HOW_TO_INSTALL, find_browser
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import Reply, always
 from tests.e2e.conftest import ApiClient, wait_until
@@ -27,7 +28,7 @@ from tests.e2e.webhook_server import WebhookServers, webhook_servers
 
 __all__ = ["webhook_servers"]
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = find_browser()  # `make test` found or provided it first (roomcast_dev.browser)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -45,16 +46,10 @@ DOWN = Reply(503, {"content-type": "application/json"}, b'{"error":"database dow
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: the console's browser tests need Debian's chromium "
-            "(sudo apt-get install chromium; .ci/run installs it)",
-            pytrace=False,
-        )
+    if CHROMIUM is None:
+        pytest.fail(HOW_TO_INSTALL, pytrace=False)
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield launched
         launched.close()
 

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Route, expect, sync_playwright
 
+from roomcast_dev.browser import HOW_TO_INSTALL, find_browser
 from tests.unit.test_console import get
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = find_browser()  # `make test` found or provided it first (roomcast_dev.browser)
 
 ORIGIN = "http://console.test"
 ROOM = {"id": "room_1", "name": "orders", "eventTypes": [], "createdAt": "2026-11-22T10:00:00.000Z"}
@@ -24,13 +24,11 @@ ROOM = {"id": "room_1", "name": "orders", "eventTypes": [], "createdAt": "2026-1
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: the console's browser tests need Debian's chromium", pytrace=False
-        )
+    if CHROMIUM is None:
+        pytest.fail(HOW_TO_INSTALL, pytrace=False)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"], headless=True
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"], headless=True
         )
         yield launched
         launched.close()
