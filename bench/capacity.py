@@ -12,6 +12,7 @@ from typing import Any
 import requests
 
 from bench.capacity_model import (
+    LAMBDA_CONCURRENCY,
     QUOTAS_AS_OF,
     MessageCost,
     Settings,
@@ -41,7 +42,10 @@ def template_settings() -> Settings:
     return Settings(
         push_concurrency=int(defaults["PushConcurrency"]),
         slow_push_concurrency=int(defaults["SlowPushConcurrency"]),
-        pull_concurrency=int(defaults["PullConcurrencyLimit"]),
+        # Without ReserveConcurrency the pull function is capped by the account's concurrency only.
+        pull_concurrency=int(defaults["PullConcurrencyLimit"])
+        if defaults["ReserveConcurrency"] == "true"
+        else LAMBDA_CONCURRENCY,
         api_rate=float(defaults["ApiRateLimit"]),
         tenant_rate=float(defaults["TenantRequestsPerSecond"]),
     )

@@ -204,8 +204,8 @@ def pull_consumers(settings: Settings, consumers: int) -> Verdict:
     bounds = [
         Bound(
             "pull function concurrency",
-            "PullConcurrencyLimit",
-            "PullConcurrencyLimit",
+            f"PullConcurrencyLimit if reserved, else Lambda's {LAMBDA_CONCURRENCY} per account",
+            "PullConcurrencyLimit with ReserveConcurrency; else a quota increase",
             settings.pull_concurrency,
         ),
         Bound(

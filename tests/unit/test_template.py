@@ -694,6 +694,23 @@ def test_dashboard_shows_every_functions_errors_and_throttles(template: dict[str
 # -- hardening (the real template) ----------------------------------------------------------------
 
 
+def test_every_log_group_has_a_retention_and_the_glue_jobs_write_to_the_stacks_own(
+    template: dict[str, Any],
+) -> None:
+    # When
+    resources = template["Resources"]
+    log_groups = {n: r["Properties"] for n, r in resources.items() if r["Type"] == "AWS::Logs::LogGroup"}
+    jobs = {n: r["Properties"] for n, r in resources.items() if r["Type"] == "AWS::Glue::Job"}
+
+    # Then: nothing kept for ever, Glue's logs included (Glue would create its own groups otherwise)
+    assert all(group.get("RetentionInDays") == {"Ref": "LogRetentionInDays"} for group in log_groups.values())
+    prefix = {"Fn::Sub": "/aws-glue/${AWS::StackName}"}
+    assert jobs
+    assert all(job["DefaultArguments"]["--custom-logGroup-prefix"] == prefix for job in jobs.values())
+    names = {group["LogGroupName"]["Fn::Sub"] for group in log_groups.values() if "LogGroupName" in group}
+    assert {"/aws-glue/${AWS::StackName}/error", "/aws-glue/${AWS::StackName}/output"} <= names
+
+
 def test_every_log_group_is_encrypted_with_the_stack_key(template: dict[str, Any]) -> None:
     # When
     log_groups = _of_type(template, "AWS::Logs::LogGroup")
@@ -709,8 +726,31 @@ def test_push_function_reserves_what_its_queue_trigger_may_use(template: dict[st
     push = template["Resources"]["PushFunction"]["Properties"]
     trigger = push["Events"]["PushQueue"]["Properties"]
 
-    # Then: a lower reservation would throttle the poller, a higher one hold idle concurrency
-    assert push["ReservedConcurrentExecutions"] == trigger["ScalingConfig"]["MaximumConcurrency"]
+    # Then: a lower reservation would throttle the poller, a higher one hold idle concurrency; and
+    # none unless asked for (a new account's quota allows none)
+    assert push["ReservedConcurrentExecutions"] == {
+        "Fn::If": [
+            "ReservesConcurrency",
+            trigger["ScalingConfig"]["MaximumConcurrency"],
+            {"Ref": "AWS::NoValue"},
+        ]
+    }
+
+
+def test_no_function_reserves_concurrency_by_default(template: dict[str, Any]) -> None:
+    # When
+    reserving = {
+        name: resource["Properties"]["ReservedConcurrentExecutions"]
+        for name, resource in template["Resources"].items()
+        if resource["Type"] == "AWS::Serverless::Function"
+        and "ReservedConcurrentExecutions" in resource["Properties"]
+    }
+
+    # Then: each reservation is conditional on ReserveConcurrency, which is off by default
+    assert template["Parameters"]["ReserveConcurrency"]["Default"] == "false"
+    assert reserving
+    assert {value["Fn::If"][0] for value in reserving.values()} == {"ReservesConcurrency"}
+    assert all(value["Fn::If"][2] == {"Ref": "AWS::NoValue"} for value in reserving.values())
 
 
 def test_every_checkov_skip_says_why(template: dict[str, Any]) -> None:
