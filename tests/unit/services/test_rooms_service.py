@@ -88,9 +88,10 @@ def test_deleting_a_room_deletes_its_subscriptions_and_their_queues() -> None:
     management.subscription(room, type="PUSH", pushUrl="https://hooks.example.com/in")
 
     # When
-    management.delete_room(room)
+    job = management.delete_room(room)
 
     # Then
+    assert (job.state.value, job.counts) == ("succeeded", {"examined": 2, "subscriptionsDeleted": 2})
     assert management.catalog.rooms == {}
     assert management.catalog.subscriptions == {}
     assert management.queues.queues == {}
@@ -178,3 +179,19 @@ def test_a_subscription_created_while_its_room_is_being_deleted_is_refused_not_l
     assert catalog.rooms == {}
     assert catalog.subscriptions == {}
     assert management.queues.queues == {}
+
+
+def test_a_room_with_more_subscriptions_than_a_step_takes_is_deleted_over_several_steps() -> None:
+    # Given: 12 subscriptions, a step removes 10
+    management = Management()
+    room = management.room()
+    for _ in range(12):
+        management.subscription(room)
+
+    # When
+    job = management.delete_room(room)
+
+    # Then
+    assert (job.steps, job.counts["subscriptionsDeleted"]) == (2, 12)
+    assert management.catalog.rooms == {}
+    assert management.catalog.subscriptions == {}

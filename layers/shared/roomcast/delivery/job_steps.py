@@ -110,7 +110,8 @@ class JobSteps:
             ROOM_DELETED,
             then=(lambda: self.catalog.delete_room(job.tenant_id, job.room_id)) if last else (lambda: None),
         )
-        return Progress({JobCount.SUBSCRIPTIONS_DELETED: len(now)}, None, done=last)
+        counts: dict[str, int] = {JobCount.EXAMINED: len(now), JobCount.SUBSCRIPTIONS_DELETED: len(now)}
+        return Progress(counts, None, done=last)
 
     def _subscription(self, job: Job) -> Subscription | None:
         try:
