@@ -11,7 +11,7 @@ import pytest
 
 from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
 from roomcast_dev.template import PROJECT_ROOT, StackModel, load_template, read_stack
-from roomcast_dev.template_intrinsics import Resolver
+from roomcast_dev.template_intrinsics import Resolver, local_stack_id
 
 STACK = "roomcast-test"
 REGION = "us-east-1"
@@ -40,13 +40,48 @@ def test_management_function_runs_the_management_handler(stack: StackModel) -> N
     assert PROJECT_ROOT / "layers" / "shared" in function.layer_paths
 
 
+def pull_queue_prefix() -> str:
+    """roomcast- and the first 8 hex digits of the stack id's UUID, as the template derives it."""
+    stack_uuid = local_stack_id(STACK, REGION).rsplit("/", 1)[1]
+    return f"roomcast-{stack_uuid.split('-')[0]}-pull-"
+
+
+def test_pull_queue_names_fit_sqs_whatever_the_stack_name() -> None:
+    # Given: the longest stack name CloudFormation takes
+    stack = read_stack("s" * 128, REGION, {}, queue_url=queue_url)
+
+    # When: every function's prefix, with the longest queue name made from it
+    prefixes = {
+        spec.environment["PULL_QUEUE_PREFIX"]
+        for spec in stack.functions.values()
+        if "PULL_QUEUE_PREFIX" in spec.environment
+    }
+    [prefix] = prefixes
+
+    # Then: one prefix, within the 40 characters the functions accept, and names within SQS's 80
+    assert len(prefix) <= 40
+    assert len(f"{prefix}sub_{'0' * 32}-dlq") <= 80
+
+
+def test_every_pull_queue_grant_names_the_same_prefix(template: dict[str, Any]) -> None:
+    # When: the queue ARNs the functions' grants name, and the prefix their environment gets
+    text = json.dumps(template)
+    grants = re.findall(r'"arn:\$\{AWS::Partition\}:sqs:[^"]*-pull-\*"', text)
+    prefixes = re.findall(r'"(roomcast-\$\{StackHash\}-pull-)"', text)
+
+    # Then: every grant is on this stack's pull queues, never on every stack's
+    assert grants
+    assert all("roomcast-${StackHash}-pull-*" in grant for grant in grants)
+    assert prefixes
+
+
 def test_management_function_environment_is_resolved(stack: StackModel) -> None:
     # When
     environment = stack.functions["ManagementFunction"].environment
 
     # Then
     assert environment["TABLE_NAME"] == "roomcast-test-Table"
-    assert environment["PULL_QUEUE_PREFIX"] == "roomcast-test-pull-"
+    assert environment["PULL_QUEUE_PREFIX"] == pull_queue_prefix()
     assert environment["ALLOW_LOOPBACK_PUSH_URLS"] == "true"
 
 
@@ -107,7 +142,7 @@ def test_outputs_are_resolved(stack: StackModel) -> None:
 
     # Then
     assert outputs["TableName"] == "roomcast-test-Table"
-    assert outputs["PullQueuePrefix"] == "roomcast-test-pull-"
+    assert outputs["PullQueuePrefix"] == pull_queue_prefix()
     assert outputs["ManagementFunctionName"] == "roomcast-test-ManagementFunction"
 
 

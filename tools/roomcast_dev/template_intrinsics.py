@@ -1,18 +1,26 @@
-"""CloudFormation's intrinsic functions (Ref, Fn::Sub, Fn::GetAtt, Fn::Join, Fn::Select) and
+"""CloudFormation's intrinsic functions (Ref, Fn::Sub, Fn::GetAtt, Fn::Join, Fn::Select, Fn::Split) and
 pseudo parameters, resolved against the local stack's physical names, as CloudFormation would
 resolve them on deployment."""
 
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
 
 
+def local_stack_id(stack_name: str, region: str) -> str:
+    """A stack id as CloudFormation makes one (its last part a UUID), the same for a stack name."""
+    unique = uuid.uuid5(uuid.NAMESPACE_URL, f"roomcast-local/{region}/{stack_name}")
+    return f"arn:aws:cloudformation:{region}:{LOCAL_ACCOUNT_ID}:stack/{stack_name}/{unique}"
+
+
 class Resolver:
-    """Resolves Ref, Fn::Sub, Fn::GetAtt, Fn::Join and Fn::Select against local physical names."""
+    """Resolves Ref, Fn::Sub, Fn::GetAtt, Fn::Join, Fn::Select and Fn::Split against local physical
+    names."""
 
     def __init__(
         self,
@@ -32,6 +40,7 @@ class Resolver:
         }
         self._pseudo = {
             "AWS::StackName": stack_name,
+            "AWS::StackId": local_stack_id(stack_name, region),
             "AWS::Region": region,
             "AWS::AccountId": LOCAL_ACCOUNT_ID,
             "AWS::Partition": "aws",
@@ -114,6 +123,8 @@ class Resolver:
                 return str(argument[0]).join(str(self.resolve(v)) for v in argument[1])
             if key == "Fn::Select":
                 return self.resolve(argument[1])[int(argument[0])]
+            if key == "Fn::Split":
+                return str(self.resolve(argument[1])).split(str(argument[0]))
         return {k: self.resolve(v) for k, v in value.items()}
 
     def _sub(self, argument: Any) -> str:
