@@ -30,11 +30,7 @@ EVENT_VERSION_PATTERN = r"^[0-9]+(\.[0-9]+){0,3}$"
 class ApiModel(BaseModel):
     """Strict: unknown fields and wrong JSON types are refused, never coerced."""
 
-    # defer_build: a model's validator and schema are built when first used, not at import: a
-    # cold start builds only its own route's (docs/decisions/0008-cold-start.md).
-    model_config = ConfigDict(
-        extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True, defer_build=True
-    )
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, populate_by_name=True)
 
 
 class _Integral:
@@ -95,10 +91,8 @@ def examples(*values: dict[str, Any], lenient: bool = False) -> ConfigDict:
     """A model's config with its documented examples. ``lenient``: a response model deriving from a
     request model, which ignores the fields it does not declare and coerces nothing it need not."""
     if lenient:
-        return ConfigDict(
-            json_schema_extra={"examples": list(values)}, extra="ignore", strict=False, defer_build=True
-        )
-    return ConfigDict(json_schema_extra={"examples": list(values)}, defer_build=True)
+        return ConfigDict(json_schema_extra={"examples": list(values)}, extra="ignore", strict=False)
+    return ConfigDict(json_schema_extra={"examples": list(values)})
 
 
 EventTypeName = Annotated[
@@ -123,8 +117,6 @@ class ResponseModel(BaseModel):
     """An answer built from domain objects: ``Model.of(*sources, **fields)`` takes the fields of each
     source (``camel_fields``; later ones win) and the given fields on top, and keeps only the
     fields the model declares."""
-
-    model_config = ConfigDict(defer_build=True)
 
     @classmethod
     def of(cls, *sources: object, **fields: object) -> Self:
