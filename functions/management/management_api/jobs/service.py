@@ -39,17 +39,17 @@ class JobsService:
         subscription = self._subscription(tenant_id, room_id, subscription_id)
         now = self.clock()
         self.catalog.raise_cleared_watermark(subscription, now, updated_now(subscription.updated_at))
-        return self._start(self._job(subscription, JobKind.CLEAR_DELIVERIES, now))
+        return self._start(_job(JobKind.CLEAR_DELIVERIES, subscription, now))
 
     def purge_dead_letters(self, tenant_id: str, room_id: str, subscription_id: str) -> Job:
         subscription = self._subscription(tenant_id, room_id, subscription_id)
-        return self._start(self._job(subscription, JobKind.PURGE_DEAD_LETTERS, self.clock()))
+        return self._start(_job(JobKind.PURGE_DEAD_LETTERS, subscription, self.clock()))
 
     def replay_dead_letters(
         self, tenant_id: str, room_id: str, subscription_id: str, window: tuple[str | None, str | None]
     ) -> Job:
         subscription = self._subscription(tenant_id, room_id, subscription_id)
-        job = self._job(subscription, JobKind.REPLAY_DEAD_LETTERS, self.clock())
+        job = _job(JobKind.REPLAY_DEAD_LETTERS, subscription, self.clock())
         return self._start(replace(job, window=window))
 
     def delete_room(self, tenant_id: str, room_id: str) -> Job:
@@ -60,23 +60,10 @@ class JobsService:
         job_id = self.catalog.start_room_deletion(tenant_id, room_id, iso_from_ms(now), new_id)
         started = self.jobs.get(tenant_id, job_id)
         if started is None:  # this request's job (or an earlier one that died before storing it)
-            job = Job(job_id, tenant_id, JobKind.DELETE_ROOM, room_id, None, now, now, updated_at_ms=now)
-            return self._start(job)
+            return self._start(_job(JobKind.DELETE_ROOM, (tenant_id, room_id), now, job_id))
         if not started.finished:
             self.outbox.now(RunJob(tenant_id, job_id))  # nudged on: a second run of a step is harmless
         return started
-
-    def _job(self, subscription: Subscription, kind: JobKind, now: int) -> Job:
-        return Job(
-            ids.new_job_id(),
-            subscription.tenant_id,
-            kind,
-            subscription.room_id,
-            subscription.id,
-            created_at_ms=now,
-            since_ms=now,
-            updated_at_ms=now,
-        )
 
     def _start(self, job: Job) -> Job:
         self.jobs.create(job)
@@ -86,3 +73,20 @@ class JobsService:
     def _subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription:
         self.catalog.get_room(tenant_id, room_id)
         return self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+
+
+def _job(kind: JobKind, of: Subscription | tuple[str, str], now: int, job_id: str | None = None) -> Job:
+    """A new job of a subscription, or of a room (tenant, room), starting now."""
+    tenant_id, room_id, subscription_id = (
+        (of.tenant_id, of.room_id, of.id) if isinstance(of, Subscription) else (*of, None)
+    )
+    return Job(
+        job_id or ids.new_job_id(),
+        tenant_id,
+        kind,
+        room_id,
+        subscription_id,
+        created_at_ms=now,
+        since_ms=now,
+        updated_at_ms=now,
+    )
