@@ -7,7 +7,7 @@ never leaves a terminal status — and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from roomcast.dal.catalog_keys import FailoverLink
@@ -28,9 +28,10 @@ from roomcast.domain.messages import (
     DeliveryStatus,
     Message,
     MessageFilter,
+    OwedFilter,
     TrackedMessage,
 )
-from roomcast.domain.models import Room, Subscription, SubscriptionType
+from roomcast.domain.models import Room, Subscription
 from roomcast.errors import Conflict, LimitExceeded, NotFound
 
 
@@ -311,25 +312,19 @@ class FakeMessages:
         return _page(newest_first, limit, start)
 
     def open_deliveries(
-        self,
-        tenant_id: str,
-        room_id: str,
-        subscriptions: Mapping[str, SubscriptionType],
-        start: Position | None,
-        limit: int,
-        published_until: str | None = None,
+        self, tenant_id: str, owed: OwedFilter, start: Position | None, limit: int
     ) -> DeliveryPage:
         in_room = sorted(
-            (m for (t, _), m in self.messages.items() if (t, m.room_id) == (tenant_id, room_id)),
+            (m for (t, _), m in self.messages.items() if (t, m.room_id) == (tenant_id, owed.room_id)),
             key=lambda m: (m.published_at, m.id),
             reverse=True,
         )
         page = _page(in_room, limit, start)
         found = []
         for message in page.items:
-            if published_until is not None and message.published_at > published_until:
+            if owed.published_until is not None and message.published_at > owed.published_until:
                 continue
-            for subscription_id, kind in subscriptions.items():
+            for subscription_id, kind in owed.subscriptions.items():
                 record = self.current(tenant_id, message.id, subscription_id)
                 if record is None and subscription_id in message.destinations:
                     record = Delivery(message.id, tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)

@@ -15,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from roomcast_dev.functions import FunctionError
+from roomcast_dev.pollers import Poller
 from roomcast_dev.template import SqsTrigger
 
 # Diagnostics of the local stack's background threads: logged, not printed, so that they reach
@@ -84,8 +84,10 @@ def failed_message_ids(result: Any, batch_ids: set[str]) -> set[str] | None:
     return kept
 
 
-class SqsPoller:
+class SqsPoller(Poller):
     """Polls one queue for one function with ``maximum_concurrency`` concurrent pollers."""
+
+    kind = "sqs"
 
     def __init__(
         self,
@@ -97,58 +99,23 @@ class SqsPoller:
         invoke: Invoke,
         pollers: int | None = None,
     ) -> None:
+        # Lambda scales pollers up to MaximumConcurrency; a laptop needs only a few.
+        threads = min(pollers or trigger.maximum_concurrency, trigger.maximum_concurrency)
+        super().__init__(trigger.function_id, threads, join_seconds=LONG_POLL_SECONDS + 5)
         self.trigger = trigger
         self._queue_url = queue_url
         self._queue_arn = queue_arn
         self._region = region
         self._client_factory = client_factory
         self._invoke = invoke
-        self._stopping = threading.Event()
-        self._paused = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self.invocations = 0
-        # Lambda scales pollers up to MaximumConcurrency; a laptop needs only a few.
-        self._pollers = min(pollers or trigger.maximum_concurrency, trigger.maximum_concurrency)
 
-    def start(self) -> None:
-        for index in range(self._pollers):
-            thread = threading.Thread(
-                target=self._run, name=f"sqs-{self.trigger.function_id}-{index}", daemon=True
-            )
-            thread.start()
-            self._threads.append(thread)
+    def _open(self) -> SQSClient:
+        return self._client_factory()
 
-    def request_stop(self) -> None:
-        """Stop polling after the current receive (the stack then ends the receives that wait)."""
-        self._stopping.set()
-
-    def stop(self) -> None:
-        self._stopping.set()
-        for thread in self._threads:
-            thread.join(timeout=LONG_POLL_SECONDS + 5)
-
-    def pause(self) -> None:
-        self._paused.set()
-
-    def resume(self) -> None:
-        self._paused.clear()
-
-    def _run(self) -> None:
-        client = self._client_factory()
-        while not self._stopping.is_set():
-            if self._paused.is_set():
-                time.sleep(0.05)
-                continue
-            try:
-                batch = self._collect(client)
-                if batch:
-                    self._deliver(client, batch)
-            except Exception as error:  # the queue was deleted by a reset, the endpoint restarted, ...
-                if self._paused.is_set():
-                    continue  # a reset ended the receive: the queue is made again, then polled
-                if not self._stopping.is_set():
-                    _log.warning(f"[sqs] {self.trigger.function_id}: {type(error).__name__}: {error}")
-                    time.sleep(0.5)
+    def _step(self, clients: SQSClient) -> None:
+        batch = self._collect(clients)
+        if batch:
+            self._deliver(clients, batch)
 
     def _collect(self, client: SQSClient) -> list[MessageTypeDef]:
         """Up to BatchSize messages, waiting at most the batching window once the first arrives."""

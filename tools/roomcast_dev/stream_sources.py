@@ -11,7 +11,6 @@ OnFailure destination).
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 
 from roomcast_dev.event_sources import failed_message_ids
 from roomcast_dev.functions import FunctionError
+from roomcast_dev.pollers import Poller
 from roomcast_dev.template import StreamTrigger
 
 # Diagnostics of the local stack's background threads: logged, not printed, so that they reach
@@ -91,8 +91,11 @@ class _Shard:
     attempts: int = 0
 
 
-class StreamPoller:
+class StreamPoller(Poller):
     """Reads one table's stream for one function, one shard after the other, in order."""
+
+    kind = "stream"
+    retry_seconds = RETRY_SECONDS
 
     def __init__(
         self,
@@ -102,57 +105,32 @@ class StreamPoller:
         client_factory: ClientFactory,
         invoke: Invoke,
     ) -> None:
+        super().__init__(trigger.function_id, threads=1, join_seconds=25)
         self.trigger = trigger
         self._table_name = table_name
         self._region = region
         self._client_factory = client_factory
         self._invoke = invoke
-        self._stopping = threading.Event()
-        self._paused = threading.Event()
-        self._thread: threading.Thread | None = None
         self._stream_arn: str | None = None  # None: look the stream up again
         self._shards_arn: str | None = None  # the stream ``_shards`` are positions in
         self._shards: dict[str, _Shard] = {}
-        self.invocations = 0
-
-    def start(self) -> None:
-        self._thread = threading.Thread(
-            target=self._run, name=f"stream-{self.trigger.function_id}", daemon=True
-        )
-        self._thread.start()
-
-    def request_stop(self) -> None:
-        self._stopping.set()
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._thread is not None:
-            self._thread.join(timeout=25)
-
-    def pause(self) -> None:
-        self._paused.set()
 
     def resume(self) -> None:
         self._stream_arn = None  # a reset makes the table, and its stream, again
-        self._paused.clear()
+        super().resume()
 
-    def _run(self) -> None:
-        dynamodb = self._client_factory("dynamodb")
-        streams = self._client_factory("dynamodbstreams")
-        while not self._stopping.is_set():
-            if self._paused.is_set():
-                time.sleep(0.05)
-                continue
-            try:
-                if self._stream_arn is None:
-                    self._discover(dynamodb, streams)
-                if not self._poll(streams):
-                    time.sleep(IDLE_SECONDS)
-            except Exception as error:  # a reset deleted the table, the endpoint restarted, ...
-                if not self._stopping.is_set():
-                    _log.warning(f"[stream] {self.trigger.function_id}: {type(error).__name__}: {error}")
-                    self._stream_arn = None
-                    time.sleep(RETRY_SECONDS)
+    def _open(self) -> tuple[Any, Any]:
+        return self._client_factory("dynamodb"), self._client_factory("dynamodbstreams")
+
+    def _step(self, clients: tuple[Any, Any]) -> None:
+        dynamodb, streams = clients
+        if self._stream_arn is None:
+            self._discover(dynamodb, streams)
+        if not self._poll(streams):
+            time.sleep(IDLE_SECONDS)
+
+    def _after_error(self) -> None:
+        self._stream_arn = None
 
     def _discover(self, dynamodb: Any, streams: Any) -> None:
         """Find the table's stream and an iterator per shard: where this poller left off when it

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler.depends import Depends
 
+from roomcast.api.tenancy import Tenant
+
 if TYPE_CHECKING:
     from management_api.api_keys.service import ApiKeysService
     from management_api.dead_letters.service import DeadLettersService
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from management_api.schedule.service import ScheduleService
     from management_api.signing_secrets.service import SigningSecretsService
     from management_api.subscriptions.service import SubscriptionsService
-    from roomcast.api.cursors import ListCursors
+    from roomcast.api.cursors import ListCursors, TenantCursors
     from roomcast.config import Settings
     from roomcast.dal.catalog import CatalogStore
     from roomcast.dal.delivery_log import DeliveryLog
@@ -38,7 +40,7 @@ else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
-    ListCursors = object
+    ListCursors = TenantCursors = object
 
 
 # -- the data access, one of each per container ------------------------------------------------
@@ -174,6 +176,11 @@ def list_cursors() -> ListCursors:
     return ListCursors(secrets.cursor_key)
 
 
+def tenant_cursors(tenant: Tenant) -> TenantCursors:
+    """The caller's list cursors: the tenant a cursor is sealed for and opened by."""
+    return list_cursors().of(tenant)
+
+
 Rooms = Annotated[RoomsService, Depends(rooms_service)]
 Subscriptions = Annotated[SubscriptionsService, Depends(subscriptions_service)]
 Messages = Annotated[MessagesService, Depends(messages_service)]
@@ -183,4 +190,4 @@ Jobs = Annotated[JobsService, Depends(jobs_service)]
 SigningSecrets = Annotated[SigningSecretsService, Depends(signing_secrets_service)]
 Schedules = Annotated[ScheduleService, Depends(schedule_service)]
 ApiKeys = Annotated[ApiKeysService, Depends(api_keys_service)]
-Cursors = Annotated[ListCursors, Depends(list_cursors)]
+Lists = Annotated[TenantCursors, Depends(tenant_cursors)]

@@ -28,7 +28,7 @@ from roomcast.dal.sender import Outgoing, QueueAddresses
 from roomcast.delivery.clearing import end_cleared
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.log_records import LogEvent, LogRecord
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.domain.messages import Delivery, DeliveryStatus, Message, OwedFilter
 from roomcast.domain.models import Subscription, SubscriptionType
 from roomcast.domain.outbox_tasks import PublishCheck, Sweep
 from roomcast.errors import NotFound
@@ -106,9 +106,8 @@ class OutboxService:
         position: Position | None = (sweep.position,) if sweep.position else None
         ended = 0
         while True:
-            page = self.messages.open_deliveries(
-                sweep.tenant_id, sweep.room_id, gone, position, SWEEP_PAGE_MESSAGES
-            )
+            owed = OwedFilter(sweep.room_id, gone)
+            page = self.messages.open_deliveries(sweep.tenant_id, owed, position, SWEEP_PAGE_MESSAGES)
             found, reason, known = page.found, sweep.reason, page.messages
             ended += end_cleared(self.messages, self.log, sweep.tenant_id, found, reason, known)
             position = page.next_position

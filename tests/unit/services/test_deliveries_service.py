@@ -3,7 +3,7 @@ also when several calls run at once (each read before any of them wrote)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -14,7 +14,14 @@ from roomcast.dal.pages import Page, Position
 from roomcast.dal.sender import QueueAddresses
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.jobs import JobState
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message, MessageFilter, TrackedMessage
+from roomcast.domain.messages import (
+    Delivery,
+    DeliveryStatus,
+    Message,
+    MessageFilter,
+    OwedFilter,
+    TrackedMessage,
+)
 from roomcast.domain.models import Room, Subscription, SubscriptionType
 from tests.fakes import FakeMessages
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
@@ -39,19 +46,11 @@ class StaleReads(FakeMessages):
         return self.first_answers[key]
 
     def open_deliveries(
-        self,
-        tenant_id: str,
-        room_id: str,
-        subscriptions: Mapping[str, SubscriptionType],
-        start: Position | None,
-        limit: int,
-        published_until: str | None = None,
+        self, tenant_id: str, owed: OwedFilter, start: Position | None, limit: int
     ) -> DeliveryPage:
-        key = (tenant_id, room_id, tuple(subscriptions), start, limit)
+        key = (tenant_id, owed.room_id, tuple(owed.subscriptions), start, limit)
         if key not in self.first_pages:
-            self.first_pages[key] = super().open_deliveries(
-                tenant_id, room_id, subscriptions, start, limit, published_until
-            )
+            self.first_pages[key] = super().open_deliveries(tenant_id, owed, start, limit)
         return self.first_pages[key]
 
     def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:

@@ -100,27 +100,27 @@ class Lists:
         keys = ApiKeysService(cast(Any, self.keys))
         c = self.cursors
         return {
-            "rooms": lambda t, cursor: list_rooms(t, m.rooms, c, 1, cursor).nextCursor,
-            "api-keys": lambda t, cursor: list_api_keys(t, "", keys, c, 1, cursor).nextCursor,
+            "rooms": lambda t, cursor: list_rooms(m.rooms, c.of(t), 1, cursor).nextCursor,
+            "api-keys": lambda t, cursor: list_api_keys("", keys, c.of(t), 1, cursor).nextCursor,
             "subscriptions": lambda t, cursor: (
-                list_subscriptions(room, t, m.subscriptions, c, 1, cursor).nextCursor
+                list_subscriptions(room, m.subscriptions, c.of(t), 1, cursor).nextCursor
             ),
             "messages": lambda t, cursor: (
-                list_messages(room, t, self.messages_service, c, 1, cursor).nextCursor
+                list_messages(room, self.messages_service, c.of(t), 1, cursor).nextCursor
             ),
             "messages of a type": lambda t, cursor: (
                 list_messages(
-                    room, t, self.messages_service, c, 1, cursor, eventType="order.created"
+                    room, self.messages_service, c.of(t), 1, cursor, eventType="order.created"
                 ).nextCursor
             ),
             "deliveries": lambda t, cursor: (
-                list_deliveries(room, sub, t, self.messages_service, c, None, 1, cursor).nextCursor
+                list_deliveries(room, sub, self.messages_service, c.of(t), None, 1, cursor).nextCursor
             ),
             "pending deliveries": lambda t, cursor: (
-                list_deliveries(room, sub, t, self.messages_service, c, "pending", 1, cursor).nextCursor
+                list_deliveries(room, sub, self.messages_service, c.of(t), "pending", 1, cursor).nextCursor
             ),
             "dead letters": lambda t, cursor: (
-                list_dead_letters(room, sub, t, m.dead_letters, c, 1, cursor).nextCursor
+                list_dead_letters(room, sub, m.dead_letters, c.of(t), 1, cursor).nextCursor
             ),
         }
 
@@ -171,17 +171,17 @@ def test_a_cursor_of_one_room_or_subscription_is_refused_by_anothers() -> None:
     other_room = lists.rooms[1]
     for _ in range(2):
         m.subscription(other_room)
-    subscriptions = list_subscriptions(lists.room.id, TENANT, m.subscriptions, c, 1, None).nextCursor
-    letters = list_dead_letters(lists.room.id, lists.subscription.id, TENANT, m.dead_letters, c, 1, None)
+    subscriptions = list_subscriptions(lists.room.id, m.subscriptions, c.of(TENANT), 1, None).nextCursor
+    letters = list_dead_letters(lists.room.id, lists.subscription.id, m.dead_letters, c.of(TENANT), 1, None)
     assert subscriptions is not None
     assert letters.nextCursor is not None
 
     # When / Then
     with pytest.raises(InvalidRequest, match="cursor"):
-        list_subscriptions(other_room.id, TENANT, m.subscriptions, c, 1, subscriptions)
+        list_subscriptions(other_room.id, m.subscriptions, c.of(TENANT), 1, subscriptions)
     with pytest.raises(InvalidRequest, match="cursor"):
         list_dead_letters(
-            lists.room.id, lists.subscriptions[1].id, TENANT, m.dead_letters, c, 1, letters.nextCursor
+            lists.room.id, lists.subscriptions[1].id, m.dead_letters, c.of(TENANT), 1, letters.nextCursor
         )
 
 
@@ -190,11 +190,13 @@ def test_a_messages_cursor_is_bound_to_the_time_window_but_not_to_the_page_size(
     lists = Lists()
     service, c, room = lists.messages_service, lists.cursors, lists.room.id
     since = "2026-11-22T10:00:00Z"
-    cursor = list_messages(room, TENANT, service, c, 1, None, since=datetime.fromisoformat(since)).nextCursor
+    cursor = list_messages(
+        room, service, c.of(TENANT), 1, None, since=datetime.fromisoformat(since)
+    ).nextCursor
     assert cursor is not None
 
     # When / Then: the same window with another limit reads on; another window or none is refused
-    assert list_messages(room, TENANT, service, c, 2, cursor, since=datetime.fromisoformat(since)).messages
+    assert list_messages(room, service, c.of(TENANT), 2, cursor, since=datetime.fromisoformat(since)).messages
     others: list[dict[str, Any]] = [
         {},
         {"since": datetime.fromisoformat("2026-11-22T09:00:00Z")},
@@ -202,7 +204,7 @@ def test_a_messages_cursor_is_bound_to_the_time_window_but_not_to_the_page_size(
     ]
     for other in others:
         with pytest.raises(InvalidRequest, match="cursor"):
-            list_messages(room, TENANT, service, c, 1, cursor, **other)
+            list_messages(room, service, c.of(TENANT), 1, cursor, **other)
 
 
 class Untouchable:
@@ -218,12 +220,12 @@ class Untouchable:
 FORGED = "cur_WyJ4Il0." + "A" * 43
 ROOM_ID, SUBSCRIPTION_ID = "room_" + "1" * 32, "sub_" + "2" * 32
 ROUTES_WITH_A_FORGED_CURSOR: dict[str, Callable[[Any, ListCursors], object]] = {
-    "rooms": lambda s, c: list_rooms(TENANT, s, c, 1, FORGED),
-    "api-keys": lambda s, c: list_api_keys(TENANT, "", s, c, 1, FORGED),
-    "subscriptions": lambda s, c: list_subscriptions(ROOM_ID, TENANT, s, c, 1, FORGED),
-    "messages": lambda s, c: list_messages(ROOM_ID, TENANT, s, c, 1, FORGED),
-    "deliveries": lambda s, c: list_deliveries(ROOM_ID, SUBSCRIPTION_ID, TENANT, s, c, None, 1, FORGED),
-    "dead letters": lambda s, c: list_dead_letters(ROOM_ID, SUBSCRIPTION_ID, TENANT, s, c, 1, FORGED),
+    "rooms": lambda s, c: list_rooms(s, c.of(TENANT), 1, FORGED),
+    "api-keys": lambda s, c: list_api_keys("", s, c.of(TENANT), 1, FORGED),
+    "subscriptions": lambda s, c: list_subscriptions(ROOM_ID, s, c.of(TENANT), 1, FORGED),
+    "messages": lambda s, c: list_messages(ROOM_ID, s, c.of(TENANT), 1, FORGED),
+    "deliveries": lambda s, c: list_deliveries(ROOM_ID, SUBSCRIPTION_ID, s, c.of(TENANT), None, 1, FORGED),
+    "dead letters": lambda s, c: list_dead_letters(ROOM_ID, SUBSCRIPTION_ID, s, c.of(TENANT), 1, FORGED),
 }
 
 
@@ -239,7 +241,7 @@ def test_a_list_of_one_page_reads_no_key() -> None:
     lists = Lists()
 
     # When
-    answer = list_rooms(OTHER_TENANT, lists.management.rooms, lists.cursors, 10, None)
+    answer = list_rooms(lists.management.rooms, lists.cursors.of(OTHER_TENANT), 10, None)
 
     # Then
     assert len(answer.rooms) == 1

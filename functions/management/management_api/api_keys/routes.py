@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from management_api.api_keys.models import ApiKeyCreate, ApiKeyList, ApiKeyView, CreatedApiKey
 from management_api.common import PAGE_SIZE, Cursor, Limit, no_content
-from management_api.dependencies import ApiKeys, Cursors
+from management_api.dependencies import ApiKeys, Lists
 from roomcast.api.cursors import list_scope
 from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import CallerKeyId, Tenant
@@ -37,12 +37,7 @@ def create_api_key(body: ApiKeyCreate, tenant: Tenant, service: ApiKeys) -> Crea
 
 @routes.get("/api-keys", "listApiKeys", "A page of keys", 400)
 def list_api_keys(
-    tenant: Tenant,
-    caller: CallerKeyId,
-    service: ApiKeys,
-    cursors: Cursors,
-    limit: Limit = PAGE_SIZE,
-    cursor: Cursor = None,
+    caller: CallerKeyId, service: ApiKeys, lists: Lists, limit: Limit = PAGE_SIZE, cursor: Cursor = None
 ) -> ApiKeyList:
     """List API keys
 
@@ -50,8 +45,8 @@ def list_api_keys(
     marks the key this request was made with.
     """
     scope = list_scope("api-keys")
-    page = service.page(tenant, limit, cursors.open(cursor, tenant, scope))
-    next_cursor = cursors.seal(page.next_position, tenant, scope)
+    page = service.page(lists.tenant_id, limit, lists.open(cursor, scope))
+    next_cursor = lists.seal(page.next_position, scope)
     return ApiKeyList(apiKeys=[_view(entry, caller) for entry in page.items], nextCursor=next_cursor)
 
 

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, SubscriptionIdPath
 from management_api.dead_letters.models import DeadLetterList, DeadLetterView, ReplayRequest, ReplayResponse
-from management_api.dependencies import Cursors, DeadLetters, Jobs
+from management_api.dependencies import DeadLetters, Jobs, Lists
 from management_api.jobs.models import JOB_LINK, JobView, accepted
 from roomcast.api.cursors import list_scope
 from roomcast.api.documented_routes import Routes
@@ -23,9 +23,8 @@ DEAD_LETTERS = "/rooms/<roomId>/subscriptions/<subscriptionId>/dead-letters"
 def list_dead_letters(
     roomId: RoomId,
     subscriptionId: SubscriptionIdPath,
-    tenant: Tenant,
     service: DeadLetters,
-    cursors: Cursors,
+    lists: Lists,
     limit: Limit = PAGE_SIZE,
     cursor: Cursor = None,
 ) -> DeadLetterList:
@@ -35,10 +34,10 @@ def list_dead_letters(
     URL), with the reason; kept 30 days. A page at a time.
     """
     scope = list_scope("dead-letters", roomId, subscriptionId)
-    page = service.page(tenant, roomId, subscriptionId, limit, cursors.open(cursor, tenant, scope))
+    page = service.page(lists.tenant_id, roomId, subscriptionId, limit, lists.open(cursor, scope))
     return DeadLetterList(
         deadLetters=[DeadLetterView.of(d.envelope, d) for d in page.items],
-        nextCursor=cursors.seal(page.next_position, tenant, scope),
+        nextCursor=lists.seal(page.next_position, scope),
     )
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from management_api.common import PAGE_SIZE, Cursor, Limit, MessageIdPath, RoomId, SubscriptionIdPath
-from management_api.dependencies import Cursors, Messages
+from management_api.dependencies import Lists, Messages
 from management_api.messages.models import (
     AttemptList,
     AttemptView,
@@ -56,9 +56,8 @@ SubscriptionQuery = Annotated[
 @routes.get("/rooms/<roomId>/messages", "listMessages", "A page of the room's messages", 400, 404)
 def list_messages(
     roomId: RoomId,
-    tenant: Tenant,
     service: Messages,
-    cursors: Cursors,
+    lists: Lists,
     limit: Limit = PAGE_SIZE,
     cursor: Cursor = None,
     eventType: EventTypeQuery = None,
@@ -78,8 +77,8 @@ def list_messages(
     scope = list_scope(
         "messages", roomId, eventType=wanted.event_type, since=wanted.since, until=wanted.until
     )
-    page = service.page(tenant, roomId, limit, cursors.open(cursor, tenant, scope), wanted)
-    next_cursor = cursors.seal(page.next_position, tenant, scope)
+    page = service.page(lists.tenant_id, roomId, limit, lists.open(cursor, scope), wanted)
+    next_cursor = lists.seal(page.next_position, scope)
     return MessageList(messages=[message_status(t) for t in page.items], nextCursor=next_cursor)
 
 
@@ -124,9 +123,8 @@ def list_attempts(
 def list_deliveries(
     roomId: RoomId,
     subscriptionId: SubscriptionIdPath,
-    tenant: Tenant,
     service: Messages,
-    cursors: Cursors,
+    lists: Lists,
     status: StatusQuery = None,
     limit: Limit = PAGE_SIZE,
     cursor: Cursor = None,
@@ -138,10 +136,9 @@ def list_deliveries(
     """
     wanted = DeliveryStatus(status) if status is not None else None
     scope = list_scope("deliveries", roomId, subscriptionId, status=status)
-    page = service.deliveries(
-        tenant, roomId, subscriptionId, wanted, limit, cursors.open(cursor, tenant, scope)
-    )
+    start = lists.open(cursor, scope)
+    page = service.deliveries(lists.tenant_id, roomId, subscriptionId, wanted, limit, start)
     return DeliveryList(
         deliveries=[delivery_item(message, delivery) for message, delivery in page.items],
-        nextCursor=cursors.seal(page.next_position, tenant, scope),
+        nextCursor=lists.seal(page.next_position, scope),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 
 from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId
-from management_api.dependencies import Cursors, Jobs, Rooms
+from management_api.dependencies import Jobs, Lists, Rooms
 from management_api.jobs.models import JOB_LINK, JobView, accepted
 from management_api.rooms.models import RoomCreate, RoomList, RoomPatch, RoomResponse
 from roomcast.api.cursors import list_scope
@@ -28,16 +28,14 @@ def create_room(body: RoomCreate, tenant: Tenant, service: Rooms) -> RoomRespons
 
 
 @routes.get("/rooms", "listRooms", "A page of rooms", 400)
-def list_rooms(
-    tenant: Tenant, service: Rooms, cursors: Cursors, limit: Limit = PAGE_SIZE, cursor: Cursor = None
-) -> RoomList:
+def list_rooms(service: Rooms, lists: Lists, limit: Limit = PAGE_SIZE, cursor: Cursor = None) -> RoomList:
     """List rooms
 
     The tenant's rooms, a page at a time; follow `nextCursor` until it is null.
     """
     scope = list_scope("rooms")
-    page = service.page(tenant, limit, cursors.open(cursor, tenant, scope))
-    next_cursor = cursors.seal(page.next_position, tenant, scope)
+    page = service.page(lists.tenant_id, limit, lists.open(cursor, scope))
+    next_cursor = lists.seal(page.next_position, scope)
     return RoomList(rooms=[RoomResponse.of(r) for r in page.items], nextCursor=next_cursor)
 
 

@@ -8,7 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, SubscriptionIdPath, no_content
-from management_api.dependencies import Cursors, Subscriptions
+from management_api.dependencies import Lists, Subscriptions
 from management_api.subscriptions.models import (
     SubscriptionCreate,
     SubscriptionCreated,
@@ -43,21 +43,16 @@ def create_subscription(
 
 @routes.get(SUBSCRIPTIONS, "listSubscriptions", "A page of subscriptions", 400, 404)
 def list_subscriptions(
-    roomId: RoomId,
-    tenant: Tenant,
-    service: Subscriptions,
-    cursors: Cursors,
-    limit: Limit = PAGE_SIZE,
-    cursor: Cursor = None,
+    roomId: RoomId, service: Subscriptions, lists: Lists, limit: Limit = PAGE_SIZE, cursor: Cursor = None
 ) -> SubscriptionList:
     """List a room's subscriptions
 
     A page at a time; follow `nextCursor` until it is null. Signing secrets are never listed.
     """
     scope = list_scope("subscriptions", roomId)
-    page = service.page(tenant, roomId, limit, cursors.open(cursor, tenant, scope))
+    page = service.page(lists.tenant_id, roomId, limit, lists.open(cursor, scope))
     found = [SubscriptionResponse.of(s, s.overrides) for s in page.items]
-    return SubscriptionList(subscriptions=found, nextCursor=cursors.seal(page.next_position, tenant, scope))
+    return SubscriptionList(subscriptions=found, nextCursor=lists.seal(page.next_position, scope))
 
 
 @routes.get(SUBSCRIPTION, "getSubscription", "The subscription", 404)

@@ -21,6 +21,7 @@ import hmac
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
@@ -135,3 +136,24 @@ class ListCursors:
     def seal(self, position: Position | None, tenant_id: str, scope: str) -> str | None:
         """The ``nextCursor`` of a page: None on the last one."""
         return None if position is None else self._made().seal(position, tenant_id, scope)
+
+    def of(self, tenant_id: str) -> TenantCursors:
+        """These cursors as the calling tenant's (what a list route is given)."""
+        return TenantCursors(self, tenant_id)
+
+
+@dataclass(frozen=True)
+class TenantCursors:
+    """The list cursors of one request: the stack's cursors and the caller's tenant, whose lists
+    alone its cursors open."""
+
+    cursors: ListCursors
+    tenant_id: str
+
+    def open(self, cursor: str | None, scope: str) -> Position | None:
+        """Where to start: None for the first page, else the position of a cursor of this list."""
+        return self.cursors.open(cursor, self.tenant_id, scope)
+
+    def seal(self, position: Position | None, scope: str) -> str | None:
+        """The ``nextCursor`` of a page: None on the last one."""
+        return self.cursors.seal(position, self.tenant_id, scope)

@@ -7,7 +7,7 @@ configuration (``AWS_ENDPOINT_URL``, region, credentials). Nothing here knows wh
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -32,28 +32,23 @@ def _client(service: str) -> Any:
 
 
 def dynamodb_client() -> DynamoDBClient:
-    client: DynamoDBClient = _client("dynamodb")
-    return client
+    return cast("DynamoDBClient", _client("dynamodb"))
 
 
 def sqs_client() -> SQSClient:
-    client: SQSClient = _client("sqs")
-    return client
+    return cast("SQSClient", _client("sqs"))
 
 
 def s3_client() -> S3Client:
-    client: S3Client = _client("s3")
-    return client
+    return cast("S3Client", _client("s3"))
 
 
 def firehose_client() -> FirehoseClient:
-    client: FirehoseClient = _client("firehose")
-    return client
+    return cast("FirehoseClient", _client("firehose"))
 
 
 def secretsmanager_client() -> SecretsManagerClient:
-    client: SecretsManagerClient = _client("secretsmanager")
-    return client
+    return cast("SecretsManagerClient", _client("secretsmanager"))
 
 
 class SqsAccess:

@@ -5,7 +5,7 @@ its sends, roomcast.dal.publish_marks."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,8 +28,14 @@ from roomcast.dal.pages import Page, Position
 from roomcast.dal.publish_marks import PublishMarks
 from roomcast.dal.room_index import RoomIndex
 from roomcast.dal.table import BATCH_WRITE_MAX_ITEMS, is_condition_failure, key
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message, MessageFilter, TrackedMessage
-from roomcast.domain.models import SubscriptionType
+from roomcast.domain.messages import (
+    Delivery,
+    DeliveryStatus,
+    Message,
+    MessageFilter,
+    OwedFilter,
+    TrackedMessage,
+)
 from roomcast.errors import NotFound
 
 # Writes of one batch publish running at once (PutItems of keyed messages, BatchWriteItems).
@@ -161,21 +167,15 @@ class MessageStore(DeliveryRecords, PublishMarks):
         return delivery_from_item(items.from_attributes(response["Item"])) if "Item" in response else None
 
     def open_deliveries(
-        self,
-        tenant_id: str,
-        room_id: str,
-        subscriptions: Mapping[str, SubscriptionType],
-        start: Position | None,
-        limit: int,
-        published_until: str | None = None,
+        self, tenant_id: str, owed: OwedFilter, start: Position | None, limit: int
     ) -> DeliveryPage:
-        """The pending or retrying deliveries of ``subscriptions`` (id -> type) among a page of the room's
-        messages (newest first, from ``start``, a position this method returned; with
-        ``published_until`` (ISO), none published later): a destination's own record when it has
-        one (failover hand-offs have only that), else its first record, which is pending. The
-        index's page, then one BatchGetItem of the messages and the destinations' own records."""
-        page = self._room_index.page(tenant_id, room_id, limit, start, until=published_until)
-        wanted = list(subscriptions)
+        """The pending or retrying deliveries ``owed`` asks for among a page of its room's messages
+        (newest first, from ``start``, a position this method returned): a destination's own record
+        when it has one (failover hand-offs have only that), else its first record, which is
+        pending. The index's page, then one BatchGetItem of the messages and the destinations' own
+        records."""
+        page = self._room_index.page(tenant_id, owed.room_id, limit, start, until=owed.published_until)
+        wanted = list(owed.subscriptions)
         found_items = self._batch_get(
             [key(row["PK"], MESSAGE_SORT_KEY) for row in page.rows]
             + [key(row["PK"], f"{DELIVERY_PREFIX}{s}") for row in page.rows for s in wanted]
@@ -192,7 +192,7 @@ class MessageStore(DeliveryRecords, PublishMarks):
                 record = written.get((message_id, subscription_id))
                 message = stored.get(message_id)
                 if record is None and message is not None and subscription_id in message.destinations:
-                    kind = subscriptions[subscription_id]
+                    kind = owed.subscriptions[subscription_id]
                     record = Delivery(message_id, tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
                 if record is not None and record.status in (DeliveryStatus.PENDING, DeliveryStatus.RETRYING):
                     found.append((message_id, record))

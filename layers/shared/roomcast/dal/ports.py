@@ -6,7 +6,7 @@ first page): a position, never a client's cursor (roomcast.dal.pages)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from roomcast.dal.sender import Outgoing, Unsent
     from roomcast.domain.jobs import Job
     from roomcast.domain.log_records import LogRecord
-    from roomcast.domain.messages import Delivery, Message, MessageFilter, TrackedMessage
-    from roomcast.domain.models import Room, Subscription, SubscriptionType
+    from roomcast.domain.messages import Delivery, Message, MessageFilter, OwedFilter, TrackedMessage
+    from roomcast.domain.models import Room, Subscription
 
 
 class RoomStore(Protocol):
@@ -95,13 +95,7 @@ class MessageRecords(Protocol):
         self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
     ) -> Page[TrackedMessage]: ...
     def open_deliveries(
-        self,
-        tenant_id: str,
-        room_id: str,
-        subscriptions: Mapping[str, SubscriptionType],
-        start: Position | None,
-        limit: int,
-        published_until: str | None = None,
+        self, tenant_id: str, owed: OwedFilter, start: Position | None, limit: int
     ) -> DeliveryPage: ...
 
 

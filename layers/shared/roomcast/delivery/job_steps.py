@@ -27,6 +27,7 @@ from roomcast.delivery.replays import Replayer
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.jobs import Job, JobCount, JobKind, Progress
 from roomcast.domain.limits import MAX_PAGE_SIZE
+from roomcast.domain.messages import OwedFilter
 from roomcast.domain.models import Subscription
 from roomcast.domain.outbox_tasks import ROOM_DELETED
 from roomcast.errors import NotFound
@@ -59,14 +60,8 @@ class JobSteps:
         return self._dead_letters(job, subscription)
 
     def _clear(self, job: Job, subscription: Subscription) -> Progress:
-        page = self.messages.open_deliveries(
-            job.tenant_id,
-            job.room_id,
-            {subscription.id: subscription.type},
-            _position(job),
-            MAX_PAGE_SIZE,
-            published_until=iso_from_ms(job.since_ms),
-        )
+        owed = OwedFilter(job.room_id, {subscription.id: subscription.type}, iso_from_ms(job.since_ms))
+        page = self.messages.open_deliveries(job.tenant_id, owed, _position(job), MAX_PAGE_SIZE)
         cleared = end_cleared(self.messages, self.log, job.tenant_id, page.found, CLEARED, page.messages)
         counts: dict[str, int] = {JobCount.EXAMINED: len(page.found), JobCount.CLEARED: cleared}
         return _progress(counts, page.next_position)

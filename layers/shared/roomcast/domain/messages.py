@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -104,6 +104,17 @@ class MessageFilter:
     since: str | None = None
     until: str | None = None
     subscription_id: str | None = None
+
+
+@dataclass(frozen=True)
+class OwedFilter:
+    """Which open deliveries a walk over a room's messages looks for: the deliveries of
+    ``subscriptions`` (id -> type) of room ``room_id``, of messages published until
+    ``published_until`` (ISO, inclusive; None for all)."""
+
+    room_id: str
+    subscriptions: Mapping[str, SubscriptionType]
+    published_until: str | None = None
 
 
 @dataclass(frozen=True)
