@@ -90,6 +90,19 @@ def test_a_tenant_cannot_change_or_delete_another_tenants_room(
     assert tenant_a.get(f"/rooms/{room['id']}/subscriptions").json()["subscriptions"] == []
 
 
+def test_a_tenant_cannot_read_another_tenants_job(tenant_a: ApiClient, tenant_b: ApiClient) -> None:
+    # Given: a job of tenant A (its room's deletion)
+    room = tenant_a.create_room()
+    job = tenant_a.finished_job(tenant_a.delete(f"/rooms/{room['id']}"))
+
+    # When
+    read = tenant_b.get(f"/jobs/{job['id']}")
+
+    # Then: to B it does not exist; A still reads it
+    assert_error(read, 404)
+    assert tenant_a.get(f"/jobs/{job['id']}").json()["state"] == "succeeded"
+
+
 def test_a_tenant_cannot_see_change_or_delete_another_tenants_subscription(
     tenant_a: ApiClient, tenant_b: ApiClient
 ) -> None:
