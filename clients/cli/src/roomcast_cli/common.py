@@ -9,6 +9,7 @@ from typing import Annotated, Any, TypeVar, cast
 
 import typer
 
+from roomcast_cli import render
 from roomcast_cli.exit_codes import CliError, ExitCode
 from roomcast_cli.output import Renderer
 from roomcast_cli.session import Session, confirm, session_of
@@ -94,6 +95,10 @@ def json_option(json_output: JsonFlag = False) -> None:
     """The option set of a command that only prints: ``--json``."""
 
 
+def edit_options(assignments: Assignments = None, json_output: JsonFlag = False) -> None:
+    """What create and patch take after their fields' own options: ``--set`` and ``--json``."""
+
+
 def paging_options(
     limit: Limit = None, cursor: Cursor = None, all_pages: AllPages = False, json_output: JsonFlag = False
 ) -> None:
@@ -111,9 +116,9 @@ def confirmed_session(context: typer.Context, options: dict[str, Any], question:
     return session
 
 
-def finished_job(session: Session, job: Any, doing: str) -> Any:
+def print_job(session: Session, job: Any, doing: str) -> None:
     """Wait for a job a command started (Clear All, purge, replay, room deletion), showing its
-    progress; its final JSON. A job that failed ends the command with SERVER_ERROR."""
+    progress, then print it. A job that failed ends the command with SERVER_ERROR."""
     with session.output.waiting(f"{doing}…") as progress:
         while not job.finished:
             time.sleep(JOB_POLL_SECONDS)
@@ -121,7 +126,25 @@ def finished_job(session: Session, job: Any, doing: str) -> Any:
             progress(f"{doing}… {job.counts.examined} looked at")
     if job.state == "failed":
         raise CliError(f"the {job.kind} job {job.id} failed: {job.error}", ExitCode.SERVER_ERROR)
-    return dump(job)
+    session.output.result(dump(job), render.job_result)
+
+
+def subscription_command(
+    summary: str, renderer: Renderer, call: Callable[..., Any], *option_sets: Callable[..., None]
+) -> Callable[..., None]:
+    """A command on one subscription (ROOM_ID SUBSCRIPTION_ID, the options of ``option_sets``,
+    ``--json``) that prints what the API answers: ``call(client, room_id, subscription_id,
+    **options)``."""
+
+    @with_options(*option_sets, json_option)
+    def command(
+        context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any
+    ) -> None:
+        session = session_of(context, options.pop("json_output"))
+        session.output.result(dump(call(session.client, room_id, subscription_id, **options)), renderer)
+
+    command.__doc__ = summary
+    return command
 
 
 def list_command(
@@ -150,10 +173,32 @@ def print_pages(
     session.output.result(page, renderer)
 
 
-def fields_of(flags: dict[str, Any], assignments: list[str] | None) -> dict[str, Any]:
-    """The request's fields: the flags given (None = not given), then ``--set`` pairs over them."""
-    from roomcast_cli.inputs import parse_assignments
+def request_fields(
+    field_options: Callable[..., None],
+    options: dict[str, Any],
+    *,
+    renamed: dict[str, str],
+    readers: dict[str, Callable[[Any], Any]] | None = None,
+    **given: Any,
+) -> dict[str, Any]:
+    """A create or patch request's fields: ``given``, then each option of ``field_options`` that
+    was given (not None), read by its ``readers`` entry if any (``--event-type``'s specs always:
+    the ``eventTypes`` list) and named after the option in camelCase (``--delivery-delay-ms`` sets
+    ``deliveryDelayMs``) or as ``renamed`` says; then ``--set`` over them."""
+    from roomcast_cli.inputs import parse_assignments, parse_event_types
 
-    fields = {name: value for name, value in flags.items() if value is not None}
-    fields.update(parse_assignments(assignments or []))
+    readers = {"event_type": parse_event_types, **(readers or {})}
+    renamed = {"event_type": "eventTypes", **renamed}
+    fields = {name: value for name, value in given.items() if value is not None}
+    for option in inspect.signature(field_options).parameters:
+        value = options.get(option)
+        if value is not None:
+            read = readers.get(option)
+            fields[renamed.get(option) or _camel_case(option)] = read(value) if read else value
+    fields.update(parse_assignments(options["assignments"] or []))
     return fields
+
+
+def _camel_case(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
+from rich.console import RenderableType
 
 from roomcast_cli import render
 from roomcast_cli.common import (
@@ -16,9 +18,10 @@ from roomcast_cli.common import (
     confirm_options,
     confirmed_session,
     dump,
-    finished_job,
     paging_options,
+    print_job,
     print_pages,
+    subscription_command,
     with_options,
 )
 from roomcast_cli.exit_codes import CliError
@@ -68,33 +71,49 @@ def list_deliveries(
     )
 
 
-@deliveries_app.command("retry")
-def retry(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
-    message_ids: MessageIds = None,
-    json_output: JsonFlag = False,
+def _job_command(
+    app: typer.Typer, name: str, summary: str, question: str, start: Callable[..., Any], doing: str
 ) -> None:
-    """Retrying deliveries of a PUSH subscription (all, or --id's) become due now."""
-    session = session_of(context, json_output)
-    result = dump(session.client.deliveries.retry(room_id, subscription_id, message_ids=message_ids or None))
-    session.output.result(
-        result,
-        lambda data: render.line(
-            f"retried {data['retried']}"
-            + (f"; not retrying: {', '.join(data['notRetrying'])}" if data.get("notRetrying") else "")
+    """Registers a destructive command on one subscription: once the user said yes to ``question``
+    (``{}`` is the subscription's id), the job ``start(client, room_id, subscription_id)`` begins,
+    waited for and printed."""
+
+    @app.command(name, help=summary)
+    @with_options(confirm_options)
+    def command(
+        context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any
+    ) -> None:
+        session = confirmed_session(context, options, question.format(subscription_id))
+        print_job(session, start(session.client, room_id, subscription_id), doing)
+
+
+def _retry_options(message_ids: MessageIds = None) -> None:
+    """retry's own option: --id."""
+
+
+def _retried_line(data: dict[str, Any]) -> RenderableType:
+    not_retrying = f"; not retrying: {', '.join(data['notRetrying'])}" if data.get("notRetrying") else ""
+    return render.line(f"retried {data['retried']}{not_retrying}")
+
+
+deliveries_app.command("retry")(
+    subscription_command(
+        "Retrying deliveries of a PUSH subscription (all, or --id's) become due now.",
+        _retried_line,
+        lambda client, room, sub, message_ids: client.deliveries.retry(
+            room, sub, message_ids=message_ids or None
         ),
+        _retry_options,
     )
-
-
-@deliveries_app.command("clear")
-@with_options(confirm_options)
-def clear(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
-    """Every pending, retrying or paused delivery ends `cleared` and is never sent."""
-    session = confirmed_session(context, options, f"Clear every pending delivery of {subscription_id}?")
-    job = finished_job(session, session.client.deliveries.clear(room_id, subscription_id), "clearing")
-    session.output.result(job, render.job_result)
+)
+_job_command(
+    deliveries_app,
+    "clear",
+    "Every pending, retrying or paused delivery ends `cleared` and is never sent.",
+    "Clear every pending delivery of {}?",
+    lambda client, room, sub: client.deliveries.clear(room, sub),
+    "clearing",
+)
 
 
 @dead_letters_app.command("list")
@@ -145,13 +164,14 @@ def replay(
         "until": iso_utc(parse_when(until, now, "--until")) if until else None,
     }
     started = session.client.dead_letters.replay_all(room_id, subscription_id, **window)
-    session.output.result(finished_job(session, started, "replaying dead letters"), render.job_result)
+    print_job(session, started, "replaying dead letters")
 
 
-@dead_letters_app.command("purge")
-@with_options(confirm_options)
-def purge(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
-    """Delete every dead letter of the subscription (they cannot be replayed afterwards)."""
-    session = confirmed_session(context, options, f"Delete every dead letter of {subscription_id}?")
-    job = finished_job(session, session.client.dead_letters.purge(room_id, subscription_id), "purging")
-    session.output.result(job, render.job_result)
+_job_command(
+    dead_letters_app,
+    "purge",
+    "Delete every dead letter of the subscription (they cannot be replayed afterwards).",
+    "Delete every dead letter of {}?",
+    lambda client, room, sub: client.dead_letters.purge(room, sub),
+    "purging",
+)

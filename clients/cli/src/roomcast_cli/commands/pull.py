@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Annotated
 
 import typer
 
 from roomcast_cli import render
-from roomcast_cli.common import JsonFlag, RoomId, SubscriptionId, dump
+from roomcast_cli.common import JsonFlag, RoomId, SubscriptionId, dump, subscription_command
 from roomcast_cli.inputs import read_receipts
 from roomcast_cli.session import session_of
 
@@ -53,39 +52,34 @@ def _given(receipts: list[str] | None) -> list[str]:
     return read_receipts(receipts or [], sys.stdin)
 
 
-def _receipts_command(summary: str, call: str) -> Callable[..., None]:
-    """ack or nack: the receipts (or stdin's) handed to the client's method of that name."""
-
-    def command(
-        context: typer.Context,
-        room_id: RoomId,
-        subscription_id: SubscriptionId,
-        receipts: Receipts = None,
-        json_output: JsonFlag = False,
-    ) -> None:
-        session = session_of(context, json_output)
-        answer = getattr(session.client, call)(room_id, subscription_id, _given(receipts))
-        session.output.result(dump(answer), render.receipts_result)
-
-    command.__doc__ = summary
-    return command
+def _receipts_options(receipts: Receipts = None) -> None:
+    """The receipts ack and nack take."""
 
 
-ack = _receipts_command("Acknowledge pulled messages: they are done.", "ack")
-nack = _receipts_command(
-    "Give pulled messages back: each comes back after its backoff (or ends dead).", "nack"
-)
-
-
-def extend(
-    context: typer.Context,
-    room_id: RoomId,
-    subscription_id: SubscriptionId,
+def _extend_options(
     ack_wait_ms: Annotated[int, typer.Option(help="Hide the messages this much longer (ms).")],
     receipts: Receipts = None,
-    json_output: JsonFlag = False,
 ) -> None:
-    """Extend pulled messages' ack wait."""
-    session = session_of(context, json_output)
-    result = dump(session.client.extend(room_id, subscription_id, _given(receipts), ack_wait_ms=ack_wait_ms))
-    session.output.result(result, render.receipts_result)
+    """What extend takes: how much longer, and the receipts."""
+
+
+ack = subscription_command(
+    "Acknowledge pulled messages: they are done.",
+    render.receipts_result,
+    lambda client, room, sub, receipts: client.ack(room, sub, _given(receipts)),
+    _receipts_options,
+)
+nack = subscription_command(
+    "Give pulled messages back: each comes back after its backoff (or ends dead).",
+    render.receipts_result,
+    lambda client, room, sub, receipts: client.nack(room, sub, _given(receipts)),
+    _receipts_options,
+)
+extend = subscription_command(
+    "Extend pulled messages' ack wait.",
+    render.receipts_result,
+    lambda client, room, sub, ack_wait_ms, receipts: client.extend(
+        room, sub, _given(receipts), ack_wait_ms=ack_wait_ms
+    ),
+    _extend_options,
+)

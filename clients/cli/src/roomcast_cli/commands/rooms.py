@@ -8,19 +8,18 @@ import typer
 
 from roomcast_cli import render
 from roomcast_cli.common import (
-    Assignments,
     JsonFlag,
     RoomId,
     confirm_options,
     confirmed_session,
     dump,
-    fields_of,
-    finished_job,
+    edit_options,
     list_command,
+    print_job,
+    request_fields,
     with_options,
 )
 from roomcast_cli.exit_codes import CliError
-from roomcast_cli.inputs import parse_event_types
 from roomcast_cli.session import session_of
 
 app = typer.Typer(
@@ -53,25 +52,6 @@ OperationsRoom = Annotated[
 ]
 
 
-# Each option's API field; `_room_fields(options)` takes those given.
-_FIELD_OF_OPTION = {
-    "name": "name",
-    "delivery_delay_ms": "deliveryDelayMs",
-    "delivery_delay_multiplier": "deliveryDelayMultiplier",
-    "delivery_attempts": "deliveryAttempts",
-    "message_expiration_ms": "messageExpirationMs",
-    "event_type": "eventTypes",
-    "operations_room": "operationsRoomId",
-}
-
-
-def _room_fields(options: dict[str, Any]) -> dict[str, Any]:
-    """The request's fields from a command's options: the flags given, then ``--set`` over them."""
-    flags = {field: options.get(option) for option, field in _FIELD_OF_OPTION.items()}
-    flags["eventTypes"] = parse_event_types(flags["eventTypes"]) if flags["eventTypes"] else None
-    return fields_of(flags, options["assignments"])
-
-
 def room_options(
     delivery_delay_ms: DelayMs = None,
     delivery_delay_multiplier: Multiplier = None,
@@ -79,20 +59,22 @@ def room_options(
     message_expiration_ms: ExpirationMs = None,
     event_type: EventTypes = None,
     operations_room: OperationsRoom = None,
-    assignments: Assignments = None,
-    json_output: JsonFlag = False,
 ) -> None:
-    """The option set of create and patch: a room's fields."""
+    """The options of create and patch that set a room's fields."""
+
+
+def _room_fields(name: str | None, options: dict[str, Any]) -> dict[str, Any]:
+    return request_fields(room_options, options, renamed={"operations_room": "operationsRoomId"}, name=name)
 
 
 @app.command("create")
-@with_options(room_options)
+@with_options(room_options, edit_options)
 def create(
     context: typer.Context, name: Annotated[str, typer.Argument(help="The room's name.")], **options: Any
 ) -> None:
     """Create a room."""
     session = session_of(context, options["json_output"])
-    room = dump(session.client.rooms.create(**_room_fields({"name": name, **options})))
+    room = dump(session.client.rooms.create(**_room_fields(name, options)))
     session.output.result(room, render.details)
 
 
@@ -113,7 +95,7 @@ def show(context: typer.Context, room_id: RoomId, json_output: JsonFlag = False)
 
 
 @app.command("patch")
-@with_options(room_options)
+@with_options(room_options, edit_options)
 def patch(
     context: typer.Context,
     room_id: RoomId,
@@ -122,7 +104,7 @@ def patch(
 ) -> None:
     """Change a room's fields (only those given; --set field=null clears one)."""
     session = session_of(context, options["json_output"])
-    fields = _room_fields({"name": name, **options})
+    fields = _room_fields(name, options)
     if not fields:
         raise CliError("Nothing to change: give at least one option or --set field=value.")
     room = dump(session.client.rooms.update(room_id, **fields))
@@ -134,5 +116,4 @@ def patch(
 def delete(context: typer.Context, room_id: RoomId, **options: Any) -> None:
     """Delete a room with its subscriptions and their queues."""
     session = confirmed_session(context, options, f"Delete room {room_id} with its subscriptions?")
-    job = finished_job(session, session.client.rooms.delete(room_id), "deleting the room")
-    session.output.result(job, render.job_result)
+    print_job(session, session.client.rooms.delete(room_id), "deleting the room")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -10,21 +9,19 @@ from rich.console import RenderableType
 
 from roomcast_cli import render
 from roomcast_cli.common import (
-    Assignments,
-    JsonFlag,
     RoomId,
     SubscriptionId,
     confirm_options,
     confirmed_session,
     dump,
-    fields_of,
+    edit_options,
     paging_options,
     print_pages,
+    request_fields,
+    subscription_command,
     with_options,
 )
 from roomcast_cli.exit_codes import CliError
-from roomcast_cli.inputs import parse_event_types
-from roomcast_cli.output import Renderer
 from roomcast_cli.session import session_of
 
 app = typer.Typer(
@@ -62,42 +59,13 @@ RateLimit = Annotated[float | None, typer.Option(help="PUSH rateLimitPerSecond."
 DisableAfter = Annotated[int | None, typer.Option(help="PUSH disableAfterFailingMs.")]
 
 
-def _schedule(text: str | None) -> list[int] | None:
-    if text is None:
-        return None
+def _schedule(text: str) -> list[int]:
     try:
         return [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise CliError(
             f"--retry-schedule-ms takes milliseconds separated by commas (1000,5000), got {text!r}."
         ) from None
-
-
-# Each option's API field; `_subscription_fields(options)` takes those a command was given.
-_FIELD_OF_OPTION = {
-    "push_url": "pushUrl",
-    "event_type": "eventTypes",
-    "delivery_delay_ms": "deliveryDelayMs",
-    "delivery_delay_multiplier": "deliveryDelayMultiplier",
-    "delivery_attempts": "deliveryAttempts",
-    "max_delay_ms": "maxDelayMs",
-    "jitter": "jitter",
-    "retry_schedule_ms": "retryScheduleMs",
-    "timeout_ms": "timeoutMs",
-    "ack_wait_ms": "ackWaitMs",
-    "failover": "failoverSubscriptionId",
-    "max_concurrency": "maxConcurrency",
-    "rate_limit_per_second": "rateLimitPerSecond",
-    "disable_after_failing_ms": "disableAfterFailingMs",
-}
-
-
-def _subscription_fields(options: dict[str, Any]) -> dict[str, Any]:
-    """The request's fields from a command's options: the flags given, then ``--set`` over them."""
-    flags = {field: options[option] for option, field in _FIELD_OF_OPTION.items() if option in options}
-    flags["eventTypes"] = parse_event_types(flags["eventTypes"]) if flags["eventTypes"] else None
-    flags["retryScheduleMs"] = _schedule(flags["retryScheduleMs"])
-    return fields_of(flags, options["assignments"])
 
 
 def policy_options(
@@ -115,14 +83,21 @@ def policy_options(
     max_concurrency: MaxConcurrency = None,
     rate_limit_per_second: RateLimit = None,
     disable_after_failing_ms: DisableAfter = None,
-    assignments: Assignments = None,
-    json_output: JsonFlag = False,
 ) -> None:
-    """The option set of create and patch: a subscription's fields."""
+    """The options of create and patch that set a subscription's fields."""
+
+
+def _subscription_fields(options: dict[str, Any]) -> dict[str, Any]:
+    return request_fields(
+        policy_options,
+        options,
+        renamed={"failover": "failoverSubscriptionId"},
+        readers={"retry_schedule_ms": _schedule},
+    )
 
 
 @app.command("create")
-@with_options(policy_options)
+@with_options(policy_options, edit_options)
 def create(
     context: typer.Context,
     room_id: RoomId,
@@ -154,34 +129,21 @@ def list_subscriptions(context: typer.Context, room_id: RoomId, **options: Any) 
     )
 
 
-def _one_subscription_command(
-    name: str, summary: str, call: Callable[[Any, str, str], Any], renderer: Renderer
-) -> None:
-    """A command on one subscription that prints what the API answers."""
-
-    def command(
-        context: typer.Context,
-        room_id: RoomId,
-        subscription_id: SubscriptionId,
-        json_output: JsonFlag = False,
-    ) -> None:
-        session = session_of(context, json_output)
-        session.output.result(dump(call(session.client.subscriptions, room_id, subscription_id)), renderer)
-
-    app.command(name, help=summary)(command)
-
-
 def _status_line(data: dict[str, Any]) -> RenderableType:
     return render.line(f"{data['id']} is {data['status']}")
 
 
-_one_subscription_command(
-    "show", "Show a subscription.", lambda api, room, sub: api.get(room, sub), render.subscription_details
+app.command("show")(
+    subscription_command(
+        "Show a subscription.",
+        render.subscription_details,
+        lambda client, room, sub: client.subscriptions.get(room, sub),
+    )
 )
 
 
 @app.command("patch")
-@with_options(policy_options)
+@with_options(policy_options, edit_options)
 def patch(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
     """Change a subscription's fields (only those given; --set field=null goes back to the room's value)."""
     fields = _subscription_fields(options)
@@ -203,27 +165,31 @@ def delete(context: typer.Context, room_id: RoomId, subscription_id: Subscriptio
     )
 
 
-_one_subscription_command(
-    "pause",
-    "Pause deliveries: they wait (until resumed or expired).",
-    lambda api, room, sub: api.pause(room, sub),
-    _status_line,
+app.command("pause")(
+    subscription_command(
+        "Pause deliveries: they wait (until resumed or expired).",
+        _status_line,
+        lambda client, room, sub: client.subscriptions.pause(room, sub),
+    )
 )
-_one_subscription_command(
-    "resume",
-    "Resume a paused (or disabled) subscription.",
-    lambda api, room, sub: api.resume(room, sub),
-    _status_line,
+app.command("resume")(
+    subscription_command(
+        "Resume a paused (or disabled) subscription.",
+        _status_line,
+        lambda client, room, sub: client.subscriptions.resume(room, sub),
+    )
 )
-_one_subscription_command(
-    "rotate-secret",
-    "A new signing secret for a PUSH subscription; the previous ones keep signing for 24 hours.",
-    lambda api, room, sub: api.rotate_secret(room, sub),
-    render.rotated_secret,
+app.command("rotate-secret")(
+    subscription_command(
+        "A new signing secret for a PUSH subscription; the previous ones keep signing for 24 hours.",
+        render.rotated_secret,
+        lambda client, room, sub: client.subscriptions.rotate_secret(room, sub),
+    )
 )
-_one_subscription_command(
-    "schedule",
-    "The subscription's effective retry policy and every attempt it allows.",
-    lambda api, room, sub: api.schedule(room, sub),
-    render.schedule_table,
+app.command("schedule")(
+    subscription_command(
+        "The subscription's effective retry policy and every attempt it allows.",
+        render.schedule_table,
+        lambda client, room, sub: client.subscriptions.schedule(room, sub),
+    )
 )
