@@ -12,7 +12,7 @@ from pyspark.sql import SparkSession
 
 from roomcast_dev.glue_local import local_spark
 
-# The jobs import their transforms as Glue does (--extra-py-files puts roomcast_glue on the path).
+# The jobs import roomcast_glue from beside them (on Glue, their one-file script puts it on the path).
 GLUE_JOBS_DIR = Path(__file__).resolve().parents[2] / "glue_jobs"
 if str(GLUE_JOBS_DIR) not in sys.path:
     sys.path.insert(0, str(GLUE_JOBS_DIR))

@@ -1,4 +1,5 @@
-"""The job entrypoints run locally end to end: as scripts (python glue_jobs/…) and in-process."""
+"""The job entrypoints run locally end to end: as the one-file script Glue runs
+(glue_jobs/bundled/roomcast_jobs.py, roomcast_glue inside) and in-process."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from pyspark.sql import SparkSession
 
 import analytics_job
 import compact_job
+from roomcast_dev.glue_assets import BUNDLE, JOB_ARGUMENT
 from roomcast_glue.runtime import resolve_date
-from tests.glue.conftest import GLUE_JOBS_DIR
 from tests.glue.logfiles import DAY, PUBLISHED_AT, as_dicts, log_line, write_raw
 
 
@@ -40,7 +41,7 @@ def a_raw_day(source: Path) -> None:
     )
 
 
-def test_both_jobs_run_as_scripts_on_local_directories(tmp_path: Path) -> None:
+def test_both_jobs_run_as_their_one_file_script_on_local_directories(tmp_path: Path) -> None:
     # Given a day of raw files written as the functions write them
     source, target = tmp_path / "bucket", tmp_path / "bucket"
     a_raw_day(source)
@@ -48,20 +49,22 @@ def test_both_jobs_run_as_scripts_on_local_directories(tmp_path: Path) -> None:
         "--master local[2] --conf spark.ui.enabled=false --conf spark.sql.shuffle.partitions=4"
     )
     environment = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if name != "PYTHONPATH"},
         "PYSPARK_PYTHON": sys.executable,
         "PYSPARK_SUBMIT_ARGS": f"{small_local_spark} pyspark-shell",
     }
 
-    # When the compaction and then the analytics script run, as a developer runs them
+    # When the compaction and then the analytics job run as Glue runs them: the one-file script,
+    # with neither glue_jobs/ nor the working directory on the import path
     printed = []
     job_arguments = ["--source", str(source), "--target", str(target), "--date", DAY]
-    for script in ("compact_job.py", "analytics_job.py"):
-        run = subprocess.run(  # noqa: S603 - our own scripts, with this interpreter
-            [sys.executable, str(GLUE_JOBS_DIR / script), *job_arguments],
+    for job in ("compact_job", "analytics_job"):
+        run = subprocess.run(  # noqa: S603 - our own script, with this interpreter
+            [sys.executable, str(BUNDLE), JOB_ARGUMENT, job, *job_arguments],
             capture_output=True,
             text=True,
             env=environment,
+            cwd=tmp_path,
             timeout=180,
             check=False,
         )

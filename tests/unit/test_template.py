@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 from typing import Any, cast
 
@@ -916,3 +917,119 @@ def test_functions_that_read_the_signing_key_may_read_and_decrypt_only_that_secr
                 },
             }
         ], name
+
+
+# -- what `sam build && sam deploy` ship (the real template; nothing deployed) ---------------------
+
+# The properties `sam package`/`sam deploy` upload and replace with their s3:// URL when they name a
+# local path, for the resource types this template has (aws-sam-cli's RESOURCES_WITH_LOCAL_PATHS,
+# samcli/lib/utils/resources.py). Nothing else is uploaded: not a Glue job's --extra-py-files.
+PACKAGED_PROPERTIES = {
+    "AWS::Serverless::Function": ("CodeUri",),
+    "AWS::Serverless::LayerVersion": ("ContentUri",),
+    "AWS::Glue::Job": ("Command.ScriptLocation",),
+}
+# Glue job arguments naming more code for a run to load: each would have to be in S3 already.
+GLUE_CODE_ARGUMENTS = {
+    "--extra-py-files",
+    "--extra-files",
+    "--extra-jars",
+    "--additional-python-modules",
+    "--python-modules-installer-option",
+}
+DOCUMENT = PROJECT_ROOT / "functions" / "docs" / "api_docs" / "openapi.json"
+
+
+def _property(properties: dict[str, Any], dotted: str) -> Any:
+    value: Any = properties
+    for name in dotted.split("."):
+        value = value[name]
+    return value
+
+
+def test_every_artifact_sam_deploy_uploads_is_a_file_or_folder_of_the_repository(
+    template: dict[str, Any],
+) -> None:
+    # When: each packaged property of each resource, as the template names it
+    named = {
+        (resource_id, dotted): _property(resource["Properties"], dotted)
+        for kind, properties in PACKAGED_PROPERTIES.items()
+        for resource_id, resource in _of_type(template, kind).items()
+        for dotted in properties
+    }
+
+    # Then: a local path that exists, so `sam deploy` uploads it; never an object put there by hand
+    assert {resource_id for resource_id, _ in named} >= {"SharedLayer", "DocsFunction", "CompactionJob"}
+    for (resource_id, dotted), path in named.items():
+        assert isinstance(path, str), (resource_id, dotted)
+        assert not path.startswith("s3://"), (resource_id, dotted)
+        assert (PROJECT_ROOT / path).exists(), (resource_id, dotted, path)
+
+
+def test_glue_jobs_run_their_one_file_scripts_and_load_no_other_code(template: dict[str, Any]) -> None:
+    # When
+    jobs = {name: job["Properties"] for name, job in _of_type(template, "AWS::Glue::Job").items()}
+
+    # Then: the one script, which carries roomcast_glue and both entrypoints, running each job's
+    # own; no argument names code to fetch from S3
+    assert {name: job["Command"]["ScriptLocation"] for name, job in jobs.items()} == {
+        "CompactionJob": "glue_jobs/bundled/roomcast_jobs.py",
+        "AnalyticsJob": "glue_jobs/bundled/roomcast_jobs.py",
+    }
+    assert {name: job["DefaultArguments"]["--roomcast-job"] for name, job in jobs.items()} == {
+        "CompactionJob": "compact_job",
+        "AnalyticsJob": "analytics_job",
+    }
+    for name, job in jobs.items():
+        assert not GLUE_CODE_ARGUMENTS & set(job["DefaultArguments"]), name
+
+
+def test_glue_job_scripts_are_current_with_the_jobs_and_their_package() -> None:
+    from roomcast_dev import glue_assets
+
+    # When
+    current = glue_assets.is_current()
+
+    # Then: the committed script is what `make glue-scripts` makes from glue_jobs/ now, and alone
+    assert current, "stale Glue job script: run make glue-scripts"
+    assert list(glue_assets.BUNDLE.parent.iterdir()) == [glue_assets.BUNDLE]
+    bundled = set(glue_assets.sources())
+    assert {"roomcast_glue/transforms.py", "roomcast_glue/schema.py", "compact_job.py"} <= bundled
+
+
+def test_glue_jobs_may_read_their_scripts_where_sam_deploy_uploads_them(template: dict[str, Any]) -> None:
+    # Given: samconfig.toml lets `sam deploy` create and use its managed bucket
+    samconfig = tomllib.loads((PROJECT_ROOT / "samconfig.toml").read_text(encoding="utf-8"))
+    assert samconfig["default"]["deploy"]["parameters"]["resolve_s3"] is True
+
+    # When
+    policies = template["Resources"]["GlueJobRole"]["Properties"]["Policies"]
+    statements = {policy["PolicyName"]: policy["PolicyDocument"]["Statement"] for policy in policies}
+
+    # Then: the jobs' role reads objects of ArtifactBucket, by default that managed bucket
+    assert statements["packaged-scripts"] == [
+        {
+            "Effect": "Allow",
+            "Action": "s3:GetObject",
+            "Resource": {"Fn::Sub": "arn:${AWS::Partition}:s3:::${ArtifactBucket}/*"},
+        }
+    ]
+    default = template["Parameters"]["ArtifactBucket"]["Default"]
+    assert default == "aws-sam-cli-managed-default-samclisourcebucket-*"
+    assert re.fullmatch(template["Parameters"]["ArtifactBucket"]["AllowedPattern"], default)
+
+
+def test_the_docs_function_ships_a_committed_openapi_json_current_with_the_routes(stack: StackModel) -> None:
+    from roomcast_dev import openapi
+
+    # Given: the file is in the docs function's code, and git does not ignore it
+    assert DOCUMENT.is_relative_to(stack.functions[openapi.DOCS_FUNCTION].code_path)
+    ignored = (PROJECT_ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert not [line for line in ignored if "openapi" in line or "bundled" in line]
+
+    # When
+    current = openapi.document_text(stack)
+
+    # Then: it is what `make openapi` writes from the functions' routes now
+    assert DOCUMENT.is_file()
+    assert DOCUMENT.read_text(encoding="utf-8") == current, "stale openapi.json: run make openapi"

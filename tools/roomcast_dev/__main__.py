@@ -18,11 +18,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="roomcast local stack")
     parser.add_argument("--port", type=int, default=int(os.environ.get("ROOMCAST_PORT", "3000")))
     parser.add_argument("--moto-port", type=int, default=int(os.environ.get("ROOMCAST_MOTO_PORT", "0")))
+    parser.add_argument(
+        "--no-state-file",
+        action="store_true",
+        help="do not record this stack for make api-key, make compact and the CLI (a second stack)",
+    )
     args = parser.parse_args()
     # The stack's background threads (pollers, gateway, Firehose) log what goes wrong: show it here.
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stdout)
 
-    stack = LocalStack(gateway_port=args.port, moto_port=args.moto_port, write_state_file=True)
+    stack = LocalStack(
+        gateway_port=args.port, moto_port=args.moto_port, write_state_file=not args.no_state_file
+    )
     stopped = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stopped.set())
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())

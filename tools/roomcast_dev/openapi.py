@@ -2,10 +2,13 @@
 
 Each function that template.yaml routes HTTP API requests to documents its routes on its
 resolver (``app`` in its handler module). This merges those documents (powertools' OpenAPIMerge,
-conflicts are errors) and writes the result where the docs function serves it from.
-``make build`` runs it before ``sam build``; the local stack runs it on start.
+conflicts are errors) and writes the result where the docs function serves it from. The file is
+committed, so a plain ``sam build`` ships it, and checked for drift
+(docs/decisions/0035-committed-build-inputs.md); ``make openapi`` and ``make build`` rewrite it, and
+so does the local stack on start.
 
     python -m roomcast_dev.openapi [--out PATH]
+    python -m roomcast_dev.openapi --check   # exit 1 when the file is stale (make template-check)
 """
 
 from __future__ import annotations
@@ -114,19 +117,34 @@ def _link_parameters(path: str, target_path: str, fields: set[str]) -> dict[str,
     return parameters
 
 
+def document_text(model: StackModel) -> str:
+    """The merged document as the file holds it."""
+    return json.dumps(merged_document(model), indent=2, sort_keys=False) + "\n"
+
+
+def is_current(model: StackModel, path: Path = DOCUMENT_PATH) -> bool:
+    return path.is_file() and path.read_text(encoding="utf-8") == document_text(model)
+
+
 def write_document(model: StackModel, path: Path = DOCUMENT_PATH) -> Path:
     """Write the merged document (only when it changed, so a running stack's file is stable)."""
-    text = json.dumps(merged_document(model), indent=2, sort_keys=False) + "\n"
+    text = document_text(model)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
     return path
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="write the merged OpenAPI document")
     parser.add_argument("--out", type=Path, default=DOCUMENT_PATH)
-    args = parser.parse_args()
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the file is stale")
+    args = parser.parse_args(argv)
     model = read_stack("roomcast", "us-east-1", {}, lambda name: f"https://sqs.invalid/{name}")
+    if args.check:
+        if is_current(model, args.out):
+            return 0
+        print(f"stale: {args.out} (run make openapi)", file=sys.stderr)
+        return 1
     print(f"wrote {write_document(model, args.out)}")
     return 0
 

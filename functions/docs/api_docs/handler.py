@@ -3,8 +3,9 @@ without an API key.
 
 The OpenAPI document is not declared here: every API function documents its own routes, and the
 build merges their resolvers' documents into ``openapi.json`` beside this module
-(``python -m roomcast_dev.openapi``, run by ``make build`` and by the local stack;
-docs/decisions/0015-one-home-per-route.md). This function only serves that file.
+(``python -m roomcast_dev.openapi``: ``make openapi``, and the local stack on start; committed and
+checked for drift, docs/decisions/0015-one-home-per-route.md and 0035-committed-build-inputs.md).
+This function only serves that file.
 
 The console is the static files in ``console/`` beside this module (docs/console.md): a page, its
 ES modules, one style sheet and an icon, served under a strict Content-Security-Policy. They hold no
