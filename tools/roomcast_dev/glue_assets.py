@@ -4,7 +4,8 @@ A Glue job runs one script, its ``Command.ScriptLocation``, which ``sam deploy``
 a local path; nothing uploads ``--extra-py-files``. So the script carries the code it runs: a zip of
 the ``roomcast_glue`` package and both entrypoints (``glue_jobs/<job>.py``), base64 on one line.
 When it runs it puts the zip on the import path (Python imports from a zip as from a folder) and
-runs the job its ``--roomcast-job`` argument names as ``__main__``, with the job's own arguments.
+runs ``roomcast_glue.launch``, which runs the job its ``--roomcast-job`` argument names as
+``__main__``, with the job's own arguments.
 Both jobs share the script. It is committed, like ``uv.lock``, and checked for drift
 (docs/decisions/0035-committed-build-inputs.md). The zip is stored, not compressed, with fixed
 dates, so the same sources give the same bytes on every machine.
@@ -22,50 +23,31 @@ import sys
 import zipfile
 from pathlib import Path
 
+from roomcast_glue.launch import JOB_ARGUMENT, JOBS
+
 GLUE_JOBS_DIR = Path(__file__).resolve().parents[2] / "glue_jobs"
 BUNDLE = GLUE_JOBS_DIR / "bundled" / "roomcast_jobs.py"
 PACKAGE = "roomcast_glue"
-JOBS = ("compact_job", "analytics_job")
-JOB_ARGUMENT = "--roomcast-job"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: no build's time in the bytes
 
+# The script's code stays under six lines: what it does is in roomcast_glue.launch (in the zip).
 _SCRIPT = '''\
 # Generated from glue_jobs/ by `make glue-scripts` (python -m roomcast_dev.glue_assets): edit the
 # sources there, not this file; `make template-check` and tests/unit/test_template.py fail while
 # it is stale.
 """The roomcast Glue jobs as Glue runs them: both jobs' ScriptLocation, one file `sam deploy`
-uploads. ARCHIVE is a zip of glue_jobs/roomcast_glue/ and the jobs' entrypoints; it goes on the
-import path and the job named by {argument} runs as __main__ with the other arguments
-(docs/decisions/0035-committed-build-inputs.md)."""
+uploads. ARCHIVE is a zip of glue_jobs/roomcast_glue/ and the jobs' entrypoints: written to a
+temporary file first on the import path, then roomcast_glue.launch runs the job {argument}
+names (docs/decisions/0035-committed-build-inputs.md)."""
 
-import atexit
-import base64
-import os
-import runpy
-import sys
-import tempfile
+import base64, pathlib, runpy, sys, tempfile
 
-JOBS = ({jobs})
 ARCHIVE = "{archive}"
 
-
-def job_and_arguments(argv: list[str]) -> tuple[str, list[str]]:
-    """The job {argument} names, and the arguments without it."""
-    at = argv.index("{argument}")
-    job = argv[at + 1]
-    if job not in JOBS:
-        raise SystemExit(f"{argument} must be one of {{JOBS}}, not {{job!r}}")
-    return job, argv[:at] + argv[at + 2 :]
-
-
 if __name__ == "__main__":
-    handle, archive = tempfile.mkstemp(prefix="roomcast_glue-", suffix=".zip")
-    with os.fdopen(handle, "wb") as written:
-        written.write(base64.b64decode(ARCHIVE))
-    atexit.register(os.unlink, archive)
-    sys.path.insert(0, archive)
-    job, sys.argv = job_and_arguments(sys.argv)
-    runpy.run_module(job, run_name="__main__", alter_sys=True)
+    sys.path.insert(0, str(pathlib.Path(tempfile.mkdtemp(prefix="roomcast_glue-"), "roomcast_glue.zip")))
+    pathlib.Path(sys.path[0]).write_bytes(base64.b64decode(ARCHIVE))
+    runpy.run_module("roomcast_glue.launch", run_name="__main__", alter_sys=True)
 '''
 
 
@@ -89,8 +71,7 @@ def archive() -> bytes:
 def script() -> str:
     """The one-file script both Glue jobs run."""
     encoded = base64.b64encode(archive()).decode("ascii")
-    jobs = ", ".join(f'"{job}"' for job in JOBS)
-    return _SCRIPT.format(jobs=jobs, archive=encoded, argument=JOB_ARGUMENT)
+    return _SCRIPT.format(archive=encoded, argument=JOB_ARGUMENT)
 
 
 def is_current() -> bool:
