@@ -26,7 +26,7 @@ export SAM_CLI_TELEMETRY := 0
 export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
 export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 
-.PHONY: compact analytics demo help setup run browser test lint format typecheck openapi glue-scripts template-check test-unit test-integration test-e2e test-security bench capacity soak smoke api-key build deploy clean
+.PHONY: compact analytics demo help setup run browser test lint format typecheck openapi glue-scripts template-check test-unit test-integration test-e2e test-security bench capacity soak smoke invoke api-key build deploy clean
 
 help: ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -130,6 +130,10 @@ capacity: $(VENV)/.synced ## each scenario's sustainable rate and the limit that
 
 soak: $(VENV)/.synced ## make soak [SOAK_SECONDS=300]: faults and killed workers; prints the ledger (docs/soak.md)
 	SOAK_SECONDS=$${SOAK_SECONDS:-300} $(PY) -m pytest tests/soak -q
+
+invoke: $(VENV)/.synced ## make invoke FUNCTION=<logical id> EVENT=events/<file>.json: sam local invoke without Docker, against `make run`'s stack
+	@if [ -z "$(FUNCTION)" ] || [ -z "$(EVENT)" ]; then echo "usage: make invoke FUNCTION=<logical id, e.g. PublishFunction> EVENT=events/<file>.json"; exit 2; fi
+	@$(PY) -m roomcast_dev.invoke "$(FUNCTION)" "$(EVENT)"
 
 smoke: $(VENV)/.synced ## make smoke with ROOMCAST_URL, ROOMCAST_API_KEY [ROOMCAST_RECEIVER_URL]: black-box checks of any running stack (docs/deploy.md)
 	ROOMCAST_SMOKE=1 $(PY) -m pytest tests/smoke -q -p no:cacheprovider

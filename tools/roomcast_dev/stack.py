@@ -40,6 +40,19 @@ LOCAL_PARAMETERS = {"AllowLoopbackPushUrls": "true"}
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "TZ", "TMPDIR", "SYSTEMROOT")
 
 
+def local_function_environment(endpoint_url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """What a local function sees besides its template environment (which Lambda would set): the
+    machine's few basics, the emulator's endpoint and credentials, tracing off."""
+    return {
+        **{name: os.environ[name] for name in _PASSED_THROUGH if name in os.environ},
+        **aws_environment(endpoint_url),
+        # Tracing needs the X-Ray daemon, which only AWS runs.
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_DEV": os.environ.get("POWERTOOLS_DEV", "false"),
+        **(extra or {}),
+    }
+
+
 @dataclass
 class LocalStack:
     """Start with ``start()``, stop with ``stop()``; ``reset()`` empties every resource."""
@@ -87,14 +100,7 @@ class LocalStack:
             write_document(self.model)
         self.provision()
         self.firehose.start()
-        function_environment = {
-            **{name: os.environ[name] for name in _PASSED_THROUGH if name in os.environ},
-            **aws_environment(self.endpoint_url),
-            # Tracing needs the X-Ray daemon, which only AWS runs.
-            "POWERTOOLS_TRACE_DISABLED": "true",
-            "POWERTOOLS_DEV": os.environ.get("POWERTOOLS_DEV", "false"),
-            **self.extra_function_environment,
-        }
+        function_environment = local_function_environment(self.endpoint_url, self.extra_function_environment)
         for logical_id, spec in self.model.functions.items():
             self.functions[logical_id] = LocalFunction(spec, function_environment, self.function_concurrency)
         self.gateway = Gateway(self.model.routes, self.model.authorizer, self.invoke, port=self.gateway_port)
