@@ -16,7 +16,10 @@ from tests.e2e.conftest import ApiClient, wait_until
 from tests.e2e.test_publish_and_pull import publish
 from tests.e2e.test_publish_batch import publish_batch
 
-FAST_MESSAGES = 10
+# Both samples of the fast endpoint take 20 messages (6 s each): the worst of a longer "alone"
+# run already holds this 2-core machine's usual stalls, which the "beside" run meets too (with
+# 10, one stall beside the slow backlog failed the bound by 0.03 s once).
+FAST_MESSAGES = 20
 FAST_SPACING_SECONDS = 0.3
 SLOW_MESSAGES = 80
 SLOW_ANSWER_SECONDS = 8.0
