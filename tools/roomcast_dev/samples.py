@@ -4,6 +4,7 @@ in the running local stack when it is not there yet, so a sample gets the answer
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 SAMPLE_API_KEY = "rc_sample_key_for_sam_local_invoke_0000000000"
@@ -55,38 +56,34 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
     queues = QueueAdmin(queue_prefix, client=sqs).create_pull_queues(
         SAMPLE_SUBSCRIPTION_ID, SAMPLE_TENANT, SAMPLE_ROOM_ID, 30_000
     )
-    repository.create_subscription(
-        Subscription(
-            id=SAMPLE_SUBSCRIPTION_ID,
-            room_id=SAMPLE_ROOM_ID,
-            tenant_id=SAMPLE_TENANT,
-            type=SubscriptionType.PULL,
-            status=SubscriptionStatus.ACTIVE,
-            event_types=(),
-            overrides=DeliveryOverrides(),
-            failover_subscription_id=None,
-            created_at=stamp,
-            updated_at=stamp,
-            ack_wait_ms=30_000,
-            queue_url=queues.queue_url,
-            dead_letter_queue_url=queues.dead_letter_queue_url,
-        )
+    pull = Subscription(
+        id=SAMPLE_SUBSCRIPTION_ID,
+        room_id=SAMPLE_ROOM_ID,
+        tenant_id=SAMPLE_TENANT,
+        type=SubscriptionType.PULL,
+        status=SubscriptionStatus.ACTIVE,
+        event_types=(),
+        overrides=DeliveryOverrides(),
+        failover_subscription_id=None,
+        created_at=stamp,
+        updated_at=stamp,
+        ack_wait_ms=30_000,
+        queue_url=queues.queue_url,
+        dead_letter_queue_url=queues.dead_letter_queue_url,
     )
+    repository.create_subscription(pull)
+    secret = SigningSecret("whsec_c2FtcGxlLXNpZ25pbmctc2VjcmV0LTMyLWJ5dGVzLi4=")
     repository.create_subscription(
-        Subscription(
+        replace(
+            pull,
             id=SAMPLE_PUSH_SUBSCRIPTION_ID,
-            room_id=SAMPLE_ROOM_ID,
-            tenant_id=SAMPLE_TENANT,
             type=SubscriptionType.PUSH,
-            status=SubscriptionStatus.ACTIVE,
-            event_types=(),
-            overrides=DeliveryOverrides(),
-            failover_subscription_id=None,
-            created_at=stamp,
-            updated_at=stamp,
+            ack_wait_ms=None,
+            queue_url=None,
+            dead_letter_queue_url=None,
             push_url=SAMPLE_PUSH_URL,
             timeout_ms=2_000,
-            signing_secrets=(SigningSecret("whsec_c2FtcGxlLXNpZ25pbmctc2VjcmV0LTMyLWJ5dGVzLi4="),),
+            signing_secrets=(secret,),
         )
     )
 
