@@ -1,7 +1,8 @@
 """``make invoke FUNCTION=<logical id> EVENT=events/<file>.json``: ``sam local invoke`` without Docker.
 
 One function runs on one event the way ``sam local invoke`` runs it: the template's handler, code
-and layers, its environment, in a fresh process (a cold start), against the running local stack
+and layers, its environment and its role's credentials (which the stack enforces,
+``roomcast_dev.local_iam``), in a fresh process (a cold start), against the running local stack
 (``make run``), which the function's AWS calls reach. Its logs go to stderr, its answer to stdout
 as one line of JSON; a handler that raises prints ``errorType`` and ``errorMessage`` (Lambda's
 shape) and exits 1. The tenant, room and subscriptions the sample events name
@@ -23,10 +24,11 @@ from typing import Any, TextIO
 
 from roomcast_dev.functions import FunctionError, LocalFunction
 from roomcast_dev.local_aws import LOCAL_REGION, aws_client, queue_url_for
+from roomcast_dev.local_iam import function_roles
 from roomcast_dev.samples import sample_tenant_present, seed_sample_tenant
 from roomcast_dev.stack import LOCAL_PARAMETERS, LOCAL_STACK_NAME, local_function_environment
 from roomcast_dev.stack_state import STATE_FILE, read_state
-from roomcast_dev.template import read_stack
+from roomcast_dev.template import TEMPLATE_PATH, read_stack
 
 USAGE_ERROR = 2
 
@@ -39,13 +41,18 @@ def _event(source: str) -> Any:
 def invoke(function_id: str, event: Any, endpoint_url: str) -> Any:
     """``function_id``'s answer to ``event``, run in a worker of its own against ``endpoint_url``
     (FunctionError when it raises, times out or crashes)."""
-    model = read_stack(
-        LOCAL_STACK_NAME, LOCAL_REGION, LOCAL_PARAMETERS, lambda name: queue_url_for(endpoint_url, name)
-    )
+
+    def queue_url(name: str) -> str:
+        return queue_url_for(endpoint_url, name)
+
+    model = read_stack(LOCAL_STACK_NAME, LOCAL_REGION, LOCAL_PARAMETERS, queue_url)
     spec = model.functions.get(function_id)
     if spec is None:
         raise KeyError(function_id, sorted(model.functions))
-    function = LocalFunction(spec, local_function_environment(endpoint_url), max_concurrency=1)
+    # The function's role session, which the running stack enforces (roomcast_dev.local_iam).
+    role = function_roles(TEMPLATE_PATH, LOCAL_STACK_NAME, LOCAL_REGION, LOCAL_PARAMETERS, queue_url)
+    environment = {**local_function_environment(endpoint_url), **role[function_id].environment()}
+    function = LocalFunction(spec, environment, max_concurrency=1)
     try:
         return function.invoke(event)
     finally:

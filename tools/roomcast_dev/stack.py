@@ -18,8 +18,10 @@ from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery, i
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
 from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION, aws_client, aws_environment, queue_url_for
+from roomcast_dev.local_iam import function_roles
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.moto_fast_sends import send_without_scanning_the_queue
+from roomcast_dev.moto_iam import enforce_registered_roles, register_role
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.provisioning import provision_resources
@@ -66,6 +68,9 @@ class LocalStack:
     max_pollers_per_trigger: int = 2
     write_state_file: bool = False
     extra_function_environment: dict[str, str] = field(default_factory=dict)
+    # Each function calls AWS with its template role's credentials, and the emulator enforces the
+    # role (roomcast_dev.local_iam, ADR 0036); False runs every function unrestricted.
+    enforce_roles: bool = True
     # Firehose's buffering interval here (None: each stream's IntervalInSeconds); see firehose.py.
     firehose_interval_seconds: float | None = field(
         default_factory=lambda: interval_from_environment(os.environ)
@@ -101,8 +106,10 @@ class LocalStack:
         self.provision()
         self.firehose.start()
         function_environment = local_function_environment(self.endpoint_url, self.extra_function_environment)
+        roles = self._enforced_roles()
         for logical_id, spec in self.model.functions.items():
-            self.functions[logical_id] = LocalFunction(spec, function_environment, self.function_concurrency)
+            environment = {**function_environment, **roles.get(logical_id, {})}
+            self.functions[logical_id] = LocalFunction(spec, environment, self.function_concurrency)
         self.gateway = Gateway(self.model.routes, self.model.authorizer, self.invoke, port=self.gateway_port)
         self.gateway.start()
         for trigger in self.model.sqs_triggers:
@@ -130,6 +137,19 @@ class LocalStack:
             self.pollers.append(stream_poller)
         if self.write_state_file:
             self._write_state()
+
+    def _enforced_roles(self) -> dict[str, dict[str, str]]:
+        """Each function's role credentials (by logical id), registered with the emulator's
+        enforcement; none when ``enforce_roles`` is off."""
+        if not self.enforce_roles:
+            return {}
+        roles = function_roles(
+            self.template_path, self.stack_name, LOCAL_REGION, self.parameters, self.queue_url
+        )
+        for logical_id, role in roles.items():
+            register_role(role.access_key_id, f"{self.stack_name}-{logical_id}", role.policies)
+        enforce_registered_roles()
+        return {logical_id: role.environment() for logical_id, role in roles.items()}
 
     def stop(self) -> None:
         for poller in self.pollers:

@@ -1,0 +1,91 @@
+"""The local stack enforces each function's template role (issue 25, ADR 0036): the same stack with
+one grant removed fails the calls that need it, and only those; the template as it is passes them
+(every other end-to-end test runs with enforcement on)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+from roomcast.dal.catalog import CatalogStore
+from roomcast_dev.keys import create_api_key
+from roomcast_dev.local_iam import function_roles
+from roomcast_dev.moto_iam import refusals
+from roomcast_dev.stack import LOCAL_PARAMETERS, LocalStack
+from roomcast_dev.template import TEMPLATE_PATH
+
+# The grant removed: the publish function's read and write of the table.
+PUBLISH_TABLE_GRANT = "        - DynamoDBCrudPolicy:\n            TableName: !Ref Table\n"
+
+
+def _without_publish_table_grant(template: str) -> str:
+    start = template.index("\n  PublishFunction:\n")
+    at = template.index(PUBLISH_TABLE_GRANT, start)
+    assert at < template.index("\n  PublishFunctionLogs:", start), "the grant moved: update this test"
+    return template[:at] + template[at + len(PUBLISH_TABLE_GRANT) :]
+
+
+@pytest.fixture(scope="module")
+def stack_missing_a_grant() -> Iterator[LocalStack]:
+    """A second local stack whose template lacks the publish function's table grant (written next
+    to template.yaml, whose folder the functions' code paths are relative to)."""
+    path = TEMPLATE_PATH.with_name(f".template-iam-proof-{uuid.uuid4().hex[:8]}.yaml")
+    path.write_text(_without_publish_table_grant(TEMPLATE_PATH.read_text(encoding="utf-8")), encoding="utf-8")
+    stack = LocalStack(stack_name="roomcast-iam-proof", template_path=path, function_concurrency=1)
+    try:
+        stack.start()
+        yield stack
+    finally:
+        stack.stop()
+        path.unlink(missing_ok=True)
+
+
+def test_a_function_without_a_grant_fails_the_calls_that_need_it_and_only_those(
+    stack_missing_a_grant: LocalStack,
+) -> None:
+    # Given: a tenant and a room, made through the management function (its grants are whole)
+    stack = stack_missing_a_grant
+    key = create_api_key(CatalogStore(stack.output("TableName"), client=stack.client("dynamodb")), "proof")
+    headers = {"Authorization": f"Bearer {key}"}
+    room = requests.post(f"{stack.api_url}/rooms", json={"name": "proof"}, headers=headers, timeout=30)
+    assert room.status_code == 201, room.text
+
+    # When: a publish, whose function may no longer read or write the table
+    published = requests.post(
+        f"{stack.api_url}/rooms/{room.json()['id']}/messages",
+        json={"eventType": "order.created", "eventVersion": "1", "payload": {}},
+        headers=headers,
+        timeout=30,
+    )
+
+    # Then: refused by the emulator as AWS would refuse it, so the request fails; nothing stored
+    assert published.status_code == 500, published.text
+    refused = {(role, action.partition(":")[0], resource) for role, action, resource in refusals()}
+    table = f"arn:aws:dynamodb:us-east-1:123456789012:table/{stack.output('TableName')}"
+    assert refused == {("roomcast-iam-proof-PublishFunction", "dynamodb", table)}
+    listed = requests.get(f"{stack.api_url}/rooms/{room.json()['id']}/messages", headers=headers, timeout=30)
+    assert listed.json()["messages"] == []
+
+
+def test_the_roles_are_the_templates_with_sam_policy_templates_expanded() -> None:
+    # When
+    roles = function_roles(TEMPLATE_PATH, "roomcast-local", "us-east-1", LOCAL_PARAMETERS, lambda name: name)
+
+    # Then: DynamoDBCrudPolicy as SAM expands it, on this stack's table and its indexes
+    actions = {
+        (str(action), str(resource))
+        for policy in roles["PublishFunction"].policies
+        for statement in policy["Statement"]
+        for action in ([statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"])
+        for resource in (
+            [statement["Resource"]] if isinstance(statement["Resource"], str) else statement["Resource"]
+        )
+    }
+    table = "arn:aws:dynamodb:us-east-1:123456789012:table/roomcast-local-Table"
+    assert ("dynamodb:PutItem", table) in actions
+    assert ("dynamodb:Query", f"{table}/index/*") in actions
+    assert {role.access_key_id[:4] for role in roles.values()} == {"ASIA"}
+    assert len({role.access_key_id for role in roles.values()}) == len(roles)

@@ -1,0 +1,144 @@
+"""IAM enforcement in moto for the functions' roles (roomcast_dev.local_iam; ADR 0036).
+
+moto can enforce IAM (``INITIAL_NO_AUTH_ACTION_COUNT``), but only for the whole process, for keys
+it issued, and against the resource ``*`` for every service but SQS and S3, so a policy that names
+a table or a stream would allow nothing. This patch enforces instead only for the keys registered
+here, the functions' role sessions, with each request's resources as AWS names them:
+
+- DynamoDB: the table (``…/index/<name>`` for a query of an index); a batch, each table it names;
+  a transaction, each item's own action (``dynamodb:PutItem``, ``UpdateItem``, ``DeleteItem``,
+  ``ConditionCheckItem``; ``GetItem`` in a read transaction) on its table, as AWS authorizes it;
+- Firehose: the delivery stream; Secrets Manager: the secret's ARN without its random suffix;
+- SQS: a batch action is authorized as its single one (``SendMessageBatch`` as
+  ``sqs:SendMessage``), on the queue's ARN (moto's, or the one the request names for a queue
+  still to be made); S3: the bucket or object, as moto determines them.
+
+A statement is matched by moto's own policy evaluation (an explicit Deny wins; ``*`` wildcards);
+conditions are not evaluated. A call no statement allows answers 403 ``AccessDenied``, as on AWS.
+Everything else, the operator, the tests and the stack's own pollers, is not checked, like an
+administrator's calls on AWS.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+_ROLES: dict[str, tuple[str, tuple[dict[str, Any], ...]]] = {}  # access key id -> (role, policies)
+_REFUSED: deque[tuple[str, str, str]] = deque(maxlen=1000)
+# Logged, so that `make run`'s terminal shows a refusal where it happened.
+_log = logging.getLogger(__name__)
+_installed = threading.Lock()
+_state = {"done": False}
+_CREDENTIAL = re.compile(r"Credential=([^/]+)/[^/]+/([^/]+)/([^/]+)/")
+_TRANSACT_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
+_TRANSACT_ACTIONS |= {"ConditionCheck": "ConditionCheckItem", "Get": "GetItem"}
+_JSON_SERVICES = ("dynamodb", "firehose", "secretsmanager")
+
+
+def refusals() -> list[tuple[str, str, str]]:
+    """The calls refused so far in this process, oldest first: (role, IAM action, resource)."""
+    return list(_REFUSED)
+
+
+def register_role(access_key_id: str, role_name: str, policies: Iterable[dict[str, Any]]) -> None:
+    """Calls signed with ``access_key_id`` are allowed what ``policies`` allow, nothing else."""
+    _ROLES[access_key_id] = (role_name, tuple(policies))
+
+
+def enforce_registered_roles() -> None:
+    """Check every call made with a registered key against its role (idempotent)."""
+    from moto.core.authorization import ActionAuthenticatorMixin
+
+    with _installed:
+        if _state["done"]:
+            return
+
+        def authorize(self: Any, iam_request_cls: type, resource: str = "*") -> None:
+            found = _CREDENTIAL.search(self.headers.get("Authorization", ""))
+            if found is None or found.group(1) not in _ROLES:
+                return  # not a function's role: unrestricted, as before
+            role_name, policies = _ROLES[found.group(1)]
+            service, action = found.group(3), self._get_action()
+            for iam_action, arn in _checks(service, action, self, resource):
+                if not _allowed(policies, iam_action, arn):
+                    _REFUSED.append((role_name, iam_action, arn))
+                    _log.warning(
+                        f"[iam] {role_name} may not {iam_action} on {arn}: template.yaml grants it no"
+                    )
+                    session = f"arn:aws:sts::{self.current_account}:assumed-role/{role_name}/local"
+                    raise _denied(service, session, iam_action, arn)
+
+        ActionAuthenticatorMixin._authenticate_and_authorize_action = authorize  # type: ignore[method-assign]
+        _state["done"] = True
+
+
+def _denied(service: str, session: str, action: str, resource: str) -> Exception:
+    """AWS's refusal: ``AccessDeniedException`` in a JSON body from the JSON services,
+    ``AccessDenied`` in XML from the others."""
+    from moto.core.exceptions import AccessDeniedError, JsonRESTError
+
+    message = f"User: {session} is not authorized to perform: {action} on resource: {resource}"
+    if service not in _JSON_SERVICES:
+        return AccessDeniedError(session, f"{action} on resource: {resource}")
+    error = JsonRESTError("AccessDeniedException", message)
+    error.code = 403
+    return error
+
+
+def _allowed(policies: tuple[dict[str, Any], ...], action: str, resource: str) -> bool:
+    from moto.iam.access_control import IAMPolicy, PermissionResult
+
+    allowed = False
+    for policy in policies:
+        result = IAMPolicy(json.dumps(policy)).is_action_permitted(action, resource)
+        if result == PermissionResult.DENIED:
+            return False
+        allowed = allowed or result == PermissionResult.PERMITTED
+    return allowed
+
+
+def _checks(service: str, action: str, response: Any, resource: str) -> list[tuple[str, str]]:
+    """(IAM action, resource ARN) pairs the request needs, all of them."""
+    if service == "sqs":  # a batch needs its single action (AWS has no sqs:SendMessageBatch)
+        action = action.removesuffix("Batch")
+    if resource != "*" or service not in (*_JSON_SERVICES, "sqs"):
+        return [(f"{service}:{action}", resource)]
+    raw = response.raw_body  # the request's JSON (moto may have parsed ``body`` already)
+    body: dict[str, Any] = json.loads(raw) if raw and raw.lstrip()[:1] in (b"{", "{") else {}
+    region, account = response.region, response.current_account
+    if service == "sqs":  # a queue moto does not know (yet): named by the request
+        queue = str(body.get("QueueName") or body.get("QueueUrl", "*")).rsplit("/", 1)[-1]
+        return [(f"sqs:{action}", f"arn:aws:sqs:{region}:{account}:{queue}" if queue != "*" else "*")]
+    if service == "firehose":
+        stream = body.get("DeliveryStreamName", "*")
+        return [(f"firehose:{action}", f"arn:aws:firehose:{region}:{account}:deliverystream/{stream}")]
+    if service == "secretsmanager":
+        secret = str(body.get("SecretId", "*"))
+        name = (
+            re.sub(r"-[A-Za-z0-9]{6}$", "", secret.rsplit(":", 1)[-1])
+            if secret.startswith("arn:")
+            else secret
+        )
+        return [(f"secretsmanager:{action}", f"arn:aws:secretsmanager:{region}:{account}:secret:{name}")]
+    return _dynamodb_checks(action, body, f"arn:aws:dynamodb:{region}:{account}:table/")
+
+
+def _dynamodb_checks(action: str, body: dict[str, Any], table_arn: str) -> list[tuple[str, str]]:
+    if action in ("BatchGetItem", "BatchWriteItem"):
+        return [(f"dynamodb:{action}", table_arn + table) for table in body.get("RequestItems", {})]
+    if action in ("TransactWriteItems", "TransactGetItems"):
+        checks = []
+        for item in body.get("TransactItems", []):
+            for kind, operation in item.items():
+                checks.append((f"dynamodb:{_TRANSACT_ACTIONS[kind]}", table_arn + operation["TableName"]))
+        return checks
+    table = table_arn + str(body.get("TableName", "*"))
+    if body.get("IndexName"):
+        table += f"/index/{body['IndexName']}"
+    return [(f"dynamodb:{action}", table)]
