@@ -9,17 +9,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from roomcast_dev.samples import (  # noqa: F401 - the sample events' tenant, shared by the test tiers
-    SAMPLE_API_KEY,
+from roomcast_dev.samples import (
     SAMPLE_API_KEY_ID,
     SAMPLE_PUSH_SUBSCRIPTION_ID,
-    SAMPLE_PUSH_URL,
     SAMPLE_ROOM,
-    SAMPLE_ROOM_ID,
-    SAMPLE_STAMP,
     SAMPLE_SUBSCRIPTION_ID,
     SAMPLE_TENANT,
-    seed_sample_tenant,
 )
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,8 @@ from pyspark.sql import SparkSession
 
 import analytics_job
 import compact_job
-from roomcast_dev.glue_assets import BUNDLE, JOB_ARGUMENT
+from roomcast_dev.glue_assets import BUNDLE
+from roomcast_glue.launch import JOB_ARGUMENT
 from roomcast_glue.runtime import resolve_date
 from tests.glue.logfiles import DAY, PUBLISHED_AT, as_dicts, log_line, write_raw
 

@@ -13,15 +13,10 @@ from typing import Any
 
 import time_machine
 
+from roomcast_dev.samples import SAMPLE_ROOM_ID, SAMPLE_SUBSCRIPTION_ID, seed_sample_tenant
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
-from tests.support import (
-    SAMPLE_ROOM_ID,
-    SAMPLE_SUBSCRIPTION_ID,
-    FakeLambdaContext,
-    api_event,
-    seed_sample_tenant,
-)
+from tests.support import FakeLambdaContext, api_event
 
 THIRTEEN_HOURS_MS = 13 * 3600 * 1000
 SQS_MAX_DELAY_SECONDS = 900

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from roomcast_dev.openapi import merged_document
+from roomcast_dev.samples import seed_sample_tenant
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import (
@@ -19,7 +20,6 @@ from tests.support import (
     function_of,
     load_event,
     sample_events,
-    seed_sample_tenant,
 )
 
 
