@@ -4,11 +4,13 @@ one grant removed fails the calls that need it, and only those; the template as 
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 
 import pytest
 import requests
+from samtranslator.yaml_helper import yaml_parse
 
 from roomcast.dal.catalog import CatalogStore
 from roomcast_dev.keys import create_api_key
@@ -17,22 +19,28 @@ from roomcast_dev.moto_iam import refusals
 from roomcast_dev.stack import LOCAL_PARAMETERS, LocalStack
 from roomcast_dev.template import TEMPLATE_PATH
 
-# The grant removed: the publish function's read and write of the table.
-PUBLISH_TABLE_GRANT = "        - DynamoDBCrudPolicy:\n            TableName: !Ref Table\n"
+# The grant removed: the publish function's statement on the table itself.
+TABLE = {"Fn::GetAtt": ["Table", "Arn"]}
 
 
-def _without_publish_table_grant(template: str) -> str:
-    start = template.index("\n  PublishFunction:\n")
-    at = template.index(PUBLISH_TABLE_GRANT, start)
-    assert at < template.index("\n  PublishFunctionLogs:", start), "the grant moved: update this test"
-    return template[:at] + template[at + len(PUBLISH_TABLE_GRANT) :]
+def _without_publish_table_grant(template_text: str) -> str:
+    """The template (as JSON, which CloudFormation reads too) without that statement."""
+    template = yaml_parse(template_text)
+    policies = template["Resources"]["PublishFunction"]["Properties"]["Policies"]
+    statements = [s for p in policies if isinstance(p, dict) for s in p.get("Statement", [])]
+    on_table = [s for s in statements if s["Resource"] == TABLE]
+    assert len(on_table) == 1, "the publish function's table grant changed: update this test"
+    for policy in policies:
+        if isinstance(policy, dict) and on_table[0] in policy.get("Statement", []):
+            policy["Statement"].remove(on_table[0])
+    return json.dumps(template, indent=1)
 
 
 @pytest.fixture(scope="module")
 def stack_missing_a_grant() -> Iterator[LocalStack]:
     """A second local stack whose template lacks the publish function's table grant (written next
     to template.yaml, whose folder the functions' code paths are relative to)."""
-    path = TEMPLATE_PATH.with_name(f".template-iam-proof-{uuid.uuid4().hex[:8]}.yaml")
+    path = TEMPLATE_PATH.with_name(f".template-iam-proof-{uuid.uuid4().hex[:8]}.json")
     path.write_text(_without_publish_table_grant(TEMPLATE_PATH.read_text(encoding="utf-8")), encoding="utf-8")
     stack = LocalStack(stack_name="roomcast-iam-proof", template_path=path, function_concurrency=1)
     try:

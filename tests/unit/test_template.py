@@ -1033,3 +1033,40 @@ def test_the_docs_function_ships_a_committed_openapi_json_current_with_the_route
     # Then: it is what `make openapi` writes from the functions' routes now
     assert DOCUMENT.is_file()
     assert DOCUMENT.read_text(encoding="utf-8") == current, "stale openapi.json: run make openapi"
+
+
+# -- least privilege: what the functions' roles grant (enforced on the local stack, ADR 0036) ------
+
+# Actions no function's code calls (checked against the data access code by the local stack's
+# enforcement in every end-to-end test): a grant of one of them is a grant too many.
+UNCALLED_ACTIONS = {"dynamodb:Scan", "dynamodb:DescribeTable", "sqs:GetQueueAttributes"}
+# SAM policy templates that grant some of them.
+BROAD_POLICY_TEMPLATES = {"DynamoDBCrudPolicy", "DynamoDBReadPolicy"}
+
+
+def test_no_function_is_granted_what_its_code_never_calls(template: dict[str, Any]) -> None:
+    # When
+    functions = _of_type(template, "AWS::Serverless::Function")
+    granted = {
+        (name, action)
+        for name, function in functions.items()
+        for statement in _statements(function)
+        for action in ([statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"])
+    }
+    templates = {
+        (name, next(iter(policy)))
+        for name, function in functions.items()
+        for policy in function["Properties"].get("Policies", [])
+        if isinstance(policy, dict) and "Statement" not in policy
+    }
+
+    # Then
+    assert {(name, action) for name, action in granted if action in UNCALLED_ACTIONS} == set()
+    assert {(name, kind) for name, kind in templates if kind in BROAD_POLICY_TEMPLATES} == set()
+    index_grants = {
+        (name, str(statement["Action"]))
+        for name, function in functions.items()
+        for statement in _statements(function)
+        if "index/" in json.dumps(statement["Resource"])
+    }
+    assert {action for _, action in index_grants} == {"dynamodb:Query"}

@@ -21,8 +21,10 @@ administrator's calls on AWS.
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
+import os
 import re
 import threading
 from collections import deque
@@ -31,6 +33,10 @@ from typing import Any
 
 _ROLES: dict[str, tuple[str, tuple[dict[str, Any], ...]]] = {}  # access key id -> (role, policies)
 _REFUSED: deque[tuple[str, str, str]] = deque(maxlen=1000)
+_USED: set[tuple[str, str, str]] = set()
+# Set to a path, each process using the roles writes there what they were allowed (path.<pid>):
+# what the code calls, to cut the template's grants to (docs/decisions/0036-local-iam.md).
+USAGE_FILE_VARIABLE = "ROOMCAST_IAM_USAGE_FILE"
 # Logged, so that `make run`'s terminal shows a refusal where it happened.
 _log = logging.getLogger(__name__)
 _installed = threading.Lock()
@@ -39,6 +45,11 @@ _CREDENTIAL = re.compile(r"Credential=([^/]+)/[^/]+/([^/]+)/([^/]+)/")
 _TRANSACT_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
 _TRANSACT_ACTIONS |= {"ConditionCheck": "ConditionCheckItem", "Get": "GetItem"}
 _JSON_SERVICES = ("dynamodb", "firehose", "secretsmanager")
+
+
+def allowed_calls() -> set[tuple[str, str, str]]:
+    """The calls allowed so far in this process: (role, IAM action, resource)."""
+    return set(_USED)
 
 
 def refusals() -> list[tuple[str, str, str]]:
@@ -66,16 +77,25 @@ def enforce_registered_roles() -> None:
             role_name, policies = _ROLES[found.group(1)]
             service, action = found.group(3), self._get_action()
             for iam_action, arn in _checks(service, action, self, resource):
-                if not _allowed(policies, iam_action, arn):
-                    _REFUSED.append((role_name, iam_action, arn))
-                    _log.warning(
-                        f"[iam] {role_name} may not {iam_action} on {arn}: template.yaml grants it no"
-                    )
-                    session = f"arn:aws:sts::{self.current_account}:assumed-role/{role_name}/local"
-                    raise _denied(service, session, iam_action, arn)
+                if _allowed(policies, iam_action, arn):
+                    _USED.add((role_name, iam_action, arn))
+                    continue
+                _REFUSED.append((role_name, iam_action, arn))
+                _log.warning(f"[iam] {role_name} may not {iam_action} on {arn} (not in template.yaml)")
+                session = f"arn:aws:sts::{self.current_account}:assumed-role/{role_name}/local"
+                raise _denied(service, session, iam_action, arn)
 
         ActionAuthenticatorMixin._authenticate_and_authorize_action = authorize  # type: ignore[method-assign]
         _state["done"] = True
+        if usage_file := os.environ.get(USAGE_FILE_VARIABLE):
+            atexit.register(_write_usage, usage_file)
+
+
+def _write_usage(path: str) -> None:
+    """Append the calls the roles were allowed in this process, one JSON line each."""
+    with open(f"{path}.{os.getpid()}", "a", encoding="utf-8") as file:
+        for role, action, resource in sorted(_USED):
+            file.write(json.dumps({"role": role, "action": action, "resource": resource}) + "\n")
 
 
 def _denied(service: str, session: str, action: str, resource: str) -> Exception:
