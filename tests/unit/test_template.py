@@ -599,6 +599,12 @@ def test_alarm_topic_is_encrypted_with_a_key_alarms_and_events_may_use(template:
     # Then
     assert topic["KmsMasterKeyId"] == {"Fn::GetAtt": ["EncryptionKey", "Arn"]}
     assert {"cloudwatch.amazonaws.com", "events.amazonaws.com"} <= service_principals
+    # CloudWatch only for this account's alarms (EventBridge's requests carry no source keys)
+    (alarms,) = [
+        s for s in key_policy["Statement"] if s["Principal"].get("Service") == ["cloudwatch.amazonaws.com"]
+    ]
+    assert alarms["Condition"]["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    assert "alarm:*" in alarms["Condition"]["ArnLike"]["aws:SourceArn"]["Fn::Sub"]
 
 
 def test_alarm_topic_policy_lets_cloudwatch_and_the_glue_rule_publish(template: dict[str, Any]) -> None:
