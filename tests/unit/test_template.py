@@ -1076,3 +1076,20 @@ def test_no_function_is_granted_what_its_code_never_calls(template: dict[str, An
         if "index/" in json.dumps(statement["Resource"])
     }
     assert {action for _, action in index_grants} == {"dynamodb:Query"}
+
+
+def test_a_function_may_send_to_its_event_sources_on_failure_queues(template: dict[str, Any]) -> None:
+    # Lambda sends a stream's given-up batches to the OnFailure destination with the function's
+    # role: the grant stays even though no code of the function sends there.
+    for name, function in _of_type(template, "AWS::Serverless::Function").items():
+        destinations = {
+            event["Properties"]["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
+            for event in function["Properties"].get("Events", {}).values()
+            if "DestinationConfig" in event.get("Properties", {})
+        }
+        sends = {
+            policy["SQSSendMessagePolicy"]["QueueName"]["Fn::GetAtt"][0]
+            for policy in function["Properties"].get("Policies", [])
+            if isinstance(policy, dict) and "SQSSendMessagePolicy" in policy
+        }
+        assert destinations <= sends, name
