@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-_ROLES: dict[str, tuple[str, tuple[dict[str, Any], ...]]] = {}  # access key id -> (role, policies)
+_ROLES: dict[str, tuple[str, tuple[Any, ...]]] = {}  # access key id -> (role, moto IAMPolicy objects)
 _REFUSED: deque[tuple[str, str, str]] = deque(maxlen=1000)
 _USED: set[tuple[str, str, str]] = set()
 # Set to a path, each process using the roles writes there what they were allowed (path.<pid>):
@@ -59,7 +59,9 @@ def refusals() -> list[tuple[str, str, str]]:
 
 def register_role(access_key_id: str, role_name: str, policies: Iterable[dict[str, Any]]) -> None:
     """Calls signed with ``access_key_id`` are allowed what ``policies`` allow, nothing else."""
-    _ROLES[access_key_id] = (role_name, tuple(policies))
+    from moto.iam.access_control import IAMPolicy
+
+    _ROLES[access_key_id] = (role_name, tuple(IAMPolicy(json.dumps(policy)) for policy in policies))
 
 
 def enforce_registered_roles() -> None:
@@ -111,12 +113,12 @@ def _denied(service: str, session: str, action: str, resource: str) -> Exception
     return error
 
 
-def _allowed(policies: tuple[dict[str, Any], ...], action: str, resource: str) -> bool:
-    from moto.iam.access_control import IAMPolicy, PermissionResult
+def _allowed(policies: tuple[Any, ...], action: str, resource: str) -> bool:
+    from moto.iam.access_control import PermissionResult
 
     allowed = False
-    for policy in policies:
-        result = IAMPolicy(json.dumps(policy)).is_action_permitted(action, resource)
+    for policy in policies:  # moto's IAMPolicy, parsed once when the role was registered
+        result = policy.is_action_permitted(action, resource)
         if result == PermissionResult.DENIED:
             return False
         allowed = allowed or result == PermissionResult.PERMITTED
