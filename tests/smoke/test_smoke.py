@@ -65,8 +65,13 @@ def test_pull_ack_and_nack(api: Api, room: dict[str, Any]) -> None:
 
     # When: both are pulled; one is acked, the other nacked and pulled again
     messages: dict[str, dict[str, Any]] = {}
-    while len(messages) < 2:
-        messages |= {m["messageId"]: m for m in pulled(api, path, 2)}
+
+    def both() -> dict[str, dict[str, Any]] | None:
+        body = {"maxMessages": 2, "waitSeconds": 5}
+        messages.update({m["messageId"]: m for m in api.call("POST", f"{path}/pull", body)["messages"]})
+        return messages if len(messages) == 2 else None
+
+    wait_for(both, "both messages to pull")  # bounded: a message that never comes fails the test
     acked = api.call("POST", f"{path}/ack", {"receipts": [messages[first]["receipt"]]})
     nacked = api.call("POST", f"{path}/nack", {"receipts": [messages[second]["receipt"]]})
     again = pulled(api, path)[0]

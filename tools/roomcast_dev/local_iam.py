@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -75,7 +74,9 @@ def _managed_policies() -> dict[str, Any]:
 
 def _translated(template_text: str, region: str) -> dict[str, Any]:
     """The template as CloudFormation receives it from SAM (roles and their policies spelled out)."""
-    from samtranslator.translator.transform import transform
+    import boto3
+    from samtranslator.parser.parser import Parser
+    from samtranslator.translator.translator import Translator
     from samtranslator.yaml_helper import yaml_parse
 
     template = yaml_parse(template_text)
@@ -86,19 +87,11 @@ def _translated(template_text: str, region: str) -> dict[str, Any]:
         if resource["Type"] == "AWS::Serverless::LayerVersion":
             properties["ContentUri"] = _PLACEHOLDER_CODE
 
-    class _NoManagedPolicyLookup:
-        def load(self) -> dict[str, str]:
-            return {}
-
-    previous = os.environ.get("AWS_DEFAULT_REGION")
-    os.environ["AWS_DEFAULT_REGION"] = region  # samtranslator reads the region from boto3
-    try:
-        translated: dict[str, Any] = transform(template, {}, _NoManagedPolicyLookup())
-    finally:
-        if previous is None:
-            os.environ.pop("AWS_DEFAULT_REGION", None)
-        else:
-            os.environ["AWS_DEFAULT_REGION"] = previous
+    # The region as boto3 would give it to samtranslator (its pseudo parameters), without the
+    # environment; no managed policy map: the managed policies' documents come from moto's copy.
+    session = boto3.session.Session(region_name=region)
+    translator = Translator({}, Parser(), boto_session=session)
+    translated: dict[str, Any] = translator.translate(template, parameter_values={})
     return translated
 
 

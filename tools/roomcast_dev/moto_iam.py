@@ -131,8 +131,7 @@ def _checks(service: str, action: str, response: Any, resource: str) -> list[tup
         action = action.removesuffix("Batch")
     if resource != "*" or service not in (*_JSON_SERVICES, "sqs"):
         return [(f"{service}:{action}", resource)]
-    raw = response.raw_body  # the request's JSON (moto may have parsed ``body`` already)
-    body: dict[str, Any] = json.loads(raw) if raw and raw.lstrip()[:1] in (b"{", "{") else {}
+    body: dict[str, Any] = response.body if isinstance(response.body, dict) else _json_body(response.raw_body)
     region, account = response.region, response.current_account
     if service == "sqs":  # a queue moto does not know (yet): named by the request
         queue = str(body.get("QueueName") or body.get("QueueUrl", "*")).rsplit("/", 1)[-1]
@@ -149,6 +148,12 @@ def _checks(service: str, action: str, response: Any, resource: str) -> list[tup
         )
         return [(f"secretsmanager:{action}", f"arn:aws:secretsmanager:{region}:{account}:secret:{name}")]
     return _dynamodb_checks(action, body, f"arn:aws:dynamodb:{region}:{account}:table/")
+
+
+def _json_body(raw: bytes | str | None) -> dict[str, Any]:
+    """The request's JSON body (DynamoDB's moto has parsed it already; the others have not)."""
+    parsed: dict[str, Any] = json.loads(raw) if raw and raw.lstrip()[:1] in (b"{", "{") else {}
+    return parsed
 
 
 def _dynamodb_checks(action: str, body: dict[str, Any], table_arn: str) -> list[tuple[str, str]]:
