@@ -114,13 +114,16 @@ def context() -> FakeLambdaContext:
 
 
 @pytest.fixture
-def aws_calls() -> Iterator[Counter[str]]:
-    """Every AWS operation this process makes while the test runs, counted by name."""
+def aws_calls(moto_endpoint: str) -> Iterator[Counter[str]]:
+    """Every AWS operation this process makes to the tests' emulator while the test runs, counted
+    by name. A local stack an end-to-end test left running in this worker has an emulator of its
+    own, and its pollers' calls are not counted."""
     calls: Counter[str] = Counter()
     original = getattr(BaseClient, "_make_api_call")  # noqa: B009 - private, untyped in the stubs
 
     def counting(client: Any, operation: str, params: Any) -> Any:
-        calls[operation] += 1
+        if client.meta.endpoint_url == moto_endpoint:
+            calls[operation] += 1
         return original(client, operation, params)
 
     setattr(BaseClient, "_make_api_call", counting)  # noqa: B010
