@@ -82,18 +82,31 @@ def test_the_roles_are_the_templates_with_sam_policy_templates_expanded() -> Non
     # When
     roles = function_roles(TEMPLATE_PATH, "roomcast-local", "us-east-1", LOCAL_PARAMETERS, lambda name: name)
 
-    # Then: DynamoDBCrudPolicy as SAM expands it, on this stack's table and its indexes
-    actions = {
-        (str(action), str(resource))
-        for policy in roles["PublishFunction"].policies
-        for statement in policy["Statement"]
-        for action in ([statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"])
-        for resource in (
-            [statement["Resource"]] if isinstance(statement["Resource"], str) else statement["Resource"]
-        )
-    }
+    # Then: the statements resolved on this stack's table and its indexes, SAM's policy templates
+    # and managed policies expanded, and a role of the template's own (PushRole) read as SAM's are
+    def actions(function_id: str) -> set[tuple[str, str]]:
+        return {
+            (str(action), str(resource))
+            for policy in roles[function_id].policies
+            for statement in policy["Statement"]
+            for action in (
+                [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+            )
+            for resource in (
+                [statement["Resource"]] if isinstance(statement["Resource"], str) else statement["Resource"]
+            )
+        }
+
     table = "arn:aws:dynamodb:us-east-1:123456789012:table/roomcast-local-Table"
-    assert ("dynamodb:PutItem", table) in actions
-    assert ("dynamodb:Query", f"{table}/index/*") in actions
+    assert ("dynamodb:PutItem", table) in actions("ManagementFunction")
+    assert ("dynamodb:Query", f"{table}/index/*") in actions("ManagementFunction")
+    assert (
+        "secretsmanager:GetSecretValue",
+        "arn:aws:secretsmanager:us-east-1:123456789012:secret:roomcast-local-ReceiptSigningKey",
+    ) in actions("ManagementFunction")
+    push_queue = "arn:aws:sqs:us-east-1:123456789012:roomcast-local-PushQueue"
+    assert ("sqs:ReceiveMessage", push_queue) in actions("PushFunction")
+    assert ("logs:PutLogEvents", "*") in actions("PushFunction")  # AWSLambdaBasicExecutionRole
+    assert actions("PushFunction") == actions("SlowPushFunction")
     assert {role.access_key_id[:4] for role in roles.values()} == {"ASIA"}
     assert len({role.access_key_id for role in roles.values()}) == len(roles)

@@ -814,12 +814,23 @@ def test_every_checkov_skip_says_why(template: dict[str, Any]) -> None:
 
 
 def _statements(function: dict[str, Any]) -> list[dict[str, Any]]:
+    """The statements the template writes for a function: in its SAM ``Policies``, or in the
+    ``AWS::IAM::Role`` its ``Role`` names (SAM's own policy templates and managed policies aside)."""
+    role = function["Properties"].get("Role")
+    if role is not None:
+        role_properties = load_template()["Resources"][role["Fn::GetAtt"][0]]["Properties"]
+        return [s for p in role_properties.get("Policies", []) for s in p["PolicyDocument"]["Statement"]]
     return [
         statement
         for policy in function["Properties"].get("Policies", [])
         if isinstance(policy, dict)
         for statement in policy.get("Statement", [])
     ]
+
+
+def _actions(statement: dict[str, Any]) -> list[str]:
+    action = statement["Action"]
+    return [action] if isinstance(action, str) else list(action)
 
 
 def test_functions_that_write_the_log_may_only_put_batches_to_its_stream(template: dict[str, Any]) -> None:
@@ -1045,9 +1056,35 @@ def test_the_docs_function_ships_a_committed_openapi_json_current_with_the_route
 
 # Actions no function's code calls (checked against the data access code by the local stack's
 # enforcement in every end-to-end test): a grant of one of them is a grant too many.
-UNCALLED_ACTIONS = {"dynamodb:Scan", "dynamodb:DescribeTable", "sqs:GetQueueAttributes"}
+UNCALLED_ACTIONS = {"dynamodb:Scan", "dynamodb:DescribeTable"}
 # SAM policy templates that grant some of them.
 BROAD_POLICY_TEMPLATES = {"DynamoDBCrudPolicy", "DynamoDBReadPolicy"}
+# What each function's code calls on the table (index Queries aside): recorded over the test
+# suites with ROOMCAST_IAM_USAGE_FILE, then checked against the code paths no test takes
+# (ADR 0036). Every function that ends a delivery may publish an operational event, which takes
+# the publish path: GetItem, Query, BatchWriteItem, BatchGetItem, UpdateItem.
+PUBLISH_PATH = {"GetItem", "PutItem", "UpdateItem", "BatchGetItem", "BatchWriteItem", "Query"}
+TABLE_ACTIONS = {
+    "AuthorizerFunction": {"GetItem"},
+    "ManagementFunction": {"GetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchGetItem"}
+    | {"ConditionCheckItem", "Query"},
+    "PublishFunction": PUBLISH_PATH,
+    "PullFunction": PUBLISH_PATH,
+    "PushFunction": PUBLISH_PATH,
+    "SlowPushFunction": PUBLISH_PATH,
+    "OutboxFunction": PUBLISH_PATH | {"DeleteItem"},
+}
+# Only these list a room's messages (GET .../messages, .../deliveries; the jobs' pages).
+INDEX_READERS = {"ManagementFunction", "OutboxFunction"}
+TABLE = {"Fn::GetAtt": ["Table", "Arn"]}
+
+
+def _event_source_queues(function: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        event["Properties"]["Queue"]
+        for event in function["Properties"].get("Events", {}).values()
+        if event["Type"] == "SQS"
+    ]
 
 
 def test_no_function_is_granted_what_its_code_never_calls(template: dict[str, Any]) -> None:
@@ -1057,7 +1094,7 @@ def test_no_function_is_granted_what_its_code_never_calls(template: dict[str, An
         (name, action)
         for name, function in functions.items()
         for statement in _statements(function)
-        for action in ([statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"])
+        for action in _actions(statement)
     }
     templates = {
         (name, next(iter(policy)))
@@ -1076,20 +1113,132 @@ def test_no_function_is_granted_what_its_code_never_calls(template: dict[str, An
         if "index/" in json.dumps(statement["Resource"])
     }
     assert {action for _, action in index_grants} == {"dynamodb:Query"}
+    assert {name for name, _ in index_grants} == INDEX_READERS
+
+
+def test_each_function_may_call_exactly_its_codes_actions_on_the_table(template: dict[str, Any]) -> None:
+    # When
+    functions = _of_type(template, "AWS::Serverless::Function")
+    granted = {
+        name: {
+            action.removeprefix("dynamodb:")
+            for statement in _statements(function)
+            if statement["Resource"] == TABLE
+            for action in _actions(statement)
+        }
+        for name, function in functions.items()
+    }
+
+    # Then: the docs function reads nothing; no other function is left out
+    assert {name: actions for name, actions in granted.items() if actions} == TABLE_ACTIONS
+
+
+POLLER_ACTIONS = {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
+STREAM_ACTIONS = {"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"} | {
+    "dynamodb:ListStreams"
+}
+
+
+def _resources(statement: dict[str, Any]) -> list[Any]:
+    resource = statement["Resource"]
+    return resource if isinstance(resource, list) else [resource]
+
+
+def test_every_event_sourced_function_has_a_role_of_its_own(template: dict[str, Any]) -> None:
+    # For an SQS or DynamoDB event SAM attaches AWSLambdaSQSQueueExecutionRole or
+    # AWSLambdaDynamoDBExecutionRole to the role it generates: every queue or stream of the account.
+    functions = _of_type(template, "AWS::Serverless::Function")
+
+    # When
+    sourced = {
+        name
+        for name, function in functions.items()
+        if {e["Type"] for e in function["Properties"].get("Events", {}).values()} & {"SQS", "DynamoDB"}
+    }
+    with_role = {name for name, function in functions.items() if "Role" in function["Properties"]}
+
+    # Then
+    assert sourced == {"PushFunction", "SlowPushFunction", "OutboxFunction"}
+    assert with_role == sourced
+
+
+def test_lambdas_pollers_may_read_only_the_event_sources_of_the_roles_functions(
+    template: dict[str, Any],
+) -> None:
+    functions = _of_type(template, "AWS::Serverless::Function")
+    roles = {
+        f["Properties"]["Role"]["Fn::GetAtt"][0] for f in functions.values() if "Role" in f["Properties"]
+    }
+    for role in roles:
+        # Given: the event sources of the functions that take this role
+        users = [
+            f for f in functions.values() if f["Properties"].get("Role") == {"Fn::GetAtt": [role, "Arn"]}
+        ]
+        queues = [
+            e["Properties"]["Queue"]
+            for f in users
+            for e in f["Properties"]["Events"].values()
+            if e["Type"] == "SQS"
+        ]
+        streams = [
+            e["Properties"]["Stream"]
+            for f in users
+            for e in f["Properties"]["Events"].values()
+            if e["Type"] == "DynamoDB"
+        ]
+
+        # When
+        statements = _statements(users[0])
+        receives = [s for s in statements if POLLER_ACTIONS & set(_actions(s))]
+        stream_reads = [s for s in statements if STREAM_ACTIONS & set(_actions(s))]
+
+        # Then: the pollers' actions, on those queues and that stream only
+        assert [set(_actions(s)) for s in receives] == [POLLER_ACTIONS], role
+        assert sorted(map(json.dumps, _resources(receives[0]))) == sorted(map(json.dumps, queues)), role
+        if streams:
+            assert streams == [{"Fn::GetAtt": ["Table", "StreamArn"]}]
+            assert [(set(_actions(s)), s["Resource"]) for s in stream_reads] == [
+                (STREAM_ACTIONS, {"Fn::Sub": "${Table.Arn}/stream/*"})
+            ], role
+        else:
+            assert stream_reads == [], role
+
+
+def test_sam_gives_no_function_a_managed_policy_over_the_account() -> None:
+    from roomcast_dev.local_iam import function_roles
+    from roomcast_dev.stack import LOCAL_PARAMETERS
+
+    # When: every function's role as `sam deploy` creates it (policy templates and managed
+    # policies expanded by samtranslator)
+    roles = function_roles(PROJECT_ROOT / "template.yaml", STACK, REGION, LOCAL_PARAMETERS, queue_url)
+
+    # Then: only CloudWatch Logs and X-Ray are granted on every resource
+    broad = {
+        (name, action)
+        for name, role in roles.items()
+        for policy in role.policies
+        for statement in policy["Statement"]
+        if "*" in _resources(statement)
+        for action in _actions(statement)
+    }
+    assert {action.split(":")[0] for _, action in broad} == {"logs", "xray"}
 
 
 def test_a_function_may_send_to_its_event_sources_on_failure_queues(template: dict[str, Any]) -> None:
     # Lambda sends a stream's given-up batches to the OnFailure destination with the function's
     # role: the grant stays even though no code of the function sends there.
     for name, function in _of_type(template, "AWS::Serverless::Function").items():
-        destinations = {
-            event["Properties"]["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
+        destinations = [
+            event["Properties"]["DestinationConfig"]["OnFailure"]["Destination"]
             for event in function["Properties"].get("Events", {}).values()
             if "DestinationConfig" in event.get("Properties", {})
-        }
-        sends = {
-            policy["SQSSendMessagePolicy"]["QueueName"]["Fn::GetAtt"][0]
-            for policy in function["Properties"].get("Policies", [])
-            if isinstance(policy, dict) and "SQSSendMessagePolicy" in policy
-        }
-        assert destinations <= sends, name
+        ]
+        sends = [
+            resource
+            for statement in _statements(function)
+            if "sqs:SendMessage" in _actions(statement)
+            for resource in (
+                statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            )
+        ]
+        assert all(destination in sends for destination in destinations), name

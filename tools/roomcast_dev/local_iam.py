@@ -120,7 +120,7 @@ def function_roles(
         role_id = function["Properties"]["Role"]["Fn::GetAtt"][0]
         role = translated["Resources"][role_id]["Properties"]
         documents = [copy.deepcopy(p["PolicyDocument"]) for p in role.get("Policies", [])]
-        documents += [_managed_document(arn) for arn in role.get("ManagedPolicyArns", [])]
+        documents += [_managed_document(resolver.resolve(arn)) for arn in role.get("ManagedPolicyArns", [])]
         resolved = tuple(_statements_listed(resolver.resolve(d)) for d in documents)
         roles[function_id] = FunctionRole(function_id, resolved, *credentials(stack_name, function_id))
     return roles
