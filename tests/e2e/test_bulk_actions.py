@@ -49,12 +49,14 @@ def test_retry_now_shortens_an_hours_backoff(tenant_a: ApiClient) -> None:
             lambda: _delivery(tenant_a, room["id"], message["messageId"])["status"] == "retrying", "retrying"
         )
 
-        # When
+        # When: every retrying delivery, by a job
         response = tenant_a.post(f"/rooms/{room['id']}/subscriptions/{subscription['id']}/deliveries/retry")
 
         # Then: the second attempt comes now, as attempt 1
-        assert response.status_code == 200, response.text
-        assert response.json() == {"retried": 1, "messageIds": [message["messageId"]], "notRetrying": []}
+        assert response.status_code == 202, response.text
+        assert response.headers["Location"] == f"/jobs/{response.json()['id']}"
+        job = tenant_a.finished_job(response)
+        assert (job["kind"], job["state"], job["counts"]["retried"]) == ("retry-deliveries", "succeeded", 1)
         [_, second] = server.wait_for_requests(2, TIMEOUT_SECONDS)
         assert second.json["attempt"] == 1
         delivered = wait_until(
@@ -147,6 +149,9 @@ def test_bulk_actions_refuse_bad_input_other_tenants_and_pull_retries(
             assert_error(tenant_a.post(f"{base}/{push['id']}/dead-letters/replay", body), 422)
         # and a PULL subscription's retries are its consumer's business
         assert_error(tenant_a.post(f"{base}/{pull['id']}/deliveries/retry"), 409, "PUSH")
+        assert_error(
+            tenant_a.post(f"{base}/{pull['id']}/deliveries/retry", {"messageIds": ["msg_1"]}), 409, "PUSH"
+        )
         # and another tenant finds nothing, changes nothing
         assert_error(tenant_b.post(f"{base}/{push['id']}/deliveries/retry"), 404)
         assert_error(tenant_b.delete(f"{base}/{push['id']}/deliveries"), 404)

@@ -300,7 +300,15 @@ def test_a_dead_delivery_in_the_timeline_dead_letters_and_deliveries(
 
     # and the bulk actions answer with their counts
     retried = json_of(roomcast(tenant_a, tmp_path, "deliveries", "retry", room["id"], sub_id, "--json"))
-    assert retried["retried"] == 0
+    assert (retried["kind"], retried["state"], retried["counts"]["retried"]) == (
+        "retry-deliveries",
+        "succeeded",
+        0,
+    )
+    named = json_of(
+        roomcast(tenant_a, tmp_path, "deliveries", "retry", room["id"], sub_id, "--id", message_id, "--json")
+    )
+    assert named == {"retried": 0, "messageIds": [], "notRetrying": [message_id]}
     cleared = human(roomcast(tenant_a, tmp_path, "deliveries", "clear", room["id"], sub_id, "--yes"))
     assert "clear-deliveries succeeded: cleared 0" in cleared
     purged = json_of(

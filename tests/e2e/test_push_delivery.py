@@ -410,6 +410,7 @@ def test_replaying_all_dead_letters_delivers_them_again_from_attempt_0(
         "cleared": None,
         "purged": None,
         "subscriptionsDeleted": None,
+        "retried": None,
     }
     body = verified(subscription["signingSecret"], again)
     assert (body["messageId"], body["attempt"]) == (message_id, 0)

@@ -122,7 +122,11 @@ def test_clear_all_replay_by_range_purge_and_room_deletion_are_jobs_done_page_by
         print(f"  job {read['kind']}: {read['state']} in {took_s:.0f} s, {read['counts']}")
         return dict(read["counts"])
 
-    # When / Then: Clear All ends every one of them
+    # When / Then: retry now of every delivery walks them all (pending, none retrying: none sent early)
+    retried = _started(manage, aws_calls, "POST", f"{base}/{push['id']}/deliveries/retry")
+    counts = finished(retried)
+    assert (counts["examined"], counts["retried"]) == (MESSAGES, 0)
+    # and Clear All ends every one of them
     cleared = _started(manage, aws_calls, "DELETE", f"{base}/{push['id']}/deliveries")
     assert finished(cleared) | {"purged": None} == {
         "examined": MESSAGES,
@@ -131,6 +135,7 @@ def test_clear_all_replay_by_range_purge_and_room_deletion_are_jobs_done_page_by
         "replayed": None,
         "alreadyReplaying": None,
         "subscriptionsDeleted": None,
+        "retried": None,
     }
     # a range replays only the letters that died within it (walking all of them)
     window = {"since": dead_at[200], "until": dead_at[299]}

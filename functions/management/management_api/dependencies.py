@@ -125,8 +125,11 @@ def messages_service() -> MessagesService:
 
 def deliveries_service() -> DeliveriesService:
     from management_api.deliveries.service import DeliveriesService
+    from roomcast.delivery.retry_now import RetryNow
 
-    return DeliveriesService(catalog(), messages(), sender(), addresses(), delivery_log())
+    return DeliveriesService(
+        catalog(), messages(), RetryNow(messages(), sender(), addresses(), delivery_log())
+    )
 
 
 def dead_letters_service() -> DeadLettersService:

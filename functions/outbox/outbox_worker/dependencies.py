@@ -15,6 +15,7 @@ from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 from roomcast.delivery.job_steps import JobSteps
 from roomcast.delivery.replays import Replayer
+from roomcast.delivery.retry_now import RetryNow
 
 
 @cache
@@ -37,5 +38,6 @@ def job_runner() -> JobRunner:
     dead_letters = DeadLetterStore.sharing(messages)
     replayer = Replayer(dead_letters, messages, sender, addresses, delivery_log())
     queues = QueueAdmin(settings.pull_queue_prefix)
-    steps = JobSteps(catalog, messages, dead_letters, queues, replayer, outbox, delivery_log())
+    retrier = RetryNow(messages, sender, addresses, delivery_log())
+    steps = JobSteps(catalog, messages, dead_letters, queues, replayer, retrier, outbox, delivery_log())
     return JobRunner(JobStore.sharing(messages), steps, outbox)

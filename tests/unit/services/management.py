@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter
@@ -24,6 +25,8 @@ from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery.job_steps import JobSteps
 from roomcast.delivery.replays import Replayer
+from roomcast.delivery.retry_now import RetryNow
+from roomcast.domain.clock import now_ms
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.jobs import Job
 from roomcast.domain.models import Room, Subscription
@@ -95,6 +98,7 @@ class Management:
     job_store: FakeJobs = field(default_factory=FakeJobs)
     allow_loopback: bool = False
     addresses: tuple[str, ...] = (PUBLIC_ADDRESS,)  # what every push URL host resolves to
+    clock: Callable[[], int] = now_ms  # the jobs' retry-now clock
 
     @property
     def outbox(self) -> OutboxQueue:
@@ -119,6 +123,10 @@ class Management:
         )
 
     @property
+    def retrier(self) -> RetryNow:
+        return RetryNow(self.messages, self.sender, QueueAddresses(PUSH_QUEUE_URL), self.log, self.clock)
+
+    @property
     def job_runner(self) -> JobRunner:
         steps = JobSteps(
             self.catalog,
@@ -126,6 +134,7 @@ class Management:
             self.dead_letter_store,
             self.queues,
             self.replayer,
+            self.retrier,
             self.outbox,
             self.log,
         )

@@ -1,5 +1,6 @@
-"""DeliveriesService (retry now) and Clear All's job with in-memory fakes: they count exactly what they did,
-also when several calls run at once (each read before any of them wrote)."""
+"""Retry now (of named deliveries, and of all as a job) and Clear All's job with in-memory fakes:
+they count exactly what they did, also when several calls run at once (each read before any of
+them wrote)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+import pytest
+
 from management_api.deliveries.service import DeliveriesService
 from roomcast.dal.messages import DeliveryPage
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.sender import QueueAddresses
+from roomcast.delivery.retry_now import RetryNow
 from roomcast.domain.envelope import Envelope
-from roomcast.domain.jobs import JobState
+from roomcast.domain.jobs import Job, JobState
 from roomcast.domain.messages import (
     Delivery,
     DeliveryStatus,
@@ -23,6 +27,7 @@ from roomcast.domain.messages import (
     TrackedMessage,
 )
 from roomcast.domain.models import Room, Subscription, SubscriptionType
+from roomcast.errors import Conflict
 from tests.fakes import FakeMessages
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
 
@@ -97,43 +102,61 @@ def _setup(count: int, stale: bool = True) -> tuple[Management, Room, Subscripti
 
 
 def _service(management: Management, now_ms: int = NOW_MS) -> DeliveriesService:
-    return DeliveriesService(
-        management.catalog,
-        management.messages,
-        management.sender,
-        QueueAddresses(PUSH_QUEUE_URL),
-        management.log,
-        clock=lambda: now_ms,
-    )
+    retrier = RetryNow(management.messages, management.sender, QueueAddresses(PUSH_QUEUE_URL), management.log)
+    return DeliveriesService(management.catalog, management.messages, replace(retrier, clock=lambda: now_ms))
+
+
+def _retry_all(management: Management, room: Room, push: Subscription, now_ms: int = NOW_MS) -> Job:
+    """Retry every delivery now, as the API does it without names: start the job, let it run."""
+    at = replace(management, clock=lambda: now_ms)
+    job = at.jobs.retry_deliveries(TENANT, room.id, push.id)
+    at.run_jobs()
+    return management.job_store.jobs[(job.tenant_id, job.id)]
 
 
 def _envelopes(sent: Sequence[Any]) -> list[Envelope]:
     return [o.envelope for o in sent if isinstance(o.envelope, Envelope)]
 
 
-def test_concurrent_retry_nows_send_each_delivery_once_and_their_counts_add_up() -> None:
-    # Given: 5 retrying deliveries, and six retry-nows that all read them before any wrote
+def test_concurrent_retry_now_jobs_send_each_delivery_once_and_their_counts_add_up() -> None:
+    # Given: 5 retrying deliveries, and six retry-now jobs that all read them before any wrote
     management, room, push, _ = _setup(5)
 
     # When
-    counts = [len(_service(management).retry_now(TENANT, room.id, push.id, None).retried) for _ in range(6)]
+    jobs = [_retry_all(management, room, push) for _ in range(6)]
 
-    # Then: one envelope per delivery, and the answers add up to them
-    assert sum(counts) == 5
+    # Then: one envelope per delivery, and the jobs' counts add up to them
+    assert [job.state for job in jobs] == [JobState.SUCCEEDED] * 6
+    assert sum(job.counts["retried"] for job in jobs) == 5
+    assert len(_envelopes(management.sender.sent)) == 5
+
+
+def test_concurrent_retry_nows_of_named_messages_send_each_delivery_once() -> None:
+    # Given: 5 retrying deliveries, named by six calls
+    management, room, push, messages = _setup(5)
+    names = [m.id for m in messages]
+
+    # When
+    answers = [_service(management).retry_now(TENANT, room.id, push.id, names) for _ in range(6)]
+
+    # Then: the first call retried them all; the others name them not retrying
+    assert [len(a.retried) for a in answers] == [5, 0, 0, 0, 0, 0]
+    assert [len(a.not_retrying) for a in answers] == [0, 5, 5, 5, 5, 5]
     assert len(_envelopes(management.sender.sent)) == 5
 
 
 def test_a_delivery_a_retry_now_made_due_is_not_retried_again() -> None:
     # Given: a retrying delivery, made due now by a retry-now
     management, room, push, (message,) = _setup(1, stale=False)
-    first = _service(management).retry_now(TENANT, room.id, push.id, None)
+    first = _retry_all(management, room, push)
 
     # When: another retry-now a moment later
-    second = _service(management, NOW_MS + 10).retry_now(TENANT, room.id, push.id, None)
+    second = _retry_all(management, room, push, NOW_MS + 10)
 
     # Then: nothing to do the second time; one envelope in all
-    assert (first.retried, second.retried) == ([message.id], [])
+    assert (first.counts["retried"], second.counts["retried"]) == (1, 0)
     assert len(_envelopes(management.sender.sent)) == 1
+    assert _envelopes(management.sender.sent)[0].message_id == message.id
 
 
 def test_a_retry_now_whose_claim_lapsed_can_be_claimed_again() -> None:
@@ -144,11 +167,26 @@ def test_a_retry_now_whose_claim_lapsed_can_be_claimed_again() -> None:
     assert management.messages.claim_retry(record, "dead-call", NOW_MS)
 
     # When: retried soon, then after the claim lapsed
-    soon = _service(management, NOW_MS + 1_000).retry_now(TENANT, room.id, push.id, None)
-    later = _service(management, NOW_MS + 31_000).retry_now(TENANT, room.id, push.id, None)
+    soon = _service(management, NOW_MS + 1_000).retry_now(TENANT, room.id, push.id, [message.id])
+    later = _service(management, NOW_MS + 31_000).retry_now(TENANT, room.id, push.id, [message.id])
 
     # Then
     assert (soon.retried, later.retried) == ([], [message.id])
+
+
+def test_retry_now_of_a_pull_subscription_is_refused_before_a_job_starts() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    pull = management.subscription(room, type="PULL")
+
+    # When
+    with pytest.raises(Conflict, match="PUSH"):
+        management.jobs.retry_deliveries(TENANT, room.id, pull.id)
+
+    # Then
+    assert management.job_store.jobs == {}
+    assert management.outbox_tasks() == []
 
 
 def test_concurrent_clear_alls_all_succeed_and_their_counts_add_up() -> None:

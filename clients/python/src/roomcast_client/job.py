@@ -18,10 +18,12 @@ class JobCounts(ApiModel):
     replayed: int | None = None
     already_replaying: int | None = None
     subscriptions_deleted: int | None = None
+    retried: int | None = None
 
 
 class Job(ApiModel):
-    """A bulk action in the background (Clear All, purge, replay, room deletion): ``jobs.wait``."""
+    """A bulk action in the background (Clear All, retry now of all, purge, replay, room deletion):
+    ``jobs.wait``."""
 
     id: str
     kind: str

@@ -98,8 +98,8 @@ export async function subscriptionView(current, roomId, subscriptionId) {
     act(toggle, () => api("PATCH", path, { body: { status } }), (item) => `Subscription ${item.id} is ${item.status}.`, refresh);
   });
   retry.addEventListener("click", () =>
-    act(retry, () => api("POST", `${path}/deliveries/retry`, { body: {} }), (result) =>
-      `Retried ${result.retried} deliver${result.retried === 1 ? "y" : "ies"} now` + (result.notRetrying.length ? `; ${result.notRetrying.length} not retrying.` : "."), refresh));
+    act(retry, () => api("POST", `${path}/deliveries/retry`, { body: {} }).then(finishedJob), (job) =>
+      `Retried ${plural(job.counts.retried, "delivery", "deliveries")} now.`, refresh));
   clear.addEventListener("click", async () => {
     if (!(await confirmAction("Clear every pending and retrying delivery of this subscription? They are never sent.", "Clear all pending"))) return;
     act(clear, () => api("DELETE", `${path}/deliveries`).then(finishedJob), (job) => `Cleared ${plural(job.counts.cleared, "delivery", "deliveries")}.`, refresh);

@@ -1,8 +1,8 @@
-"""/rooms/{roomId}/subscriptions/{subscriptionId}/deliveries: retry now, clear all (a job)."""
+"""/rooms/{roomId}/subscriptions/{subscriptionId}/deliveries: retry now (of all: a job), clear all (a job)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
@@ -18,25 +18,43 @@ routes = Routes("deliveries")
 DELIVERIES = "/rooms/<roomId>/subscriptions/<subscriptionId>/deliveries"
 
 
-@routes.post(f"{DELIVERIES}/retry", "retryDeliveries", "What is now due", 400, 404, 409, 415)
+@routes.post(
+    f"{DELIVERIES}/retry",
+    "retryDeliveries",
+    "The named deliveries, due now",
+    400,
+    404,
+    409,
+    415,
+    links=JOB_LINK,
+    accepted=("All of them: the retry job", JobView, RetryResponse),
+)
 def retry_deliveries(
     roomId: RoomId,
     subscriptionId: SubscriptionIdPath,
     tenant: Tenant,
     service: Deliveries,
+    jobs: Jobs,
     # Optional, but an object when given (the documented schema offers no null).
     body: Annotated[RetryRequest, Body()] = None,  # type: ignore[assignment]
-) -> RetryResponse:
+) -> Response[RetryResponse | JobView]:
     """Retry deliveries now
 
-    Retrying deliveries of a PUSH subscription (the given messages', or all of them) become due
-    now, however long their backoff still had to run; the attempt count goes on. Deliveries that
-    are not retrying are left alone (`notRetrying`). 409 for a PULL subscription.
+    Retrying deliveries of a PUSH subscription become due now, however long their backoff still
+    had to run; the attempt count goes on. With `messageIds` (at most {MAX_PAGE_SIZE}) they are
+    retried before the answer (200), and named messages without a retrying delivery here are
+    listed in `notRetrying`. Without them, every delivery of the subscription that is retrying is
+    retried by a job: the answer is 202 with the job to poll (`GET /jobs/{{jobId}}`; `counts.retried`
+    says how many). 409 for a PULL subscription.
     """
-    result = service.retry_now(tenant, roomId, subscriptionId, body.messageIds if body is not None else None)
-    return RetryResponse(
-        retried=len(result.retried), messageIds=result.retried, notRetrying=result.not_retrying
-    )
+    if body is not None and body.messageIds is not None:
+        result = service.retry_now(tenant, roomId, subscriptionId, body.messageIds)
+        answer = RetryResponse(
+            retried=len(result.retried), messageIds=result.retried, notRetrying=result.not_retrying
+        )
+        return Response(status_code=200, content_type="application/json", body=answer)
+    job = accepted(jobs.retry_deliveries(tenant, roomId, subscriptionId))
+    return cast(Response[RetryResponse | JobView], job)
 
 
 @routes.delete(DELIVERIES, "clearDeliveries", "Clear All started: the job", 404, status=202, links=JOB_LINK)

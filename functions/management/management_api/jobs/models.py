@@ -18,6 +18,7 @@ _COUNTED: Final = {
     JobKind.PURGE_DEAD_LETTERS: (JobCount.PURGED,),
     JobKind.REPLAY_DEAD_LETTERS: (JobCount.REPLAYED, JobCount.ALREADY_REPLAYING),
     JobKind.DELETE_ROOM: (JobCount.SUBSCRIPTIONS_DELETED,),
+    JobKind.RETRY_DELIVERIES: (JobCount.RETRIED,),
 }
 
 
@@ -38,6 +39,11 @@ class JobCounts(BaseModel):
     subscriptionsDeleted: int | None = Field(
         default=None, description="Room deletion: subscriptions deleted."
     )
+    retried: int | None = Field(
+        default=None,
+        description="Retry now: deliveries this job made due now (one another retry-now took first "
+        "is counted there).",
+    )
 
 
 class JobView(BaseModel):
@@ -57,7 +63,9 @@ class JobView(BaseModel):
     )
 
     id: str
-    kind: Literal["clear-deliveries", "purge-dead-letters", "replay-dead-letters", "delete-room"]
+    kind: Literal[
+        "clear-deliveries", "purge-dead-letters", "replay-dead-letters", "delete-room", "retry-deliveries"
+    ]
     state: Literal["running", "succeeded", "failed"] = Field(
         description="`running` until every page is done; `failed` (with `error`) if a page kept failing."
     )

@@ -1,7 +1,8 @@
 """Starting jobs, and reading them (roomcast.domain.jobs).
 
 A request that starts one does only what is bounded, then stores the job and sends its first task
-to the outbox queue: Clear All raises the subscription's watermark first (from then on no
+to the outbox queue (Clear All, retry now of every delivery, purge, replay of a range, room
+deletion): Clear All raises the subscription's watermark first (from then on no
 envelope queued until now is delivered, whatever the job has reached), a room deletion marks the
 room first (no subscription is added to it any more, and a second deletion answers the same job).
 The outbox function does the rest, a page at a time (roomcast.delivery.job_steps)."""
@@ -14,6 +15,7 @@ from dataclasses import dataclass, replace
 from management_api.common import updated_now
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog, JobRecords
+from roomcast.delivery.retry_now import require_push
 from roomcast.domain import ids
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.jobs import Job, JobKind
@@ -40,6 +42,12 @@ class JobsService:
         now = self.clock()
         self.catalog.raise_cleared_watermark(subscription, now, updated_now(subscription.updated_at))
         return self._start(_job(JobKind.CLEAR_DELIVERIES, subscription, now))
+
+    def retry_deliveries(self, tenant_id: str, room_id: str, subscription_id: str) -> Job:
+        """Start retrying now every delivery of a PUSH subscription that is retrying."""
+        subscription = self._subscription(tenant_id, room_id, subscription_id)
+        require_push(subscription)
+        return self._start(_job(JobKind.RETRY_DELIVERIES, subscription, self.clock()))
 
     def purge_dead_letters(self, tenant_id: str, room_id: str, subscription_id: str) -> Job:
         subscription = self._subscription(tenant_id, room_id, subscription_id)

@@ -9,6 +9,8 @@ counts come from the writes that took effect.
   per step; at the end a PULL subscription's dead-letter queue is purged.
 - **Replay by range**: those that died within the window (and until the job started) are replayed
   (roomcast.delivery.replays), a page per step.
+- **Retry now of every delivery**: the subscription's retrying deliveries of messages published
+  until the job started become due now (roomcast.delivery.retry_now), a page of messages per step.
 - **Room deletion**: the room's subscriptions go a few per step (roomcast.delivery.removal), then
   the room.
 """
@@ -16,7 +18,7 @@ counts come from the writes that took effect.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Position
@@ -24,6 +26,7 @@ from roomcast.dal.ports import Catalog, DeadLetterRecords, LogSink, MessageRecor
 from roomcast.delivery.clearing import end_cleared
 from roomcast.delivery.removal import remove_subscriptions
 from roomcast.delivery.replays import Replayer
+from roomcast.delivery.retry_now import RetryNow
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.jobs import Job, JobCount, JobKind, Progress
 from roomcast.domain.limits import MAX_PAGE_SIZE
@@ -31,6 +34,9 @@ from roomcast.domain.messages import OwedFilter
 from roomcast.domain.models import Subscription
 from roomcast.domain.outbox_tasks import ROOM_DELETED
 from roomcast.errors import NotFound
+
+if TYPE_CHECKING:
+    from roomcast.dal.messages import DeliveryPage
 
 CLEARED: Final = "cleared by Clear All"
 # Subscriptions a room deletion removes per step (each: a transaction and two queue deletions).
@@ -45,6 +51,7 @@ class JobSteps:
     dead_letters: DeadLetterRecords
     queues: PullQueueAdmin
     replayer: Replayer
+    retrier: RetryNow
     outbox: OutboxQueue
     log: LogSink
 
@@ -57,14 +64,29 @@ class JobSteps:
             return _DONE
         if job.kind is JobKind.CLEAR_DELIVERIES:
             return self._clear(job, subscription)
+        if job.kind is JobKind.RETRY_DELIVERIES:
+            return self._retry(job, subscription)
         return self._dead_letters(job, subscription)
 
     def _clear(self, job: Job, subscription: Subscription) -> Progress:
-        owed = OwedFilter(job.room_id, {subscription.id: subscription.type}, iso_from_ms(job.since_ms))
-        page = self.messages.open_deliveries(job.tenant_id, owed, _position(job), MAX_PAGE_SIZE)
+        page = self._open_deliveries(job, subscription)
         cleared = end_cleared(self.messages, self.log, job.tenant_id, page.found, CLEARED, page.messages)
         counts: dict[str, int] = {JobCount.EXAMINED: len(page.found), JobCount.CLEARED: cleared}
         return _progress(counts, page.next_position)
+
+    def _retry(self, job: Job, subscription: Subscription) -> Progress:
+        page = self._open_deliveries(job, subscription)
+        missing = [m for m, _ in page.found if m not in page.messages]
+        stored = page.messages | (self.messages.get_messages(job.tenant_id, missing) if missing else {})
+        found = [(stored[m], record) for m, record in page.found if m in stored]
+        retried = self.retrier.retry(subscription, found)
+        counts: dict[str, int] = {JobCount.EXAMINED: len(page.found), JobCount.RETRIED: len(retried)}
+        return _progress(counts, page.next_position)
+
+    def _open_deliveries(self, job: Job, subscription: Subscription) -> DeliveryPage:
+        """A page of the subscription's open deliveries of messages published until the job began."""
+        owed = OwedFilter(job.room_id, {subscription.id: subscription.type}, iso_from_ms(job.since_ms))
+        return self.messages.open_deliveries(job.tenant_id, owed, _position(job), MAX_PAGE_SIZE)
 
     def _dead_letters(self, job: Job, subscription: Subscription) -> Progress:
         """A page of a purge or a replay: the letters of the page that died before the job (and

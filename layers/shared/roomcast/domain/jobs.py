@@ -25,6 +25,7 @@ class JobKind(StrEnum):
     PURGE_DEAD_LETTERS = "purge-dead-letters"
     REPLAY_DEAD_LETTERS = "replay-dead-letters"
     DELETE_ROOM = "delete-room"
+    RETRY_DELIVERIES = "retry-deliveries"
 
 
 class JobState(StrEnum):
@@ -43,6 +44,7 @@ class JobCount(StrEnum):
     REPLAYED = "replayed"
     ALREADY_REPLAYING = "alreadyReplaying"
     SUBSCRIPTIONS_DELETED = "subscriptionsDeleted"
+    RETRIED = "retried"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from roomcast_cli.common import (
     paging_options,
     print_job,
     print_pages,
-    subscription_command,
     with_options,
 )
 from roomcast_cli.exit_codes import CliError
@@ -87,25 +86,29 @@ def _job_command(
         print_job(session, start(session.client, room_id, subscription_id), doing)
 
 
-def _retry_options(message_ids: MessageIds = None) -> None:
-    """retry's own option: --id."""
-
-
 def _retried_line(data: dict[str, Any]) -> RenderableType:
     not_retrying = f"; not retrying: {', '.join(data['notRetrying'])}" if data.get("notRetrying") else ""
     return render.line(f"retried {data['retried']}{not_retrying}")
 
 
-deliveries_app.command("retry")(
-    subscription_command(
-        "Retrying deliveries of a PUSH subscription (all, or --id's) become due now.",
-        _retried_line,
-        lambda client, room, sub, message_ids: client.deliveries.retry(
-            room, sub, message_ids=message_ids or None
-        ),
-        _retry_options,
-    )
-)
+@deliveries_app.command("retry")
+def retry(
+    context: typer.Context,
+    room_id: RoomId,
+    subscription_id: SubscriptionId,
+    message_ids: MessageIds = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Retrying deliveries of a PUSH subscription become due now: --id's before the answer, or
+    all of them by a job, waited for."""
+    session = session_of(context, json_output)
+    if message_ids:
+        result = dump(session.client.deliveries.retry(room_id, subscription_id, message_ids))
+        session.output.result(result, _retried_line)
+        return
+    print_job(session, session.client.deliveries.retry_all(room_id, subscription_id), "retrying deliveries")
+
+
 _job_command(
     deliveries_app,
     "clear",

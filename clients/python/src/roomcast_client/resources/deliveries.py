@@ -33,13 +33,19 @@ class Deliveries(Resource[E]):
     iter = paginated(list.build)
 
     @operation
-    def retry(
-        self, room_id: str, subscription_id: str, *, message_ids: Sequence[str] | None = None
-    ) -> Call[RetryResult]:
-        """Attempt the subscription's retrying deliveries now (all of them, or ``message_ids``)."""
-        body = {} if message_ids is None else {"messageIds": list(message_ids)}
+    def retry(self, room_id: str, subscription_id: str, message_ids: Sequence[str]) -> Call[RetryResult]:
+        """Attempt these messages' retrying deliveries now (at most 100), before the call returns."""
         path = f"{_deliveries_path(room_id, subscription_id)}/retry"
-        return Call("POST", path, read_model(RetryResult), json=body, retry_safe=False)
+        return Call(
+            "POST", path, read_model(RetryResult), json={"messageIds": list(message_ids)}, retry_safe=False
+        )
+
+    @operation
+    def retry_all(self, room_id: str, subscription_id: str) -> Call[Job]:
+        """Start a job that attempts every retrying delivery of the subscription now: the job
+        (``client.jobs.wait(job.id)``; ``job.counts.retried`` says how many)."""
+        path = f"{_deliveries_path(room_id, subscription_id)}/retry"
+        return Call("POST", path, read_model(Job), json={}, retry_safe=False)
 
     @operation
     def clear(self, room_id: str, subscription_id: str) -> Call[Job]:
