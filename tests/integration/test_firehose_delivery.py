@@ -16,6 +16,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
+from roomcast.dal.delivery_log import gzip_member
 from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
 from roomcast_dev.template import StackModel
 
@@ -87,16 +88,19 @@ def test_the_stream_is_created_as_the_template_configures_it(
     # Then
     assert destination["BucketARN"] == f"arn:aws:s3:::{delivery.bucket}"
     assert destination["Prefix"] == "raw/dt=!{timestamp:yyyy-MM-dd}/hour=!{timestamp:HH}/"
-    assert destination["CompressionFormat"] == "GZIP"
+    assert destination["CompressionFormat"] == "UNCOMPRESSED"  # the functions send gzip members
     assert destination["BufferingHints"] == {"SizeInMBs": 128, "IntervalInSeconds": 900}
     assert stack_model.functions["PushFunction"].environment["DELIVERY_STREAM"] == delivery.stream
 
 
-def test_a_file_has_the_key_aws_would_write_and_the_records_gzipped_as_sent(delivery: Delivery) -> None:
-    # Given: two batches, the first arriving at 23:59:58.5 UTC, the second after midnight
-    delivery.put(b'{"n":1}\n{"n":2}\n', b'{"n":3}\n')
+def test_a_file_has_the_key_aws_would_write_and_its_records_gzip_members_make_one_gzip_file(
+    delivery: Delivery,
+) -> None:
+    # Given: two batches of records compressed as the functions send them, the first arriving at
+    # 23:59:58.5 UTC, the second after midnight
+    delivery.put(gzip_member(b'{"n":1}\n{"n":2}\n'), gzip_member(b'{"n":3}\n'))
     delivery.clock.now = ARRIVAL + timedelta(seconds=5)
-    delivery.put(b'{"n":4}\n')
+    delivery.put(gzip_member(b'{"n":4}\n'))
 
     # When: Firehose delivers
     keys = delivery.firehose.flush()
@@ -113,9 +117,9 @@ def test_a_file_has_the_key_aws_would_write_and_the_records_gzipped_as_sent(deli
 
 def test_nothing_is_delivered_before_the_templates_interval_and_all_of_it_then(delivery: Delivery) -> None:
     # Given
-    delivery.put(b"a\n")
+    delivery.put(gzip_member(b"a\n"))
     delivery.clock.now = ARRIVAL + timedelta(seconds=899)
-    delivery.put(b"b\n")
+    delivery.put(gzip_member(b"b\n"))
 
     # When / Then: IntervalInSeconds is 900 in the template
     assert delivery.firehose.deliver_due() == []
@@ -178,7 +182,7 @@ def test_in_the_background_a_buffer_is_delivered_once_its_interval_passed(delive
     background.start()
     try:
         # When
-        delivery.put(b"a\n")
+        delivery.put(gzip_member(b"a\n"))
 
         # Then
         deadline = time.monotonic() + 10
@@ -194,7 +198,7 @@ def test_in_the_background_a_buffer_is_delivered_once_its_interval_passed(delive
 def test_another_stand_in_in_the_process_never_delivers_what_this_one_buffered(delivery: Delivery) -> None:
     # Given: this delivery buffered a record at 23:59:58.5; another stand-in (a local stack left
     # running in the same process, on the real clock, with a 10 s interval) looks at the emulator
-    delivery.put(b"a\n")
+    delivery.put(gzip_member(b"a\n"))
     other = FirehoseDelivery(interval_seconds=10)
 
     # When: the other one delivers what is due on its clock, and flushes

@@ -1,11 +1,13 @@
-"""The delivery log's writer: NDJSON lines packed into few Firehose records, one PutRecordBatch per
-flush within Firehose's limits, bounded retries of refused records, and the function log as the
-fallback (a failing log never raises)."""
+"""The delivery log's writer: NDJSON lines packed into few Firehose records, each a gzip member,
+one PutRecordBatch per flush within Firehose's limits, bounded retries of refused records, and the
+function log as the fallback (a failing log never raises)."""
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import json
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +29,14 @@ from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.models import SubscriptionType
 
 STREAM = "roomcast-test-DeliveryLogStream"
+
+
+def _noise(size: int, seed: int = 0) -> str:
+    """Text that does not compress (as much as printable ASCII can): sizes survive the gzip."""
+    rng = random.Random(seed)
+    return "".join(
+        rng.choice("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(size)
+    )
 
 
 def _record(n: int, error: str | None = None) -> LogRecord:
@@ -69,7 +79,9 @@ class FakeFirehose:
 
     @property
     def lines(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for call in self.calls for data in call for line in data.splitlines()]
+        """Every line sent, in order: the records' gzip members concatenated are one gzip file."""
+        data = b"".join(data for call in self.calls for data in call)
+        return [json.loads(line) for line in gzip.decompress(data).splitlines()] if data else []
 
 
 @dataclass
@@ -164,12 +176,14 @@ def test_a_flush_is_one_put_record_batch_of_ndjson_lines(fallback: Fallback) -> 
     # When
     accepted = log.flush("inv-1")
 
-    # Then: one call, one record, every line newline-terminated, in order
+    # Then: one call, one record, a gzip member of every line newline-terminated, in order
     assert accepted == 25
     assert len(client.calls) == 1
     assert len(client.calls[0]) == 1
     data = client.calls[0][0]
-    assert data.endswith(b"\n")
+    lines = gzip.decompress(data)
+    assert lines.endswith(b"\n")
+    assert len(data) * 4 < len(lines)  # ids and keys repeated from line to line
     assert [line["recordId"] for line in client.lines] == [r.record_id for r in records]
     assert log.pending == []
     assert fallback.counted == []
@@ -187,21 +201,22 @@ def test_an_empty_buffer_sends_nothing() -> None:
 
 
 def test_more_than_four_mib_takes_more_calls_each_within_the_limits(fallback: Fallback) -> None:
-    # Given: lines of ~300 KB: 3 to a record, and 4 MiB is 13 of them
+    # Given: lines of ~300 KB that barely compress (about 225 KB): 3 to a record, and 4 MiB is 6
+    # such records
     client = FakeFirehose()
     log = _log(client)
     for n in range(30):
-        log.add(_record(n, error="x" * 300_000))
+        log.add(_record(n, error=_noise(300_000, seed=n)))
 
     # When
     accepted = log.flush()
 
     # Then
     assert accepted == 30
-    assert [len(call) for call in client.calls] == [4, 4, 2]
+    assert [len(call) for call in client.calls] == [6, 4]
     for call in client.calls:
         assert sum(len(data) for data in call) <= MAX_BYTES_PER_CALL
-        assert all(len(data) <= MAX_RECORD_BYTES and data.endswith(b"\n") for data in call)
+        assert all(len(data) <= MAX_RECORD_BYTES and gzip.decompress(data).endswith(b"\n") for data in call)
     assert len(client.lines) == 30
 
 
@@ -266,7 +281,7 @@ def test_a_line_over_the_record_limit_is_logged_and_the_others_are_sent(fallback
     # Given
     client = FakeFirehose()
     log = _log(client)
-    huge, small = _record(1, error="x" * MAX_RECORD_BYTES), _record(2)
+    huge, small = _record(1, error=_noise(MAX_RECORD_BYTES * 2)), _record(2)
     log.add(huge)
     log.add(small)
 

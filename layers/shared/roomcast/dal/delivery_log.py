@@ -1,9 +1,12 @@
 """The delivery log's writer: a function buffers its records (roomcast.domain.log_records) and,
 after its work, sends them to the delivery-log Firehose stream (``DELIVERY_STREAM``) in ONE
 ``PutRecordBatch`` (more only when Firehose's per-call limits force it). Records are NDJSON lines
-packed into as few Firehose records as fit: Firehose bills each record in 5 KB increments, so a
-record of many lines wastes at most one partial increment. Firehose buffers across invocations and
-writes gzip NDJSON objects under ``raw/dt=YYYY-MM-DD/hour=HH/`` (template.yaml, ``DeliveryLogStream``).
+packed into as few Firehose records as fit, each record gzip-compressed here: Firehose's quota
+counts (and it bills) the bytes it ingests, per record in 5 KB increments, and a delivery's log
+lines (ids and keys repeated) compress several times over. The stream therefore does not compress
+again (``CompressionFormat: UNCOMPRESSED``); an object it writes is its records' gzip members one
+after another, which is itself a gzip file, named ``.ndjson.gz`` under ``raw/dt=YYYY-MM-DD/hour=HH/``
+(template.yaml, ``DeliveryLogStream``; docs/decisions/0014-delivery-log-files.md).
 
 Writing never delays a delivery beyond a bounded retry, and never fails one: records Firehose
 refuses are retried a few times, then they go to the function's log instead (CloudWatch keeps
@@ -12,6 +15,7 @@ them) and the ``DeliveryLogWriteFailed`` metric counts the loss from the bucket.
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -54,6 +58,12 @@ def pack_lines(line_sizes: Sequence[int], max_record_bytes: int = MAX_RECORD_BYT
     """Consecutive lines packed into as few Firehose records as fit: each range is one record's
     lines. A line longer than ``max_record_bytes`` is a record of its own (too large to send)."""
     return _consecutive_groups(line_sizes, max(len(line_sizes), 1), max_record_bytes)
+
+
+def gzip_member(data: bytes) -> bytes:
+    """One record's lines as a gzip member (no timestamp: the same lines give the same bytes).
+    Concatenated members are one gzip file, whose content is the lines in order."""
+    return gzip.compress(data, compresslevel=6, mtime=0)
 
 
 def call_batches(
@@ -116,11 +126,15 @@ class DeliveryLog:
         """The records Firehose did not take, and why."""
         lines = [(record.to_json() + "\n").encode("utf-8") for record in records]
         packed = [
-            _FirehoseRecord(b"".join(lines[i] for i in span), tuple(records[i] for i in span))
+            _FirehoseRecord(gzip_member(b"".join(lines[i] for i in span)), tuple(records[i] for i in span))
             for span in pack_lines([len(line) for line in lines])
         ]
         unsent = [record for record in packed if len(record.data) > MAX_RECORD_BYTES]
-        reasons = [f"a line of {len(unsent[0].data)} bytes is over Firehose's record limit"] if unsent else []
+        reasons = (
+            [f"a line of {len(unsent[0].data)} bytes compressed is over Firehose's record limit"]
+            if unsent
+            else []
+        )
         sendable = [record for record in packed if len(record.data) <= MAX_RECORD_BYTES]
         for call in call_batches([len(record.data) for record in sendable]):
             failed, reason = self._put([sendable[i] for i in call])
