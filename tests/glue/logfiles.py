@@ -1,5 +1,6 @@
 """Delivery-log lines and raw files for the Glue tests: lines by the functions' own writer
-(roomcast.domain.log_records), files named and compressed as the template's Firehose stream delivers them
+(roomcast.domain.log_records, a gzip member per record as roomcast.dal.delivery_log sends them),
+files named and written as the template's Firehose stream delivers them
 (the local stack's stand-in, roomcast_dev.firehose_objects), so the jobs are tested against what is really
 written."""
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
+from roomcast.dal.delivery_log import gzip_member
 from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.models import SubscriptionType
 from roomcast_dev.firehose_objects import object_body, object_key
@@ -62,7 +64,8 @@ def write_raw(
         _DESTINATION, "roomcast-DeliveryLogStream", "1", flushed_at, f"{function}-{invocation}"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(object_body(_DESTINATION, [("\n".join(lines) + "\n").encode("utf-8")]))
+    record = gzip_member(("\n".join(lines) + "\n").encode("utf-8"))  # as the functions send it
+    path.write_bytes(object_body(_DESTINATION, [record]))
     return path
 
 
