@@ -1,0 +1,260 @@
+"""Payload filters (issue 26): the SNS filter-policy language with message-body scope, checked
+when a policy is saved and evaluated against a message's payload, saying which condition failed.
+
+The language, as SNS documents it (docs.aws.amazon.com/sns/latest/dg/sns-message-filtering.html):
+
+- a policy is an object; a key names a payload property, its value is either a nested object (a
+  nested property) or an array of conditions, of which at least one must hold; every key must
+  hold; ``"$or": [policy, ...]`` holds when one of its policies does;
+- a condition is an exact value (string, number, ``true``/``false``, ``null``) or an object with one
+  operator: ``prefix``, ``suffix``, ``equals-ignore-case`` (strings), ``anything-but`` (a value, a
+  list of values, or ``{"prefix": …}``/``{"suffix": …}``), ``numeric`` (``["=", 5]``,
+  ``[">", 0, "<=", 100]``), ``exists`` (``true``/``false``);
+- a payload property that is an array holds when any of its elements does;
+- limits: at most 5 keys at the top level, at most 150 combinations of values (each array's length
+  times its nesting depth, multiplied together, as SNS counts them), 256 KiB of JSON.
+
+Not for now: ``cidr`` (IP addresses, for message attributes in SNS).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from roomcast.domain.payloads import JsonValue
+
+MAX_KEYS: Final = 5
+MAX_COMBINATIONS: Final = 150
+MAX_POLICY_BYTES: Final = 256 * 1024
+_OPERATORS: Final = ("prefix", "suffix", "equals-ignore-case", "anything-but", "numeric", "exists")
+_COMPARISONS: Final = ("=", "<", "<=", ">", ">=")
+_MISSING: Final = object()
+
+
+class InvalidFilterPolicy(ValueError):
+    """A policy SNS would refuse: ``rule`` says which rule it breaks, ``path`` where."""
+
+    def __init__(self, path: str, rule: str) -> None:
+        super().__init__(f"filterPolicy{path}: {rule}")
+        self.path = path
+        self.rule = rule
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a payload matched, and if not, the first condition that failed (``payload.amount: 50
+    is not >= 100``)."""
+
+    matched: bool
+    reason: str | None = None
+
+
+def check_policy(policy: object) -> None:
+    """Raise InvalidFilterPolicy unless ``policy`` is a valid, small enough filter policy."""
+    if not isinstance(policy, dict) or not policy:
+        raise InvalidFilterPolicy("", "must be a non-empty object")
+    if len(json.dumps(policy)) > MAX_POLICY_BYTES:
+        raise InvalidFilterPolicy("", f"must be at most {MAX_POLICY_BYTES // 1024} KiB of JSON")
+    if len(policy) > MAX_KEYS:
+        raise InvalidFilterPolicy("", f"may have at most {MAX_KEYS} keys (it has {len(policy)})")
+    combinations = _check_object(policy, "", depth=1)
+    if combinations > MAX_COMBINATIONS:
+        raise InvalidFilterPolicy(
+            "", f"is too complex: {combinations} combinations of values (at most {MAX_COMBINATIONS})"
+        )
+
+
+def _check_object(policy: Mapping[str, object], path: str, depth: int) -> int:
+    combinations = 1
+    for key, value in policy.items():
+        where = f"{path}.{key}"
+        if key == "$or":
+            if not isinstance(value, list) or len(value) < 2:
+                raise InvalidFilterPolicy(where, "must be an array of at least two policies")
+            combinations *= len(value) * depth
+            for index, branch in enumerate(value):
+                if not isinstance(branch, dict) or not branch:
+                    raise InvalidFilterPolicy(f"{where}[{index}]", "must be a non-empty object")
+                combinations *= _check_object(branch, f"{where}[{index}]", depth + 1)
+        elif isinstance(value, dict):
+            if not value:
+                raise InvalidFilterPolicy(where, "must not be an empty object")
+            combinations *= _check_object(value, where, depth + 1)
+        elif isinstance(value, list):
+            if not value:
+                raise InvalidFilterPolicy(where, "must not be an empty array")
+            for index, condition in enumerate(value):
+                _check_condition(condition, f"{where}[{index}]")
+            combinations *= len(value) * depth
+        else:
+            raise InvalidFilterPolicy(
+                where, "must be an object (a nested property) or an array of conditions"
+            )
+    return combinations
+
+
+def _check_condition(condition: object, where: str) -> None:
+    if condition is None or isinstance(condition, (str, bool)):
+        return
+    if isinstance(condition, (int, float)):
+        if not math.isfinite(condition):
+            raise InvalidFilterPolicy(where, "a number must be finite")
+        return
+    if not isinstance(condition, dict) or len(condition) != 1:
+        raise InvalidFilterPolicy(where, "must be a value or an object with one operator")
+    ((operator, argument),) = condition.items()
+    if operator not in _OPERATORS:
+        raise InvalidFilterPolicy(where, f"unknown operator {operator!r} (one of {', '.join(_OPERATORS)})")
+    at = f"{where}.{operator}"
+    if operator in ("prefix", "suffix", "equals-ignore-case"):
+        if not isinstance(argument, str) or not argument:
+            raise InvalidFilterPolicy(at, "must be a non-empty string")
+    elif operator == "exists":
+        if not isinstance(argument, bool):
+            raise InvalidFilterPolicy(at, "must be true or false")
+    elif operator == "numeric":
+        _check_numeric(argument, at)
+    else:
+        _check_anything_but(argument, at)
+
+
+def _check_numeric(argument: object, at: str) -> None:
+    if not isinstance(argument, list) or len(argument) not in (2, 4):
+        raise InvalidFilterPolicy(at, 'must be [operator, number] or a range [">", 0, "<=", 100]')
+    pairs = list(zip(argument[::2], argument[1::2], strict=True))
+    for operator, number in pairs:
+        if operator not in _COMPARISONS:
+            raise InvalidFilterPolicy(
+                at, f"unknown comparison {operator!r} (one of {', '.join(_COMPARISONS)})"
+            )
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+            raise InvalidFilterPolicy(at, f"{operator} needs a finite number")
+    if len(pairs) == 2:
+        (low_op, low), (high_op, high) = pairs
+        if low_op not in (">", ">=") or high_op not in ("<", "<="):
+            raise InvalidFilterPolicy(
+                at, 'a range is a lower bound (">" or ">=") then an upper one ("<" or "<=")'
+            )
+        if not low < high:
+            raise InvalidFilterPolicy(at, "a range's lower bound must be below its upper bound")
+
+
+def _check_anything_but(argument: object, at: str) -> None:
+    if isinstance(argument, dict):
+        if len(argument) != 1 or next(iter(argument)) not in ("prefix", "suffix"):
+            raise InvalidFilterPolicy(at, 'an object must be {"prefix": …} or {"suffix": …}')
+        if not isinstance(next(iter(argument.values())), str) or not next(iter(argument.values())):
+            raise InvalidFilterPolicy(at, "its prefix or suffix must be a non-empty string")
+        return
+    values = argument if isinstance(argument, list) else [argument]
+    if not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
+        raise InvalidFilterPolicy(at, "must be a string, a number, or a non-empty list of them")
+
+
+# -- evaluation -----------------------------------------------------------------------------------
+
+
+def evaluate(policy: Mapping[str, object], payload: JsonValue, root: str = "payload") -> Verdict:
+    """Whether ``payload`` matches a policy ``check_policy`` accepted; the first failed condition."""
+    reason = _object_fails(policy, payload, root)
+    return Verdict(reason is None, reason)
+
+
+def _object_fails(policy: Mapping[str, object], value: object, path: str) -> str | None:
+    for key, rule in policy.items():
+        if key == "$or":
+            assert isinstance(rule, list)
+            failures = [_object_fails(branch, value, path) for branch in rule]
+            if all(failures):
+                return " and ".join(f for f in failures if f)
+            continue
+        where = f"{path}.{key}"
+        found = value.get(key, _MISSING) if isinstance(value, dict) else _MISSING
+        if isinstance(rule, dict):  # a nested property: its conditions see a missing one as missing
+            failure = _object_fails(rule, found, where)
+        else:
+            assert isinstance(rule, list)
+            failure = _leaf_fails(rule, found, where)
+        if failure is not None:
+            return failure
+    return None
+
+
+def _leaf_fails(conditions: Sequence[object], found: object, where: str) -> str | None:
+    candidates = found if isinstance(found, list) else [found]
+    if any(_holds(condition, candidate) for condition in conditions for candidate in candidates):
+        return None
+    if found is _MISSING:
+        return f"{where}: missing; it " + _describe(conditions)
+    return f"{where}: {json.dumps(found)[:80]} " + _describe(conditions)
+
+
+def _describe(conditions: Sequence[object]) -> str:
+    if len(conditions) == 1 and isinstance(conditions[0], dict) and "numeric" in conditions[0]:
+        comparisons = conditions[0]["numeric"]
+        return "is not " + " and ".join(
+            f"{op} {bound}" for op, bound in zip(comparisons[::2], comparisons[1::2], strict=True)
+        )
+    return ("does not match " + " or ".join(json.dumps(c) for c in conditions))[:200]
+
+
+def _holds(condition: object, value: object) -> bool:
+    if not isinstance(condition, dict):
+        return _equal(condition, value)
+    ((operator, argument),) = condition.items()
+    if operator == "exists":
+        return (value is not _MISSING) is argument
+    if value is _MISSING:
+        return False
+    if operator == "prefix":
+        return isinstance(value, str) and value.startswith(argument)
+    if operator == "suffix":
+        return isinstance(value, str) and value.endswith(argument)
+    if operator == "equals-ignore-case":
+        return isinstance(value, str) and value.casefold() == str(argument).casefold()
+    if operator == "numeric":
+        return (
+            _is_number(value)
+            and all(
+                _compare(value, op, bound)  # type: ignore[arg-type]
+                for op, bound in zip(argument[::2], argument[1::2], strict=True)
+            )
+        )
+    return _anything_but(argument, value)
+
+
+def _anything_but(argument: object, value: object) -> bool:
+    if isinstance(argument, dict):
+        ((kind, text),) = argument.items()
+        if not isinstance(value, str):
+            return True
+        return not (value.startswith(text) if kind == "prefix" else value.endswith(text))
+    excluded = argument if isinstance(argument, list) else [argument]
+    return value is not None and not any(_equal(e, value) for e in excluded)
+
+
+def _equal(expected: object, value: object) -> bool:
+    """An exact value: strings, booleans and null by identity of type; numbers by value (5 = 5.0)."""
+    if _is_number(expected):
+        return _is_number(value) and math.isclose(float(value), float(expected), rel_tol=0, abs_tol=1e-6)  # type: ignore[arg-type]
+    if isinstance(expected, bool) or expected is None:
+        return value is expected
+    return isinstance(value, str) and value == expected
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _compare(value: float, operator: str, bound: float) -> bool:
+    return {
+        "=": value == bound,
+        "<": value < bound,
+        "<=": value <= bound,
+        ">": value > bound,
+        ">=": value >= bound,
+    }[operator]
