@@ -86,12 +86,12 @@ def _strings_in(value: Any) -> list[str]:
 def messages(draw: st.DrawFn, policy: dict[str, Any]) -> dict[str, Any]:
     """A message whose strings are mostly built from the policy's own, so that its conditions
     (a prefix, a suffix, a case) decide as often as they can."""
-    named = [s for s in _strings_in(policy) if s not in ("prefix", "suffix") and s.strip("abA") == ""]
+    named = _strings_in(policy)
     around = (
         st.sampled_from(named).flatmap(
             lambda s: st.sampled_from([s, s.upper(), s.lower()]).flatmap(
                 lambda t: st.tuples(letters | st.just(""), letters | st.just("")).map(
-                    lambda ends: ends[0] + t + ends[1] if len(ends[0] + t + ends[1]) else t
+                    lambda ends: ends[0] + t + ends[1]
                 )
             )
         )

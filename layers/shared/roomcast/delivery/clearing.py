@@ -17,6 +17,19 @@ from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 _PARALLEL_WRITES: Final = 8
 
 
+def messages_of(
+    messages: MessageRecords,
+    tenant_id: str,
+    found: Sequence[tuple[str, Delivery]],
+    known: Mapping[str, Message] | None = None,
+) -> dict[str, Message]:
+    """The messages of these deliveries (message id, record): ``known`` ones, the others read."""
+    stored = dict(known or {})
+    if missing := [m for m in dict.fromkeys(m for m, _ in found) if m not in stored]:
+        stored |= messages.get_messages(tenant_id, missing)
+    return stored
+
+
 def end_cleared(
     messages: MessageRecords,
     log: LogSink,
@@ -30,9 +43,7 @@ def end_cleared(
     The conditional writes run a few at once."""
     if not found:
         return 0
-    stored = dict(known or {})
-    if missing := [m for m in dict.fromkeys(m for m, _ in found) if m not in stored]:
-        stored |= messages.get_messages(tenant_id, missing)
+    stored = messages_of(messages, tenant_id, found, known)
 
     def end(record: Delivery) -> bool:
         closed = Delivery(

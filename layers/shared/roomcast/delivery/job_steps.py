@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Position
 from roomcast.dal.ports import Catalog, DeadLetterRecords, LogSink, MessageRecords, PullQueueAdmin
-from roomcast.delivery.clearing import end_cleared
+from roomcast.delivery.clearing import end_cleared, messages_of
 from roomcast.delivery.removal import remove_subscriptions
 from roomcast.delivery.replays import Replayer
 from roomcast.delivery.retry_now import RetryNow
@@ -76,8 +76,7 @@ class JobSteps:
 
     def _retry(self, job: Job, subscription: Subscription) -> Progress:
         page = self._open_deliveries(job, subscription)
-        missing = [m for m, _ in page.found if m not in page.messages]
-        stored = page.messages | (self.messages.get_messages(job.tenant_id, missing) if missing else {})
+        stored = messages_of(self.messages, job.tenant_id, page.found, page.messages)
         found = [(stored[m], record) for m, record in page.found if m in stored]
         retried = self.retrier.retry(subscription, found)
         counts: dict[str, int] = {JobCount.EXAMINED: len(page.found), JobCount.RETRIED: len(retried)}

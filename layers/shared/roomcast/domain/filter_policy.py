@@ -147,7 +147,8 @@ def _check_anything_but(argument: object, at: str) -> None:
     if isinstance(argument, dict):
         if len(argument) != 1 or next(iter(argument)) not in ("prefix", "suffix"):
             raise InvalidFilterPolicy(at, 'an object must be {"prefix": …} or {"suffix": …}')
-        if not isinstance(next(iter(argument.values())), str) or not next(iter(argument.values())):
+        (text,) = argument.values()
+        if not isinstance(text, str) or not text:
             raise InvalidFilterPolicy(at, "its prefix or suffix must be a non-empty string")
         return
     values = argument if isinstance(argument, list) else [argument]
