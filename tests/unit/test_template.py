@@ -1080,14 +1080,6 @@ INDEX_READERS = {"ManagementFunction", "OutboxFunction"}
 TABLE = {"Fn::GetAtt": ["Table", "Arn"]}
 
 
-def _event_source_queues(function: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        event["Properties"]["Queue"]
-        for event in function["Properties"].get("Events", {}).values()
-        if event["Type"] == "SQS"
-    ]
-
-
 def test_no_function_is_granted_what_its_code_never_calls(template: dict[str, Any]) -> None:
     # When
     functions = _of_type(template, "AWS::Serverless::Function")
