@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 
 from outbox_worker.jobs import JobRunner
 from outbox_worker.service import OutboxService
 from roomcast.config import load_settings
 from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.jobs import JobStore
 from roomcast.dal.queues import QueueAdmin
 from roomcast.dal.sender import EnvelopeSender
@@ -17,10 +16,7 @@ from roomcast.delivery.job_steps import JobSteps
 from roomcast.delivery.replays import Replayer
 from roomcast.delivery.retry_now import RetryNow
 
-
-@cache
-def delivery_log() -> DeliveryLog:
-    return wiring.delivery_log(load_settings(), "outbox")
+delivery_log = cache(partial(wiring.delivery_log, "outbox"))
 
 
 @cache

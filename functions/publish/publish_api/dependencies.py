@@ -3,21 +3,17 @@ imported then, not at cold start)."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.depends import Depends
 
 from publish_api.service import PublishService
 from roomcast.config import load_settings
-from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 
-
-@cache
-def delivery_log() -> DeliveryLog:
-    return wiring.delivery_log(load_settings(), "publish")
+delivery_log = cache(partial(wiring.delivery_log, "publish"))
 
 
 @cache

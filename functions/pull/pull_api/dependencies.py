@@ -3,7 +3,7 @@ imported then, not at cold start)."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.depends import Depends
@@ -11,17 +11,13 @@ from aws_lambda_powertools.event_handler.depends import Depends
 from pull_api.service import PullService
 from pull_api.work import PullWork
 from roomcast.config import load_settings
-from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.queues import QueueClient
 from roomcast.dal.secrets import StackSecrets
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 from roomcast.domain.receipts import ReceiptSigner
 
-
-@cache
-def delivery_log() -> DeliveryLog:
-    return wiring.delivery_log(load_settings(), "pull")
+delivery_log = cache(partial(wiring.delivery_log, "pull"))
 
 
 @cache

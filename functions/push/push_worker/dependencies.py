@@ -3,7 +3,7 @@ is imported then, not at cold start)."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 
 from push_worker.admission import FlowControl
 from push_worker.apply import PushApply
@@ -12,16 +12,12 @@ from push_worker.delivery import PushDelivery
 from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
 from roomcast.config import load_settings
-from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.flow_gate import FlowStore
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 from roomcast.domain.push_urls import PushUrlPolicy
 
-
-@cache
-def delivery_log() -> DeliveryLog:
-    return wiring.delivery_log(load_settings(), "push")
+delivery_log = cache(partial(wiring.delivery_log, "push"))
 
 
 @cache

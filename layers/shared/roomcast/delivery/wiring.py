@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from roomcast.config import Settings
+from roomcast.config import Settings, load_settings
 from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.delivery_log import DeliveryLog
@@ -23,9 +23,10 @@ if TYPE_CHECKING:
     from roomcast.delivery.publishing import Publisher
 
 
-def delivery_log(settings: Settings, function_name: str) -> DeliveryLog:
-    """The function's delivery log (one per container: its records are flushed per invocation)."""
-    return DeliveryLog(settings.delivery_stream, function_name)
+def delivery_log(function_name: str) -> DeliveryLog:
+    """The function's delivery log. A function makes one per container (``cache(partial(...))``
+    in its dependencies module): its records are flushed per invocation."""
+    return DeliveryLog(load_settings().delivery_stream, function_name)
 
 
 def tables(settings: Settings) -> tuple[CatalogStore, MessageStore]:
