@@ -140,6 +140,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                 "messageId": MESSAGE_ID,
                 "correlationId": "order-42",
                 "destinations": sorted([SAMPLE_SUBSCRIPTION_ID, SAMPLE_PUSH_SUBSCRIPTION_ID]),
+                "filteredOut": [],
                 "publishedAt": TIMESTAMP,
             },
         }
@@ -155,6 +156,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                         "messageId": MESSAGE_ID,
                         "correlationId": "order-43",
                         "destinations": sorted([SAMPLE_SUBSCRIPTION_ID, SAMPLE_PUSH_SUBSCRIPTION_ID]),
+                        "filteredOut": [],
                         "publishedAt": TIMESTAMP,
                     },
                     {

@@ -4,7 +4,8 @@ The run lets a schema-valid request be refused with 400 or 422 (``positive_data_
 accepts them, tests/e2e/schemathesis.toml) because some rules are not expressible in JSON Schema:
 a cursor this list did not hand out, a destination or failover that is not a subscription of the
 room, a push URL that does not resolve to a public address, event-type names repeated, a replay
-window that ends before it starts, a PATCH field of the other subscription type. This check
+window that ends before it starts, a PATCH field of the other subscription type, a filter policy
+too complex or too large, or with an empty numeric range (its shape is in the schema). This check
 makes sure such a refusal is one of those and never a plain schema mismatch (``validation_error``
 of a kind JSON Schema could have said), so the documented schema stays exactly the enforced one.
 What the document can say, it says, and is not allowed here: a PUSH-only field on a PULL create
@@ -31,6 +32,9 @@ SEMANTIC_REFUSALS = frozenset(
         "invalid_operations_room",  # a room named as its own operations room
         "empty_window",  # a replay window whose since is after its until
         "invalid_text",  # a lone UTF-16 surrogate in a string or key (JSON allows it)
+        "filter_policy_too_complex",  # over 150 combinations of values (SNS's count)
+        "filter_policy_too_large",  # over 256 KiB of JSON
+        "filter_policy_empty_range",  # a numeric range whose lower bound is not below its upper
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

@@ -18,6 +18,9 @@ from roomcast.dal.items import (
     subscription_to_item,
     to_attributes,
 )
+from roomcast.dal.message_items import message_from_item, message_to_item
+from roomcast.domain.filter_policy import FilterPolicy
+from roomcast.domain.messages import FilteredOut, Message
 from roomcast.domain.models import (
     DeliveryOverrides,
     EventTypeFilter,
@@ -270,3 +273,54 @@ def test_a_tiny_jitter_the_api_accepts_can_be_stored() -> None:
     # Then
     assert stored.overrides.jitter is not None
     assert stored.overrides.jitter == pytest.approx(0.0, abs=1e-100)
+
+
+def test_a_filter_policy_round_trips_with_its_numbers_nulls_and_key_order() -> None:
+    # Given: key order is the order its conditions are evaluated and reported in
+    policy = {
+        "z": [{"numeric": [">", 0.1, "<=", 1e20]}],
+        "$or": [{"a": [None, True]}, {"é": {"b": ["x", {"anything-but": {"prefix": "y"}}]}}],
+        "c": [1.5, 2, {"exists": False}],
+    }
+    subscription = dataclasses.replace(PUSH, filter_policy=FilterPolicy.of(policy))
+
+    # When
+    stored = subscription_from_item(_through_dynamodb(subscription_to_item(subscription)))
+
+    # Then
+    assert stored == subscription
+    assert stored.filter_policy is not None
+    assert list(stored.filter_policy.rules) == ["z", "$or", "c"]
+    assert stored.filter_policy.rules == policy
+
+
+def test_a_subscription_without_a_filter_stores_none() -> None:
+    assert "filterPolicy" not in to_attributes(subscription_to_item(PULL))
+
+
+def test_a_message_keeps_the_subscriptions_it_was_filtered_out_of_and_stores_nothing_without() -> None:
+    # Given
+    message = Message(
+        id="msg_576e648137579110cd6d80e1bdbec8d3",
+        tenant_id="tenant_a",
+        room_id="room_1",
+        event_type="order.created",
+        event_version="1",
+        correlation_id="c",
+        payload={"amount": 50},
+        published_at=CREATED,
+        published_at_ms=1_735_787_045_678,
+        expires_at_ms=None,
+        destinations=("sub_2",),
+    )
+    filtered = dataclasses.replace(
+        message, filtered_out=(FilteredOut("sub_1", "payload.amount: 50 is not >= 100"),)
+    )
+
+    # When
+    stored = message_from_item(_through_dynamodb(message_to_item(filtered)))
+
+    # Then
+    assert stored == filtered
+    assert "filteredOut" not in message_to_item(message)
+    assert message_from_item(_through_dynamodb(message_to_item(message))).filtered_out == ()

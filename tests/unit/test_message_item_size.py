@@ -7,6 +7,7 @@ destinations a room can have, each with its first record inside the message item
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any, Final
 
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 
 from roomcast.dal.message_items import stored_message_item
 from roomcast.domain import ids, limits
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
+from roomcast.domain.filter_policy import MAX_REASON_BYTES
+from roomcast.domain.messages import Delivery, DeliveryStatus, FilteredOut, Message
 from roomcast.domain.models import SubscriptionType
 from roomcast.domain.payloads import JsonValue, payload_size_bytes, payload_text
 
@@ -100,3 +102,18 @@ def test_any_payload_within_the_limit_fits_with_the_most_destinations(sample: st
 
     # Then: the stored item stays under DynamoDB's limit
     assert item_size(stored_item(payload)) < DYNAMODB_MAX_ITEM_BYTES
+
+
+def test_the_largest_payload_filtered_out_of_every_subscription_fits_one_item() -> None:
+    # Given: no destination, and each of the room's subscriptions named with the longest reason
+    message, _ = largest_message("x" * (limits.MAX_PAYLOAD_BYTES - 2))
+    reason = ("\U0001f600" * MAX_REASON_BYTES).encode()[:MAX_REASON_BYTES].decode(errors="ignore")
+    filtered = tuple(FilteredOut(s, reason) for s in message.destinations)
+    message = replace(message, destinations=(), filtered_out=filtered)
+
+    # When
+    item = stored_message_item(message, [])
+
+    # Then
+    assert len(item["filteredOut"]) == limits.MAX_SUBSCRIPTIONS_PER_ROOM
+    assert item_size(item) < DYNAMODB_MAX_ITEM_BYTES

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+
 import pytest
 
+from roomcast.domain.filter_policy import FilterPolicy
+from roomcast.domain.messages import FilteredOut, Publication
 from roomcast.domain.models import (
     DeliveryOverrides,
     EventTypeFilter,
@@ -12,7 +17,8 @@ from roomcast.domain.models import (
     SubscriptionStatus,
     SubscriptionType,
 )
-from roomcast.domain.routing import check_room_accepts, resolve_destinations
+from roomcast.domain.payloads import JsonValue
+from roomcast.domain.routing import check_room_accepts, explain_routing, resolve_destinations, route_message
 from roomcast.errors import InvalidRequest
 
 ORDERS_V1_V2 = EventTypeFilter(name="order.created", versions=("1", "2"))
@@ -322,3 +328,100 @@ def test_paused_subscriptions_keep_receiving_their_messages_to_deliver_on_resume
     # Then
     assert "sub_p_paused" in _ids(routed)
     assert _ids(named) == ["sub_p_paused"]
+
+
+# -- payload filters (issue 26) -------------------------------------------------------------------
+
+
+def _filtered(
+    subscription_id: str, policy: Mapping[str, object], *event_types: EventTypeFilter
+) -> Subscription:
+    return replace(_subscription(subscription_id, *event_types), filter_policy=FilterPolicy.of(policy))
+
+
+BIG_ORDERS = {"amount": [{"numeric": [">=", 100]}]}
+
+
+def _order(amount: JsonValue, explicit: list[str] | None = None) -> Publication:
+    return Publication("order.created", "1", {"amount": amount}, explicit=explicit)
+
+
+def test_a_subscription_whose_filter_misses_gets_nothing_and_is_named_with_the_failed_condition() -> None:
+    # Given
+    subscriptions = [_filtered("sub_big", BIG_ORDERS), _subscription("sub_all")]
+
+    # When
+    small = route_message(_room(), subscriptions, _order(50))
+    big = route_message(_room(), subscriptions, _order(150))
+
+    # Then
+    assert _ids(small.destinations) == ["sub_all"]
+    assert small.filtered_out == (FilteredOut("sub_big", "payload.amount: 50 is not >= 100"),)
+    assert _ids(big.destinations) == ["sub_all", "sub_big"]
+    assert big.filtered_out == ()
+
+
+def test_a_filter_is_checked_only_for_subscriptions_of_the_event_type() -> None:
+    # Given: the invoice subscription's filter would miss, but it never takes orders anyway
+    subscriptions = [_filtered("sub_invoices", BIG_ORDERS, ANY_INVOICE)]
+
+    # When
+    route = route_message(_room(), subscriptions, _order(50))
+
+    # Then
+    assert route.destinations == []
+    assert route.filtered_out == ()
+
+
+def test_a_named_destination_is_filtered_too_not_refused() -> None:
+    # When
+    route = route_message(_room(), [_filtered("sub_big", BIG_ORDERS)], _order(5, explicit=["sub_big"]))
+
+    # Then
+    assert route.destinations == []
+    assert [f.subscription_id for f in route.filtered_out] == ["sub_big"]
+
+
+def test_the_dry_run_says_for_each_subscription_why_it_would_not_get_the_message() -> None:
+    # Given
+    subscriptions = [
+        _filtered("sub_d_big", BIG_ORDERS),
+        _subscription("sub_c_invoices", ANY_INVOICE),
+        _subscription("sub_b_off", status=SubscriptionStatus.DISABLED),
+        _subscription("sub_a_all"),
+    ]
+
+    # When
+    refused, explained = explain_routing(_room(), subscriptions, _order(50))
+
+    # Then
+    assert refused is None
+    assert [(e.subscription.id, e.matched, e.reason) for e in explained] == [
+        ("sub_a_all", True, None),
+        ("sub_b_off", False, "subscription is disabled"),
+        ("sub_c_invoices", False, "its eventTypes do not accept 'order.created' version '1'"),
+        ("sub_d_big", False, "payload.amount: 50 is not >= 100"),
+    ]
+
+
+def test_the_dry_run_routes_exactly_as_publishing_does() -> None:
+    # Given
+    subscriptions = [_filtered("sub_big", BIG_ORDERS), _subscription("sub_all"), *SUBSCRIPTIONS]
+
+    for amount in (50, 100, "100", None):
+        # When
+        route = route_message(_room(), subscriptions, _order(amount))
+        _, explained = explain_routing(_room(), subscriptions, _order(amount))
+
+        # Then
+        assert _ids(route.destinations) == [e.subscription.id for e in explained if e.matched]
+
+
+def test_the_dry_run_says_when_the_room_would_refuse_the_message() -> None:
+    # When
+    refused, explained = explain_routing(_room(ANY_INVOICE), [_subscription("sub_all")], _order(150))
+
+    # Then
+    assert refused is not None
+    assert "does not accept event type 'order.created'" in refused
+    assert [(e.matched, e.reason) for e in explained] == [(False, refused)]

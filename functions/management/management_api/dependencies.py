@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from management_api.api_keys.service import ApiKeysService
     from management_api.dead_letters.service import DeadLettersService
     from management_api.deliveries.service import DeliveriesService
+    from management_api.filters.service import FiltersService
     from management_api.jobs.service import JobsService
     from management_api.messages.service import MessagesService
     from management_api.rooms.service import RoomsService
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
-    RoomsService = SubscriptionsService = MessagesService = DeliveriesService = object
+    RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
     ListCursors = TenantCursors = object
 
@@ -117,6 +118,12 @@ def subscriptions_service() -> SubscriptionsService:
     return SubscriptionsService(catalog(), queue_admin(), outbox(), policy)
 
 
+def filters_service() -> FiltersService:
+    from management_api.filters.service import FiltersService
+
+    return FiltersService(catalog())
+
+
 def messages_service() -> MessagesService:
     from management_api.messages.service import MessagesService
 
@@ -187,6 +194,7 @@ def tenant_cursors(tenant: Tenant) -> TenantCursors:
 Rooms = Annotated[RoomsService, Depends(rooms_service)]
 Subscriptions = Annotated[SubscriptionsService, Depends(subscriptions_service)]
 Messages = Annotated[MessagesService, Depends(messages_service)]
+Filters = Annotated[FiltersService, Depends(filters_service)]
 DeadLetters = Annotated[DeadLettersService, Depends(dead_letters_service)]
 Deliveries = Annotated[DeliveriesService, Depends(deliveries_service)]
 Jobs = Annotated[JobsService, Depends(jobs_service)]

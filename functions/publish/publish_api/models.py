@@ -7,10 +7,12 @@ from typing import Annotated, Any
 from pydantic import Field, JsonValue, WithJsonSchema
 
 from roomcast.api.models import (
+    FILTERED_OUT_DESCRIPTION,
     ApiModel,
     ErrorBody,
     EventTypeName,
     EventVersion,
+    FilteredOutView,
     ResponseModel,
     SubscriptionId,
     examples,
@@ -65,6 +67,7 @@ class PublishResponse(ResponseModel):
     messageId: str
     correlationId: str
     destinations: list[str] = Field(description="The subscriptions it was routed to (possibly none).")
+    filteredOut: list[FilteredOutView] = Field(default=[], description=FILTERED_OUT_DESCRIPTION)
     publishedAt: str
 
 

@@ -442,3 +442,25 @@ def test_when_the_check_cannot_be_sent_the_message_is_stored_for_the_outbox_and_
     assert sender.sent == []
     assert management.messages.unsent[(TENANT, message.id)] == [subscription.id]
     assert management.messages.done_marks == set()
+
+
+def test_a_subscription_whose_filter_misses_gets_no_record_and_no_send_and_the_message_says_why() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    big = management.subscription(room, filterPolicy={"orderId": [{"numeric": [">=", 100]}]})
+    every = management.subscription(room)
+    service, sender, _ = _service(management)
+
+    # When
+    message = service.publish(TENANT, room.id, _request())
+
+    # Then
+    assert message.destinations == (every.id,)
+    assert [(f.subscription_id, f.reason) for f in message.filtered_out] == [
+        (big.id, "payload.orderId: 1 is not >= 100")
+    ]
+    stored = management.messages.get_message(TENANT, message.id)
+    assert stored.message.filtered_out == message.filtered_out
+    assert [d.subscription_id for d in stored.deliveries] == [every.id]
+    assert [e.subscription_id for e in sender.sent] == [every.id]

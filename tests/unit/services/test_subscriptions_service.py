@@ -454,3 +454,87 @@ def test_deleting_a_subscription_sweeps_what_it_owes_late_before_and_at_once_aft
     (late, late_delay), (now, now_delay) = management.outbox_tasks()
     assert late == now == Sweep(TENANT, room.id, ((pull.id, SubscriptionType.PULL),), SUBSCRIPTION_DELETED)
     assert (late_delay, now_delay) == (SETTLE_SECONDS, 0)
+
+
+# -- filter policies (issue 26) -------------------------------------------------------------------
+
+BIG_ORDERS = {"amount": [{"numeric": [">=", 100]}]}
+
+
+@pytest.mark.parametrize("subscription_type", ["PUSH", "PULL"])
+def test_a_filter_policy_is_kept_at_creation(subscription_type: str) -> None:
+    # Given
+    management = Management()
+    room = management.room()
+
+    # When
+    push = {"pushUrl": PUSH_URL} if subscription_type == "PUSH" else {}
+    subscription = management.subscription(room, type=subscription_type, filterPolicy=BIG_ORDERS, **push)
+
+    # Then
+    assert subscription.filter_policy is not None
+    assert subscription.filter_policy.rules == BIG_ORDERS
+    assert management.catalog.get_subscription(TENANT, room.id, subscription.id) == subscription
+
+
+@pytest.mark.parametrize(
+    ("policy", "field", "rule"),
+    [
+        ({"a": [1], "b": [1], "c": [1], "d": [1], "e": [1], "f": [1]}, "body.filterPolicy", "at most 5 keys"),
+        ({"amount": [{"numeric": [">", "x"]}]}, "body.filterPolicy.amount[0].numeric", "finite number"),
+        ({"a": [{"between": 1}]}, "body.filterPolicy.a[0]", "unknown operator 'between'"),
+        ({"a": list(range(151))}, "body.filterPolicy", "151 combinations"),
+    ],
+)
+def test_an_invalid_filter_policy_is_refused_naming_the_rule_and_where_and_nothing_is_made(
+    policy: dict[str, object], field: str, rule: str
+) -> None:
+    # Given
+    management = Management()
+    room = management.room()
+
+    # When
+    with pytest.raises(InvalidRequest) as refused:
+        management.subscription(room, filterPolicy=policy)
+
+    # Then
+    assert refused.value.code == "invalid_filter_policy"
+    assert refused.value.http_status == 400
+    assert [d["field"] for d in refused.value.details] == [field]
+    assert rule in refused.value.details[0]["problem"]
+    assert management.catalog.count_subscriptions(TENANT, room.id) == 0
+    assert management.queues.queues == {}
+
+
+def test_a_patch_sets_a_filter_policy_null_removes_it_and_an_invalid_one_changes_nothing() -> None:
+    # Given
+    management = Management()
+    room = management.room()
+    subscription = management.subscription(room)
+
+    # When
+    filtered = management.subscriptions.update(
+        TENANT, room.id, subscription.id, _patch('{"filterPolicy": {"region": [{"prefix": "eu-"}]}}')
+    )
+    with pytest.raises(InvalidRequest) as refused:
+        management.subscriptions.update(
+            TENANT,
+            room.id,
+            subscription.id,
+            _patch('{"filterPolicy": {"region": []}, "deliveryAttempts": 2}'),
+        )
+    kept = management.catalog.get_subscription(TENANT, room.id, subscription.id)
+    untouched = management.subscriptions.update(
+        TENANT, room.id, subscription.id, _patch('{"deliveryAttempts": 4}')
+    )
+    removed = management.subscriptions.update(
+        TENANT, room.id, subscription.id, _patch('{"filterPolicy": null}')
+    )
+
+    # Then
+    assert filtered.filter_policy is not None
+    assert filtered.filter_policy.rules == {"region": [{"prefix": "eu-"}]}
+    assert refused.value.details[0]["field"] == "body.filterPolicy.region"
+    assert kept == filtered
+    assert untouched.filter_policy == filtered.filter_policy
+    assert removed.filter_policy is None

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from roomcast.api.models import ResponseModel, examples
+from roomcast.api.models import FILTERED_OUT_DESCRIPTION, FilteredOutView, ResponseModel, examples
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import Delivery, Message, TrackedMessage
 
@@ -57,6 +57,7 @@ class MessageStatus(ResponseModel):
     publishedAt: str
     expiresAt: str | None
     destinations: list[str]
+    filteredOut: list[FilteredOutView] = Field(default=[], description=FILTERED_OUT_DESCRIPTION)
     deliveries: list[DeliveryView]
 
 

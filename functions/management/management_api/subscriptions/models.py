@@ -8,9 +8,9 @@ then against the fields of the subscription's own type (``SubscriptionPatch.for_
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, Field, JsonValue, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -30,10 +30,11 @@ from management_api.fields import (
     RetryScheduleMs,
     TimeoutMs,
 )
+from roomcast.api.filter_policy_schema import FilterPolicyBody
 from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.fields import from_camel_fields
-from roomcast.domain.models import DeliveryOverrides, SubscriptionType
+from roomcast.domain.models import DeliveryOverrides, Subscription, SubscriptionType
 from roomcast.errors import InvalidRequest
 
 Status = Literal["active", "paused", "disabled"]
@@ -44,6 +45,7 @@ _PUSH_EXAMPLE = {
     "type": "PUSH",
     "status": "active",
     "eventTypes": [{"name": "order.created", "versions": []}],
+    "filterPolicy": {"amount": [{"numeric": [">=", 100]}], "currency": ["EUR", "USD"]},
     "pushUrl": "https://hooks.example.com/roomcast",
     "deliveryDelayMs": None,
     "deliveryDelayMultiplier": None,
@@ -82,6 +84,10 @@ class _Overrides(ApiModel):
         return from_camel_fields(DeliveryOverrides, self.model_dump())
 
 
+class _Filter(ApiModel):
+    filterPolicy: FilterPolicyBody | None = None
+
+
 class _PushControls(ApiModel):
     """PUSH only (400 `push_only` on a PULL subscription): flow control and auto-disable."""
 
@@ -100,7 +106,7 @@ def _refuse_push_only(value: object) -> object:
 _PushOnly = SkipJsonSchema[Annotated[Any, AfterValidator(_refuse_push_only)]]
 
 
-class _SubscriptionCreate(_Overrides):
+class _SubscriptionCreate(_Overrides, _Filter):
     eventTypes: EventTypes = []
 
 
@@ -111,6 +117,7 @@ class PushSubscriptionCreate(_SubscriptionCreate, _PushControls):
             "type": "PUSH",
             "pushUrl": "https://hooks.example.com/roomcast",
             "eventTypes": [{"name": "order.created"}],
+            "filterPolicy": {"amount": [{"numeric": [">=", 100]}]},
             "deliveryAttempts": 8,
             "maxDelayMs": 3600000,
             "jitter": 0.2,
@@ -138,7 +145,7 @@ class PullSubscriptionCreate(_SubscriptionCreate):
 SubscriptionCreate = Annotated[PushSubscriptionCreate | PullSubscriptionCreate, Field(discriminator="type")]
 
 
-class _SubscriptionPatchFields(_Overrides, _PushControls):
+class _SubscriptionPatchFields(_Overrides, _PushControls, _Filter):
     eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
     status: Annotated[Status | None, NOT_NULL] = Field(
         default=None,
@@ -159,10 +166,15 @@ class PullSubscriptionPatch(_SubscriptionPatchFields):
 
 class SubscriptionPatch(PushSubscriptionPatch, PullSubscriptionPatch):
     """Fields to change (absent ones keep their value); ``null`` clears an override so the room's
-    value applies again. ``pushUrl`` and ``timeoutMs`` are for PUSH, ``ackWaitMs`` for PULL."""
+    value applies again, and clears ``filterPolicy`` (every payload again). ``pushUrl`` and
+    ``timeoutMs`` are for PUSH, ``ackWaitMs`` for PULL."""
 
     model_config = examples(
-        {"deliveryAttempts": 3, "jitter": None}, {"status": "paused"}, {"maxConcurrency": 1}
+        {"deliveryAttempts": 3, "jitter": None},
+        {"status": "paused"},
+        {"maxConcurrency": 1},
+        {"filterPolicy": {"region": [{"prefix": "eu-"}]}},
+        {"filterPolicy": None},
     )
 
     def for_type(self, subscription_type: SubscriptionType) -> PushSubscriptionPatch | PullSubscriptionPatch:
@@ -184,7 +196,7 @@ class SubscriptionPatch(PushSubscriptionPatch, PullSubscriptionPatch):
 
 class SubscriptionResponse(_Overrides, ResponseModel):
     """A subscription; its overrides are flat here, null where the room's value applies.
-    Build it with ``SubscriptionResponse.of(subscription, subscription.overrides)``."""
+    Build it with ``SubscriptionResponse.of_subscription(subscription)``."""
 
     model_config = examples(_PUSH_EXAMPLE, lenient=True)
 
@@ -193,6 +205,10 @@ class SubscriptionResponse(_Overrides, ResponseModel):
     type: Literal["PUSH", "PULL"]
     status: Status
     eventTypes: list[EventTypeModel]
+    filterPolicy: dict[str, JsonValue] | None = Field(
+        default=None,
+        description="Its filter policy (docs/filters.md); null: every payload of its event types.",
+    )
     pushUrl: str | None = None
     timeoutMs: int | None = None
     ackWaitMs: int | None = None
@@ -219,6 +235,12 @@ class SubscriptionResponse(_Overrides, ResponseModel):
     )
     createdAt: str
     updatedAt: str
+
+    @classmethod
+    def of_subscription(cls, subscription: Subscription, **fields: object) -> Self:
+        policy = subscription.filter_policy
+        rules = policy.rules if policy is not None else None
+        return cls.of(subscription, subscription.overrides, **fields, filterPolicy=rules)
 
     @model_validator(mode="before")
     @classmethod

@@ -38,7 +38,7 @@ def create_subscription(
     """
     created = service.create(tenant, roomId, body)
     subscription = created.subscription
-    return SubscriptionCreated.of(subscription, subscription.overrides, signingSecret=created.signing_secret)
+    return SubscriptionCreated.of_subscription(subscription, signingSecret=created.signing_secret)
 
 
 @routes.get(SUBSCRIPTIONS, "listSubscriptions", "A page of subscriptions", 400, 404)
@@ -51,7 +51,7 @@ def list_subscriptions(
     """
     scope = list_scope("subscriptions", roomId)
     page = service.page(lists.tenant_id, roomId, limit, lists.open(cursor, scope))
-    found = [SubscriptionResponse.of(s, s.overrides) for s in page.items]
+    found = [SubscriptionResponse.of_subscription(s) for s in page.items]
     return SubscriptionList(subscriptions=found, nextCursor=lists.seal(page.next_position, scope))
 
 
@@ -64,7 +64,7 @@ def get_subscription(
     Its type, status, filters, overrides (null: the room's value) and PUSH/PULL settings.
     """
     subscription = service.get(tenant, roomId, subscriptionId)
-    return SubscriptionResponse.of(subscription, subscription.overrides)
+    return SubscriptionResponse.of_subscription(subscription)
 
 
 @routes.patch(SUBSCRIPTION, "updateSubscription", "The subscription as changed", 400, 404, 409, 415)
@@ -82,7 +82,7 @@ def update_subscription(
     routing to it. Changes apply from the push function's next batch. 409 when it changed meanwhile.
     """
     subscription = service.update(tenant, roomId, subscriptionId, body)
-    return SubscriptionResponse.of(subscription, subscription.overrides)
+    return SubscriptionResponse.of_subscription(subscription)
 
 
 @routes.delete(SUBSCRIPTION, "deleteSubscription", "Deleted", 404, 409, status=204)

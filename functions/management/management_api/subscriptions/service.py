@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from management_api.common import updated_now
+from management_api.filters.policy import checked_policy
 from management_api.subscriptions.failover import check_failover
 from management_api.subscriptions.models import (
     PUSH_ONLY_FIELDS,
@@ -57,6 +58,7 @@ class SubscriptionsService:
         self, tenant_id: str, room_id: str, request: PushSubscriptionCreate | PullSubscriptionCreate
     ) -> CreatedSubscription:
         """A PUSH subscription gets a signing secret (returned once); a PULL one its queues."""
+        filter_policy = checked_policy(request.filterPolicy)
         self.catalog.get_room(tenant_id, room_id)
         # Refused early when full (before any queue is made); the write checks again, atomically.
         if self.catalog.count_subscriptions(tenant_id, room_id) >= limits.MAX_SUBSCRIPTIONS_PER_ROOM:
@@ -78,6 +80,7 @@ class SubscriptionsService:
             type=SubscriptionType(request.type),
             status=SubscriptionStatus.ACTIVE,
             event_types=tuple(e.to_domain() for e in request.eventTypes),
+            filter_policy=filter_policy,
             overrides=request.overrides(),
             failover_subscription_id=request.failoverSubscriptionId,
             created_at=now,
@@ -134,6 +137,9 @@ class SubscriptionsService:
             return current
         if isinstance(changes, PushSubscriptionPatch) and changes.pushUrl is not None:
             self._check_push_url(changes.pushUrl)
+        filter_policy = (
+            checked_policy(changes.filterPolicy) if "filterPolicy" in changed else current.filter_policy
+        )
         chain: tuple[FailoverLink, ...] = ()
         if changes.failoverSubscriptionId is not None:
             chain = self._check_failover(tenant_id, room_id, subscription_id, changes.failoverSubscriptionId)
@@ -144,6 +150,7 @@ class SubscriptionsService:
             event_types=tuple(e.to_domain() for e in changes.eventTypes)
             if changes.eventTypes is not None
             else current.event_types,
+            filter_policy=filter_policy,
             overrides=replace(
                 kept,
                 **{

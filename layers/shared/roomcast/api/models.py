@@ -137,6 +137,19 @@ class MessageView(ResponseModel):
     publishedAt: str
 
 
+class FilteredOutView(BaseModel):
+    subscriptionId: str
+    reason: str = Field(
+        description="Its filter's first failed condition: `payload.amount: 50 is not >= 100`."
+    )
+
+
+FILTERED_OUT_DESCRIPTION = (
+    "Subscriptions of the room that accept its event type but whose `filterPolicy` did not match "
+    "its payload: no delivery, no queue send (docs/filters.md)."
+)
+
+
 # -- errors ----------------------------------------------------------------------------------------
 
 

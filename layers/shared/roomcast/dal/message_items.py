@@ -96,9 +96,12 @@ def message_to_item(message: Message) -> items.Item:
     keys = {"PK": message_partition_key(message.tenant_id, message.id), "SK": MESSAGE_SORT_KEY}
     # The payload is stored as JSON text: DynamoDB cannot hold floats like 1e400 or empty keys faithfully.
     payload = payload_text(message.payload)
+    fields = camel_fields(message)
+    if not message.filtered_out:
+        del fields["filteredOut"]  # most messages: none, and nothing stored
     return keys | {
         "entity": "message",
-        **camel_fields(message),
+        **fields,
         "payload": payload,
         "ttl": message_ttl(message),
         "GSI1PK": room_shard_key(message.tenant_id, message.room_id, room_index_shard(message.id)),

@@ -29,7 +29,7 @@ from roomcast.domain.messages import Delivery, DeliveryStatus, Message, Publicat
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.outbox_tasks import PublishCheck
 from roomcast.domain.policy import expires_at
-from roomcast.domain.routing import resolve_destinations
+from roomcast.domain.routing import Route, route_message
 from roomcast.errors import RoomcastError
 from roomcast.observability import logger
 
@@ -89,13 +89,7 @@ class Publisher:
         repeats: list[tuple[int, int]] = []  # a key met again in the request: (index, its first index)
         for index, publication in enumerate(publications):
             try:
-                routed = resolve_destinations(
-                    room,
-                    subscriptions,
-                    publication.event_type,
-                    publication.event_version,
-                    publication.explicit,
-                )
+                route = route_message(room, subscriptions, publication)
             except RoomcastError as refused:
                 results[index] = refused
                 continue
@@ -105,8 +99,8 @@ class Publisher:
                 continue
             if key is not None:
                 first_with_key[key] = index
-            message = _new_message(message_ids[index], request_id, room, publication, routed, now)
-            planned.append(_Planned(index, Routed(message, routed), key is not None))
+            message = _new_message(message_ids[index], request_id, room, publication, route, now)
+            planned.append(_Planned(index, Routed(message, route.destinations), key is not None))
         to_send, complete = self._store(tenant_id, planned, publications, subscriptions, results, direct, now)
         answered = FirstSends(self.messages, self.sender, self.addresses, self.log).send(
             [p.routed for p in to_send], direct, request_id
@@ -234,7 +228,7 @@ def _new_message(
     request_id: str,
     room: Room,
     publication: Publication,
-    routed: Sequence[Subscription],
+    route: Route,
     at_ms: int,
 ) -> Message:
     return Message(
@@ -248,8 +242,9 @@ def _new_message(
         published_at=iso_from_ms(at_ms),
         published_at_ms=at_ms,
         expires_at_ms=expires_at(at_ms, room.message_expiration_ms),
-        destinations=tuple(s.id for s in routed),
+        destinations=tuple(s.id for s in route.destinations),
         request_id=request_id,
+        filtered_out=route.filtered_out,
     )
 
 

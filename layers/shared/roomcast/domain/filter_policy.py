@@ -23,6 +23,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Final
 
 from roomcast.domain.payloads import JsonValue
@@ -30,18 +31,22 @@ from roomcast.domain.payloads import JsonValue
 MAX_KEYS: Final = 5
 MAX_COMBINATIONS: Final = 150
 MAX_POLICY_BYTES: Final = 256 * 1024
+MAX_REASON_BYTES: Final = 300  # UTF-8; a reason is kept on the message, once per subscription it missed
 _OPERATORS: Final = ("prefix", "suffix", "equals-ignore-case", "anything-but", "numeric", "exists")
 _COMPARISONS: Final = ("=", "<", "<=", ">", ">=")
 _MISSING: Final = object()
 
 
 class InvalidFilterPolicy(ValueError):
-    """A policy SNS would refuse: ``rule`` says which rule it breaks, ``path`` where."""
+    """A policy SNS would refuse: ``rule`` says which rule it breaks, ``path`` where. ``kind``: a
+    rule of the policy's shape (``invalid_filter_policy``, which the API's JSON Schema also states),
+    or one no JSON Schema can state (``filter_policy_too_complex``, ``…_too_large``, ``…_empty_range``)."""
 
-    def __init__(self, path: str, rule: str) -> None:
+    def __init__(self, path: str, rule: str, kind: str = "invalid_filter_policy") -> None:
         super().__init__(f"filterPolicy{path}: {rule}")
         self.path = path
         self.rule = rule
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -53,18 +58,44 @@ class Verdict:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class FilterPolicy:
+    """A subscription's checked policy, kept as the JSON text it was saved as (its key order is
+    the order conditions are evaluated and reported in). Make one with ``FilterPolicy.of``."""
+
+    text: str
+
+    @classmethod
+    def of(cls, policy: object) -> FilterPolicy:
+        """Raise InvalidFilterPolicy unless ``policy`` is valid and small enough."""
+        check_policy(policy)
+        return cls(json.dumps(policy, separators=(",", ":"), ensure_ascii=False))
+
+    @cached_property
+    def rules(self) -> dict[str, object]:
+        rules: dict[str, object] = json.loads(self.text)
+        return rules
+
+    def evaluate(self, payload: JsonValue) -> Verdict:
+        return evaluate(self.rules, payload)
+
+
 def check_policy(policy: object) -> None:
     """Raise InvalidFilterPolicy unless ``policy`` is a valid, small enough filter policy."""
     if not isinstance(policy, dict) or not policy:
         raise InvalidFilterPolicy("", "must be a non-empty object")
     if len(json.dumps(policy)) > MAX_POLICY_BYTES:
-        raise InvalidFilterPolicy("", f"must be at most {MAX_POLICY_BYTES // 1024} KiB of JSON")
+        raise InvalidFilterPolicy(
+            "", f"must be at most {MAX_POLICY_BYTES // 1024} KiB of JSON", "filter_policy_too_large"
+        )
     if len(policy) > MAX_KEYS:
         raise InvalidFilterPolicy("", f"may have at most {MAX_KEYS} keys (it has {len(policy)})")
     combinations = _check_object(policy, "", depth=1)
     if combinations > MAX_COMBINATIONS:
         raise InvalidFilterPolicy(
-            "", f"is too complex: {combinations} combinations of values (at most {MAX_COMBINATIONS})"
+            "",
+            f"is too complex: {combinations} combinations of values (at most {MAX_COMBINATIONS})",
+            "filter_policy_too_complex",
         )
 
 
@@ -140,7 +171,9 @@ def _check_numeric(argument: object, at: str) -> None:
                 at, 'a range is a lower bound (">" or ">=") then an upper one ("<" or "<=")'
             )
         if not low < high:
-            raise InvalidFilterPolicy(at, "a range's lower bound must be below its upper bound")
+            raise InvalidFilterPolicy(
+                at, "a range's lower bound must be below its upper bound", "filter_policy_empty_range"
+            )
 
 
 def _check_anything_but(argument: object, at: str) -> None:
@@ -162,7 +195,9 @@ def _check_anything_but(argument: object, at: str) -> None:
 def evaluate(policy: Mapping[str, object], payload: JsonValue, root: str = "payload") -> Verdict:
     """Whether ``payload`` matches a policy ``check_policy`` accepted; the first failed condition."""
     reason = _object_fails(policy, payload, root)
-    return Verdict(reason is None, reason)
+    if reason is None:
+        return Verdict(True)
+    return Verdict(False, reason.encode()[:MAX_REASON_BYTES].decode(errors="ignore"))
 
 
 def _object_fails(policy: Mapping[str, object], value: object, path: str) -> str | None:

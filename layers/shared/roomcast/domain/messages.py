@@ -40,6 +40,14 @@ class Publication:
 
 
 @dataclass(frozen=True)
+class FilteredOut:
+    """A subscription the message was not routed to because its filter policy did not match."""
+
+    subscription_id: str
+    reason: str  # the first condition that failed: ``payload.amount: 50 is not >= 100``
+
+
+@dataclass(frozen=True)
 class Message:
     id: str
     tenant_id: str
@@ -55,6 +63,8 @@ class Message:
     # The publish request that stored it: its first sends are done once that request recorded them
     # (roomcast.delivery.publishing; None for messages stored before requests were recorded).
     request_id: str | None = None
+    # The room's subscriptions of its type whose filter policy it did not match (no delivery).
+    filtered_out: tuple[FilteredOut, ...] = ()
 
 
 class AttemptEvent(StrEnum):

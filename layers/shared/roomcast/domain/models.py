@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from roomcast.domain.filter_policy import FilterPolicy
 from roomcast.domain.limits import DEFAULT_PUSH_TIMEOUT_MS
 
 
@@ -95,6 +96,8 @@ class Subscription:
     failover_subscription_id: str | None
     created_at: str
     updated_at: str
+    # Which payloads it receives, beyond its event types (None: every payload).
+    filter_policy: FilterPolicy | None = None
     # PUSH only
     push_url: str | None = None
     timeout_ms: int | None = None

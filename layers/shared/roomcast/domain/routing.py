@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from roomcast.domain.messages import FilteredOut, Publication
 from roomcast.domain.models import Room, Subscription, accepts_event
 from roomcast.errors import InvalidRequest
 
@@ -69,3 +71,70 @@ def resolve_destinations(
             )
         chosen[subscription_id] = subscription
     return [chosen[key] for key in sorted(chosen)]
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a message goes, and the subscriptions its payload's filters kept it from."""
+
+    destinations: list[Subscription]
+    filtered_out: tuple[FilteredOut, ...] = ()
+
+
+def route_message(room: Room, subscriptions: Sequence[Subscription], publication: Publication) -> Route:
+    """``resolve_destinations``, then each destination's filter policy on the payload: one that does
+    not match gets no delivery and is named, with the condition that failed. Named destinations
+    (``explicit``) are filtered too: a subscriber's filter is its own choice, not the publisher's."""
+    chosen = resolve_destinations(
+        room, subscriptions, publication.event_type, publication.event_version, publication.explicit
+    )
+    destinations: list[Subscription] = []
+    filtered_out: list[FilteredOut] = []
+    for subscription in chosen:
+        policy = subscription.filter_policy
+        verdict = policy.evaluate(publication.payload) if policy is not None else None
+        if verdict is None or verdict.matched:
+            destinations.append(subscription)
+        else:
+            filtered_out.append(FilteredOut(subscription.id, verdict.reason or "did not match"))
+    return Route(destinations, tuple(filtered_out))
+
+
+@dataclass(frozen=True)
+class Explained:
+    """A dry run's answer for one subscription: would it get the message, and if not, why."""
+
+    subscription: Subscription
+    matched: bool
+    reason: str | None = None
+
+
+def explain_routing(
+    room: Room, subscriptions: Sequence[Subscription], publication: Publication
+) -> tuple[str | None, list[Explained]]:
+    """What publishing would do, subscription by subscription, with nothing published: why the room
+    would refuse the message (or None), and for each subscription (in id order) matched or the
+    first reason it would not get it — its status, its event types, or its filter's first failed
+    condition. Routes exactly as ``route_message`` does without named destinations."""
+    event_type, event_version = publication.event_type, publication.event_version
+    try:
+        check_room_accepts(room, event_type, event_version)
+        refused = None
+    except InvalidRequest as error:
+        refused = error.message
+    answers: list[Explained] = []
+    for subscription in sorted(subscriptions, key=lambda s: s.id):
+        policy = subscription.filter_policy
+        if refused is not None:
+            answers.append(Explained(subscription, False, refused))
+        elif not subscription.status.receives:
+            answers.append(Explained(subscription, False, f"subscription is {subscription.status.value}"))
+        elif not accepts_event(subscription.event_types, event_type, event_version):
+            problem = f"its eventTypes do not accept {event_type!r} version {event_version!r}"
+            answers.append(Explained(subscription, False, problem))
+        elif policy is None:
+            answers.append(Explained(subscription, True))
+        else:
+            verdict = policy.evaluate(publication.payload)
+            answers.append(Explained(subscription, verdict.matched, verdict.reason))
+    return refused, answers

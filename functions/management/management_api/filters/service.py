@@ -1,0 +1,45 @@
+"""The filter dry run: which subscriptions of a room a message would reach, and why not. Reads
+only; nothing is published, stored or sent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from management_api.filters.models import (
+    CandidateMatch,
+    FilterTestRequest,
+    FilterTestResponse,
+    SubscriptionMatch,
+)
+from management_api.filters.policy import checked_policy
+from roomcast.dal.ports import Catalog
+from roomcast.domain.messages import Publication
+from roomcast.domain.routing import explain_routing
+
+
+@dataclass
+class FiltersService:
+    catalog: Catalog
+
+    def test(self, tenant_id: str, room_id: str, request: FilterTestRequest) -> FilterTestResponse:
+        candidate = checked_policy(request.filterPolicy)  # an invalid one: 400 before any read
+        room = self.catalog.get_room(tenant_id, room_id)
+        subscriptions = self.catalog.all_subscriptions(tenant_id, room_id)
+        publication = Publication(request.eventType, request.eventVersion, request.payload)
+        refused, explained = explain_routing(room, subscriptions, publication)
+        tried = candidate.evaluate(request.payload) if candidate is not None else None
+        return FilterTestResponse(
+            accepted=refused is None,
+            reason=refused,
+            subscriptions=[
+                SubscriptionMatch(
+                    subscriptionId=e.subscription.id,
+                    type=e.subscription.type.value,
+                    status=e.subscription.status.value,
+                    matched=e.matched,
+                    reason=e.reason,
+                )
+                for e in explained
+            ],
+            candidate=CandidateMatch(matched=tried.matched, reason=tried.reason) if tried else None,
+        )
