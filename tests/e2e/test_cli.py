@@ -471,3 +471,70 @@ def test_listen_prints_each_verified_delivery_and_deletes_its_subscription(
     # Then the subscription it created is gone
     assert stopped == {"type": "stopped", "deletedSubscriptionId": sub_id}
     assert tenant_a.get(f"/rooms/{room['id']}/subscriptions/{sub_id}").status_code == 404
+
+
+def test_filters_on_create_in_publish_and_show_and_the_dry_run(tenant_a: ApiClient, tmp_path: Path) -> None:
+    # Given
+    room = tenant_a.create_room()
+    policy = '{"amount": [{"numeric": [">=", 100]}]}'
+    created = json_of(
+        roomcast(
+            tenant_a,
+            tmp_path,
+            "subscriptions",
+            "create",
+            room["id"],
+            "--pull",
+            "--filter-policy",
+            policy,
+            "--json",
+        )
+    )
+    small = '{"amount": 5}'
+
+    # When
+    published = human(roomcast(tenant_a, tmp_path, "publish", room["id"], small, "-t", "order.created"))
+    message_id = published.split()[1]
+    shown = human(roomcast(tenant_a, tmp_path, "messages", "show", room["id"], message_id))
+    tried = human(
+        roomcast(
+            tenant_a,
+            tmp_path,
+            "filters",
+            "test",
+            room["id"],
+            small,
+            "-t",
+            "order.created",
+            "--filter-policy",
+            '{"amount": [5]}',
+        )
+    )
+    bad = roomcast(
+        tenant_a, tmp_path, "subscriptions", "patch", room["id"], created["id"], "--filter-policy", "{nope"
+    )
+    removed = json_of(
+        roomcast(
+            tenant_a,
+            tmp_path,
+            "subscriptions",
+            "patch",
+            room["id"],
+            created["id"],
+            "--filter-policy",
+            "null",
+            "--json",
+        )
+    )
+
+    # Then
+    assert created["filterPolicy"] == json.loads(policy)
+    missed = f"filtered out of {created['id']}: payload.amount: 5 is not >= 100"
+    assert missed in published
+    assert missed in shown
+    assert created["id"] in tried
+    assert "is not >= 100" in tried
+    assert "the candidate policy matches" in tried
+    assert bad.returncode == USAGE
+    assert "--filter-policy is not valid JSON" in bad.stderr
+    assert removed["filterPolicy"] is None

@@ -477,3 +477,30 @@ def test_the_models_mirror_the_apis_response_schemas(tenant_a: ApiClient) -> Non
         assert set(aliases) == set(schema["properties"]), schema_name
         required_by_model = {alias for alias, field in aliases.items() if field.is_required()}
         assert required_by_model <= set(schema.get("required", [])), schema_name
+
+
+def test_filters_set_shown_and_dry_run_through_the_sdk(client: Client) -> None:
+    # Given
+    room = client.rooms.create(name="orders")
+    big = client.subscriptions.create(
+        room.id, type="PULL", filter_policy={"amount": [{"numeric": [">=", 100]}]}
+    )
+
+    # When
+    published = client.messages.publish(room.id, {"amount": 5}, event_type="order.created")
+    tried = client.filters.test(room.id, "order.created", {"amount": 500}, filter_policy={"amount": [0]})
+    cleared = client.subscriptions.update(room.id, big.id, filter_policy=None)
+
+    # Then
+    assert big.filter_policy == {"amount": [{"numeric": [">=", 100]}]}
+    assert [(f.subscription_id, f.reason) for f in published.filtered_out] == [
+        (big.id, "payload.amount: 5 is not >= 100")
+    ]
+    assert client.messages.get(room.id, published.message_id).filtered_out == published.filtered_out
+    assert [(s.subscription_id, s.matched) for s in tried.subscriptions] == [(big.id, True)]
+    assert tried.candidate is not None
+    assert (tried.candidate.matched, tried.candidate.reason) == (
+        False,
+        "payload.amount: 500 does not match 0",
+    )
+    assert cleared.filter_policy is None

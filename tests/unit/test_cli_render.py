@@ -208,3 +208,35 @@ def test_values_that_look_like_markup_are_shown_as_they_are() -> None:
     # Then
     assert '{"flags":[true,false]}' in timeline
     assert "[bold]orders[/]" in rooms
+
+
+def test_the_dry_run_says_when_the_room_refuses_and_what_each_subscription_and_the_candidate_do() -> None:
+    # Given
+    answer = {
+        "accepted": False,
+        "reason": "room r does not accept event type 'x'",
+        "subscriptions": [
+            {
+                "subscriptionId": "sub_1",
+                "type": "PULL",
+                "status": "active",
+                "matched": False,
+                "reason": "room",
+            }
+        ],
+        "candidate": {"matched": False, "reason": "payload.a: missing; it does not match 1"},
+    }
+
+    # When
+    text = _text(render.filter_test_table(answer))
+
+    # Then
+    assert "the room refuses it: room r does not accept event type 'x'" in text
+    assert "sub_1" in text
+    assert "the candidate policy does not match: payload.a: missing" in text
+    assert (
+        _text(render.filter_test_table({**answer, "subscriptions": [], "candidate": None})).count(
+            "the room has no subscriptions"
+        )
+        == 1
+    )

@@ -36,6 +36,7 @@ from roomcast_client.models import (
     Envelope,
     EventType,
     ExtendResult,
+    FilteredOut,
     MessageStatus,
     MessageSummary,
     NackResult,
@@ -51,6 +52,7 @@ from roomcast_client.models import (
     Subscription,
     SubscriptionCreated,
 )
+from roomcast_client.resources.filters import CandidateMatch, FilterTest, SubscriptionMatch
 from roomcast_client.retry import RetryPolicy
 from roomcast_client.webhooks import WebhookMessage, verify_webhook
 
@@ -66,6 +68,7 @@ __all__ = [
     "BadRequest",
     "BatchAccepted",
     "BatchRefused",
+    "CandidateMatch",
     "Client",
     "ConfigurationError",
     "Conflict",
@@ -77,6 +80,8 @@ __all__ = [
     "Envelope",
     "EventType",
     "ExtendResult",
+    "FilterTest",
+    "FilteredOut",
     "Forbidden",
     "Job",
     "JobCounts",
@@ -103,6 +108,7 @@ __all__ = [
     "ServerError",
     "Subscription",
     "SubscriptionCreated",
+    "SubscriptionMatch",
     "TransportError",
     "Unauthorized",
     "UnprocessableEntity",

@@ -16,6 +16,7 @@ from roomcast_client.resources import (
     ApiKeys,
     DeadLetters,
     Deliveries,
+    Filters,
     Jobs,
     Messages,
     PullOperations,
@@ -62,6 +63,7 @@ class _Api(PullOperations[E], Generic[E]):
         super().__init__(executor)
         self.rooms: Rooms[E] = Rooms(executor)
         self.subscriptions: Subscriptions[E] = Subscriptions(executor)
+        self.filters: Filters[E] = Filters(executor)
         self.messages: Messages[E] = Messages(executor)
         self.deliveries: Deliveries[E] = Deliveries(executor)
         self.dead_letters: DeadLetters[E] = DeadLetters(executor)

@@ -52,6 +52,7 @@ class Subscription(ApiModel):
     type: Literal["PUSH", "PULL"]
     status: Literal["active", "paused", "disabled"]
     event_types: list[EventType] = Field(default_factory=list)
+    filter_policy: dict[str, Any] | None = None  # an SNS filter policy on the payload (docs/filters.md)
     push_url: str | None = None
     timeout_ms: int | None = None
     ack_wait_ms: int | None = None
@@ -108,10 +109,18 @@ class SchedulePreview(ApiModel):
     note: str
 
 
+class FilteredOut(ApiModel):
+    """A subscription a message did not reach because its filter policy did not match, and why."""
+
+    subscription_id: str
+    reason: str
+
+
 class PublishResult(ApiModel):
     message_id: str
     correlation_id: str
     destinations: list[str]
+    filtered_out: list[FilteredOut] = Field(default_factory=list)
     published_at: str
 
 
@@ -173,6 +182,7 @@ class MessageStatus(ApiModel):
     published_at: str
     expires_at: str | None = None
     destinations: list[str] = Field(default_factory=list)
+    filtered_out: list[FilteredOut] = Field(default_factory=list)
     deliveries: list[Delivery] = Field(default_factory=list)
 
 

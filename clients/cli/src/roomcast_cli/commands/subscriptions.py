@@ -22,6 +22,7 @@ from roomcast_cli.common import (
     with_options,
 )
 from roomcast_cli.exit_codes import CliError
+from roomcast_cli.inputs import parse_json
 from roomcast_cli.session import session_of
 
 app = typer.Typer(
@@ -57,6 +58,10 @@ Failover = Annotated[
 MaxConcurrency = Annotated[int | None, typer.Option(help="PUSH maxConcurrency: requests in flight at most.")]
 RateLimit = Annotated[float | None, typer.Option(help="PUSH rateLimitPerSecond.")]
 DisableAfter = Annotated[int | None, typer.Option(help="PUSH disableAfterFailingMs.")]
+FilterPolicy = Annotated[
+    str | None,
+    typer.Option(metavar="JSON", help="filterPolicy: an SNS filter policy on the payload; null removes it."),
+]
 
 
 def _schedule(text: str) -> list[int]:
@@ -66,6 +71,10 @@ def _schedule(text: str) -> list[int]:
         raise CliError(
             f"--retry-schedule-ms takes milliseconds separated by commas (1000,5000), got {text!r}."
         ) from None
+
+
+def _filter_policy(text: str) -> Any:
+    return parse_json(text, "--filter-policy")
 
 
 def policy_options(
@@ -83,6 +92,7 @@ def policy_options(
     max_concurrency: MaxConcurrency = None,
     rate_limit_per_second: RateLimit = None,
     disable_after_failing_ms: DisableAfter = None,
+    filter_policy: FilterPolicy = None,
 ) -> None:
     """The options of create and patch that set a subscription's fields."""
 
@@ -92,7 +102,10 @@ def _subscription_fields(options: dict[str, Any]) -> dict[str, Any]:
         policy_options,
         options,
         renamed={"failover": "failoverSubscriptionId"},
-        readers={"retry_schedule_ms": _schedule},
+        readers={
+            "retry_schedule_ms": _schedule,
+            "filter_policy": lambda text: parse_json(text, "--filter-policy"),
+        },
     )
 
 

@@ -6,10 +6,12 @@ live by subject, and this package names the ones the rest of the CLI uses:
 - ``blocks``: tables of plain-text cells, ``field  value`` details, list pages, one-time secrets;
 - ``resources``: rooms, subscriptions, their schedule and secrets, API keys;
 - ``messages``: publish answers, messages, deliveries, dead letters, pulls, receipts, webhooks;
-- ``timeline``: `messages show`'s timeline of each destination's attempts.
+- ``timeline``: `messages show`'s timeline of each destination's attempts;
+- ``filters``: the subscriptions a message was filtered out of, and `filters test`'s verdicts.
 """
 
 from roomcast_cli.render.blocks import details, line
+from roomcast_cli.render.filters import filter_test_table, filtered_out_lines
 from roomcast_cli.render.messages import (
     dead_letters_table,
     deliveries_table,
@@ -45,6 +47,8 @@ __all__ = [
     "deliveries_summary",
     "deliveries_table",
     "details",
+    "filter_test_table",
+    "filtered_out_lines",
     "job_result",
     "line",
     "message_timeline",

@@ -2,13 +2,14 @@
 (sync or async) runs. Request fields may be given by the API's camelCase names or in snake_case.
 
 One module per resource family, as the API's routes are grouped: ``rooms``, ``subscriptions``,
-``messages``, ``deliveries``, ``dead_letters``, ``jobs``, ``api_keys``, and ``pull`` (the client's own pull,
-ack, nack, extend, and the calls the PULL consumer makes).
+``filters``, ``messages``, ``deliveries``, ``dead_letters``, ``jobs``, ``api_keys``, and ``pull``
+(the client's own pull, ack, nack, extend, and the calls the PULL consumer makes).
 """
 
 from roomcast_client.resources.api_keys import ApiKeys
 from roomcast_client.resources.dead_letters import DeadLetters
 from roomcast_client.resources.deliveries import Deliveries
+from roomcast_client.resources.filters import Filters
 from roomcast_client.resources.jobs import Jobs
 from roomcast_client.resources.messages import Messages, new_idempotency_key
 from roomcast_client.resources.pull import PullOperations, pull_call, receipts_call, seconds_of_wait
@@ -19,6 +20,7 @@ __all__ = [
     "ApiKeys",
     "DeadLetters",
     "Deliveries",
+    "Filters",
     "Jobs",
     "Messages",
     "PullOperations",
