@@ -380,3 +380,34 @@ def test_an_address_whose_id_is_not_plain_requests_nothing(
     api = empty_stack.api_url
     assert [url for url in signed_in.requested[before:] if not url.startswith(f"{api}/console")] == []
     assert signed_in.errors == []
+
+
+def test_a_filter_policy_is_set_shown_explained_on_a_message_and_dry_run(signed_in: Console) -> None:
+    # Given: a room with a PULL subscription for big orders only, made in the console
+    page = signed_in.page
+    page.get_by_label("Name").fill("orders")
+    page.get_by_role("button", name="Create room").click()
+    expect(page.get_by_role("heading", name="Room orders")).to_be_visible()
+    page.get_by_label("Type", exact=True).select_option("PULL")
+    page.get_by_label("Filter policy (JSON)").fill('{"amount": [{"numeric": [">=", 100]}]}')
+    page.get_by_role("button", name="Subscribe").click()
+    expect(page.get_by_role("status")).to_contain_text(re.compile(r"Subscription sub_\w+ created"))
+    subscription_id = _ids(signed_in.status(), "sub")
+    page.get_by_label("Event type", exact=True).fill("order.created")
+    page.get_by_label("Payload (JSON)").fill('{"amount": 5}')
+
+    # When: a dry run, then the publish
+    page.get_by_role("button", name="Dry run").click()
+
+    # Then: each says why the subscription does not get it
+    expect(page.get_by_role("status")).to_contain_text("Dry run: 0 of 1 subscriptions would get it.")
+    expect(page.get_by_role("table", name="Dry run")).to_contain_text("payload.amount: 5 is not >= 100")
+    page.get_by_role("button", name="Publish").click()
+    expect(page.get_by_role("status")).to_contain_text(re.compile(r"Message msg_\w+ published"))
+    expect(page.get_by_role("table", name="Filtered out")).to_contain_text(subscription_id)
+    page.get_by_role("link", name="Open its timeline").click()
+    expect(page.get_by_role("table", name="Filtered out")).to_contain_text("payload.amount: 5 is not >= 100")
+    # and the subscription's page shows its policy
+    page.goto(f"{signed_in.url}#/rooms/{_ids(page.url, 'room')}/subscriptions/{subscription_id}")
+    expect(page.get_by_text('{"amount":[{"numeric":[">=",100]}]}')).to_be_visible()
+    assert signed_in.errors == []

@@ -45,6 +45,7 @@ CONSOLE_MODULES = (
     "header.js",
     "timeline.js",
     "forms.js",
+    "filters.js",
     "router.js",
     "sign-in.js",
     "view-rooms.js",

@@ -3,6 +3,7 @@
 import { api, apiPath } from "./api.js";
 import { badge, code, details, h, link, region, table } from "./dom.js";
 import { duration, excerpt, time } from "./format.js";
+import { filteredOut } from "./filters.js";
 import { setBreadcrumb } from "./header.js";
 import { autoRefresh, isCurrent } from "./refresh.js";
 import { timeline } from "./timeline.js";
@@ -64,6 +65,7 @@ export async function messageView(current, roomId, messageId) {
         ["Expires", item.expiresAt ? time(item.expiresAt) : "never"],
       ]),
       h("details", {}, h("summary", {}, "Payload"), h("pre", {}, JSON.stringify(item.payload, null, 2))),
+      filteredOut(item),
     ]);
     deliveries.show([message, attempts], ([item, all]) =>
       item.deliveries.length === 0

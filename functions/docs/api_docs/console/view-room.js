@@ -1,10 +1,12 @@
 // One room's screen: its settings, its subscriptions and a form to add one, a form to publish, and
 // its newest messages with each destination's delivery.
 
-import { api, ApiError, apiPath } from "./api.js";
+import { api, apiPath } from "./api.js";
 import { badge, code, details, field, h, input, link, region, table } from "./dom.js";
+import { dryRunAnswer, filteredOut, filterPolicyInput, parseJson } from "./filters.js";
 import { policyInputs, submitForm } from "./forms.js";
 import { duration, policy, time } from "./format.js";
+import { act } from "./feedback.js";
 import { setBreadcrumb } from "./header.js";
 import { autoRefresh, isCurrent } from "./refresh.js";
 
@@ -86,6 +88,7 @@ function subscriptionForm(roomPath, refresh) {
   const urlField = field("Webhook URL", url, "PUSH only.");
   const retries = policyInputs("subscription", "Empty: the room's.");
   const eventTypes = input("subscription-event-types", { autocomplete: "off" });
+  const filter = filterPolicyInput("subscription-filter-policy");
   const secret = region({ class: "secret" });
   const submit = h("button", { type: "submit" }, "Subscribe");
   type.addEventListener("change", () => {
@@ -97,6 +100,7 @@ function subscriptionForm(roomPath, refresh) {
     retries.fill(body);
     const names = eventTypes.value.split(",").map((name) => name.trim()).filter(Boolean);
     if (names.length) body.eventTypes = names.map((name) => ({ name }));
+    filter.fill(body);
     return api("POST", `${roomPath}/subscriptions`, { body });
   }, (created) => {
     secret.show(created, (subscription) =>
@@ -113,6 +117,7 @@ function subscriptionForm(roomPath, refresh) {
     retries.fields,
     field("Event types", eventTypes, "Comma-separated; empty: every event."),
   ),
+  filter.field,
   submit,
   secret);
 }
@@ -124,21 +129,22 @@ function publishForm(roomPath, roomHash, refresh) {
   const correlation = input("publish-correlation-id", { autocomplete: "off" });
   const result = region({ class: "result" });
   const submit = h("button", { type: "submit" }, "Publish");
+  const message = () => ({ eventType: eventType.value, eventVersion: eventVersion.value, payload: parseJson(payload.value, "The payload") });
+  const dryRun = h("button", { type: "button" }, "Dry run");
+  dryRun.addEventListener("click", () => act(dryRun, () => api("POST", `${roomPath}/filters/test`, { body: message() }), (answer) => {
+    result.show(answer, dryRunAnswer);
+    return `Dry run: ${answer.subscriptions.filter((verdict) => verdict.matched).length} of ${answer.subscriptions.length} subscriptions would get it.`;
+  }));
   return submitForm("publish-title", submit, () => {
-    let parsed;
-    try {
-      parsed = JSON.parse(payload.value);
-    } catch (error) {
-      throw new ApiError(0, "invalid_payload", `The payload is not JSON: ${error.message}`);
-    }
-    const body = { eventType: eventType.value, eventVersion: eventVersion.value, payload: parsed };
+    const body = message();
     if (correlation.value.trim()) body.correlationId = correlation.value.trim();
     return api("POST", `${roomPath}/messages`, { body });
   }, (published) => {
-    result.show(published, (message) =>
+    result.show(published, (message) => [
       h("p", {}, `Published ${message.messageId} to ${message.destinations.length} destination${message.destinations.length === 1 ? "" : "s"}. `,
         link(`${roomHash}/messages/${encodeURIComponent(message.messageId)}`, "Open its timeline")),
-    );
+      filteredOut(message),
+    ]);
     return `Message ${published.messageId} published.`;
   }, refresh,
   h("div", { class: "grid" },
@@ -148,5 +154,6 @@ function publishForm(roomPath, roomHash, refresh) {
   ),
   field("Payload (JSON)", payload),
   submit,
+  dryRun,
   result);
 }

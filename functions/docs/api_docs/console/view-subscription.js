@@ -5,6 +5,7 @@ import { api, apiPath, DELIVERY_STATUSES, finishedJob, PAGE_SIZE } from "./api.j
 import { badge, code, details, field, h, link, region, table } from "./dom.js";
 import { act, confirmAction, showError } from "./feedback.js";
 import { duration, policy, time } from "./format.js";
+import { filterPolicyText } from "./filters.js";
 import { setBreadcrumb } from "./header.js";
 import { autoRefresh, isCurrent } from "./refresh.js";
 import { healthPanel, lastError, schedulePanel } from "./view-subscription-panels.js";
@@ -47,6 +48,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
       ["Status", [badge(item.status), item.disabledReason ? ` — ${item.disabledReason}` : "", item.disabledAt ? [" since ", time(item.disabledAt)] : ""]],
       ["Target", item.type === "PUSH" ? code(item.pushUrl) : "its own pull queue"],
       ["Event types", item.eventTypes.length ? item.eventTypes.map((type) => type.name).join(", ") : "every event"],
+      ["Filter policy", filterPolicyText(item.filterPolicy)],
       ["Retry policy", policy(item)],
       [item.type === "PUSH" ? "Request timeout" : "Ack wait", duration(item.type === "PUSH" ? item.timeoutMs ?? 10000 : item.ackWaitMs)],
       ["Failover", item.failoverSubscriptionId ? link(`${roomHash}/subscriptions/${encodeURIComponent(item.failoverSubscriptionId)}`, item.failoverSubscriptionId) : "none (dead letters)"],
