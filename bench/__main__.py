@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import sys
 
-from bench import cold_start, compaction, cost, guards, messaging, push
+from bench import cold_start, compaction, cost, filters, guards, messaging, push
 
 
 def main() -> int:
     verdicts = {
         "cold start <= 1.5x import boto3": cold_start.report(cold_start.measure()),
         **messaging.run(),
+        **filters.run(),
         **push.run(),
         **guards.run(),
         **cost.run(),

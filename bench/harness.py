@@ -147,7 +147,11 @@ def bench_stack() -> Iterator[tuple[StackModel, str]]:
             os.environ.update(saved)
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # it may wait for our idle keep-alive connections
+            server.kill()
+            server.wait()
 
 
 def _free_port() -> int:
