@@ -27,7 +27,12 @@ from tests.support import api_event
 SUBSCRIPTIONS = 100
 PUBLISHES = 15
 TARGET_RATIO = 1.2
-PAYLOAD: dict[str, JsonValue] = {"orderId": 42, "amount": 150, "currency": "EUR", "customer": {"tier": "gold", "country": "DE"}}
+PAYLOAD: dict[str, JsonValue] = {
+    "orderId": 42,
+    "amount": 150,
+    "currency": "EUR",
+    "customer": {"tier": "gold", "country": "DE"},
+}
 
 
 def _policy(minimum_amount: int) -> dict[str, Any]:

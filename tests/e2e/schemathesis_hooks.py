@@ -35,6 +35,7 @@ SEMANTIC_REFUSALS = frozenset(
         "filter_policy_too_complex",  # over 150 combinations of values (SNS's count)
         "filter_policy_too_large",  # over 256 KiB of JSON
         "filter_policy_empty_range",  # a numeric range whose lower bound is not below its upper
+        "invalid_schema",  # an event type's JSON Schema that the 2020-12 meta-schema refuses
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

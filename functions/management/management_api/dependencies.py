@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from management_api.api_keys.service import ApiKeysService
     from management_api.dead_letters.service import DeadLettersService
     from management_api.deliveries.service import DeliveriesService
+    from management_api.event_types.service import EventTypesService
     from management_api.filters.service import FiltersService
     from management_api.jobs.service import JobsService
     from management_api.messages.service import MessagesService
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
+    EventTypesService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
     ListCursors = TenantCursors = object
 
@@ -124,6 +126,13 @@ def filters_service() -> FiltersService:
     return FiltersService(catalog())
 
 
+def event_types_service() -> EventTypesService:
+    from management_api.event_types.service import EventTypesService
+    from roomcast.dal.event_types import EventTypeStore
+
+    return EventTypesService(EventTypeStore.sharing(catalog()))
+
+
 def messages_service() -> MessagesService:
     from management_api.messages.service import MessagesService
 
@@ -195,6 +204,7 @@ Rooms = Annotated[RoomsService, Depends(rooms_service)]
 Subscriptions = Annotated[SubscriptionsService, Depends(subscriptions_service)]
 Messages = Annotated[MessagesService, Depends(messages_service)]
 Filters = Annotated[FiltersService, Depends(filters_service)]
+EventTypes = Annotated[EventTypesService, Depends(event_types_service)]
 DeadLetters = Annotated[DeadLettersService, Depends(dead_letters_service)]
 Deliveries = Annotated[DeliveriesService, Depends(deliveries_service)]
 Jobs = Annotated[JobsService, Depends(jobs_service)]

@@ -1,6 +1,6 @@
-"""Management function: rooms, subscriptions, filter dry runs, message status, signing secrets,
-schedules, dead letters, jobs and API keys. One package per resource; each route's models and
-OpenAPI live beside it."""
+"""Management function: rooms, subscriptions, filter dry runs, the event-type catalog, message
+status, signing secrets, schedules, dead letters, jobs and API keys. One package per resource;
+each route's models and OpenAPI live beside it."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from management_api import dependencies
 from management_api.api_keys.routes import routes as api_key_routes
 from management_api.dead_letters.routes import routes as dead_letter_routes
 from management_api.deliveries.routes import routes as delivery_routes
+from management_api.event_types.routes import routes as event_type_routes
 from management_api.filters.routes import routes as filter_routes
 from management_api.jobs.routes import routes as job_routes
 from management_api.messages.routes import routes as message_routes
@@ -24,6 +25,7 @@ app = new_api(
             room_routes,
             subscription_routes,
             filter_routes,
+            event_type_routes,
             message_routes,
             delivery_routes,
             secret_routes,

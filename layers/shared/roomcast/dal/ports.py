@@ -6,7 +6,7 @@ first page): a position, never a client's cursor (roomcast.dal.pages)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from roomcast.dal.pages import Page, Position
     from roomcast.dal.queues import PullQueues, Received
     from roomcast.dal.sender import Outgoing, Unsent
+    from roomcast.domain.event_types import EventType
     from roomcast.domain.jobs import Job
     from roomcast.domain.log_records import LogRecord
     from roomcast.domain.messages import Delivery, Message, MessageFilter, OwedFilter, TrackedMessage
@@ -60,6 +61,19 @@ class SubscriptionStore(Protocol):
 
 class Catalog(RoomStore, SubscriptionStore, Protocol):
     """Rooms and subscriptions together (one table holds both)."""
+
+
+class EventTypeRecords(Protocol):
+    """The tenant's event-type catalog (roomcast.dal.event_types)."""
+
+    def create(self, event_type: EventType, schemas: Mapping[str, str]) -> None: ...
+    def replace(
+        self, event_type: EventType, expected_updated_at: str, schemas: Mapping[str, str]
+    ) -> None: ...
+    def get(self, tenant_id: str, name: str) -> EventType: ...
+    def find(self, tenant_id: str, names: Sequence[str]) -> dict[str, EventType]: ...
+    def schemas(self, tenant_id: str, digests: Sequence[str]) -> dict[str, str]: ...
+    def page(self, tenant_id: str, limit: int, start: Position | None) -> Page[EventType]: ...
 
 
 class MessageRecords(Protocol):

@@ -75,3 +75,10 @@ MAX_PUBLISH_BATCH_BODY_BYTES: Final = 1024 * 1024
 # (roomcast.domain.outbox_tasks; template: OutboxSettleSeconds).
 DEFAULT_OUTBOX_SETTLE_SECONDS: Final = 60
 MAX_OUTBOX_SETTLE_SECONDS: Final = 900
+
+# -- the event-type catalog (issue 26) -------------------------------------------------------------
+MAX_CATALOG_EVENT_TYPES: Final = 500  # per tenant, archived ones included
+MAX_SCHEMA_BYTES: Final = 32 * 1024  # one version's JSON Schema, as compact JSON
+MAX_SCHEMA_VERSIONS: Final = 20  # schemas of one event type
+MAX_DESCRIPTION_LENGTH: Final = 1_024
+MAX_SCHEMA_ERRORS: Final = 20  # what a refusal or a warned message names, at most

@@ -1,0 +1,158 @@
+"""The event-type catalog's use cases: create, read, list, change, archive, validate a payload."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from management_api.common import updated_now
+from management_api.event_types.models import EventTypeCreate, EventTypePatch
+from roomcast.dal.pages import Page, Position
+from roomcast.dal.ports import EventTypeRecords
+from roomcast.domain import limits
+from roomcast.domain.clock import now_iso
+from roomcast.domain.event_types import (
+    EventType,
+    InvalidSchema,
+    SchemaProblem,
+    Validation,
+    checked_schema,
+    compile_schema,
+    problems,
+    schema_digest,
+)
+from roomcast.domain.payloads import JsonValue
+from roomcast.errors import InvalidRequest, NotFound
+
+
+@dataclass(frozen=True)
+class EventTypeWithSchemas:
+    event_type: EventType
+    schemas: dict[str, dict[str, Any]]  # by version
+
+
+@dataclass
+class EventTypesService:
+    store: EventTypeRecords
+
+    def create(self, tenant_id: str, request: EventTypeCreate) -> EventTypeWithSchemas:
+        texts = _checked(request.schemas)
+        now = now_iso()
+        event_type = EventType(
+            tenant_id=tenant_id,
+            name=request.name,
+            validation=Validation(request.validation),
+            created_at=now,
+            updated_at=now,
+            description=request.description,
+            deprecated=request.deprecated,
+            schema_digests={version: schema_digest(text) for version, text in texts.items()},
+        )
+        self.store.create(event_type, _by_digest(texts))
+        return EventTypeWithSchemas(event_type, _parsed(texts))
+
+    def get(self, tenant_id: str, name: str, *, archived_too: bool = False) -> EventTypeWithSchemas:
+        """An event type with its schemas; an archived one is not found unless ``archived_too``."""
+        event_type = self._live(tenant_id, name, archived_too=archived_too)
+        stored = self.store.schemas(tenant_id, list(event_type.schema_digests.values()))
+        texts = {version: stored[digest] for version, digest in event_type.schema_digests.items()}
+        return EventTypeWithSchemas(event_type, _parsed(texts))
+
+    def page(
+        self, tenant_id: str, limit: int, start: Position | None, *, archived_too: bool
+    ) -> Page[EventType]:
+        """A page of the catalog by name (archived event types left out unless ``archived_too``,
+        so a page may hold fewer than ``limit``)."""
+        page = self.store.page(tenant_id, limit, start)
+        return Page([t for t in page.items if archived_too or not t.archived], page.next_position)
+
+    def update(self, tenant_id: str, name: str, patch: EventTypePatch) -> EventTypeWithSchemas:
+        current = self.get(tenant_id, name)
+        changed = patch.model_fields_set
+        if not changed:
+            return current
+        given = patch.schemas or {}
+        texts = _checked({version: schema for version, schema in given.items() if schema is not None})
+        digests = {
+            **{v: d for v, d in current.event_type.schema_digests.items() if v not in given},
+            **{version: schema_digest(text) for version, text in texts.items()},
+        }
+        if len(digests) > limits.MAX_SCHEMA_VERSIONS:
+            raise _refused("body.schemas", f"an event type has at most {limits.MAX_SCHEMA_VERSIONS} schemas")
+        kept = current.event_type
+        updated = replace(
+            kept,
+            description=patch.description if patch.description is not None else kept.description,
+            validation=Validation(patch.validation) if patch.validation is not None else kept.validation,
+            deprecated=patch.deprecated if patch.deprecated is not None else kept.deprecated,
+            schema_digests=dict(sorted(digests.items())),
+            updated_at=updated_now(kept.updated_at),
+        )
+        self.store.replace(updated, kept.updated_at, _by_digest(texts))
+        schemas = {v: s for v, s in current.schemas.items() if v in digests and v not in texts} | _parsed(
+            texts
+        )
+        return EventTypeWithSchemas(updated, dict(sorted(schemas.items())))
+
+    def archive(self, tenant_id: str, name: str) -> EventTypeWithSchemas:
+        """Out of the catalog (not found, not checked at publish), its name kept for a restore."""
+        return self._set_archived(self.get(tenant_id, name), archived=True)
+
+    def restore(self, tenant_id: str, name: str) -> EventTypeWithSchemas:
+        """An archived event type back in the catalog (one that is not archived stays as it is)."""
+        return self._set_archived(self.get(tenant_id, name, archived_too=True), archived=False)
+
+    def _set_archived(self, current: EventTypeWithSchemas, *, archived: bool) -> EventTypeWithSchemas:
+        kept = current.event_type
+        if kept.archived is archived:
+            return current
+        changed = replace(kept, archived=archived, updated_at=updated_now(kept.updated_at))
+        self.store.replace(changed, kept.updated_at, {})
+        return EventTypeWithSchemas(changed, current.schemas)
+
+    def _live(self, tenant_id: str, name: str, *, archived_too: bool = False) -> EventType:
+        event_type = self.store.get(tenant_id, name)
+        if event_type.archived and not archived_too:
+            raise NotFound(f"event type {name} is archived (restore it with POST …/restore)")
+        return event_type
+
+    def validate(
+        self, tenant_id: str, name: str, version: str, payload: JsonValue
+    ) -> list[SchemaProblem] | None:
+        """The payload's problems against the schema of ``version``; None when it has none."""
+        event_type = self._live(tenant_id, name)
+        digest = event_type.schema_digests.get(version)
+        if digest is None:
+            return None
+        text = self.store.schemas(tenant_id, [digest])[digest]
+        return problems(compile_schema(text, version), payload)
+
+
+def _checked(schemas: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Each version's schema text; 400 ``invalid_schema`` naming the version and the problem."""
+    texts: dict[str, str] = {}
+    for version, schema in schemas.items():
+        try:
+            texts[version] = checked_schema(version, dict(schema))
+        except InvalidSchema as error:
+            raise _refused(f"body.schemas.{version}", error.problem, str(error)) from error
+    return texts
+
+
+def _refused(field: str, problem: str, message: str | None = None) -> InvalidRequest:
+    return InvalidRequest(
+        message or f"{field.removeprefix('body.')}: {problem}",
+        code="invalid_schema",
+        http_status=400,
+        details=[{"field": field, "problem": problem, "type": "invalid_schema"}],
+    )
+
+
+def _by_digest(texts: Mapping[str, str]) -> dict[str, str]:
+    return {schema_digest(text): text for text in texts.values()}
+
+
+def _parsed(texts: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    return {version: json.loads(text) for version, text in sorted(texts.items())}
