@@ -127,6 +127,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                 "deliveryAttempts": 4,
                 "eventTypes": [{"name": "order.created", "versions": ["1", "2"]}],
                 "operationsRoomId": None,
+                "undeclaredEventTypes": "allow",
                 "createdAt": TIMESTAMP,
                 "updatedAt": TIMESTAMP,
             },
@@ -141,6 +142,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                 "correlationId": "order-42",
                 "destinations": sorted([SAMPLE_SUBSCRIPTION_ID, SAMPLE_PUSH_SUBSCRIPTION_ID]),
                 "filteredOut": [],
+                "schemaErrors": [],
                 "publishedAt": TIMESTAMP,
             },
         }
@@ -157,6 +159,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                         "correlationId": "order-43",
                         "destinations": sorted([SAMPLE_SUBSCRIPTION_ID, SAMPLE_PUSH_SUBSCRIPTION_ID]),
                         "filteredOut": [],
+                        "schemaErrors": [],
                         "publishedAt": TIMESTAMP,
                     },
                     {

@@ -36,6 +36,8 @@ SEMANTIC_REFUSALS = frozenset(
         "filter_policy_too_large",  # over 256 KiB of JSON
         "filter_policy_empty_range",  # a numeric range whose lower bound is not below its upper
         "invalid_schema",  # an event type's JSON Schema that the 2020-12 meta-schema refuses
+        "schema_violation",  # a payload that breaks its event type's schema (validation: reject)
+        "undeclared_event_type",  # an event type not in the catalog, in a room that refuses those
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

@@ -131,3 +131,112 @@ def test_tenants_cannot_see_each_others_catalogs(tenant_a: ApiClient, tenant_b: 
     assert_error(tenant_b.delete("/event-types/order.created"), 404)
     assert tenant_b.get("/event-types").json()["eventTypes"] == []
     assert _create(tenant_b)["name"] == "order.created"  # names are per tenant
+
+
+# -- at publish ------------------------------------------------------------------------------------
+
+
+def _publish(client: ApiClient, room_id: str, payload: Any, event_type: str = "order.created") -> Any:
+    return client.post(
+        f"/rooms/{room_id}/messages", {"eventType": event_type, "eventVersion": "1", "payload": payload}
+    )
+
+
+def test_reject_refuses_a_breaking_payload_with_each_error_and_stores_nothing(tenant_a: ApiClient) -> None:
+    # Given
+    _create(tenant_a)
+    room = tenant_a.create_room()
+    tenant_a.create_subscription(room["id"])
+
+    # When
+    refused = _publish(tenant_a, room["id"], {"orderId": "x", "amount": -1})
+    accepted = _publish(tenant_a, room["id"], {"orderId": 7, "amount": 5})
+
+    # Then
+    error = assert_error(refused, 422, "schema of order.created version 1")["error"]
+    assert error["code"] == "schema_violation"
+    assert [d["field"] for d in error["details"]] == ["body.payload.orderId", "body.payload.amount"]
+    assert accepted.status_code == 202, accepted.text
+    assert accepted.json()["schemaErrors"] == []
+    listed = tenant_a.get(f"/rooms/{room['id']}/messages").json()["messages"]
+    assert [m["messageId"] for m in listed] == [accepted.json()["messageId"]]
+
+
+def test_a_batch_refuses_only_its_breaking_message(tenant_a: ApiClient) -> None:
+    # Given
+    _create(tenant_a)
+    room = tenant_a.create_room()
+    order = {"eventType": "order.created", "eventVersion": "1"}
+
+    # When
+    response = tenant_a.post(
+        f"/rooms/{room['id']}/messages/batch",
+        {
+            "messages": [
+                {**order, "payload": {"orderId": 1, "amount": 1}},
+                {**order, "payload": {"orderId": 2}},
+            ]
+        },
+    )
+
+    # Then
+    assert response.status_code == 200, response.text
+    first, second = response.json()["results"]
+    assert (first["status"], second["status"], response.json()["failedCount"]) == (202, 422, 1)
+    assert second["error"]["code"] == "schema_violation"
+    assert second["error"]["details"][0]["field"] == "body.messages.1.payload"
+
+
+def test_warn_publishes_keeps_the_errors_and_reports_them_to_the_operations_room(tenant_a: ApiClient) -> None:
+    # Given
+    _create(tenant_a, validation="warn")
+    operations = tenant_a.create_room(name="ops")
+    ops_queue = tenant_a.create_subscription(operations["id"])
+    room = tenant_a.create_room(operationsRoomId=operations["id"])
+
+    # When
+    published = _publish(tenant_a, room["id"], {"orderId": "x", "amount": 1})
+
+    # Then
+    assert published.status_code == 202, published.text
+    errors = ['payload.orderId: "x" is not of type "integer"']
+    assert published.json()["schemaErrors"] == errors
+    details = tenant_a.get(f"/rooms/{room['id']}/messages/{published.json()['messageId']}").json()
+    assert details["schemaErrors"] == errors
+    pulled = tenant_a.post(
+        f"/rooms/{operations['id']}/subscriptions/{ops_queue['id']}/pull", {"waitSeconds": 5}
+    ).json()["messages"]
+    assert [(m["eventType"], m["payload"]["messageId"], m["payload"]["errors"]) for m in pulled] == [
+        ("message.schema_invalid", published.json()["messageId"], errors)
+    ]
+
+
+def test_off_archived_and_schemaless_versions_are_not_checked(tenant_a: ApiClient) -> None:
+    # Given
+    room = tenant_a.create_room()
+    _create(tenant_a, validation="off")
+    tenant_a.post("/event-types", {"name": "order.paid", "schemas": {"1": ORDER_V1}})
+    tenant_a.delete("/event-types/order.paid")
+    tenant_a.post("/event-types", {"name": "order.void", "schemas": {"2": ORDER_V1}})
+
+    # Then
+    assert _publish(tenant_a, room["id"], {}).status_code == 202
+    assert _publish(tenant_a, room["id"], {}, "order.paid").status_code == 202
+    assert _publish(tenant_a, room["id"], {}, "order.void").status_code == 202
+
+
+def test_a_room_can_refuse_event_types_not_in_the_catalog(tenant_a: ApiClient) -> None:
+    # Given
+    _create(tenant_a)
+    room = tenant_a.create_room(undeclaredEventTypes="reject")
+
+    # When
+    undeclared = _publish(tenant_a, room["id"], {}, "order.unknown")
+    declared = _publish(tenant_a, room["id"], {"orderId": 1, "amount": 1})
+    opened = tenant_a.patch(f"/rooms/{room['id']}", {"undeclaredEventTypes": "allow"})
+
+    # Then
+    assert assert_error(undeclared, 422, "not in the catalog")["error"]["code"] == "undeclared_event_type"
+    assert declared.status_code == 202
+    assert opened.json()["undeclaredEventTypes"] == "allow"
+    assert _publish(tenant_a, room["id"], {}, "order.unknown").status_code == 202

@@ -25,6 +25,7 @@ SAMPLE_ROOM: dict[str, Any] = {
     "deliveryAttempts": 5,
     "eventTypes": [],
     "operationsRoomId": None,
+    "undeclaredEventTypes": "allow",
     "createdAt": SAMPLE_STAMP,
     "updatedAt": SAMPLE_STAMP,
 }

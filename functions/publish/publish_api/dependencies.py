@@ -10,18 +10,22 @@ from aws_lambda_powertools.event_handler.depends import Depends
 
 from publish_api.service import PublishService
 from roomcast.config import load_settings
+from roomcast.dal.event_types import EventTypeStore
 from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
+from roomcast.delivery.schema_gate import SchemaGate
 
 delivery_log = cache(partial(wiring.delivery_log, "publish"))
 
 
 @cache
 def publish_service() -> PublishService:
-    settings = load_settings()
-    return PublishService(
-        wiring.publisher(settings, *wiring.tables(settings), EnvelopeSender(), delivery_log())
-    )
+    settings, sender = load_settings(), EnvelopeSender()
+    catalog, messages = wiring.tables(settings)
+    schemas = SchemaGate(EventTypeStore.sharing(catalog))
+    publisher = wiring.publisher(settings, catalog, messages, sender, delivery_log(), schemas)
+    events = wiring.operational_events(settings, catalog, messages, sender, delivery_log())
+    return PublishService(publisher, events)
 
 
 Publisher = Annotated[PublishService, Depends(publish_service)]

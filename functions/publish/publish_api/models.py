@@ -8,6 +8,7 @@ from pydantic import Field, JsonValue, WithJsonSchema
 
 from roomcast.api.models import (
     FILTERED_OUT_DESCRIPTION,
+    SCHEMA_ERRORS_DESCRIPTION,
     ApiModel,
     ErrorBody,
     EventTypeName,
@@ -68,6 +69,7 @@ class PublishResponse(ResponseModel):
     correlationId: str
     destinations: list[str] = Field(description="The subscriptions it was routed to (possibly none).")
     filteredOut: list[FilteredOutView] = Field(default=[], description=FILTERED_OUT_DESCRIPTION)
+    schemaErrors: list[str] = Field(default=[], description=SCHEMA_ERRORS_DESCRIPTION)
     publishedAt: str
 
 

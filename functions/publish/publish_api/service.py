@@ -12,11 +12,13 @@ from pydantic import ValidationError
 
 from publish_api.models import PublishBatchMessage, PublishRequest
 from roomcast.api.errors import validation_error
+from roomcast.delivery.operational import OperationalEvents
 from roomcast.delivery.publishing import Publisher
 from roomcast.domain import limits
 from roomcast.domain.messages import Message, Publication
 from roomcast.domain.payloads import JsonValue, payload_size_bytes
 from roomcast.errors import RoomcastError
+from roomcast.observability import logger
 
 
 class PayloadTooLarge(RoomcastError):
@@ -47,9 +49,11 @@ def _at(error: RoomcastError, index: int) -> RoomcastError:
 
 @dataclass
 class PublishService:
-    """The publish API's use cases: each payload's size checked, then published by ``publisher``."""
+    """The publish API's use cases: each payload's size checked, then published by ``publisher``;
+    a message published with schema errors (its event type warns) is reported through ``events``."""
 
     publisher: Publisher
+    events: OperationalEvents | None = None
 
     def publish_many(
         self, tenant_id: str, room_id: str, messages: Sequence[dict[str, Any]]
@@ -74,6 +78,7 @@ class PublishService:
         )
         for (index, _), answer in zip(valid, published, strict=True):
             answers[index] = _at(answer, index) if isinstance(answer, RoomcastError) else answer
+        self._report([answer for answer in published if isinstance(answer, Message)])
         return [answer for answer in answers if answer is not None]
 
     def publish(
@@ -82,7 +87,20 @@ class PublishService:
         """A publish request: its payload size checked, then published (roomcast.delivery.publishing);
         with an ``idempotency_key``, under the message id that key names."""
         _checked_payload(request.payload)
-        return self.publisher.publish_message(tenant_id, room_id, _publication(request, idempotency_key))
+        message = self.publisher.publish_message(tenant_id, room_id, _publication(request, idempotency_key))
+        self._report([message])
+        return message
+
+    def _report(self, messages: Sequence[Message]) -> None:
+        """``message.schema_invalid`` into the room's operations room for each message published
+        with schema errors. The messages are stored and sent already: a report that fails is
+        logged, and the publish still answers (a retry would publish again)."""
+        for message in messages:
+            if message.schema_errors and self.events is not None:
+                try:
+                    self.events.schema_warning(message)
+                except Exception:
+                    logger.exception("reporting a schema warning failed", extra={"messageId": message.id})
 
 
 def _publication(request: PublishRequest, idempotency_key: str | None) -> Publication:

@@ -6,7 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from roomcast.api.models import FILTERED_OUT_DESCRIPTION, FilteredOutView, ResponseModel, examples
+from roomcast.api.models import (
+    FILTERED_OUT_DESCRIPTION,
+    SCHEMA_ERRORS_DESCRIPTION,
+    FilteredOutView,
+    ResponseModel,
+    examples,
+)
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import Delivery, Message, TrackedMessage
 
@@ -58,6 +64,7 @@ class MessageStatus(ResponseModel):
     expiresAt: str | None
     destinations: list[str]
     filteredOut: list[FilteredOutView] = Field(default=[], description=FILTERED_OUT_DESCRIPTION)
+    schemaErrors: list[str] = Field(default=[], description=SCHEMA_ERRORS_DESCRIPTION)
     deliveries: list[DeliveryView]
 
 

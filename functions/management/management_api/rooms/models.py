@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -38,6 +38,15 @@ _OPERATIONS = (
 )
 
 
+Undeclared = Annotated[
+    Literal["allow", "reject"],
+    Field(
+        description="What a publish gets whose event type is not in the tenant's catalog (GET /event-types): "
+        "`allow` (published, unchecked) or `reject` (422 `undeclared_event_type`)."
+    ),
+]
+
+
 class RoomCreate(ApiModel):
     model_config = examples(
         {"name": "orders"},
@@ -51,6 +60,7 @@ class RoomCreate(ApiModel):
     deliveryAttempts: DeliveryAttempts = limits.DEFAULT_DELIVERY_ATTEMPTS
     eventTypes: EventTypes = []
     operationsRoomId: RoomId | None = Field(default=None, description=_OPERATIONS)
+    undeclaredEventTypes: Undeclared = "allow"
 
 
 class RoomPatch(ApiModel):
@@ -65,6 +75,7 @@ class RoomPatch(ApiModel):
     deliveryAttempts: Annotated[DeliveryAttempts | None, NOT_NULL] = None
     eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
     operationsRoomId: RoomId | None = Field(default=None, description=_OPERATIONS + " null: none.")
+    undeclaredEventTypes: Annotated[Undeclared | None, NOT_NULL] = None
 
 
 class RoomResponse(ResponseModel):
@@ -78,6 +89,7 @@ class RoomResponse(ResponseModel):
     deliveryAttempts: int
     eventTypes: list[EventTypeModel]
     operationsRoomId: str | None = None
+    undeclaredEventTypes: Undeclared = "allow"
     createdAt: str
     updatedAt: str
 

@@ -9,6 +9,7 @@ from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import Catalog
 from roomcast.domain import ids
 from roomcast.domain.clock import now_iso
+from roomcast.domain.event_types import UndeclaredEventTypes
 from roomcast.domain.models import Room
 from roomcast.errors import InvalidRequest
 
@@ -34,6 +35,7 @@ class RoomsService:
             created_at=now,
             updated_at=now,
             operations_room_id=request.operationsRoomId,
+            undeclared_event_types=UndeclaredEventTypes(request.undeclaredEventTypes),
         )
         self.catalog.create_room(room)
         return room
@@ -67,6 +69,9 @@ class RoomsService:
             operations_room_id=patch.operationsRoomId
             if "operationsRoomId" in changed
             else room.operations_room_id,
+            undeclared_event_types=UndeclaredEventTypes(patch.undeclaredEventTypes)
+            if patch.undeclaredEventTypes is not None
+            else room.undeclared_event_types,
             updated_at=now_iso(),
         )
         self.catalog.replace_room(updated)

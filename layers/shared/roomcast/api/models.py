@@ -145,6 +145,10 @@ class FilteredOutView(BaseModel):
     )
 
 
+SCHEMA_ERRORS_DESCRIPTION = (
+    "How its payload breaks the schema of its event type and version, when that event type's "
+    "`validation` is `warn` (it was published anyway); empty otherwise."
+)
 FILTERED_OUT_DESCRIPTION = (
     "Subscriptions of the room that accept its event type but whose `filterPolicy` did not match "
     "its payload: no delivery, no queue send (docs/filters.md)."

@@ -97,8 +97,9 @@ def message_to_item(message: Message) -> items.Item:
     # The payload is stored as JSON text: DynamoDB cannot hold floats like 1e400 or empty keys faithfully.
     payload = payload_text(message.payload)
     fields = camel_fields(message)
-    if not message.filtered_out:
-        del fields["filteredOut"]  # most messages: none, and nothing stored
+    for kept in ("filteredOut", "schemaErrors"):
+        if not fields[kept]:
+            del fields[kept]  # most messages: none, and nothing stored
     return keys | {
         "entity": "message",
         **fields,

@@ -7,11 +7,13 @@ room's ``operationsRoomId`` as ordinary messages (signed webhooks, retries, PULL
 | `delivery.dead`         | a delivery ended dead (attempts used up, permanent failure, ...)  |
 | `delivery.expired`      | a delivery ended expired                                          |
 | `delivery.failover`     | a delivery was handed to the subscription's failover              |
+| `message.schema_invalid`| a message was published whose payload breaks its schema (`warn`)  |
 
 All have ``eventVersion`` "1" and a payload with ``roomId``, ``subscriptionId``, ``messageId`` (for
-deliveries), ``reason`` and ``occurredAt``. No loops: deliveries of operational events themselves
-(known by their correlation id) are never reported, so an operations room whose own subscribers
-fail, or two rooms naming each other, cannot feed events back and forth.
+deliveries), ``reason`` and ``occurredAt``; ``message.schema_invalid`` has ``messageId``,
+``eventType``, ``eventVersion`` and ``errors`` (no subscription). No loops: deliveries of
+operational events themselves (known by their correlation id) are never reported, so an operations
+room whose own subscribers fail, or two rooms naming each other, cannot feed events back and forth.
 """
 
 from __future__ import annotations
@@ -34,7 +36,14 @@ SUBSCRIPTION_DISABLED: Final = "subscription.disabled"
 DELIVERY_DEAD: Final = "delivery.dead"
 DELIVERY_EXPIRED: Final = "delivery.expired"
 DELIVERY_FAILOVER: Final = "delivery.failover"
-EVENT_TYPES: Final = (SUBSCRIPTION_DISABLED, DELIVERY_DEAD, DELIVERY_EXPIRED, DELIVERY_FAILOVER)
+MESSAGE_SCHEMA_INVALID: Final = "message.schema_invalid"
+EVENT_TYPES: Final = (
+    SUBSCRIPTION_DISABLED,
+    DELIVERY_DEAD,
+    DELIVERY_EXPIRED,
+    DELIVERY_FAILOVER,
+    MESSAGE_SCHEMA_INVALID,
+)
 # The correlation id of every operational event starts with this.
 CORRELATION_PREFIX: Final = "roomcast-operations:"
 
@@ -80,6 +89,21 @@ class OperationalEvents:
             "occurredAt": iso_from_ms(self.clock()),
         }
         self._publish(tenant_id, room_id, SUBSCRIPTION_DISABLED, payload)
+
+    def schema_warning(self, message: Message) -> None:
+        """A message was published whose payload breaks its event type's schema (``warn``)."""
+        payload: dict[str, JsonValue] = {
+            "roomId": message.room_id,
+            "subscriptionId": None,
+            "messageId": message.id,
+            "correlationId": message.correlation_id,
+            "eventType": message.event_type,
+            "eventVersion": message.event_version,
+            "errors": list(message.schema_errors),
+            "reason": "its payload breaks the schema of its event type and version",
+            "occurredAt": iso_from_ms(self.clock()),
+        }
+        self._publish(message.tenant_id, message.room_id, MESSAGE_SCHEMA_INVALID, payload)
 
     def _publish(self, tenant_id: str, room_id: str, event_type: str, payload: dict[str, JsonValue]) -> None:
         """Into the room's operations room, if it names one that still exists and accepts the type.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from roomcast.dal.messages import MessageExists
 from roomcast.dal.outbox_queue import OutboxQueue
@@ -23,6 +23,7 @@ from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery import keyed_messages
 from roomcast.delivery.first_sends import FirstSends, Routed
 from roomcast.delivery.keyed_messages import Anew, Resume, Taken
+from roomcast.delivery.schema_gate import ADMITTED, SchemaGate
 from roomcast.domain import ids
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, Publication
@@ -62,6 +63,8 @@ class Publisher:
     log: LogSink
     outbox: OutboxQueue
     clock: Callable[[], int] = now_ms
+    # The event-type catalog's checks: the publish API's messages only (not roomcast's own events).
+    schemas: SchemaGate | None = None
 
     def publish_message(self, tenant_id: str, room_id: str, publication: Publication) -> Message:
         """One message, as a batch of one; raises what the batch answers for it."""
@@ -79,15 +82,22 @@ class Publisher:
         and all envelopes sent together (10 per SQS call, the calls in parallel)."""
         request_id = ids.new_publish_request_id()
         message_ids = [keyed_messages.message_id(tenant_id, room_id, p.idempotency_key) for p in publications]
+        gate = self.schemas
+        declared = _CHECKS.submit(gate.event_types, tenant_id, publications) if gate is not None else None
         room, subscriptions, direct = self._routing_with_check(
             tenant_id, room_id, request_id, list(dict.fromkeys(message_ids))
         )
+        admissions = gate.admit(room, publications, declared.result()) if gate and declared else None
         now = self.clock()
         results: list[Message | RoomcastError | None] = [None] * len(publications)
         planned: list[_Planned] = []
         first_with_key: dict[str, int] = {}
         repeats: list[tuple[int, int]] = []  # a key met again in the request: (index, its first index)
         for index, publication in enumerate(publications):
+            admission = admissions[index] if admissions is not None else ADMITTED
+            if admission.refused is not None:
+                results[index] = admission.refused
+                continue
             try:
                 route = route_message(room, subscriptions, publication)
             except RoomcastError as refused:
@@ -100,6 +110,7 @@ class Publisher:
             if key is not None:
                 first_with_key[key] = index
             message = _new_message(message_ids[index], request_id, room, publication, route, now)
+            message = replace(message, schema_errors=admission.warnings) if admission.warnings else message
             planned.append(_Planned(index, Routed(message, route.destinations), key is not None))
         to_send, complete = self._store(tenant_id, planned, publications, subscriptions, results, direct, now)
         answered = FirstSends(self.messages, self.sender, self.addresses, self.log).send(

@@ -21,6 +21,7 @@ from roomcast.delivery.operational import OperationalEvents
 
 if TYPE_CHECKING:
     from roomcast.delivery.publishing import Publisher
+    from roomcast.delivery.schema_gate import SchemaGate
 
 
 def delivery_log(function_name: str) -> DeliveryLog:
@@ -44,12 +45,19 @@ def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
 
 
 def publisher(
-    settings: Settings, catalog: Catalog, messages: MessageRecords, sender: Sender, log: LogSink
+    settings: Settings,
+    catalog: Catalog,
+    messages: MessageRecords,
+    sender: Sender,
+    log: LogSink,
+    schemas: SchemaGate | None = None,
 ) -> Publisher:
+    """The publish path; ``schemas``: the catalog's checks (the publish API's messages only)."""
     from roomcast.delivery.publishing import Publisher
 
     addresses = queue_addresses(settings)
-    return Publisher(catalog, messages, sender, addresses, log, outbox_queue(settings, sender))
+    outbox = outbox_queue(settings, sender)
+    return Publisher(catalog, messages, sender, addresses, log, outbox, schemas=schemas)
 
 
 def operational_events(

@@ -65,6 +65,8 @@ class Message:
     request_id: str | None = None
     # The room's subscriptions of its type whose filter policy it did not match (no delivery).
     filtered_out: tuple[FilteredOut, ...] = ()
+    # How its payload breaks its event type's schema, published under ``validation: warn``.
+    schema_errors: tuple[str, ...] = ()
 
 
 class AttemptEvent(StrEnum):

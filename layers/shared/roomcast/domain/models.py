@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from roomcast.domain.event_types import UndeclaredEventTypes
 from roomcast.domain.filter_policy import FilterPolicy
 from roomcast.domain.limits import DEFAULT_PUSH_TIMEOUT_MS
 
@@ -59,6 +60,8 @@ class Room:
     updated_at: str
     # Another room of the tenant where roomcast publishes its own events about this room's deliveries.
     operations_room_id: str | None = None
+    # What a publish of an event type not in the tenant's catalog gets (roomcast.domain.event_types).
+    undeclared_event_types: UndeclaredEventTypes = UndeclaredEventTypes.ALLOW
 
 
 @dataclass(frozen=True)
