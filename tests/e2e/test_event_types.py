@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from openapi_spec_validator import validate
+
 from tests.e2e.conftest import ApiClient, assert_error
 
 ORDER_V1 = {
@@ -240,3 +242,22 @@ def test_a_room_can_refuse_event_types_not_in_the_catalog(tenant_a: ApiClient) -
     assert declared.status_code == 202
     assert opened.json()["undeclaredEventTypes"] == "allow"
     assert _publish(tenant_a, room["id"], {}, "order.unknown").status_code == 202
+
+
+def test_the_catalog_exports_as_openapi_webhooks_for_its_tenant_only(
+    tenant_a: ApiClient, tenant_b: ApiClient
+) -> None:
+    # Given
+    _create(tenant_a)
+    tenant_a.post("/event-types", {"name": "order.paid", "schemas": {"1": ORDER_V1}})
+    tenant_a.delete("/event-types/order.paid")
+
+    # When
+    exported = tenant_a.get("/catalog/openapi.json")
+    other = tenant_b.get("/catalog/openapi.json").json()
+
+    # Then
+    assert exported.status_code == 200, exported.text
+    validate(exported.json())
+    assert list(exported.json()["webhooks"]) == ["order.created v1"]
+    assert other["webhooks"] == {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
@@ -129,6 +129,18 @@ def validate_payload(
     found = service.validate(tenant, _unescaped(name), body.eventVersion, body.payload)
     errors = [SchemaError(path=p.path, message=p.message) for p in found or []]
     return ValidateResponse(valid=not errors, checked=found is not None, errors=errors)
+
+
+@routes.get("/catalog/openapi.json", "exportCatalog", "The catalog as OpenAPI 3.1 webhooks")
+def export_catalog(tenant: Tenant, service: EventTypes) -> dict[str, Any]:
+    """Export the catalog
+
+    Your tenant's catalog as an OpenAPI 3.1 document of `webhooks`: one per event type and version
+    (archived ones left out), whose request body is the webhook a PUSH subscription receives, the
+    payload's schema inside, with the signature headers. Generate receivers' code from it with any
+    OpenAPI 3.1 tool.
+    """
+    return service.export(tenant)
 
 
 def _unescaped(name: str) -> str:

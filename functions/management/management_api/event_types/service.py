@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from management_api.common import updated_now
+from management_api.event_types.export import webhooks_document
 from management_api.event_types.models import EventTypeCreate, EventTypePatch
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import EventTypeRecords
@@ -117,6 +118,20 @@ class EventTypesService:
         if event_type.archived and not archived_too:
             raise NotFound(f"event type {name} is archived (restore it with POST …/restore)")
         return event_type
+
+    def export(self, tenant_id: str) -> dict[str, Any]:
+        """The catalog (archived event types left out) as OpenAPI 3.1 ``webhooks``."""
+        live: list[EventType] = []
+        start: Position | None = None
+        while True:
+            page = self.store.page(tenant_id, limits.MAX_PAGE_SIZE, start)
+            live += [t for t in page.items if not t.archived]
+            if page.next_position is None:
+                break
+            start = page.next_position
+        texts = self.store.schemas(tenant_id, [d for t in live for d in t.schema_digests.values()])
+        catalog = [(t, {v: json.loads(texts[d]) for v, d in t.schema_digests.items()}) for t in live]
+        return webhooks_document(tenant_id, catalog)
 
     def validate(
         self, tenant_id: str, name: str, version: str, payload: JsonValue
