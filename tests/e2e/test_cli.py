@@ -538,3 +538,37 @@ def test_filters_on_create_in_publish_and_show_and_the_dry_run(tenant_a: ApiClie
     assert bad.returncode == USAGE
     assert "--filter-policy is not valid JSON" in bad.stderr
     assert removed["filterPolicy"] is None
+
+
+def test_event_types_create_list_validate_archive_restore_export(tenant_a: ApiClient, tmp_path: Path) -> None:
+    # Given
+    schema = '1={"type": "object", "required": ["orderId"]}'
+
+    # When
+    created = json_of(
+        roomcast(tenant_a, tmp_path, "event-types", "create", "order.created", "-s", schema, "--json")
+    )
+    listed = human(roomcast(tenant_a, tmp_path, "event-types", "list"))
+    invalid = roomcast(tenant_a, tmp_path, "event-types", "validate", "order.created", "{}")
+    valid = human(roomcast(tenant_a, tmp_path, "event-types", "validate", "order.created", '{"orderId": 1}'))
+    room = tenant_a.create_room()
+    refused = roomcast(tenant_a, tmp_path, "publish", room["id"], "{}", "-t", "order.created")
+    archived = json_of(roomcast(tenant_a, tmp_path, "event-types", "archive", "order.created", "--json"))
+    restored = human(roomcast(tenant_a, tmp_path, "event-types", "restore", "order.created"))
+    exported = json_of(roomcast(tenant_a, tmp_path, "event-types", "export"))
+    bad = roomcast(tenant_a, tmp_path, "event-types", "create", "x", "-s", "nope")
+
+    # Then
+    assert (created["validation"], created["versions"]) == ("reject", ["1"])
+    assert "order.created" in listed
+    assert "reject" in listed
+    assert invalid.returncode == REFUSED
+    assert 'payload: "orderId" is a required property' in invalid.stdout
+    assert "valid" in valid
+    assert refused.returncode == REFUSED
+    assert "schema_violation" in refused.stderr
+    assert archived["archived"] is True
+    assert "order.created" in restored
+    assert list(exported["webhooks"]) == ["order.created v1"]
+    assert bad.returncode == USAGE
+    assert "VERSION=JSON" in bad.stderr

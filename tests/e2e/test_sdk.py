@@ -504,3 +504,29 @@ def test_filters_set_shown_and_dry_run_through_the_sdk(client: Client) -> None:
         "payload.amount: 500 does not match 0",
     )
     assert cleared.filter_policy is None
+
+
+def test_the_event_type_catalog_through_the_sdk(client: Client) -> None:
+    # Given
+    schema = {"type": "object", "required": ["orderId"], "properties": {"orderId": {"type": "integer"}}}
+    created = client.event_types.create("billing/order:created", schemas={"1": schema}, validation="warn")
+    room = client.rooms.create(name="orders")
+
+    # When
+    checked = client.event_types.validate("billing/order:created", {"orderId": "x"})
+    published = client.messages.publish(room.id, {"orderId": "x"}, event_type="billing/order:created")
+    changed = client.event_types.update("billing/order:created", validation="reject", description="Orders.")
+    archived = client.event_types.archive("billing/order:created")
+    listed = client.event_types.list(include_archived=True)
+    restored = client.event_types.restore("billing/order:created")
+    exported = client.event_types.export()
+
+    # Then
+    assert (created.versions, created.schemas) == (["1"], {"1": schema})
+    assert (checked.valid, [e.path for e in checked.errors]) == (False, ["payload.orderId"])
+    assert published.schema_errors == ['payload.orderId: "x" is not of type "integer"']
+    assert (changed.validation, changed.description) == ("reject", "Orders.")
+    assert archived.archived is True
+    assert [(t.name, t.archived) for t in listed.items] == [("billing/order:created", True)]
+    assert client.event_types.get("billing/order:created") == restored
+    assert list(exported["webhooks"]) == ["billing/order:created v1"]

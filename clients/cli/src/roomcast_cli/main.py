@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from roomcast_cli import __version__, render
-from roomcast_cli.commands import api_keys, deliveries, filters, listen, messages, pull, rooms, subscriptions
+from roomcast_cli.commands import (
+    api_keys,
+    deliveries,
+    event_types,
+    filters,
+    listen,
+    messages,
+    pull,
+    rooms,
+    subscriptions,
+)
 from roomcast_cli.common import JsonFlag
 from roomcast_cli.config import API_KEY_VARIABLE, URL_VARIABLE, ConfigurationError
 from roomcast_cli.exit_codes import CliError, ExitCode, exit_code_for_status
@@ -30,6 +40,7 @@ app = typer.Typer(
 app.add_typer(rooms.app, name="rooms")
 app.add_typer(subscriptions.app, name="subscriptions")
 app.add_typer(filters.app, name="filters")
+app.add_typer(event_types.app, name="event-types")
 app.add_typer(messages.app, name="messages")
 app.add_typer(deliveries.deliveries_app, name="deliveries")
 app.add_typer(deliveries.dead_letters_app, name="dead-letters")

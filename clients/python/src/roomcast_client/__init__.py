@@ -52,6 +52,7 @@ from roomcast_client.models import (
     Subscription,
     SubscriptionCreated,
 )
+from roomcast_client.resources.event_types import EventTypeDefinition, SchemaError, Validated
 from roomcast_client.resources.filters import CandidateMatch, FilterTest, SubscriptionMatch
 from roomcast_client.retry import RetryPolicy
 from roomcast_client.webhooks import WebhookMessage, verify_webhook
@@ -79,6 +80,7 @@ __all__ = [
     "DeliveryItem",
     "Envelope",
     "EventType",
+    "EventTypeDefinition",
     "ExtendResult",
     "FilterTest",
     "FilteredOut",
@@ -105,6 +107,7 @@ __all__ = [
     "RoomcastError",
     "RotatedSecret",
     "SchedulePreview",
+    "SchemaError",
     "ServerError",
     "Subscription",
     "SubscriptionCreated",
@@ -113,6 +116,7 @@ __all__ = [
     "Unauthorized",
     "UnprocessableEntity",
     "UnsupportedMediaType",
+    "Validated",
     "WebhookMessage",
     "WebhookVerificationError",
     "verify_webhook",

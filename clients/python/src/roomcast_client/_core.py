@@ -117,6 +117,14 @@ def read_page(model: type[M], key: str) -> Parse[Page[M]]:
     return parse
 
 
+def read_document(response: httpx.Response) -> dict[str, Any]:
+    """A JSON object answered as it is (an exported document)."""
+    document = _json_of(response)
+    if not isinstance(document, dict):
+        raise ResponseError(f"expected a JSON object, got {type(document).__name__}")
+    return document
+
+
 def read_nothing(response: httpx.Response) -> None:
     return None
 

@@ -16,6 +16,7 @@ from roomcast_client.resources import (
     ApiKeys,
     DeadLetters,
     Deliveries,
+    EventTypes,
     Filters,
     Jobs,
     Messages,
@@ -64,6 +65,7 @@ class _Api(PullOperations[E], Generic[E]):
         self.rooms: Rooms[E] = Rooms(executor)
         self.subscriptions: Subscriptions[E] = Subscriptions(executor)
         self.filters: Filters[E] = Filters(executor)
+        self.event_types: EventTypes[E] = EventTypes(executor)
         self.messages: Messages[E] = Messages(executor)
         self.deliveries: Deliveries[E] = Deliveries(executor)
         self.dead_letters: DeadLetters[E] = DeadLetters(executor)

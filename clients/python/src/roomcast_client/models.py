@@ -121,6 +121,7 @@ class PublishResult(ApiModel):
     correlation_id: str
     destinations: list[str]
     filtered_out: list[FilteredOut] = Field(default_factory=list)
+    schema_errors: list[str] = Field(default_factory=list)  # published under its type's `warn`
     published_at: str
 
 
@@ -183,6 +184,7 @@ class MessageStatus(ApiModel):
     expires_at: str | None = None
     destinations: list[str] = Field(default_factory=list)
     filtered_out: list[FilteredOut] = Field(default_factory=list)
+    schema_errors: list[str] = Field(default_factory=list)
     deliveries: list[Delivery] = Field(default_factory=list)
 
 

@@ -7,10 +7,12 @@ live by subject, and this package names the ones the rest of the CLI uses:
 - ``resources``: rooms, subscriptions, their schedule and secrets, API keys;
 - ``messages``: publish answers, messages, deliveries, dead letters, pulls, receipts, webhooks;
 - ``timeline``: `messages show`'s timeline of each destination's attempts;
-- ``filters``: the subscriptions a message was filtered out of, and `filters test`'s verdicts.
+- ``filters``: the subscriptions a message was filtered out of, and `filters test`'s verdicts;
+- ``catalog``: the event-type catalog, a payload's check, a warned message's schema errors.
 """
 
 from roomcast_cli.render.blocks import details, line
+from roomcast_cli.render.catalog import event_type_details, event_types_table, schema_error_lines, validated
 from roomcast_cli.render.filters import filter_test_table, filtered_out_lines
 from roomcast_cli.render.messages import (
     dead_letters_table,
@@ -47,6 +49,8 @@ __all__ = [
     "deliveries_summary",
     "deliveries_table",
     "details",
+    "event_type_details",
+    "event_types_table",
     "filter_test_table",
     "filtered_out_lines",
     "job_result",
@@ -61,7 +65,9 @@ __all__ = [
     "rooms_table",
     "rotated_secret",
     "schedule_table",
+    "schema_error_lines",
     "subscription_details",
     "subscriptions_table",
+    "validated",
     "webhook_line",
 ]

@@ -10,6 +10,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from roomcast_cli.render.blocks import add_row, details, new_table, page_table
+from roomcast_cli.render.catalog import schema_error_lines
 from roomcast_cli.render.filters import filtered_out_lines
 from roomcast_cli.render.text import Json, compact_json, deliveries_summary, event_text, excerpt, show_time
 
@@ -18,8 +19,9 @@ def publish_result(result: Json) -> list[RenderableType]:
     destinations = result.get("destinations") or []
     return [
         Text(f"published {result['messageId']} to {len(destinations)} destination(s)"),
-        details(result, hide=("filteredOut",)),
+        details(result, hide=("filteredOut", "schemaErrors")),
         *filtered_out_lines(result.get("filteredOut")),
+        *schema_error_lines(result.get("schemaErrors")),
     ]
 
 

@@ -10,6 +10,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from roomcast_cli.render.blocks import add_row, details, new_table
+from roomcast_cli.render.catalog import schema_error_lines
 from roomcast_cli.render.filters import filtered_out_lines
 from roomcast_cli.render.text import (
     FINAL_STATUSES,
@@ -146,6 +147,7 @@ def message_timeline(data: Json) -> list[RenderableType]:
     if not timelines:
         shown.append(Text("no destinations: nothing matched the message when it was published"))
     shown.extend(filtered_out_lines(status.get("filteredOut")))
+    shown.extend(schema_error_lines(status.get("schemaErrors")))
     for timeline in timelines:
         table = new_table(*_TIMELINE_COLUMNS)
         for entry in timeline.entries:

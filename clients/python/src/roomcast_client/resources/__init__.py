@@ -2,13 +2,15 @@
 (sync or async) runs. Request fields may be given by the API's camelCase names or in snake_case.
 
 One module per resource family, as the API's routes are grouped: ``rooms``, ``subscriptions``,
-``filters``, ``messages``, ``deliveries``, ``dead_letters``, ``jobs``, ``api_keys``, and ``pull``
-(the client's own pull, ack, nack, extend, and the calls the PULL consumer makes).
+``filters``, ``event_types``, ``messages``, ``deliveries``, ``dead_letters``, ``jobs``,
+``api_keys``, and ``pull`` (the client's own pull, ack, nack, extend, and the calls the PULL
+consumer makes).
 """
 
 from roomcast_client.resources.api_keys import ApiKeys
 from roomcast_client.resources.dead_letters import DeadLetters
 from roomcast_client.resources.deliveries import Deliveries
+from roomcast_client.resources.event_types import EventTypes
 from roomcast_client.resources.filters import Filters
 from roomcast_client.resources.jobs import Jobs
 from roomcast_client.resources.messages import Messages, new_idempotency_key
@@ -20,6 +22,7 @@ __all__ = [
     "ApiKeys",
     "DeadLetters",
     "Deliveries",
+    "EventTypes",
     "Filters",
     "Jobs",
     "Messages",

@@ -1,0 +1,94 @@
+"""``client.event_types``: the tenant's event-type catalog (docs/event-types.md) — create, list,
+get, update, archive, restore, validate a payload, export as OpenAPI 3.1 webhooks."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from roomcast_client._core import Call, read_document, read_model, segment, wire_fields
+from roomcast_client._executors import E, Resource, operation, paginated
+from roomcast_client.models import ApiModel, Page
+from roomcast_client.resources.common import page_call
+
+
+class EventTypeDefinition(ApiModel):
+    """An event type of the catalog; ``schemas`` (by version) is None in lists."""
+
+    name: str
+    description: str = ""
+    validation: Literal["reject", "warn", "off"]
+    deprecated: bool = False
+    archived: bool = False
+    schemas: dict[str, dict[str, Any]] | None = None
+    versions: list[str] = Field(default_factory=list)
+    created_at: str
+    updated_at: str
+
+
+class SchemaError(ApiModel):
+    path: str  # where in the payload: ``payload.items[2].price``
+    message: str
+
+
+class Validated(ApiModel):
+    valid: bool
+    checked: bool  # whether that version has a schema
+    errors: list[SchemaError] = Field(default_factory=list)
+
+
+def _path(name: str, tail: str = "") -> str:
+    return f"/event-types/{segment(name)}{tail}"  # a "/" in a name travels as %2F
+
+
+class EventTypes(Resource[E]):
+    @operation
+    def create(self, /, name: str, **fields: Any) -> Call[EventTypeDefinition]:
+        """Add ``name`` (``schemas={"1": {...}}``, ``validation``, ``description``, ``deprecated``)."""
+        body = {"name": name, **wire_fields(fields)}
+        return Call("POST", "/event-types", read_model(EventTypeDefinition), json=body, retry_safe=False)
+
+    @operation
+    def list(
+        self, *, limit: int | None = None, cursor: str | None = None, include_archived: bool | None = None
+    ) -> Call[Page[EventTypeDefinition]]:
+        archived = None if include_archived is None else str(include_archived).lower()
+        return page_call(
+            "/event-types",
+            EventTypeDefinition,
+            "eventTypes",
+            limit=limit,
+            cursor=cursor,
+            includeArchived=archived,
+        )
+
+    iter = paginated(list.build)
+
+    @operation
+    def get(self, name: str) -> Call[EventTypeDefinition]:
+        return Call("GET", _path(name), read_model(EventTypeDefinition))
+
+    @operation
+    def update(self, /, name: str, **fields: Any) -> Call[EventTypeDefinition]:
+        """Change the given fields; ``schemas={"2": {...}, "1": None}`` sets and removes versions."""
+        return Call("PATCH", _path(name), read_model(EventTypeDefinition), json=wire_fields(fields))
+
+    @operation
+    def archive(self, name: str) -> Call[EventTypeDefinition]:
+        return Call("DELETE", _path(name), read_model(EventTypeDefinition))
+
+    @operation
+    def restore(self, name: str) -> Call[EventTypeDefinition]:
+        return Call("POST", _path(name, "/restore"), read_model(EventTypeDefinition))
+
+    @operation
+    def validate(self, name: str, payload: Any, *, event_version: str = "1") -> Call[Validated]:
+        """Check a payload against the schema of ``event_version``; nothing is published."""
+        body = {"eventVersion": event_version, "payload": payload}
+        return Call("POST", _path(name, "/validate"), read_model(Validated), json=body)
+
+    @operation
+    def export(self) -> Call[dict[str, Any]]:
+        """The catalog as an OpenAPI 3.1 document of ``webhooks``."""
+        return Call("GET", "/catalog/openapi.json", read_document)
