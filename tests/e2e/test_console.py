@@ -411,3 +411,36 @@ def test_a_filter_policy_is_set_shown_explained_on_a_message_and_dry_run(signed_
     page.goto(f"{signed_in.url}#/rooms/{_ids(page.url, 'room')}/subscriptions/{subscription_id}")
     expect(page.get_by_text('{"amount":[{"numeric":[">=",100]}]}')).to_be_visible()
     assert signed_in.errors == []
+
+
+def test_the_catalog_screen_adds_an_event_type_checks_a_payload_and_a_message_shows_its_errors(
+    signed_in: Console, tenant_a: ApiClient
+) -> None:
+    # Given: the operator opens the catalog from the rooms page
+    page = signed_in.page
+    page.get_by_role("link", name="the event-type catalog").click()
+    expect(page.get_by_role("heading", name="Event types", level=1)).to_be_visible()
+
+    # When: they add an event type whose schema only warns, and check a payload against it
+    page.get_by_label("Event type name").fill("order.created")
+    page.get_by_label("Validation").select_option("warn")
+    page.get_by_label("Schema (JSON Schema 2020-12)").fill('{"type": "object", "required": ["orderId"]}')
+    page.get_by_role("button", name="Add event type").click()
+    expect(page.get_by_role("status")).to_contain_text("Event type order.created added.")
+    expect(page.get_by_role("table", name="Event types")).to_contain_text("warn")
+    page.get_by_label("Event type", exact=True).fill("order.created")
+    page.get_by_label("Payload to check (JSON)").fill('{"amount": 5}')
+    page.get_by_role("button", name="Check payload").click()
+
+    # Then: the check names the error, and a message published with it shows it on its page
+    expect(page.get_by_role("status")).to_contain_text("The payload breaks its schema: 1 error(s).")
+    expect(page.get_by_role("table", name="Schema errors")).to_contain_text(
+        '"orderId" is a required property'
+    )
+    room = tenant_a.create_room()
+    published = publish(tenant_a, room["id"], payload={"amount": 5})
+    page.goto(f"{signed_in.url}#/rooms/{room['id']}/messages/{published['messageId']}")
+    expect(page.get_by_role("table", name="Schema errors")).to_contain_text(
+        '"orderId" is a required property'
+    )
+    assert signed_in.errors == []

@@ -53,6 +53,7 @@ CONSOLE_MODULES = (
     "view-subscription.js",
     "view-subscription-panels.js",
     "view-message.js",
+    "view-catalog.js",
 )
 # The only files /console/{asset} serves: a name not listed is 404, so no path reaches other files.
 CONSOLE_ASSETS = {

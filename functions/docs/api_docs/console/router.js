@@ -6,6 +6,7 @@ import { clearError, showError } from "./feedback.js";
 import { setBreadcrumb, signOutButton } from "./header.js";
 import { isCurrent, newScreen } from "./refresh.js";
 import { signInView } from "./sign-in.js";
+import { catalogView } from "./view-catalog.js";
 import { messageView } from "./view-message.js";
 import { roomView } from "./view-room.js";
 import { roomsView } from "./view-rooms.js";
@@ -32,6 +33,7 @@ function invalidIdView(id) {
 
 function viewFor(current, parts) {
   if (parts.length === 0 || (parts.length === 1 && parts[0] === "rooms")) return () => roomsView(current);
+  if (parts.length === 1 && parts[0] === "event-types") return () => catalogView(current);
   if (parts[0] !== "rooms") return notFoundView;
   // Every other part of a screen's address is an id (rooms/<id>/subscriptions/<id>): checked
   // before any request is built from it.

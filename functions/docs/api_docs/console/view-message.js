@@ -66,6 +66,7 @@ export async function messageView(current, roomId, messageId) {
       ]),
       h("details", {}, h("summary", {}, "Payload"), h("pre", {}, JSON.stringify(item.payload, null, 2))),
       filteredOut(item),
+      item.schemaErrors?.length ? table("Schema errors", ["Error"], item.schemaErrors.map((error) => [code(error)])) : null,
     ]);
     deliveries.show([message, attempts], ([item, all]) =>
       item.deliveries.length === 0

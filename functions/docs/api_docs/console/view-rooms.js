@@ -58,5 +58,6 @@ export async function roomsView() {
     field("Messages expire after (ms)", expiration, "Empty or 0: never."),
   ),
   submit);
-  return [h("h1", { tabindex: "-1" }, "Rooms"), list, more, form];
+  const catalog = h("p", {}, "Your event types and their schemas: ", link("#/event-types", "the event-type catalog"), ".");
+  return [h("h1", { tabindex: "-1" }, "Rooms"), catalog, list, more, form];
 }
