@@ -3,10 +3,12 @@ message says why; the dry run; bad policies refused with nothing changed; tenant
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.e2e.conftest import ApiClient, assert_error
 from tests.e2e.test_publish_and_pull import publish, pull, pull_until
+from tests.filter_guide import EXAMPLES
 
 BIG_ORDERS = {"amount": [{"numeric": [">=", 100]}], "currency": ["EUR", {"prefix": "US"}]}
 
@@ -112,3 +114,45 @@ def test_a_tenant_cannot_dry_run_another_tenants_room(tenant_a: ApiClient, tenan
 
     # Then
     assert_error(response, 404)
+
+
+def test_every_operator_of_the_guide_decides_as_documented_over_http(tenant_a: ApiClient) -> None:
+    # Given: the guide's payload, and each operator's example policy (docs/filters.md)
+    room = tenant_a.create_room()
+
+    for policy, payload in EXAMPLES:
+        # When: the policy is tried on the payload, and on a payload missing its first key
+        matched = _try(tenant_a, room["id"], policy, payload)
+        first = next(iter(policy))
+        without = {k: v for k, v in payload.items() if k != first}
+        missed = _try(tenant_a, room["id"], policy, without)
+
+        # Then
+        assert matched == {"matched": True, "reason": None}, policy
+        if first != "$or" and "exists" not in json.dumps(policy):
+            assert missed["matched"] is False, policy
+            assert missed["reason"].startswith(f"payload.{first}"), missed
+
+
+def test_each_limit_is_refused_over_http_with_its_rule(tenant_a: ApiClient) -> None:
+    room = tenant_a.create_room()
+    cases = [
+        ({f"k{n}": ["v"] for n in range(6)}, "at most 5 keys"),
+        ({"a": [f"v{n}" for n in range(13)], "b": [f"v{n}" for n in range(12)]}, "156 combinations"),
+        ({"a": ["x" * (257 * 1024)]}, "256 KiB"),
+        ({"a": [{"numeric": [">", 5, "<", 5]}]}, "lower bound must be below"),
+    ]
+    for policy, rule in cases:
+        response = tenant_a.post(
+            f"/rooms/{room['id']}/subscriptions", {"type": "PULL", "filterPolicy": policy}
+        )
+        assert assert_error(response, 400, rule)["error"]["code"] == "invalid_filter_policy"
+    assert tenant_a.get(f"/rooms/{room['id']}/subscriptions").json()["subscriptions"] == []
+
+
+def _try(client: ApiClient, room_id: str, policy: dict[str, Any], payload: Any) -> dict[str, Any]:
+    body = {"eventType": "order.created", "eventVersion": "1", "payload": payload, "filterPolicy": policy}
+    response = client.post(f"/rooms/{room_id}/filters/test", body)
+    assert response.status_code == 200, response.text
+    candidate: dict[str, Any] = response.json()["candidate"]
+    return candidate

@@ -42,6 +42,7 @@ class Room(ApiModel):
     delivery_attempts: int
     event_types: list[EventType] = Field(default_factory=list)
     operations_room_id: str | None = None
+    undeclared_event_types: Literal["allow", "reject"] = "allow"  # event types not in the catalog
     created_at: str
     updated_at: str
 
