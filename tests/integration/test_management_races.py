@@ -266,3 +266,27 @@ def test_a_room_patch_keeps_the_count_and_a_delete_lowers_it_once(stores: Stores
     # Then
     assert stores.catalog.get_room(TENANT, room.id).name == "renamed"
     assert stores.catalog.count_subscriptions(TENANT, room.id) == 1
+
+
+def test_creates_racing_for_the_last_place_of_a_catalog_store_only_one(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given: a catalog one event type short of its (lowered) limit
+    from management_api.event_types.models import EventTypeCreate
+    from management_api.event_types.service import EventTypesService
+    from roomcast.dal.event_types import EventTypeStore
+
+    monkeypatch.setattr(limits, "MAX_CATALOG_EVENT_TYPES", 2)
+    catalog = EventTypesService(EventTypeStore.sharing(stores.catalog))
+    catalog.create(TENANT, EventTypeCreate(name="order.created"))
+
+    # When: four creates of other names at once
+    answers = _race(
+        *[lambda n=n: catalog.create(TENANT, EventTypeCreate(name=f"order.{n}")) for n in range(4)]
+    )
+
+    # Then: one is stored, the others refused as over the limit
+    refused = [a for a in answers if isinstance(a, RoomcastError)]
+    assert sorted((e.http_status, e.code) for e in refused) == [(409, "limit_exceeded")] * 3
+    names = [t.name for t in catalog.page(TENANT, 10, None, archived_too=True).items]
+    assert len(names) == 2

@@ -34,6 +34,7 @@ ROOM: dict[str, Any] = {
     "deliveryAttempts": 5,
     "eventTypes": [],
     "operationsRoomId": None,
+    "undeclaredEventTypes": "allow",
     "createdAt": "2026-11-22T08:23:17.758Z",
     "updatedAt": "2026-11-22T08:23:17.758Z",
 }

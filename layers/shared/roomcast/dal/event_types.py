@@ -4,6 +4,7 @@
 | ---------------------------- | ------------------- | ------------------------- |
 | an event type of the tenant  | ``TENANT#<tenant>`` | ``EVENTTYPE#<name>``      |
 | a schema, by its text's hash | ``TENANT#<tenant>`` | ``EVENTSCHEMA#<sha256>``  |
+| the tenant's event-type count| ``TENANT#<tenant>`` | ``EVENTTYPES``            |
 
 An event type names its schemas by digest (``schemaDigests``: version -> digest), so what a publish
 reads is the small event-type item; a schema is read only by a container that has not compiled it
@@ -27,21 +28,34 @@ from roomcast.errors import Conflict, LimitExceeded, NotFound
 
 _TYPE_PREFIX: Final = "EVENTTYPE#"
 _SCHEMA_PREFIX: Final = "EVENTSCHEMA#"
+_COUNT_SORT_KEY: Final = "EVENTTYPES"  # the tenant's event-type count, archived ones included
+_COUNT: Final = "eventTypeCount"
 _NAME: Final = re.compile(NAME_PATTERN)
 
 
 class EventTypeStore(TableAccess):
     def create(self, event_type: EventType, schemas: Mapping[str, str]) -> None:
-        """Store a new event type with its schemas (digest -> text), in one transaction: Conflict
-        when the tenant has one of that name (archived ones too), LimitExceeded past
-        MAX_CATALOG_EVENT_TYPES."""
-        if (
-            self._count(items.tenant_key(event_type.tenant_id), _TYPE_PREFIX)
-            >= limits.MAX_CATALOG_EVENT_TYPES
-        ):
+        """Store a new event type with its schemas (digest -> text), in one transaction with the
+        tenant's event-type count: Conflict when the tenant has one of that name (archived ones
+        too), LimitExceeded at MAX_CATALOG_EVENT_TYPES (counted in the transaction, so creates
+        racing at the limit cannot both pass)."""
+        count = {
+            "Update": {
+                "TableName": self._table_name,
+                "Key": key(items.tenant_key(event_type.tenant_id), _COUNT_SORT_KEY),
+                "UpdateExpression": f"ADD {_COUNT} :one",
+                "ConditionExpression": f"attribute_not_exists({_COUNT}) OR {_COUNT} < :most",
+                "ExpressionAttributeValues": {
+                    ":one": {"N": "1"},
+                    ":most": {"N": str(limits.MAX_CATALOG_EVENT_TYPES)},
+                },
+            }
+        }
+        failed = self._write(event_type, schemas, {"ConditionExpression": "attribute_not_exists(PK)"}, count)
+        if failed == 1:
             most = limits.MAX_CATALOG_EVENT_TYPES
             raise LimitExceeded(f"a tenant's catalog holds at most {most} event types")
-        if self._write(event_type, schemas, {"ConditionExpression": "attribute_not_exists(PK)"}) is not None:
+        if failed is not None:
             raise Conflict(f"event type {event_type.name} exists already: change it with PATCH")
 
     def replace(self, event_type: EventType, expected_updated_at: str, schemas: Mapping[str, str]) -> None:
@@ -87,10 +101,15 @@ class EventTypeStore(TableAccess):
         return Page([_event_type(item) for item in page.items], page.next_position)
 
     def _write(
-        self, event_type: EventType, schemas: Mapping[str, str], condition: dict[str, Any]
+        self,
+        event_type: EventType,
+        schemas: Mapping[str, str],
+        condition: dict[str, Any],
+        *also: dict[str, Any],
     ) -> int | None:
-        """The event type (on ``condition``) and its new schemas, all or nothing (a schema never
-        changes: its key is its content). None when written, else the failed item's index."""
+        """The event type (on ``condition``, item 0), ``also`` (items 1…) and its new schemas, all
+        or nothing (a schema never changes: its key is its content). None when written, else the
+        failed item's index."""
         tenant = items.tenant_key(event_type.tenant_id)
         schema_puts = [
             {
@@ -110,7 +129,7 @@ class EventTypeStore(TableAccess):
                 **condition,
             }
         }
-        return self._transact([type_put, *schema_puts])
+        return self._transact([type_put, *also, *schema_puts])
 
 
 def _item(event_type: EventType) -> items.Item:
