@@ -261,3 +261,21 @@ def test_the_catalog_exports_as_openapi_webhooks_for_its_tenant_only(
     validate(exported.json())
     assert list(exported.json()["webhooks"]) == ["order.created v1"]
     assert other["webhooks"] == {}
+
+
+def test_an_event_type_holds_at_most_twenty_schemas(tenant_a: ApiClient) -> None:
+    # Given: an event type with 20 versions' schemas
+    twenty = {str(n): {"type": "object"} for n in range(20)}
+    assert tenant_a.post("/event-types", {"name": "order.created", "schemas": twenty}).status_code == 201
+
+    # When
+    one_more = tenant_a.patch("/event-types/order.created", {"schemas": {"20": {"type": "object"}}})
+    too_many = tenant_a.post("/event-types", {"name": "order.paid", "schemas": {**twenty, "20": {}}})
+    swapped = tenant_a.patch("/event-types/order.created", {"schemas": {"20": {}, "0": None}})
+
+    # Then
+    assert assert_error(one_more, 400, "at most 20 schemas")["error"]["code"] == "invalid_schema"
+    assert_error(too_many, 422, "body.schemas")
+    assert swapped.status_code == 200, swapped.text
+    assert len(swapped.json()["versions"]) == 20
+    assert "0" not in swapped.json()["versions"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from roomcast.api.models import (
     EVENT_VERSION_PATTERN,
@@ -37,7 +37,11 @@ _VALIDATION_HELP = (
     "nothing stored; in a batch, that message alone), `warn` (published; the errors are kept on the "
     "message and reported to the room's operations room), `off` (not checked)."
 )
-_ORDER_SCHEMA = {"type": "object", "required": ["orderId"], "properties": {"orderId": {"type": "integer"}}}
+_ORDER_SCHEMA: dict[str, JsonValue] = {
+    "type": "object",
+    "required": ["orderId"],
+    "properties": {"orderId": {"type": "integer"}},
+}
 _EXAMPLE = {
     "name": "order.created",
     "description": "An order was placed.",
@@ -142,3 +146,46 @@ class ValidateResponse(BaseModel):
     errors: list[SchemaError] = Field(
         description=f"At most {limits.MAX_SCHEMA_ERRORS}, in the schema's order."
     )
+
+
+class CatalogDocument(BaseModel):
+    """An OpenAPI 3.1 document of ``webhooks`` (docs/event-types.md, "Export")."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "openapi": "3.1.0",
+                    "info": {
+                        "title": "roomcast webhooks of tenant acme",
+                        "version": "2026-11-26T10:00:00.000Z",
+                    },
+                    "webhooks": {
+                        "order.created v1": {
+                            "post": {
+                                "operationId": "order_created_v1",
+                                "summary": "order.created version 1",
+                                "requestBody": {
+                                    "required": True,
+                                    "content": {
+                                        "application/json": {
+                                            "schema": {
+                                                "type": "object",
+                                                "properties": {"payload": _ORDER_SCHEMA},
+                                            }
+                                        }
+                                    },
+                                },
+                                "responses": {"2XX": {"description": "Received: the delivery succeeded."}},
+                            }
+                        }
+                    },
+                }
+            ]
+        },
+    )
+
+    openapi: Literal["3.1.0"]
+    info: dict[str, JsonValue]
+    webhooks: dict[str, JsonValue] = Field(description="One per event type and version: `<name> v<version>`.")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from management_api.common import PAGE_SIZE, Cursor, Limit
 from management_api.dependencies import EventTypes, Lists
 from management_api.event_types.models import (
+    CatalogDocument,
     EventTypeCreate,
     EventTypeList,
     EventTypePatch,
@@ -132,7 +133,7 @@ def validate_payload(
 
 
 @routes.get("/catalog/openapi.json", "exportCatalog", "The catalog as OpenAPI 3.1 webhooks")
-def export_catalog(tenant: Tenant, service: EventTypes) -> dict[str, Any]:
+def export_catalog(tenant: Tenant, service: EventTypes) -> CatalogDocument:
     """Export the catalog
 
     Your tenant's catalog as an OpenAPI 3.1 document of `webhooks`: one per event type and version
@@ -140,7 +141,7 @@ def export_catalog(tenant: Tenant, service: EventTypes) -> dict[str, Any]:
     payload's schema inside, with the signature headers. Generate receivers' code from it with any
     OpenAPI 3.1 tool.
     """
-    return service.export(tenant)
+    return CatalogDocument.model_validate(service.export(tenant))
 
 
 def _unescaped(name: str) -> str:
