@@ -41,6 +41,7 @@ class OneSchemaCatalog:
         self, event_type: EventType, expected_updated_at: str, schemas: Mapping[str, str]
     ) -> None: ...
     def get(self, tenant_id: str, name: str) -> EventType: ...  # type: ignore[empty-body]
+    def every(self, tenant_id: str) -> list[EventType]: ...  # type: ignore[empty-body]
     def page(self, tenant_id: str, limit: int, start: Position | None) -> Page[EventType]: ...  # type: ignore[empty-body]
 
 

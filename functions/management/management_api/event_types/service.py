@@ -121,14 +121,7 @@ class EventTypesService:
 
     def export(self, tenant_id: str) -> dict[str, Any]:
         """The catalog (archived event types left out) as OpenAPI 3.1 ``webhooks``."""
-        live: list[EventType] = []
-        start: Position | None = None
-        while True:
-            page = self.store.page(tenant_id, limits.MAX_PAGE_SIZE, start)
-            live += [t for t in page.items if not t.archived]
-            if page.next_position is None:
-                break
-            start = page.next_position
+        live = [t for t in self.store.every(tenant_id) if not t.archived]
         texts = self.store.schemas(tenant_id, [d for t in live for d in t.schema_digests.values()])
         catalog = [(t, {v: json.loads(texts[d]) for v, d in t.schema_digests.items()}) for t in live]
         return webhooks_document(tenant_id, catalog)

@@ -23,8 +23,7 @@ class FiltersService:
 
     def test(self, tenant_id: str, room_id: str, request: FilterTestRequest) -> FilterTestResponse:
         candidate = checked_policy(request.filterPolicy)  # an invalid one: 400 before any read
-        room = self.catalog.get_room(tenant_id, room_id)
-        subscriptions = self.catalog.all_subscriptions(tenant_id, room_id)
+        room, subscriptions = self.catalog.routing_view(tenant_id, room_id)  # what a publish reads
         publication = Publication(request.eventType, request.eventVersion, request.payload)
         refused, explained = explain_routing(room, subscriptions, publication)
         tried = candidate.evaluate(request.payload) if candidate is not None else None

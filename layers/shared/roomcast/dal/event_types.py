@@ -95,6 +95,10 @@ class EventTypeStore(TableAccess):
         found = self._batch_get([key(tenant, _SCHEMA_PREFIX + d) for d in dict.fromkeys(digests)])
         return {str(item["SK"]).removeprefix(_SCHEMA_PREFIX): str(item["schema"]) for item in found}
 
+    def every(self, tenant_id: str) -> list[EventType]:
+        """The tenant's whole catalog by name, archived event types included."""
+        return [_event_type(item) for item in self._query_all(items.tenant_key(tenant_id), _TYPE_PREFIX)]
+
     def page(self, tenant_id: str, limit: int, start: Position | None) -> Page[EventType]:
         """A page of the tenant's event types by name; a position is the last name of a page."""
         page = self._query_page(items.tenant_key(tenant_id), limit, start, _TYPE_PREFIX, _NAME)

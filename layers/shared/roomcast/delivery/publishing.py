@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from roomcast.dal.messages import MessageExists
 from roomcast.dal.outbox_queue import OutboxQueue
@@ -23,7 +23,7 @@ from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery import keyed_messages
 from roomcast.delivery.first_sends import FirstSends, Routed
 from roomcast.delivery.keyed_messages import Anew, Resume, Taken
-from roomcast.delivery.schema_gate import ADMITTED, SchemaGate
+from roomcast.delivery.schema_gate import ADMITTED, Admission, SchemaGate
 from roomcast.domain import ids
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, Publication
@@ -109,8 +109,7 @@ class Publisher:
                 continue
             if key is not None:
                 first_with_key[key] = index
-            message = _new_message(message_ids[index], request_id, room, publication, route, now)
-            message = replace(message, schema_errors=admission.warnings) if admission.warnings else message
+            message = _new_message(message_ids[index], request_id, room, publication, route, now, admission)
             planned.append(_Planned(index, Routed(message, route.destinations), key is not None))
         to_send, complete = self._store(tenant_id, planned, publications, subscriptions, results, direct, now)
         answered = FirstSends(self.messages, self.sender, self.addresses, self.log).send(
@@ -241,6 +240,7 @@ def _new_message(
     publication: Publication,
     route: Route,
     at_ms: int,
+    admission: Admission,
 ) -> Message:
     return Message(
         id=message_id,
@@ -256,6 +256,7 @@ def _new_message(
         destinations=tuple(s.id for s in route.destinations),
         request_id=request_id,
         filtered_out=route.filtered_out,
+        schema_errors=admission.warnings,
     )
 
 

@@ -26,7 +26,7 @@ from roomcast.domain.event_types import (
 )
 from roomcast.domain.messages import Publication
 from roomcast.domain.models import Room
-from roomcast.errors import RoomcastError
+from roomcast.errors import InvalidRequest, RoomcastError
 
 if TYPE_CHECKING:
     import jsonschema_rs
@@ -47,11 +47,10 @@ ADMITTED: Final = Admission()
 
 
 def schema_violation(event_type: EventType, version: str, found: Sequence[SchemaProblem]) -> RoomcastError:
-    return RoomcastError(
+    return InvalidRequest(
         f"the payload breaks the schema of {event_type.name} version {version}: {found[0]}"
         + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""),
         code="schema_violation",
-        http_status=422,
         details=[
             {"field": f"body.{p.path}", "problem": p.message, "type": "schema_violation"} for p in found
         ],
@@ -60,10 +59,9 @@ def schema_violation(event_type: EventType, version: str, found: Sequence[Schema
 
 def undeclared(room: Room, name: str) -> RoomcastError:
     problem = f"event type {name!r} is not in the catalog, and room {room.id} refuses undeclared event types"
-    return RoomcastError(
+    return InvalidRequest(
         problem,
         code="undeclared_event_type",
-        http_status=422,
         details=[{"field": "body.eventType", "problem": problem, "type": "undeclared_event_type"}],
     )
 
