@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import cold_start, compaction, cost, filters, guards, messaging, push
+from bench import cold_start, compaction, cost, deliver_at, filters, guards, messaging, push
 
 
 def main() -> int:
@@ -16,6 +16,7 @@ def main() -> int:
         **push.run(),
         **guards.run(),
         **cost.run(),
+        **deliver_at.run(),
         **compaction.run(),
     }
     print("\n## Targets\n")

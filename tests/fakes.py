@@ -332,6 +332,37 @@ class FakeMessages:
                     found.append((message.id, record))
         return DeliveryPage(found, page.next_position)
 
+    def list_scheduled(
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None
+    ) -> Page[TrackedMessage]:
+        waiting = [
+            self.get_message(tenant_id, m.id)
+            for (t, _), m in self.messages.items()
+            if (t, m.room_id) == (tenant_id, room_id) and m.scheduled
+        ]
+        soonest_first = sorted(waiting, key=lambda t: (t.message.deliver_at_ms or 0, t.message.id))
+        return _page(soonest_first, limit, start)
+
+    def claim_release(self, tenant_id: str, message_id: str, release_id: str) -> Message | None:
+        message = self.messages.get((tenant_id, message_id))
+        if message is None or message.deliver_at_ms is None or message.cancelled_at is not None:
+            return None
+        if message.released_by not in (None, release_id):
+            return None
+        self.messages[(tenant_id, message_id)] = replace(message, released_by=release_id)
+        return self.messages[(tenant_id, message_id)]
+
+    def cancel_scheduled(self, tenant_id: str, message_id: str, cancelled_at: str) -> Message:
+        message = self.messages.get((tenant_id, message_id))
+        if message is None:
+            raise NotFound(f"message {message_id} not found")
+        if message.cancelled_at is not None:
+            return message
+        if not message.scheduled:
+            raise Conflict(f"message {message_id} cannot be cancelled", code="not_scheduled")
+        self.messages[(tenant_id, message_id)] = replace(message, cancelled_at=cancelled_at)
+        return self.messages[(tenant_id, message_id)]
+
 
 @dataclass
 class FakeDeadLetters:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import parse_qsl
 
 from roomcast_dev.samples import (
     SAMPLE_API_KEY_ID,
@@ -70,12 +71,16 @@ def api_event(
     tenant: str = SAMPLE_TENANT,
     headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """An API Gateway HTTP API (v2) event as the gateway sends it after the authorizer."""
+    """An API Gateway HTTP API (v2) event as the gateway sends it after the authorizer (a query
+    string after ``?`` in ``path`` is passed as the gateway passes it)."""
+    path, _, query = path.partition("?")
+    parameters = dict(parse_qsl(query, keep_blank_values=True))
     return {
         "version": "2.0",
         "routeKey": "ANY /{proxy+}",
         "rawPath": path,
-        "rawQueryString": "",
+        "rawQueryString": query,
+        **({"queryStringParameters": parameters} if parameters else {}),
         "headers": {"content-type": "application/json", **(headers or {})},
         "requestContext": {
             "accountId": "123456789012",
@@ -144,6 +149,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                 "filteredOut": [],
                 "schemaErrors": [],
                 "publishedAt": TIMESTAMP,
+                "deliverAt": None,
             },
         }
     if name == "publish-batch.json":
@@ -161,6 +167,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                         "filteredOut": [],
                         "schemaErrors": [],
                         "publishedAt": TIMESTAMP,
+                        "deliverAt": None,
                     },
                     {
                         "status": 422,

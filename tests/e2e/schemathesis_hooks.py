@@ -38,6 +38,8 @@ SEMANTIC_REFUSALS = frozenset(
         "invalid_schema",  # an event type's JSON Schema that the 2020-12 meta-schema refuses
         "schema_violation",  # a payload that breaks its event type's schema (validation: reject)
         "undeclared_event_type",  # an event type not in the catalog, in a room that refuses those
+        "deliver_at_out_of_range",  # a deliverAt more than a minute ago or a year ahead: relative to now
+        "not_scheduled",  # cancelling a message that is not (or no longer) scheduled
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

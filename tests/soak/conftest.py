@@ -1,5 +1,5 @@
-"""The soak's own local stack: more workers than the e2e stack, and a push queue whose visibility
-timeout is short enough for a killed push worker's batch to come back within the run."""
+"""The soak's own local stack: more workers than the e2e stack, and push and outbox queues whose
+visibility timeout is short enough for a killed worker's batch to come back within the run."""
 
 from __future__ import annotations
 
@@ -20,15 +20,18 @@ SOAK_STACK_NAME = "roomcast-soak"
 # the 2-core machine under load. A batch that outlasts the visibility is only handed out twice (a
 # duplicate, never a loss): the report counts duplicates and shows the longest push invocation.
 PUSH_QUEUE_VISIBILITY_SECONDS = 20
+# The outbox queue's too (template: 360 s): a scheduled message's release whose outbox worker was
+# killed must come back within the drain. Its jobs' steps run for up to 20 s, so a little longer.
+OUTBOX_QUEUE_VISIBILITY_SECONDS = 30
 # What the functions print (thousands of log lines and metrics) goes here, not into the test output.
 FUNCTION_LOG = PROJECT_ROOT / ".local" / "soak" / "functions.log"
 
 
-def shorten_push_queue_visibility(stack: LocalStack, seconds: int) -> None:
+def shorten_queue_visibility(stack: LocalStack, queues: tuple[str, ...], seconds: int) -> None:
     """Both push lanes' queues: a killed slow-lane worker's envelope must come back within the
     drain too (it once came back after the template's 360 s, and the soak called it lost)."""
     assert stack.model is not None
-    for queue in ("PushQueue", "SlowPushQueue"):
+    for queue in queues:
         queue_name = stack.model.queues[queue]["QueueName"]
         stack.sqs_client().set_queue_attributes(
             QueueUrl=stack.queue_url(queue_name), Attributes={"VisibilityTimeout": str(seconds)}
@@ -47,7 +50,8 @@ def soak_stack() -> Iterator[LocalStack]:
     )
     stack.start()  # moto takes DynamoDB requests one at a time, as DynamoDB applies them (moto_atomic)
     try:
-        shorten_push_queue_visibility(stack, PUSH_QUEUE_VISIBILITY_SECONDS)
+        shorten_queue_visibility(stack, ("PushQueue", "SlowPushQueue"), PUSH_QUEUE_VISIBILITY_SECONDS)
+        shorten_queue_visibility(stack, ("OutboxQueue",), OUTBOX_QUEUE_VISIBILITY_SECONDS)
         yield stack
     finally:
         stack.stop()

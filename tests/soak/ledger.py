@@ -81,6 +81,13 @@ class Publish:
     destinations: tuple[str, ...] = ()
     published_at: float | None = None  # epoch seconds, from the 202's publishedAt
     refusal: str | None = None  # an answer that was neither 202, 409 nor 5xx
+    asked_delay_ms: int | None = None  # published with deliverAfterMs (scheduled)
+    deliver_at: float | None = None  # epoch seconds, from the 202's deliverAt
+
+    @property
+    def due_at(self) -> float | None:
+        """When its destinations may first get it: its deliverAt, else its publishing."""
+        return self.deliver_at if self.deliver_at is not None else self.published_at
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,8 @@ class Report:
     publishing_seconds: float = 0.0
     draining_seconds: float = 0.0
     published: int = 0
+    scheduled: int = 0  # of published: with deliverAfterMs
+    early: int = 0  # deliveries (webhook requests, hand-outs) before their message's deliverAt
     publish_tries_5xx: int = 0
     publish_tries_409: int = 0
     destinations: int = 0
@@ -174,8 +183,8 @@ class Report:
         errors = ", ".join(f"{name} {count}" for name, count in sorted(self.server_errors.items())) or "none"
         lines = [
             f"publishing with kills  {self.publishing_seconds:.0f} s, drain {self.draining_seconds:.0f} s",
-            f"messages published     {self.published} (tries answered 5xx: {self.publish_tries_5xx}, "
-            f"409 in progress: {self.publish_tries_409})",
+            f"messages published     {self.published}, {self.scheduled} of them scheduled "
+            f"(tries answered 5xx: {self.publish_tries_5xx}, 409 in progress: {self.publish_tries_409})",
             f"destinations           {self.destinations}",
             f"kills                  {sum(self.kills.values())} ({kills}); "
             f"crashed invocations {self.crashed_invocations}; aimed at but idle: {missed}",
@@ -190,7 +199,8 @@ class Report:
             f"{self.duplicate_handouts} PULL hand-outs (an attempt seen again); "
             f"{self.delivered_twice} destinations delivered twice",
             f"delivery lag           max {self.max_lag_seconds:.2f} s, median {median:.2f} s, "
-            f"p95 {p95:.2f} s (publish -> first successful delivery); slowest: {self.slowest}",
+            f"p95 {p95:.2f} s (publish or deliverAt -> first successful delivery); slowest: {self.slowest}",
+            f"before deliverAt       {self.early} webhook requests or hand-outs",
             f"lost                   {len(self.lost)}",
         ]
         lines += [f"  LOST {line}" for line in self.lost]
@@ -293,6 +303,7 @@ class Ledger:
             if publish.message_id is None:
                 continue
             report.published += 1
+            report.scheduled += publish.deliver_at is not None
             status = final.statuses.get(publish.message_id)
             for subscription_id in publish.destinations:
                 report.destinations += 1
@@ -314,7 +325,10 @@ class Ledger:
                 outcome = delivery["status"]
                 report.outcomes[outcome] += 1
                 key = (subscription_id, publish.message_id)
-                start = publish.published_at or 0.0
+                start = publish.due_at or 0.0
+                self._check_not_early(
+                    report, where, publish, requests_by_destination[key], handouts_by_destination[key]
+                )
                 if outcome not in TERMINAL:
                     report.lost.append(
                         f"{where}: still {outcome} after the drain (attempts {delivery['attempts']}, "
@@ -347,6 +361,23 @@ class Ledger:
                     )
         return report
 
+    @staticmethod
+    def _check_not_early(
+        report: Report, where: str, publish: Publish, requests: list[WebhookRequest], handouts: list[Handout]
+    ) -> None:
+        """A scheduled message reaches no subscriber before its deliverAt (both clocks are this
+        machine's)."""
+        if publish.deliver_at is None:
+            return
+        early = [r.arrived_at for r in requests if r.arrived_at < publish.deliver_at]
+        early += [h.at for h in handouts if h.at < publish.deliver_at]
+        report.early += len(early)
+        if early:
+            report.problems.append(
+                f"{where}: reached its subscriber {publish.deliver_at - min(early):.3f} s "
+                "before its deliverAt"
+            )
+
     def _check_push(
         self,
         report: Report,
@@ -367,10 +398,10 @@ class Ledger:
                     f"{where}: recorded delivered, but the webhook server never answered 2xx in time "
                     f"to a signed request: {_seen(seen, [], publish.published_at or 0.0)}"
                 )
-            elif publish.published_at is not None:
+            elif publish.due_at is not None:
                 report.add_lag(
-                    successes[0].arrived_at - publish.published_at,
-                    f"{where}: {_seen(seen, [], publish.published_at or 0.0)}",
+                    successes[0].arrived_at - publish.due_at,
+                    f"{where}: {_seen(seen, [], publish.due_at)}",
                 )
             if destination.never_succeeds:
                 report.problems.append(f"{where}: delivered, but its endpoint never answers 2xx")
@@ -450,8 +481,8 @@ class Ledger:
                 report.lost.append(
                     f"{where}: recorded delivered, but the consumer never saw an ack succeed: {seen}"
                 )
-            elif publish.published_at is not None:
-                report.add_lag(min(a.answered_at for a in acks) - publish.published_at, f"{where}: {seen}")
+            elif publish.due_at is not None:
+                report.add_lag(min(a.answered_at for a in acks) - publish.due_at, f"{where}: {seen}")
             return
         self._check_ending(report, where, destination, outcome, publish, final)
         for ack in acks:

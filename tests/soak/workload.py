@@ -58,6 +58,10 @@ KILL_AIM_SECONDS = 2.0
 # A publish whose worker was killed holds its Idempotency-Key "in progress" for the function's
 # timeout (29 s): its retries answer 409 until then.
 PUBLISH_DEADLINE_SECONDS = 90.0
+# Every fifth message is scheduled, 1 to 3 s ahead (ADR 0039): its release runs through the outbox
+# while workers are killed, and it must reach no subscriber before its time.
+SCHEDULED_EVERY = 5
+SCHEDULED_DELAYS_MS = (1_000, 2_000, 3_000)
 CALL_DEADLINE_SECONDS = 60.0
 RETRY_PAUSE_SECONDS = 0.3
 CONFLICT_PAUSE_SECONDS = 1.0
@@ -417,13 +421,17 @@ def publish_all(
 
 def publish_one(api: SoakApi, room_id: str, number: int, ledger: Ledger, run_id: str) -> None:
     record = Publish(number, room_id, f"soak-{run_id}-{number}", f"soak-{run_id}-{number}")
+    if number % SCHEDULED_EVERY == 0:  # scheduled a little ahead: released while workers are killed
+        record.asked_delay_ms = SCHEDULED_DELAYS_MS[(number // SCHEDULED_EVERY) % len(SCHEDULED_DELAYS_MS)]
     ledger.add_publish(record)
-    body = {
+    body: dict[str, Any] = {
         "eventType": "soak.tick",
         "eventVersion": "1",
         "payload": {"number": number},
         "correlationId": record.correlation_id,
     }
+    if record.asked_delay_ms is not None:
+        body["deliverAfterMs"] = record.asked_delay_ms
     response = api.call(
         "POST",
         f"/rooms/{room_id}/messages",
@@ -439,6 +447,7 @@ def publish_one(api: SoakApi, room_id: str, number: int, ledger: Ledger, run_id:
     accepted = response.json()
     record.destinations = tuple(accepted["destinations"])
     record.published_at = epoch_seconds(accepted["publishedAt"])
+    record.deliver_at = epoch_seconds(accepted["deliverAt"]) if accepted.get("deliverAt") else None
     record.message_id = accepted["messageId"]
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 from jsonschema_rs import Draft202012Validator
@@ -19,6 +20,7 @@ from management_api.subscriptions.models import (
 )
 from roomcast.domain import limits
 
+REPOSITORY = Path(__file__).resolve().parents[2]
 SUBSCRIPTION = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
 PUSH_URL = "https://hooks.example.com/in"
 
@@ -396,3 +398,20 @@ def test_the_replay_schema_says_ids_and_a_window_exclude_each_other_as_the_model
     # Then: the document and the API agree, and the API's refusal keeps its own type
     assert schema.is_valid(body) is accepted
     assert refused_by_model == (set() if accepted else {"exclusive_fields"})
+
+
+# -- delivery statuses ------------------------------------------------------------------------------
+
+
+def test_every_delivery_status_is_documented_where_the_api_names_one() -> None:
+    from management_api.messages.models import DeliveryStatusName
+    from roomcast.domain.messages import DeliveryStatus
+    from roomcast_cli.commands.deliveries import DeliveryStatus as CliStatus
+
+    documented = set(get_args(DeliveryStatusName))
+    assert documented == {status.value for status in DeliveryStatus}
+    assert documented == {status.value for status in CliStatus}
+    console = (REPOSITORY / "functions/docs/api_docs/console/api.js").read_text(encoding="utf-8")
+    assert all(
+        f'"{status}"' in console.partition("DELIVERY_STATUSES")[2].partition("];")[0] for status in documented
+    )

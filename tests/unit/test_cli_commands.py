@@ -56,9 +56,25 @@ class FakeJobs:
 class FakeMessages:
     batch_answer: dict[str, Any] = field(default_factory=dict)
     status: dict[str, Any] = field(default_factory=dict)
+    published: list[dict[str, Any]] = field(default_factory=list)
+    cancelled: list[str] = field(default_factory=list)
 
     def publish_batch(self, room_id: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
         return self.batch_answer
+
+    def publish(self, room_id: str, body: Any, **fields: Any) -> dict[str, Any]:
+        self.published.append(fields)
+        return {
+            "messageId": "msg_1",
+            "correlationId": "c",
+            "destinations": [],
+            "publishedAt": "t",
+            "deliverAt": "d",
+        }
+
+    def cancel(self, room_id: str, message_id: str) -> dict[str, Any]:
+        self.cancelled.append(message_id)
+        return self.status
 
     def get(self, room_id: str, message_id: str) -> dict[str, Any]:
         return self.status
@@ -206,3 +222,30 @@ def test_waiting_for_deliveries_that_do_not_end_exits_5(
     # Then
     assert code == 5
     assert "had not ended after 0 s: retrying 1" in capsys.readouterr().err
+
+
+def test_a_publish_can_wait_and_a_scheduled_message_can_be_cancelled(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake.messages.status = {"messageId": "msg_1", "deliverAt": "2026-12-01T09:00:00.000Z", "deliveries": [{}]}
+
+    assert run(["publish", "room_1", "7", "-t", "invoice.reminder", "--deliver-in", "15m"]) == 0
+    assert (
+        run(["publish", "room_1", "7", "-t", "invoice.reminder", "--deliver-at", "2026-12-01T09:00:00Z"]) == 0
+    )
+    assert run(["messages", "cancel", "room_1", "msg_1"]) == 0
+
+    assert [p.get("deliver_after_ms") for p in fake.messages.published] == [900_000, None]
+    assert fake.messages.published[1]["deliver_at"] == "2026-12-01T09:00:00Z"
+    assert fake.messages.cancelled == ["msg_1"]
+    assert "cancelled msg_1" in capsys.readouterr().out
+
+
+def test_a_wait_and_a_time_together_or_a_malformed_wait_are_refused_before_any_request(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    both = ["--deliver-in", "15m", "--deliver-at", "2026-12-01T09:00:00Z"]
+    assert run(["publish", "room_1", "7", "-t", "a", *both]) == 2
+    assert run(["publish", "room_1", "7", "-t", "a", "--deliver-in", "soon"]) == 2
+    assert fake.messages.published == []
+    assert "--deliver-in takes a wait" in capsys.readouterr().err

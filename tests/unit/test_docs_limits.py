@@ -14,6 +14,7 @@ from roomcast.api.cursors import MAX_CURSOR_LENGTH
 from roomcast.dal.routing_cache import MAX_ROOMS, TTL_SECONDS
 from roomcast.domain import limits
 from roomcast.domain.receipts import MAX_RECEIPT_LENGTH
+from roomcast.domain.scheduling import DELIVER_AT_PAST_TOLERANCE_MS, MAX_DELIVER_AHEAD_MS
 
 LIMITS_DOC = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text(encoding="utf-8")
 
@@ -38,6 +39,9 @@ def grouped(number: int) -> str:
         f"0–{grouped(limits.MAX_MESSAGE_EXPIRATION_MS)} (14 days)",
         f"0–{grouped(limits.MAX_DELIVERY_DELAY_MS)} (1 day)",
         f"0–{limits.MAX_DELIVERY_ATTEMPTS} redeliveries",
+        f"from {grouped(DELIVER_AT_PAST_TOLERANCE_MS)} ms in the past (delivered at once) to "
+        f"{grouped(MAX_DELIVER_AHEAD_MS)} ms (365 days) ahead",
+        f"| `deliverAfterMs` | `null`: at once | 0–{grouped(MAX_DELIVER_AHEAD_MS)} (365 days)",
         f"at most {limits.MAX_EVENT_TYPES} entries",
         f"at most {limits.MAX_VERSIONS_PER_EVENT_TYPE}, unique",
         f"1–{limits.MAX_CONCURRENCY}; `400 push_only`",

@@ -82,14 +82,16 @@ def test_an_item_written_with_full_first_records_still_reads_back() -> None:
     assert embedded_deliveries(items.from_attributes(items.to_attributes(item))) == first
 
 
-def test_the_room_index_projects_only_what_a_list_filters_on() -> None:
+def test_the_indexes_project_only_what_a_list_filters_on() -> None:
     class Loader(yaml.SafeLoader):
         pass
 
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
     template = yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506 - SafeLoader
-    [index] = template["Resources"]["Table"]["Properties"]["GlobalSecondaryIndexes"]
-    assert index["Projection"] == {
-        "ProjectionType": "INCLUDE",
-        "NonKeyAttributes": ["eventType"],
-    }
+    by_room, scheduled = template["Resources"]["Table"]["Properties"]["GlobalSecondaryIndexes"]
+    assert (by_room["IndexName"], by_room["Projection"]) == (
+        "ByRoom",
+        {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["eventType"]},
+    )
+    # The scheduled list filters on nothing: a scheduled message's copy is its keys
+    assert (scheduled["IndexName"], scheduled["Projection"]) == ("Scheduled", {"ProjectionType": "KEYS_ONLY"})

@@ -1,18 +1,20 @@
 """The room index's shards, merged: paging through a room's messages with any page size, time
 window and event-type filter answers every matching message once, newest first, however the
-messages fall over the shards and however many a filter skips (DynamoDB's Query, in memory)."""
+messages fall over the shards and however many a filter skips (DynamoDB's Query, in memory). The
+scheduled index has the same shape, read soonest first."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, cast
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roomcast.dal.message_items import room_index_shard, room_shard_key
+from roomcast.dal.message_items import room_index_shard, room_shard_key, scheduled_shard_key
 from roomcast.dal.pages import Position
-from roomcast.dal.room_index import RoomIndex
+from roomcast.dal.room_index import RoomIndex, ScheduledIndex
 
 TENANT, ROOM = "tenant-a", "room_" + "1" * 32
 
@@ -28,20 +30,23 @@ class IndexQueries:
     def query(self, **request: Any) -> dict[str, Any]:
         self.calls += 1
         values = request["ExpressionAttributeValues"]
+        pk, _, rest = request["KeyConditionExpression"].partition(" = :pk AND ")
+        sk = rest.partition(" ")[0]
         low, high = values[":low"]["S"], values[":high"]["S"]
+        forward = request["ScanIndexForward"]
         partition = [
             r
-            for r in sorted(self.rows, key=lambda r: r["GSI1SK"]["S"], reverse=True)
-            if r["GSI1PK"]["S"] == values[":pk"]["S"] and low <= r["GSI1SK"]["S"] <= high
+            for r in sorted(self.rows, key=lambda r: r[sk]["S"], reverse=not forward)
+            if r[pk]["S"] == values[":pk"]["S"] and low <= r[sk]["S"] <= high
         ]
         if "ExclusiveStartKey" in request:
-            after = request["ExclusiveStartKey"]["GSI1SK"]["S"]
-            partition = [r for r in partition if r["GSI1SK"]["S"] < after]
+            after = request["ExclusiveStartKey"][sk]["S"]
+            partition = [r for r in partition if (r[sk]["S"] > after if forward else r[sk]["S"] < after)]
         evaluated = partition[: request["Limit"]]
         more = len(partition) > len(evaluated)
         wanted = values.get(":eventType")
         answered = [r for r in evaluated if wanted is None or r["eventType"] == wanted]
-        last = {"GSI1SK": evaluated[-1]["GSI1SK"]} if more and evaluated else None
+        last = {sk: evaluated[-1][sk]} if more and evaluated else None
         return {"Items": answered, **({"LastEvaluatedKey": last} if last else {})}
 
 
@@ -52,6 +57,9 @@ def _row(number: int, event_type: str, shard: int) -> dict[str, Any]:
         "PK": {"S": f"TENANT#{TENANT}#MSG#{message_id}"},
         "GSI1PK": {"S": room_shard_key(TENANT, ROOM, room_index_shard(message_id))},
         "GSI1SK": {"S": f"{published}#{message_id}"},
+        # The same times as deliverAt times, on the scheduled index
+        "GSI2PK": {"S": scheduled_shard_key(TENANT, ROOM, room_index_shard(message_id))},
+        "GSI2SK": {"S": f"{published}#{message_id}"},
         "eventType": {"S": event_type},
     }
 
@@ -66,8 +74,13 @@ def _row(number: int, event_type: str, shard: int) -> dict[str, Any]:
     wanted=st.sampled_from([None, "a", "b"]),
     window=st.tuples(st.integers(0, 59), st.integers(0, 59)),
 )
-def test_paging_answers_every_matching_message_once_newest_first(
-    event_types: list[tuple[str, int, int]], limit: int, wanted: str | None, window: tuple[int, int]
+@pytest.mark.parametrize("kind", [RoomIndex, ScheduledIndex])
+def test_paging_answers_every_matching_message_once_in_the_index_order(
+    kind: type[RoomIndex],
+    event_types: list[tuple[str, int, int]],
+    limit: int,
+    wanted: str | None,
+    window: tuple[int, int],
 ) -> None:
     # Given
     runs = [(kind, shard) for kind, shard, length in event_types for _ in range(length if kind == "a" else 1)]
@@ -82,9 +95,9 @@ def test_paging_answers_every_matching_message_once_newest_first(
             and (since is None or r["GSI1SK"]["S"] >= since)
             and (until is None or r["GSI1SK"]["S"] <= until + "#~")
         ),
-        reverse=True,
+        reverse=kind.newest_first,
     )
-    index = RoomIndex("table", client=cast(Any, IndexQueries(rows)))
+    index = kind("table", client=cast(Any, IndexQueries(rows)))
 
     # When
     answered: list[str] = []
@@ -92,7 +105,7 @@ def test_paging_answers_every_matching_message_once_newest_first(
     for _ in range(1_000):
         page = index.page(TENANT, ROOM, limit, position, since=since, until=until, event_type=wanted)
         assert len(page.rows) <= limit
-        answered += [str(r["GSI1SK"]) for r in page.rows]
+        answered += [str(r[kind.sort_attribute]) for r in page.rows]
         position = page.next_position
         if position is None:
             break

@@ -77,6 +77,29 @@ def test_requests_carry_the_key_the_base_path_and_camel_case_fields() -> None:
     }
 
 
+def test_a_scheduled_publish_sends_its_time_with_an_offset_and_can_be_listed_and_cancelled() -> None:
+    # Given
+    scheduled = {**PUBLISHED, "deliverAt": "2026-12-01T09:00:00.000Z"}
+    status = {**scheduled, "roomId": "room_1", "eventType": "e", "eventVersion": "1", "cancelledAt": "t"}
+    answers = iter([scheduled, scheduled, {"messages": [status], "nextCursor": None}, status])
+    client, seen = client_answering(lambda request: httpx.Response(200, json=next(answers)))
+
+    # When
+    published = client.messages.publish("room_1", 7, event_type="e", deliver_at=datetime(2026, 12, 1, 9, 0))
+    client.messages.publish("room_1", 7, event_type="e", deliver_after_ms=60_000)
+    listed = client.messages.list("room_1", scheduled=True)
+    cancelled = client.messages.cancel("room_1", "msg_1")
+
+    # Then
+    assert json.loads(seen[0].content)["deliverAt"] == "2026-12-01T09:00:00+00:00"
+    assert json.loads(seen[1].content)["deliverAfterMs"] == 60_000
+    assert published.deliver_at == "2026-12-01T09:00:00.000Z"
+    assert seen[2].url.params["status"] == "scheduled"
+    assert [m.message_id for m in listed.items] == ["msg_1"]
+    assert (seen[3].method, seen[3].url.path) == ("DELETE", "/prod/rooms/room_1/messages/msg_1")
+    assert cancelled.cancelled_at == "t"
+
+
 def test_path_parameters_are_escaped() -> None:
     # Given
     client, seen = client_answering(lambda request: httpx.Response(200, json=ROOM))

@@ -9,6 +9,7 @@ here, the functions' role sessions, with each request's resources as AWS names t
   a transaction, each item's own action (``dynamodb:PutItem``, ``UpdateItem``, ``DeleteItem``,
   ``ConditionCheckItem``; ``GetItem`` in a read transaction) on its table, as AWS authorizes it;
 - Firehose: the delivery stream; Secrets Manager: the secret's ARN without its random suffix;
+- EventBridge Scheduler: the schedule (``schedule/<group>/<name>``);
 - SQS: a batch action is authorized as its single one (``SendMessageBatch`` as
   ``sqs:SendMessage``), on the queue's ARN (moto's, or the one the request names for a queue
   still to be made); S3: the bucket or object, as moto determines them.
@@ -129,10 +130,14 @@ def _checks(service: str, action: str, response: Any, resource: str) -> list[tup
     """(IAM action, resource ARN) pairs the request needs, all of them."""
     if service == "sqs":  # a batch needs its single action (AWS has no sqs:SendMessageBatch)
         action = action.removesuffix("Batch")
-    if resource != "*" or service not in (*_JSON_SERVICES, "sqs"):
+    if resource != "*" or service not in (*_JSON_SERVICES, "sqs", "scheduler"):
         return [(f"{service}:{action}", resource)]
     body: dict[str, Any] = response.body if isinstance(response.body, dict) else _json_body(response.raw_body)
     region, account = response.region, response.current_account
+    if service == "scheduler":  # REST: the schedule's name ends the path, its group is in the body
+        name = str(response.path).rstrip("/").rsplit("/", 1)[-1]
+        group = body.get("GroupName") or "default"
+        return [(f"scheduler:{action}", f"arn:aws:scheduler:{region}:{account}:schedule/{group}/{name}")]
     if service == "sqs":  # a queue moto does not know (yet): named by the request
         queue = str(body.get("QueueName") or body.get("QueueUrl", "*")).rsplit("/", 1)[-1]
         return [(f"sqs:{action}", f"arn:aws:sqs:{region}:{account}:{queue}" if queue != "*" else "*")]

@@ -1,6 +1,7 @@
 """Creating the template's resources in the emulator, as CloudFormation would on deployment: the
 DynamoDB tables (with their streams and TTL), the SQS queues (dead-letter queues first), the S3
-buckets, the Secrets Manager secrets and the Firehose delivery streams."""
+buckets, the Secrets Manager secrets, the Firehose delivery streams and the EventBridge Scheduler
+groups."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from roomcast_dev.template import StackModel
 
 
 def provision_resources(model: StackModel, endpoint_url: str) -> None:
-    """Create the template's tables, queues, buckets, secrets and Firehose streams in the emulator."""
+    """Create the template's tables, queues, buckets, secrets, Firehose streams and schedule groups
+    in the emulator."""
     dynamodb = aws_client("dynamodb", endpoint_url)
     for spec in model.tables.values():
         keys = ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode", "GlobalSecondaryIndexes")
@@ -47,6 +49,9 @@ def provision_resources(model: StackModel, endpoint_url: str) -> None:
     firehose = aws_client("firehose", endpoint_url)
     for spec in model.delivery_streams.values():
         firehose.create_delivery_stream(**delivery_stream_request(spec))
+    scheduler = aws_client("scheduler", endpoint_url)
+    for group_name in model.schedule_groups.values():
+        scheduler.create_schedule_group(Name=group_name)
 
 
 # New in each process that runs a local stack, the same across its resets: warm function workers

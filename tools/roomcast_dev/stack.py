@@ -26,6 +26,7 @@ from roomcast_dev.moto_iam import enforce_registered_roles, register_role
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.provisioning import provision_resources
+from roomcast_dev.schedules import SchedulePoller
 from roomcast_dev.stack_state import STATE_FILE, write_state
 from roomcast_dev.stream_sources import StreamPoller
 from roomcast_dev.template import TEMPLATE_PATH, StackModel, read_stack
@@ -82,7 +83,7 @@ class LocalStack:
         self.endpoint_url = ""
         self.model: StackModel | None = None
         self.functions: dict[str, LocalFunction] = {}
-        self.pollers: list[SqsPoller | StreamPoller] = []
+        self.pollers: list[SqsPoller | StreamPoller | SchedulePoller] = []
         self.gateway: Gateway | None = None
         self.firehose = FirehoseDelivery(self.firehose_interval_seconds)
 
@@ -137,6 +138,12 @@ class LocalStack:
             )
             stream_poller.start()
             self.pollers.append(stream_poller)
+        if self.model.schedule_groups:  # the scheduler's part: fire the functions' schedules when due
+            schedule_poller = SchedulePoller(
+                list(self.model.schedule_groups.values()), self.client, self.queue_url
+            )
+            schedule_poller.start()
+            self.pollers.append(schedule_poller)
         if self.write_state_file:
             self._write_state()
 

@@ -110,6 +110,8 @@ class StackModel:
     secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Firehose streams: DeliveryStreamName and the template's properties, resolved.
     delivery_streams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # EventBridge Scheduler groups, by logical id: their names.
+    schedule_groups: dict[str, str] = field(default_factory=dict)
     functions: dict[str, FunctionSpec] = field(default_factory=dict)
     routes: list[Route] = field(default_factory=list)
     sqs_triggers: list[SqsTrigger] = field(default_factory=list)
@@ -153,7 +155,7 @@ def read_stack(
 
 
 def _read_resources(model: StackModel, resources: dict[str, Any], resolver: Resolver) -> None:
-    """The tables, queues, buckets, secrets and Firehose streams."""
+    """The tables, queues, buckets, secrets, Firehose streams and schedule groups."""
     for logical_id, resource in resources.items():
         kind = resource["Type"]
         properties = resource.get("Properties", {})
@@ -178,6 +180,8 @@ def _read_resources(model: StackModel, resources: dict[str, Any], resolver: Reso
                 "DeliveryStreamName": resolver.physical_name(logical_id),
                 **resolver.resolve(properties),
             }
+        elif kind == "AWS::Scheduler::ScheduleGroup":
+            model.schedule_groups[logical_id] = resolver.physical_name(logical_id)
 
     # Queues may refer to each other (redrive policies): resolve their properties once all names exist.
     for logical_id, spec in model.queues.items():

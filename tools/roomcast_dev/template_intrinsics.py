@@ -58,6 +58,7 @@ class Resolver:
             "AWS::Serverless::Function": "FunctionName",
             "AWS::SecretsManager::Secret": "Name",
             "AWS::KinesisFirehose::DeliveryStream": "DeliveryStreamName",
+            "AWS::Scheduler::ScheduleGroup": "Name",
         }.get(resource["Type"])
         if explicit and explicit in properties:
             return str(self.resolve(properties[explicit]))

@@ -1,13 +1,15 @@
 """Outbox function, with two triggers (template.yaml):
 
 - the table's stream, filtered to message items marked ``unsent``;
-- its own queue (OutboxQueue): publish checks, sweeps and jobs (roomcast.domain.outbox_tasks).
+- its own queue (OutboxQueue): publish checks, sweeps, jobs and the releases of scheduled messages
+  (roomcast.domain.outbox_tasks).
 
 Partial batch responses for both, so one record that still fails is retried alone while the
 others of the batch are done."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -18,7 +20,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from outbox_worker.dependencies import delivery_log, job_runner, outbox_service
 from outbox_worker.service import OutboxResult
-from roomcast.domain.outbox_tasks import PublishCheck, RunJob, task_from_json
+from roomcast.domain.outbox_tasks import PublishCheck, Release, RunJob, task_from_json
 from roomcast.observability import logger, metrics
 
 stream_processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
@@ -40,6 +42,13 @@ def stream_record_handler(record: DynamoDBRecord) -> OutboxResult:
     return result
 
 
+def _report(result: OutboxResult, log: Callable[..., None], text: str, **about: object) -> None:
+    """Count what a task sent and cleared, and log it when it did anything."""
+    _count(result)
+    if result.sent or result.cleared:
+        log(text, extra={**about, "sent": result.sent, "cleared": result.cleared})
+
+
 def queue_record_handler(record: SQSRecord) -> None:
     task = task_from_json(record.body)
     if isinstance(task, RunJob):
@@ -50,14 +59,17 @@ def queue_record_handler(record: SQSRecord) -> None:
                 extra={"job": job.id, "kind": job.kind.value, "state": job.state.value, "counts": job.counts},
             )
         return
+    if isinstance(task, Release):
+        _report(
+            outbox_service().release(task),
+            logger.info,
+            "released a scheduled message",
+            messageId=task.message_id,
+        )
+        return
     if isinstance(task, PublishCheck):
-        result = outbox_service().check_publish(task)
-        _count(result)
-        if result.sent or result.cleared:
-            logger.warning(
-                "a publish died before its sends were done; the outbox finished them",
-                extra={"request": task.request_id, "sent": result.sent, "cleared": result.cleared},
-            )
+        text = "a publish died before its sends were done; the outbox finished them"
+        _report(outbox_service().check_publish(task), logger.warning, text, request=task.request_id)
         return
     ended = outbox_service().sweep(task)
     metrics.add_metric(name="OutboxDeliveriesCleared", unit=MetricUnit.Count, value=ended)

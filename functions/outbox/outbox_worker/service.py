@@ -6,6 +6,9 @@
   record its first sends done died between storing and sending; the messages it stored are sent.
 - **Sweeps** (the outbox queue, at a subscription's or room's deletion and again after the settle
   time): the open deliveries of deleted subscriptions end ``cleared``.
+- **Releases** (the outbox queue, or a schedule that puts them there): a scheduled message's time
+  has come; its first envelopes are sent (roomcast.domain.scheduling). A scheduled message met by
+  an unsent mark or a publish check has its release armed instead.
 
 Each destination is sent again, unless its subscription (or its PULL queue) is gone: then its
 delivery ends ``cleared``, as Clear All ends one, never ``pending`` for ever. Anything else that
@@ -26,11 +29,13 @@ from roomcast.dal.pages import Position
 from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
 from roomcast.dal.sender import Outgoing, QueueAddresses
 from roomcast.delivery.clearing import end_cleared
+from roomcast.delivery.first_sends import release_of
+from roomcast.domain.clock import now_ms
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, OwedFilter
 from roomcast.domain.models import Subscription, SubscriptionType
-from roomcast.domain.outbox_tasks import PublishCheck, Sweep
+from roomcast.domain.outbox_tasks import PublishCheck, Release, Sweep
 from roomcast.errors import NotFound
 
 GONE = "the subscription or its queue was deleted before the message could be sent"
@@ -59,15 +64,45 @@ class OutboxService:
     log: LogSink
     outbox: OutboxQueue
     monotonic: Callable[[], float] = time.monotonic
+    clock: Callable[[], int] = now_ms
 
     def send_unsent(self, new_image: items.AttributeMap) -> OutboxResult:
-        """Send (or clear) the unsent destinations of the message item in a stream record."""
+        """Send (or clear) the unsent destinations of the message item in a stream record; arm a
+        scheduled message's release."""
         item = items.from_attributes(new_image)
         unsent_ids: list[str] = [str(i) for i in item.get(UNSENT_ATTRIBUTE) or []]
         message = message_from_item(item)
-        result = self._send(message, unsent_ids)
+        if message.deliver_at_ms is not None:
+            self._arm(message)
+            result = OutboxResult([], [])
+        else:
+            result = self._send(message, unsent_ids)
         self.messages.mark_sent(message.tenant_id, message.id)
         return result
+
+    def release(self, task: Release) -> OutboxResult:
+        """A scheduled message's release: early, it waits the rest; on time, the message is marked
+        released by this release (unless cancelled, or released by another) and its first
+        envelopes are sent, each destination gone meanwhile cleared; then the release is recorded
+        done, so that the task, handed back after a crash, sends again but never after that."""
+        now = self.clock()
+        if task.due_at_ms > now:
+            if self.outbox.release([task], now):
+                raise OutboxSendFailed(f"the release of {task.message_id} could not wait on")
+            return OutboxResult([], [])
+        if self.messages.sends_done(task.tenant_id, [task.release_id]):
+            return OutboxResult([], [])
+        message = self.messages.claim_release(task.tenant_id, task.message_id, task.release_id)
+        if message is None:  # cancelled, released by another release, or gone
+            return OutboxResult([], [])
+        result = self._send(message, list(message.destinations))
+        self.messages.mark_sends_done(task.tenant_id, [task.release_id])
+        return result
+
+    def _arm(self, message: Message) -> None:
+        """Arm a scheduled message's release (nothing for one released or cancelled already)."""
+        if message.scheduled and self.outbox.release([release_of(message)], self.clock()):
+            raise OutboxSendFailed(f"the release of {message.id} could not be armed")
 
     def check_publish(self, check: PublishCheck) -> OutboxResult:
         """Finish the sends of a publish request that died before recording them done: each
@@ -85,6 +120,9 @@ class OutboxService:
                 continue
             if tracked.message.request_id not in (None, check.request_id):
                 continue  # stored by another request (a keyed retry): that request answers for it
+            if tracked.message.deliver_at_ms is not None:
+                self._arm(tracked.message)  # a scheduled message: its release sends it
+                continue
             waiting = [d for d in tracked.deliveries if _never_moved(d)]
             kinds = {d.subscription_id: d.subscription_type for d in waiting}
             result = self._send(tracked.message, list(kinds), kinds)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
-from pydantic import Field, JsonValue, WithJsonSchema
+from pydantic import Field, JsonValue, WithJsonSchema, model_validator
+from pydantic_core import PydanticCustomError
 
 from roomcast.api.models import (
     FILTERED_OUT_DESCRIPTION,
+    INTEGRAL,
     SCHEMA_ERRORS_DESCRIPTION,
     ApiModel,
     ErrorBody,
@@ -16,11 +18,24 @@ from roomcast.api.models import (
     FilteredOutView,
     ResponseModel,
     SubscriptionId,
+    ZonedInstant,
     examples,
 )
 from roomcast.domain import limits
+from roomcast.domain.clock import iso_from_ms
+from roomcast.domain.messages import Message
+from roomcast.domain.scheduling import MAX_DELIVER_AHEAD_MS
 
 CORRELATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
+
+
+# deliverAt and deliverAfterMs are two ways to say one thing: at most one of them is not null.
+_ONE_TIME = {
+    "not": {
+        "required": ["deliverAt", "deliverAfterMs"],
+        "properties": {"deliverAt": {"type": "string"}, "deliverAfterMs": {"type": "number"}},
+    }
+}
 
 
 class PublishRequest(ApiModel):
@@ -33,6 +48,19 @@ class PublishRequest(ApiModel):
             "correlationId": "order-1001",
             "destinations": ["sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7"],
         },
+        {
+            "eventType": "invoice.reminder",
+            "eventVersion": "1",
+            "payload": {"invoiceId": 77},
+            "deliverAt": "2026-12-01T09:00:00Z",
+        },
+        {
+            "eventType": "cart.abandoned",
+            "eventVersion": "1",
+            "payload": {"cartId": 5},
+            "deliverAfterMs": 3600000,
+        },
+        schema=_ONE_TIME,
     )
 
     eventType: EventTypeName
@@ -53,6 +81,22 @@ class PublishRequest(ApiModel):
         ]
         | None
     ) = None
+    deliverAt: ZonedInstant | None = Field(
+        default=None,
+        description="Deliver at this time (RFC 3339 with a UTC offset), from now up to 365 days ahead, "
+        "to the second; its expiry counts from then. Not with deliverAfterMs.",
+    )
+    deliverAfterMs: Annotated[int, Field(ge=0, le=MAX_DELIVER_AHEAD_MS), INTEGRAL] | None = Field(
+        default=None,
+        description="Deliver this many milliseconds from now (up to 365 days); its expiry counts from then. "
+        "Not with deliverAt.",
+    )
+
+    @model_validator(mode="after")
+    def _one_time(self) -> Self:
+        if self.deliverAt is not None and self.deliverAfterMs is not None:
+            raise PydanticCustomError("deliver_at_conflict", "give deliverAt or deliverAfterMs, not both")
+        return self
 
 
 class PublishResponse(ResponseModel):
@@ -71,6 +115,15 @@ class PublishResponse(ResponseModel):
     filteredOut: list[FilteredOutView] = Field(default=[], description=FILTERED_OUT_DESCRIPTION)
     schemaErrors: list[str] = Field(default=[], description=SCHEMA_ERRORS_DESCRIPTION)
     publishedAt: str
+    deliverAt: str | None = Field(
+        default=None,
+        description="Scheduled: when it is delivered (null: at once). Cancel it with cancelMessage.",
+    )
+
+    @classmethod
+    def of_message(cls, message: Message) -> PublishResponse:
+        deliver_at = iso_from_ms(message.deliver_at_ms) if message.deliver_at_ms is not None else None
+        return cls.of(message, messageId=message.id, deliverAt=deliver_at)
 
 
 # -- batch publish ----------------------------------------------------------------------------------

@@ -50,10 +50,12 @@ def publish(
     Routes the message to the room's active subscriptions whose filters accept its event type and
     version (or to the given `destinations`), stores it with one delivery record per destination,
     and enqueues one delivery each; 202 once that is durable. An `Idempotency-Key` header makes a
-    retry within 24 hours return the first answer without publishing twice.
+    retry within 24 hours return the first answer without publishing twice. With `deliverAt` or
+    `deliverAfterMs` it is stored now and delivered then (`scheduled` until; cancelMessage cancels
+    it before).
     """
     message = service.publish(tenant, roomId, body, idempotency_key(idempotency))
-    published = PublishResponse.of(message, messageId=message.id)
+    published = PublishResponse.of_message(message)
     metrics.add_metric(name="MessagesPublished", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="DeliveriesCreated", unit=MetricUnit.Count, value=len(published.destinations))
     return published
@@ -91,7 +93,7 @@ def publish_batch(
             error = {"code": answer.code, "message": answer.message, "details": answer.details}
             results.append({"status": answer.http_status, "error": error})
         else:
-            results.append({"status": 202, **PublishResponse.of(answer, messageId=answer.id).model_dump()})
+            results.append({"status": 202, **PublishResponse.of_message(answer).model_dump()})
     published = [a for a in answers if not isinstance(a, RoomcastError)]
     metrics.add_metric(name="MessagesPublished", unit=MetricUnit.Count, value=len(published))
     metrics.add_metric(

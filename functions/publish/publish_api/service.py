@@ -104,6 +104,7 @@ class PublishService:
 
 
 def _publication(request: PublishRequest, idempotency_key: str | None) -> Publication:
+    deliver_at = request.deliverAt
     return Publication(
         request.eventType,
         request.eventVersion,
@@ -111,4 +112,6 @@ def _publication(request: PublishRequest, idempotency_key: str | None) -> Public
         request.correlationId,
         request.destinations,
         idempotency_key,
+        deliver_at_ms=round(deliver_at.timestamp() * 1000) if deliver_at is not None else None,
+        deliver_after_ms=request.deliverAfterMs,
     )

@@ -44,6 +44,13 @@ class Settings:
     # outlive every request running when they were sent (roomcast.domain.outbox_tasks).
     outbox_queue_url: str = ""
     outbox_settle_seconds: int = DEFAULT_OUTBOX_SETTLE_SECONDS
+    # Long waits of scheduled messages (roomcast.dal.release_schedules): the EventBridge Scheduler
+    # group, the outbox queue the schedules put releases on, the role they do it as, and where a
+    # release the scheduler could not put there goes. No group: every wait is carried by hops.
+    release_schedule_group: str = ""
+    outbox_queue_arn: str = ""
+    release_schedule_role_arn: str = ""
+    outbox_dead_letter_arn: str = ""
     # Each tenant's API requests per second, and the burst above it (0: no limit of roomcast's own).
     tenant_requests_per_second: float = 0.0
     tenant_request_burst: int = 0
@@ -71,6 +78,14 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
     settle = environ.get("OUTBOX_SETTLE_SECONDS", str(DEFAULT_OUTBOX_SETTLE_SECONDS))
     if not settle.isdigit() or not 1 <= int(settle) <= MAX_OUTBOX_SETTLE_SECONDS:
         raise SettingsError(f"OUTBOX_SETTLE_SECONDS must be 1-{MAX_OUTBOX_SETTLE_SECONDS}, not {settle!r}")
+    schedule_parts = [
+        environ.get(n, "")
+        for n in ("RELEASE_SCHEDULE_GROUP", "OUTBOX_QUEUE_ARN", "RELEASE_SCHEDULE_ROLE_ARN")
+    ]
+    if any(schedule_parts) and not all(schedule_parts):
+        raise SettingsError(
+            "RELEASE_SCHEDULE_GROUP, OUTBOX_QUEUE_ARN and RELEASE_SCHEDULE_ROLE_ARN go together (all or none)"
+        )
     rate = environ.get("TENANT_REQUESTS_PER_SECOND", "0")
     burst = environ.get("TENANT_REQUEST_BURST", "0")
     if not _NUMBER.match(rate) or not burst.isdigit() or (float(rate) > 0) != (int(burst) > 0):
@@ -88,6 +103,10 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         receipt_key_secret=environ.get("RECEIPT_KEY_SECRET", ""),
         outbox_queue_url=environ.get("OUTBOX_QUEUE_URL", ""),
         outbox_settle_seconds=int(settle),
+        release_schedule_group=environ.get("RELEASE_SCHEDULE_GROUP", ""),
+        outbox_queue_arn=environ.get("OUTBOX_QUEUE_ARN", ""),
+        release_schedule_role_arn=environ.get("RELEASE_SCHEDULE_ROLE_ARN", ""),
+        outbox_dead_letter_arn=environ.get("OUTBOX_DEAD_LETTER_ARN", ""),
         tenant_requests_per_second=float(rate),
         tenant_request_burst=int(burst),
     )

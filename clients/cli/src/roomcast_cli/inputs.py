@@ -86,6 +86,14 @@ def parse_when(text: str, now: datetime, option: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def parse_wait_ms(text: str, option: str) -> int:
+    """A wait as 90s, 15m, 2h or 3d: milliseconds."""
+    found = _RELATIVE.match(text.strip())
+    if found is None:
+        raise CliError(f"{option} takes a wait like 90s, 15m, 2h or 3d, got {text!r}.")
+    return round(float(found.group(1)) * _UNIT_SECONDS[found.group(2)] * 1000)
+
+
 def iso_utc(moment: datetime) -> str:
     """The API's spelling: ``2026-11-22T10:00:00.000Z``."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

@@ -12,6 +12,7 @@ import random
 import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -68,6 +69,9 @@ def wire_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _wire_value(value: Any) -> Any:
+    if isinstance(value, datetime):  # deliver_at: RFC 3339 with its offset (a naive one is UTC)
+        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return aware.isoformat()
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     if isinstance(value, list | tuple):

@@ -124,6 +124,7 @@ class PublishResult(ApiModel):
     filtered_out: list[FilteredOut] = Field(default_factory=list)
     schema_errors: list[str] = Field(default_factory=list)  # published under its type's `warn`
     published_at: str
+    deliver_at: str | None = None  # scheduled: delivered then (None: at once)
 
 
 class ErrorBody(ApiModel):
@@ -186,6 +187,8 @@ class MessageStatus(ApiModel):
     destinations: list[str] = Field(default_factory=list)
     filtered_out: list[FilteredOut] = Field(default_factory=list)
     schema_errors: list[str] = Field(default_factory=list)
+    deliver_at: str | None = None  # scheduled: delivered then; its expiry counts from then
+    cancelled_at: str | None = None  # cancelled before its time: its deliveries ended `cancelled`
     deliveries: list[Delivery] = Field(default_factory=list)
 
 

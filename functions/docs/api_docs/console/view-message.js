@@ -1,10 +1,12 @@
-// One message's screen: its facts and payload, and each delivery's attempts on a timeline.
+// One message's screen: its facts and payload, and each delivery's attempts on a timeline; a
+// scheduled message's time, and a button that cancels it before then.
 
 import { api, apiPath } from "./api.js";
 import { badge, code, details, h, link, region, table } from "./dom.js";
 import { duration, excerpt, time } from "./format.js";
 import { filteredOut } from "./filters.js";
 import { setBreadcrumb } from "./header.js";
+import { act, confirmAction } from "./feedback.js";
 import { autoRefresh, isCurrent } from "./refresh.js";
 import { timeline } from "./timeline.js";
 
@@ -21,7 +23,7 @@ function deliveryTimeline(roomHash, message, delivery, attempts) {
     note: attempt.httpStatus ? String(attempt.httpStatus) : attempt.event,
     kind: attemptOutcome(attempt),
   }));
-  if (delivery.nextAttemptAt && ["pending", "retrying"].includes(delivery.status)) {
+  if (delivery.nextAttemptAt && ["scheduled", "pending", "retrying"].includes(delivery.status)) {
     points.push({ ms: Math.max(0, Date.parse(delivery.nextAttemptAt) - publishedMs), label: "next", note: "due", kind: "due" });
   }
   const subscriptionHash = `${roomHash}/subscriptions/${encodeURIComponent(delivery.subscriptionId)}`;
@@ -56,12 +58,17 @@ export async function messageView(current, roomId, messageId) {
   setBreadcrumb([["Rooms", "#/rooms"], [room.name, roomHash], [messageId, `${roomHash}/messages/${encodeURIComponent(messageId)}`]]);
   const facts = region();
   const deliveries = region();
+  const cancel = h("button", { type: "button", class: "danger", hidden: true }, "Cancel scheduled message…");
   const show = ([message, { attempts }]) => {
+    const scheduled = Boolean(message.deliverAt) && !message.cancelledAt && message.deliveries.some((d) => d.status === "scheduled");
+    cancel.hidden = !scheduled;
     facts.show(message, (item) => [
       details([
         ["Event", `${item.eventType} v${item.eventVersion}`],
         ["Correlation id", code(item.correlationId)],
         ["Published", time(item.publishedAt)],
+        ...(item.deliverAt ? [["Delivered at", time(item.deliverAt)]] : []),
+        ...(item.cancelledAt ? [["Cancelled", time(item.cancelledAt)]] : []),
         ["Expires", item.expiresAt ? time(item.expiresAt) : "never"],
       ]),
       h("details", {}, h("summary", {}, "Payload"), h("pre", {}, JSON.stringify(item.payload, null, 2))),
@@ -80,5 +87,15 @@ export async function messageView(current, roomId, messageId) {
     const latest = await load();
     if (isCurrent(current)) show(latest);
   };
-  return [h("h1", { tabindex: "-1" }, `Message ${messageId}`), autoRefresh(current, refresh), facts, deliveries];
+  cancel.addEventListener("click", async () => {
+    if (!(await confirmAction("Cancel this scheduled message? It is never delivered.", "Cancel message"))) return;
+    act(cancel, () => api("DELETE", path), (item) => `Message ${item.messageId} is cancelled.`, refresh);
+  });
+  return [
+    h("h1", { tabindex: "-1" }, `Message ${messageId}`),
+    autoRefresh(current, refresh),
+    facts,
+    h("div", { class: "actions" }, cancel),
+    deliveries,
+  ];
 }

@@ -1,5 +1,5 @@
-// One room's screen: its settings, its subscriptions and a form to add one, a form to publish, and
-// its newest messages with each destination's delivery.
+// One room's screen: its settings, its subscriptions and a form to add one, a form to publish (now
+// or at a time), its newest messages with each destination's delivery, and what is scheduled.
 
 import { api, apiPath } from "./api.js";
 import { badge, code, details, field, h, input, link, region, table } from "./dom.js";
@@ -19,10 +19,12 @@ function deliverySummary(deliveries) {
 
 export async function roomView(current, roomId) {
   const roomPath = apiPath("rooms", roomId);
-  const [room, subscriptions, messages] = await Promise.all([
+  const scheduledQuery = { query: { limit: 20, status: "scheduled" } };
+  const [room, subscriptions, messages, scheduled] = await Promise.all([
     api("GET", roomPath),
     api("GET", `${roomPath}/subscriptions`, { query: { limit: 100 } }),
     api("GET", `${roomPath}/messages`, { query: { limit: 20 } }),
+    api("GET", `${roomPath}/messages`, scheduledQuery),
   ]);
   const roomHash = `#/rooms/${encodeURIComponent(roomId)}`;
   setBreadcrumb([["Rooms", "#/rooms"], [room.name, roomHash]]);
@@ -53,14 +55,28 @@ export async function roomView(current, roomId) {
     );
   showMessages(messages);
 
+  const scheduledList = region();
+  const showScheduled = (page) =>
+    scheduledList.show(page, ({ messages: all }) =>
+      table("The 20 soonest scheduled messages", ["Message", "Event", "Delivered at", "Destinations"], all.map((message) => [
+        link(`${roomHash}/messages/${encodeURIComponent(message.messageId)}`, message.messageId),
+        `${message.eventType} v${message.eventVersion}`,
+        time(message.deliverAt),
+        String(message.destinations.length),
+      ]), "Nothing scheduled."),
+    );
+  showScheduled(scheduled);
+
   const refresh = async () => {
-    const [nextSubscriptions, nextMessages] = await Promise.all([
+    const [nextSubscriptions, nextMessages, nextScheduled] = await Promise.all([
       api("GET", `${roomPath}/subscriptions`, { query: { limit: 100 } }),
       api("GET", `${roomPath}/messages`, { query: { limit: 20 } }),
+      api("GET", `${roomPath}/messages`, scheduledQuery),
     ]);
     if (!isCurrent(current)) return;
     showSubscriptions(nextSubscriptions);
     showMessages(nextMessages);
+    showScheduled(nextScheduled);
   };
 
   return [
@@ -79,6 +95,7 @@ export async function roomView(current, roomId) {
       h("h2", { id: "messages-title" }, "Messages"),
       autoRefresh(current, refresh),
       messageList),
+    h("section", { "aria-labelledby": "scheduled-title" }, h("h2", { id: "scheduled-title" }, "Scheduled"), scheduledList),
   ];
 }
 
@@ -127,6 +144,7 @@ function publishForm(roomPath, roomHash, refresh) {
   const eventVersion = input("publish-event-version", { required: true, value: "1", autocomplete: "off" });
   const payload = h("textarea", { id: "publish-payload", name: "publish-payload", rows: 4, spellcheck: "false" }, "{}");
   const correlation = input("publish-correlation-id", { autocomplete: "off" });
+  const deliverAt = input("publish-deliver-at", { type: "datetime-local", step: "1" });
   const result = region({ class: "result" });
   const submit = h("button", { type: "submit" }, "Publish");
   const message = () => ({ eventType: eventType.value, eventVersion: eventVersion.value, payload: parseJson(payload.value, "The payload") });
@@ -138,10 +156,12 @@ function publishForm(roomPath, roomHash, refresh) {
   return submitForm("publish-title", submit, () => {
     const body = message();
     if (correlation.value.trim()) body.correlationId = correlation.value.trim();
+    if (deliverAt.value) body.deliverAt = new Date(deliverAt.value).toISOString(); // the browser's zone, sent as UTC
     return api("POST", `${roomPath}/messages`, { body });
   }, (published) => {
     result.show(published, (message) => [
-      h("p", {}, `Published ${message.messageId} to ${message.destinations.length} destination${message.destinations.length === 1 ? "" : "s"}. `,
+      h("p", {}, `Published ${message.messageId} to ${message.destinations.length} destination${message.destinations.length === 1 ? "" : "s"}` +
+        (message.deliverAt ? `, delivered at ${message.deliverAt}. ` : ". "),
         link(`${roomHash}/messages/${encodeURIComponent(message.messageId)}`, "Open its timeline")),
       filteredOut(message),
     ]);
@@ -151,6 +171,7 @@ function publishForm(roomPath, roomHash, refresh) {
     field("Event type", eventType),
     field("Event version", eventVersion),
     field("Correlation id", correlation, "Empty: one is generated."),
+    field("Deliver at", deliverAt, "Your time zone; empty: now."),
   ),
   field("Payload (JSON)", payload),
   submit,

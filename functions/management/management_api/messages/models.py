@@ -16,11 +16,23 @@ from roomcast.api.models import (
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import Delivery, Message, TrackedMessage
 
+# DeliveryStatus's values (a unit test holds the two together).
+DeliveryStatusName = Literal[
+    "scheduled", "pending", "retrying", "delivered", "dead", "expired", "cleared", "cancelled"
+]
+DELIVER_AT_DESCRIPTION = (
+    "Scheduled (published with deliverAt or deliverAfterMs): when it is delivered to its destinations; "
+    "its expiry counts from then. Null: delivered at once."
+)
+
 
 class DeliveryView(ResponseModel):
     subscriptionId: str
     subscriptionType: Literal["PUSH", "PULL"]
-    status: Literal["pending", "retrying", "delivered", "dead", "expired", "cleared"]
+    status: DeliveryStatusName = Field(
+        description="`scheduled` until a scheduled message's time, then `pending`; `cancelled` (final) "
+        "when it was cancelled before."
+    )
     attempts: int = Field(description="Attempts made so far (a first-try success counts 1).")
     lastError: str | None
     nextAttemptAt: str | None
@@ -51,8 +63,30 @@ _MESSAGE_EXAMPLE = {
 }
 
 
+_SCHEDULED_DELIVERY = {
+    "subscriptionId": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
+    "subscriptionType": "PUSH",
+    "status": "scheduled",
+    "attempts": 0,
+    "lastError": None,
+    "nextAttemptAt": "2026-11-23T09:00:00.000Z",
+    "updatedAt": "2026-11-22T10:00:00.000Z",
+}
+_SCHEDULED_EXAMPLE = {
+    **_MESSAGE_EXAMPLE,
+    "deliverAt": "2026-11-23T09:00:00.000Z",
+    "expiresAt": "2026-11-23T10:00:00.000Z",
+    "deliveries": [_SCHEDULED_DELIVERY],
+}
+_CANCELLED_EXAMPLE = {
+    **_SCHEDULED_EXAMPLE,
+    "cancelledAt": "2026-11-22T10:05:00.000Z",
+    "deliveries": [{**_SCHEDULED_DELIVERY, "status": "cancelled", "updatedAt": "2026-11-22T10:05:00.000Z"}],
+}
+
+
 class MessageStatus(ResponseModel):
-    model_config = examples(_MESSAGE_EXAMPLE)
+    model_config = examples(_MESSAGE_EXAMPLE, _SCHEDULED_EXAMPLE, _CANCELLED_EXAMPLE)
 
     messageId: str
     roomId: str
@@ -65,6 +99,11 @@ class MessageStatus(ResponseModel):
     destinations: list[str]
     filteredOut: list[FilteredOutView] = Field(default=[], description=FILTERED_OUT_DESCRIPTION)
     schemaErrors: list[str] = Field(default=[], description=SCHEMA_ERRORS_DESCRIPTION)
+    deliverAt: str | None = Field(default=None, description=DELIVER_AT_DESCRIPTION)
+    cancelledAt: str | None = Field(
+        default=None,
+        description="When the scheduled message was cancelled (its deliveries ended `cancelled`).",
+    )
     deliveries: list[DeliveryView]
 
 
@@ -75,7 +114,10 @@ _NEXT = (
 
 
 class MessageList(BaseModel):
-    model_config = examples({"messages": [_MESSAGE_EXAMPLE], "nextCursor": None})
+    model_config = examples(
+        {"messages": [_MESSAGE_EXAMPLE], "nextCursor": None},
+        {"messages": [_SCHEDULED_EXAMPLE], "nextCursor": None},
+    )
 
     messages: list[MessageStatus]
     nextCursor: str | None = Field(default=None, description=_NEXT)
@@ -164,5 +206,6 @@ def message_status(tracked: TrackedMessage) -> MessageStatus:
         message,
         messageId=message.id,
         expiresAt=iso_from_ms(message.expires_at_ms) if message.expires_at_ms is not None else None,
+        deliverAt=iso_from_ms(message.deliver_at_ms) if message.deliver_at_ms is not None else None,
         deliveries=[DeliveryView.of(d) for d in tracked.deliveries],
     )

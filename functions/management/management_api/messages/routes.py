@@ -12,6 +12,7 @@ from management_api.messages.models import (
     AttemptList,
     AttemptView,
     DeliveryList,
+    DeliveryStatusName,
     MessageList,
     MessageStatus,
     delivery_item,
@@ -44,9 +45,13 @@ Until = Annotated[
     Instant | None,
     Query(description="Only messages published at or before this time (ISO-8601; UTC if no zone)."),
 ]
-StatusQuery = Annotated[
-    Literal["pending", "retrying", "delivered", "dead", "expired", "cleared"] | None,
-    Query(description="Only deliveries in this status."),
+StatusQuery = Annotated[DeliveryStatusName | None, Query(description="Only deliveries in this status.")]
+ScheduledQuery = Annotated[
+    Literal["scheduled"] | None,
+    Query(
+        description="`scheduled`: only messages waiting for their deliverAt, soonest first "
+        "(neither released nor cancelled)."
+    ),
 ]
 SubscriptionQuery = Annotated[
     str | None, Query(min_length=1, max_length=64, description="Only this destination's attempts.")
@@ -63,11 +68,13 @@ def list_messages(
     eventType: EventTypeQuery = None,
     since: Since = None,
     until: Until = None,
+    status: ScheduledQuery = None,
 ) -> MessageList:
     """List a room's messages
 
     The room's messages newest first, each with its deliveries' current status, optionally of one
-    event type and published within `since`…`until`. Kept as long as their status is.
+    event type and published within `since`…`until`. Kept as long as their status is. With
+    `status=scheduled`, only the messages waiting for their `deliverAt`, soonest first.
     """
     wanted = MessageFilter(
         event_type=eventType,
@@ -75,9 +82,10 @@ def list_messages(
         until=iso_timestamp(until) if until else None,
     )
     scope = list_scope(
-        "messages", roomId, eventType=wanted.event_type, since=wanted.since, until=wanted.until
+        "messages", roomId, eventType=wanted.event_type, since=wanted.since, until=wanted.until, status=status
     )
-    page = service.page(lists.tenant_id, roomId, limit, lists.open(cursor, scope), wanted)
+    listed = service.scheduled if status == "scheduled" else service.page
+    page = listed(lists.tenant_id, roomId, limit, lists.open(cursor, scope), wanted)
     next_cursor = lists.seal(page.next_position, scope)
     return MessageList(messages=[message_status(t) for t in page.items], nextCursor=next_cursor)
 
@@ -91,6 +99,26 @@ def get_message(roomId: RoomId, messageId: MessageIdPath, tenant: Tenant, servic
     the message's expiry (a year and 30 days for a message that never expires).
     """
     return message_status(service.status(tenant, roomId, messageId))
+
+
+@routes.delete(
+    "/rooms/<roomId>/messages/<messageId>",
+    "cancelMessage",
+    "The message, cancelled",
+    404,
+    409,
+)
+def cancel_message(
+    roomId: RoomId, messageId: MessageIdPath, tenant: Tenant, service: Messages
+) -> MessageStatus:
+    """Cancel a scheduled message
+
+    A message published with `deliverAt` or `deliverAfterMs` is never delivered if cancelled
+    before its time: its deliveries end `cancelled` and the message says when (`cancelledAt`).
+    Cancelling it again answers the same. 409 `not_scheduled` for a message that was not
+    scheduled, or whose time has come (its deliveries have started).
+    """
+    return message_status(service.cancel(tenant, roomId, messageId))
 
 
 @routes.get(

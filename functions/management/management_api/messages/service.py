@@ -1,5 +1,6 @@
-"""Message use cases: a room's messages, a message's status per destination and its attempt
-history, and one subscription's deliveries."""
+"""Message use cases: a room's messages (or its scheduled ones), a message's status per
+destination and its attempt history, one subscription's deliveries, and cancelling a scheduled
+message."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import Catalog, MessageRecords
 from roomcast.domain import ids
+from roomcast.domain.clock import now_iso
 from roomcast.domain.messages import (
     AttemptRecord,
     Delivery,
@@ -55,6 +57,22 @@ class MessagesService:
         self.catalog.get_room(tenant_id, room_id)
         return self.messages.list_room_messages(tenant_id, room_id, limit, start, wanted)
 
+    def scheduled(
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: MessageFilter
+    ) -> Page[TrackedMessage]:
+        """The room's scheduled messages, soonest deliverAt first, of ``wanted``'s event type and
+        publishing window (a page may be short when they skip many)."""
+        self.catalog.get_room(tenant_id, room_id)
+        page = self.messages.list_scheduled(tenant_id, room_id, limit, start)
+        return Page([t for t in page.items if _wanted(t.message, wanted)], page.next_position)
+
+    def cancel(self, tenant_id: str, room_id: str, message_id: str) -> TrackedMessage:
+        """Cancel a scheduled message before its time: its deliveries end ``cancelled``, nothing
+        is sent. Found first (a message of another room is not found); Conflict once released."""
+        self.status(tenant_id, room_id, message_id)
+        self.messages.cancel_scheduled(tenant_id, message_id, now_iso())
+        return self.status(tenant_id, room_id, message_id)
+
     def attempts(
         self, tenant_id: str, room_id: str, message_id: str, subscription_id: str | None
     ) -> list[Attempt]:
@@ -87,3 +105,11 @@ class MessagesService:
         page = self.page(tenant_id, room_id, limit, start, MessageFilter(subscription_id=subscription_id))
         statuses = None if status is None else {status}
         return Page(deliveries_to(page.items, subscription_id, statuses), page.next_position)
+
+
+def _wanted(message: Message, wanted: MessageFilter) -> bool:
+    return (
+        wanted.event_type in (None, message.event_type)
+        and (wanted.since is None or message.published_at >= wanted.since)
+        and (wanted.until is None or message.published_at <= wanted.until)
+    )

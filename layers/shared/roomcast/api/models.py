@@ -88,12 +88,16 @@ def _refuse_null(value: Any) -> Any:
 NOT_NULL = _NotNull()
 
 
-def examples(*values: dict[str, Any], lenient: bool = False) -> ConfigDict:
+def examples(
+    *values: dict[str, Any], lenient: bool = False, schema: dict[str, Any] | None = None
+) -> ConfigDict:
     """A model's config with its documented examples. ``lenient``: a response model deriving from a
-    request model, which ignores the fields it does not declare and coerces nothing it need not."""
+    request model, which ignores the fields it does not declare and coerces nothing it need not;
+    ``schema``: more of the model's JSON Schema (what its fields alone cannot say)."""
+    extra = {"examples": list(values), **(schema or {})}
     if lenient:
-        return ConfigDict(json_schema_extra={"examples": list(values)}, extra="ignore", strict=False)
-    return ConfigDict(json_schema_extra={"examples": list(values)})
+        return ConfigDict(json_schema_extra=extra, extra="ignore", strict=False)
+    return ConfigDict(json_schema_extra=extra)
 
 
 EventTypeName = Annotated[
@@ -198,3 +202,23 @@ def _in_utc(moment: datetime) -> datetime:
 
 # An ISO-8601 date-time in JSON or a query string, as an aware UTC datetime (UTC when it names no zone).
 Instant = Annotated[datetime, BeforeValidator(_iso_text), Field(strict=False), AfterValidator(_in_utc)]
+
+
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def _rfc3339_text(value: object) -> object:
+    if not isinstance(value, str) or not _RFC3339.match(value):
+        raise PydanticCustomError(
+            "datetime_type", "Input should be an RFC 3339 date-time with a UTC offset (2026-11-22T10:00:00Z)"
+        )
+    return value
+
+
+# An RFC 3339 date-time with its UTC offset (``Z`` or ``+01:00``), as an aware UTC datetime.
+ZonedInstant = Annotated[
+    datetime,
+    BeforeValidator(_rfc3339_text),
+    Field(strict=False, json_schema_extra={"format": "date-time"}),
+    AfterValidator(_in_utc),
+]

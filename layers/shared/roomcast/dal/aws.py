@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_firehose import FirehoseClient
     from mypy_boto3_s3 import S3Client
+    from mypy_boto3_scheduler import EventBridgeSchedulerClient
     from mypy_boto3_secretsmanager import SecretsManagerClient
     from mypy_boto3_sqs import SQSClient
 
@@ -45,6 +46,10 @@ def s3_client() -> S3Client:
 
 def firehose_client() -> FirehoseClient:
     return cast("FirehoseClient", _client("firehose"))
+
+
+def scheduler_client() -> EventBridgeSchedulerClient:
+    return cast("EventBridgeSchedulerClient", _client("scheduler"))
 
 
 def secretsmanager_client() -> SecretsManagerClient:

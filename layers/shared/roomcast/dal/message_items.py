@@ -12,6 +12,11 @@ ROOM_INDEX_SHARDS, from the message id) and ``GSI1SK`` = ``<publishedAt>#<messag
 roomcast.dal.room_index). The index holds only the keys and ``eventType``: its copy of a message is
 one write unit whatever its payload and destinations, and a list reads the messages themselves.
 
+A scheduled message (``deliverAtMs``, roomcast.domain.scheduling) also carries ``GSI2PK`` =
+``TENANT#<tenant>#ROOM#<roomId>#SCHED#<shard>`` and ``GSI2SK`` = ``<deliverAt>#<messageId>`` while
+it waits: the sparse ``Scheduled`` index lists what is scheduled, soonest first. Its release or
+cancellation removes them (roomcast.dal.schedule_marks).
+
 The message item holds each destination's first record (``pending``), so a publish is one
 write whatever its fan-out; each later change of a destination is its own small ``DLV#`` item.
 One Query reads a message with all its deliveries. Records expire (DynamoDB TTL) a while after
@@ -27,6 +32,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from roomcast.dal import items
+from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.fields import camel_fields, from_camel_fields
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
 from roomcast.domain.payloads import payload_text
@@ -36,6 +42,7 @@ MESSAGE_MAX_LIFE_MS: Final = 365 * 24 * 3600 * 1000
 MESSAGE_SORT_KEY: Final = "MSG"
 DELIVERY_PREFIX: Final = "DLV#"
 ROOM_INDEX: Final = "ByRoom"
+SCHEDULED_INDEX: Final = "Scheduled"
 # A room's index rows are spread over this many partition keys (roomcast.dal.room_index).
 ROOM_INDEX_SHARDS: Final = 8
 # The outbox (docs/decisions/0018-signed-receipts-and-outbox.md): a message item whose first
@@ -67,6 +74,10 @@ def room_shard_key(tenant_id: str, room_id: str, shard: int) -> str:
     return f"TENANT#{tenant_id}#ROOM#{room_id}#MSGS#{shard}"
 
 
+def scheduled_shard_key(tenant_id: str, room_id: str, shard: int) -> str:
+    return f"TENANT#{tenant_id}#ROOM#{room_id}#SCHED#{shard}"
+
+
 def message_partition_key(tenant_id: str, message_id: str) -> str:
     return f"TENANT#{tenant_id}#MSG#{message_id}"
 
@@ -86,10 +97,9 @@ def ttl_after(duration_ms: int) -> int:
 def message_ttl(message: Message) -> int:
     """Kept 30 days past the message's life: its expiry, or a year for a message that never
     expires (retries can stretch that far: 50 attempts of up to 7 days)."""
-    life_ms = (
-        (message.expires_at_ms - message.published_at_ms) if message.expires_at_ms else MESSAGE_MAX_LIFE_MS
-    )
-    return (message.published_at_ms + life_ms) // 1000 + RECORD_RETENTION_SECONDS
+    start_ms = message.sent_from_ms  # a scheduled message's life starts at its release
+    life_ms = (message.expires_at_ms - start_ms) if message.expires_at_ms else MESSAGE_MAX_LIFE_MS
+    return (start_ms + life_ms) // 1000 + RECORD_RETENTION_SECONDS
 
 
 def message_to_item(message: Message) -> items.Item:
@@ -97,16 +107,24 @@ def message_to_item(message: Message) -> items.Item:
     # The payload is stored as JSON text: DynamoDB cannot hold floats like 1e400 or empty keys faithfully.
     payload = payload_text(message.payload)
     fields = camel_fields(message)
-    for kept in ("filteredOut", "schemaErrors"):
+    for kept in ("filteredOut", "schemaErrors", "deliverAtMs", "releasedBy", "cancelledAt"):
         if not fields[kept]:
             del fields[kept]  # most messages: none, and nothing stored
+    shard = room_index_shard(message.id)
+    scheduled = {}
+    if message.scheduled and message.deliver_at_ms is not None:
+        scheduled = {
+            "GSI2PK": scheduled_shard_key(message.tenant_id, message.room_id, shard),
+            "GSI2SK": f"{iso_from_ms(message.deliver_at_ms)}#{message.id}",
+        }
     return keys | {
         "entity": "message",
         **fields,
         "payload": payload,
         "ttl": message_ttl(message),
-        "GSI1PK": room_shard_key(message.tenant_id, message.room_id, room_index_shard(message.id)),
+        "GSI1PK": room_shard_key(message.tenant_id, message.room_id, shard),
         "GSI1SK": f"{message.published_at}#{message.id}",
+        **scheduled,
     }
 
 
@@ -173,18 +191,26 @@ def _embedded_delivery(delivery: Delivery) -> items.Item:
     return {name: fields[name] for name in _EMBEDDED_FIELDS}
 
 
-def _first_record_fields(published_at: str) -> items.Item:
-    """A destination's usual first record: pending, due and last changed at the publishing."""
-    return {
-        "status": DeliveryStatus.PENDING.value,
-        "attempts": 0,
-        "nextAttemptAt": published_at,
-        "updatedAt": published_at,
-    }
+def _first_record_fields(message_fields: items.Item) -> items.Item:
+    """A destination's usual first record: pending, due and last changed at the publishing; for
+    a scheduled message, due at its deliverAt and ``scheduled`` until released (``cancelled``,
+    changed then, once cancelled)."""
+    published_at = message_fields["publishedAt"]
+    deliver_at_ms = message_fields.get("deliverAtMs")
+    if deliver_at_ms is None:
+        status, due, changed = DeliveryStatus.PENDING, published_at, published_at
+    else:
+        cancelled_at = message_fields.get("cancelledAt")
+        status = DeliveryStatus.SCHEDULED
+        if cancelled_at is not None:
+            status = DeliveryStatus.CANCELLED
+        elif message_fields.get("releasedBy") is not None:
+            status = DeliveryStatus.PENDING
+        due, changed = iso_from_ms(int(deliver_at_ms)), cancelled_at or published_at
+    return {"status": status.value, "attempts": 0, "nextAttemptAt": due, "updatedAt": changed}
 
 
-def _is_first_record(delivery: Delivery, message: Message) -> bool:
-    usual = _first_record_fields(message.published_at) | {"lastError": None}
+def _is_first_record(delivery: Delivery, usual: items.Item) -> bool:
     fields = camel_fields(delivery)
     return not delivery.history and all(fields[name] == value for name, value in usual.items())
 
@@ -200,7 +226,8 @@ def stored_message_item(
         item[OUTBOX_ATTRIBUTE] = OUTBOX_UNSENT
         item[UNSENT_ATTRIBUTE] = list(message.destinations)
     in_order = [d.subscription_id for d in deliveries] == list(message.destinations)
-    if in_order and all(_is_first_record(d, message) for d in deliveries):
+    usual = _first_record_fields(item) | {"lastError": None}
+    if in_order and all(_is_first_record(d, usual) for d in deliveries):
         item["destinationTypes"] = [d.subscription_type.value for d in deliveries]
     else:
         item["deliveries"] = {d.subscription_id: _embedded_delivery(d) for d in deliveries}
@@ -212,7 +239,7 @@ def embedded_deliveries(message_item: items.Item) -> list[Delivery]:
     shared = {"messageId": message_item["id"], "tenantId": message_item["tenantId"]}
     stored = message_item.get("deliveries")
     if stored is None:
-        first = _first_record_fields(message_item["publishedAt"])
+        first = _first_record_fields(message_item)
         types = message_item.get("destinationTypes") or []
         destinations = message_item.get("destinations") or []
         stored = {s: {**first, "subscriptionType": t} for s, t in zip(destinations, types, strict=True)}

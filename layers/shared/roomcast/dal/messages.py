@@ -26,7 +26,8 @@ from roomcast.dal.message_items import (
 )
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.publish_marks import PublishMarks
-from roomcast.dal.room_index import RoomIndex
+from roomcast.dal.room_index import RoomIndex, ScheduledIndex
+from roomcast.dal.schedule_marks import ScheduleMarks
 from roomcast.dal.table import BATCH_WRITE_MAX_ITEMS, is_condition_failure, key
 from roomcast.domain.messages import (
     Delivery,
@@ -70,7 +71,7 @@ def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
         list(pool.map(work, inputs))
 
 
-class MessageStore(DeliveryRecords, PublishMarks):
+class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks):
     def put_message(
         self,
         message: Message,
@@ -225,9 +226,23 @@ class MessageStore(DeliveryRecords, PublishMarks):
             tracked = [t for t in tracked if wanted.subscription_id in t.message.destinations]
         return Page(tracked, page.next_position)
 
+    def list_scheduled(
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None
+    ) -> Page[TrackedMessage]:
+        """A room's scheduled messages (not released, not cancelled), soonest deliverAt first:
+        the ``Scheduled`` index's page, then the messages and their records as a list reads them."""
+        page = self._scheduled_index.page(tenant_id, room_id, limit, start)
+        # One released or cancelled between the index's read and the messages' is left out.
+        tracked = [t for t in self._tracked(page.rows) if t.message.scheduled]
+        return Page(tracked, page.next_position)
+
     @cached_property
     def _room_index(self) -> RoomIndex:
         return RoomIndex.sharing(self)
+
+    @cached_property
+    def _scheduled_index(self) -> ScheduledIndex:
+        return ScheduledIndex.sharing(self)
 
     def _tracked(self, index_rows: list[items.Item]) -> list[TrackedMessage]:
         """The messages of index rows, each with every destination's current record (its own item

@@ -9,7 +9,10 @@ A page queries every shard (at once) below the position and merges them. Every s
 same key (``<publishedAt>#<messageId>``, unique), so a position stays that one value: the next
 page is each shard's rows at or below it, the row at it left out. When a filter skipped so many
 rows that a shard stopped before filling its part, only rows at or above where it stopped are
-answered, and the page ends there (short, with a position to go on from)."""
+answered, and the page ends there (short, with a position to go on from).
+
+The sparse ``Scheduled`` index (``ScheduledIndex``) has the same shape, sorted by deliverAt and
+read soonest first: the same merge, mirrored."""
 
 from __future__ import annotations
 
@@ -19,7 +22,14 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from roomcast.dal import items
-from roomcast.dal.message_items import ROOM_INDEX, ROOM_INDEX_SHARDS, ROOM_INDEX_SORT_KEY, room_shard_key
+from roomcast.dal.message_items import (
+    ROOM_INDEX,
+    ROOM_INDEX_SHARDS,
+    ROOM_INDEX_SORT_KEY,
+    SCHEDULED_INDEX,
+    room_shard_key,
+    scheduled_shard_key,
+)
 from roomcast.dal.pages import Position, position_value
 from roomcast.dal.table import TableAccess
 
@@ -43,6 +53,16 @@ class _ShardPart:
 
 
 class RoomIndex(TableAccess):
+    """The ``ByRoom`` index: a room's messages newest first (by publishing time)."""
+
+    index_name: str = ROOM_INDEX
+    partition_attribute, sort_attribute = "GSI1PK", "GSI1SK"
+    newest_first: bool = True
+
+    @staticmethod
+    def shard_key(tenant_id: str, room_id: str, shard: int) -> str:
+        return room_shard_key(tenant_id, room_id, shard)
+
     def page(
         self,
         tenant_id: str,
@@ -54,26 +74,29 @@ class RoomIndex(TableAccess):
         until: str | None = None,
         event_type: str | None = None,
     ) -> IndexPage:
-        """Up to ``limit`` rows newest first, below ``start`` (a position this method answered),
-        published within [since, until] (ISO texts, inclusive) and of ``event_type``."""
+        """Up to ``limit`` rows in the index's order, after ``start`` (a position this method
+        answered), with times within [since, until] (ISO texts, inclusive) and of ``event_type``."""
         skip = position_value(start, ROOM_INDEX_SORT_KEY) if start is not None else None
         high = (until or _NEWEST) + _AFTER_ANY_ID
-        if skip is not None:
-            high = min(high, skip)
         low = since or _OLDEST
-        shards = [room_shard_key(tenant_id, room_id, shard) for shard in range(ROOM_INDEX_SHARDS)]
+        if skip is not None and self.newest_first:
+            high = min(high, skip)
+        elif skip is not None:
+            low = max(low, skip)
+        shards = [self.shard_key(tenant_id, room_id, shard) for shard in range(ROOM_INDEX_SHARDS)]
         with ThreadPoolExecutor(max_workers=ROOM_INDEX_SHARDS) as pool:
             parts = list(pool.map(lambda key: self._part(key, low, high, skip, limit, event_type), shards))
-        return merged(parts, limit)
+        return merged(parts, limit, self.sort_attribute, self.newest_first)
 
     def _part(
         self, partition: str, low: str, high: str, skip: str | None, limit: int, event_type: str | None
     ) -> _ShardPart:
+        pk, sk = self.partition_attribute, self.sort_attribute
         request: dict[str, Any] = {
             "TableName": self._table_name,
-            "IndexName": ROOM_INDEX,
-            "ScanIndexForward": False,
-            "KeyConditionExpression": "GSI1PK = :pk AND GSI1SK BETWEEN :low AND :high",
+            "IndexName": self.index_name,
+            "ScanIndexForward": not self.newest_first,
+            "KeyConditionExpression": f"{pk} = :pk AND {sk} BETWEEN :low AND :high",
             "ExpressionAttributeValues": {":pk": {"S": partition}, ":low": {"S": low}, ":high": {"S": high}},
         }
         if event_type is not None:
@@ -86,23 +109,46 @@ class RoomIndex(TableAccess):
                 request["ExclusiveStartKey"] = last
             response = self._client.query(**request, Limit=limit + 1 - len(found))
             rows = (items.from_attributes(raw) for raw in response.get("Items", []))
-            found.extend(row for row in rows if row["GSI1SK"] != skip)
+            found.extend(row for row in rows if row[sk] != skip)
             last = response.get("LastEvaluatedKey")
             if not last or len(found) >= limit:
                 break
-        return _ShardPart(found, last["GSI1SK"]["S"] if last else None)
+        return _ShardPart(found, last[sk]["S"] if last else None)
 
 
-def merged(parts: Sequence[_ShardPart], limit: int) -> IndexPage:
-    """The newest ``limit`` rows every shard has answered for, and where the next page starts."""
+class ScheduledIndex(RoomIndex):
+    """The sparse ``Scheduled`` index: a room's scheduled messages, soonest deliverAt first
+    (roomcast.dal.message_items)."""
+
+    index_name = SCHEDULED_INDEX
+    partition_attribute, sort_attribute = "GSI2PK", "GSI2SK"
+    newest_first = False
+
+    @staticmethod
+    def shard_key(tenant_id: str, room_id: str, shard: int) -> str:
+        return scheduled_shard_key(tenant_id, room_id, shard)
+
+
+def merged(
+    parts: Sequence[_ShardPart], limit: int, sort_attribute: str = "GSI1SK", descending: bool = True
+) -> IndexPage:
+    """The first ``limit`` rows (in the index's order) every shard has answered for, and where
+    the next page starts: no shard may have unread rows before a row answered."""
     frontiers = [part.frontier for part in parts if part.frontier is not None]
-    edge = max(frontiers) if frontiers else None
+    edge = (max(frontiers) if descending else min(frontiers)) if frontiers else None
+
+    def answered_for(row: items.Item) -> bool:
+        if edge is None:
+            return True
+        value = str(row[sort_attribute])
+        return value >= edge if descending else value <= edge
+
     ready = sorted(
-        (row for part in parts for row in part.rows if edge is None or row["GSI1SK"] >= edge),
-        key=lambda row: str(row["GSI1SK"]),
-        reverse=True,
+        (row for part in parts for row in part.rows if answered_for(row)),
+        key=lambda row: str(row[sort_attribute]),
+        reverse=descending,
     )
     page = ready[:limit]
     if len(ready) > limit:
-        return IndexPage(page, (str(page[-1]["GSI1SK"]),))
+        return IndexPage(page, (str(page[-1][sort_attribute]),))
     return IndexPage(page, (edge,) if edge is not None else None)

@@ -3,7 +3,11 @@ parallel); what SQS refuses (an outage, a PULL queue deleted since routing) or a
 longer routed is left to the outbox — marked on the message item, sent (or ended cleared) by the
 outbox function from the table's stream. The message is accepted either way: it is stored and will
 be sent or end cleared. One ``published`` log line per destination (or one for a message routed
-nowhere), once it is answered."""
+nowhere), once it is answered.
+
+A scheduled message's first sends wait for its deliverAt: here its release is armed (one task on
+the outbox queue, roomcast.dal.outbox_queue), and the release sends the envelopes then. A release
+that could not be armed is left to the outbox like an unsent envelope: the outbox arms it."""
 
 from __future__ import annotations
 
@@ -11,13 +15,22 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import LogSink, MessageRecords, Sender
 from roomcast.dal.sender import QueueAddresses
+from roomcast.domain import ids
 from roomcast.domain.envelope import Envelope, first_envelope
 from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.messages import Message
 from roomcast.domain.models import Subscription
+from roomcast.domain.outbox_tasks import Release
 from roomcast.observability import logger
+
+
+def release_of(message: Message) -> Release:
+    """A new release of a scheduled message, due at its deliverAt."""
+    due_at_ms = message.sent_from_ms
+    return Release(message.tenant_id, message.room_id, message.id, due_at_ms, ids.new_release_id())
 
 
 @dataclass(frozen=True)
@@ -34,8 +47,9 @@ class FirstSends:
     sender: Sender
     addresses: QueueAddresses
     log: LogSink
+    outbox: OutboxQueue
 
-    def send(self, routed: Sequence[Routed], direct: bool, request_id: str) -> list[bool]:
+    def send(self, routed: Sequence[Routed], direct: bool, request_id: str, now_ms: int) -> list[bool]:
         """Send each message's first envelopes and leave what was not sent to the outbox; whether
         each message was answered (its outbox mark, when it needs one, written). Not ``direct``
         (the publish check could not be sent): nothing is sent here, the outbox sends it all —
@@ -46,10 +60,14 @@ class FirstSends:
                 self.addresses.outgoing_for(s, first_envelope(one.message, s.id))
                 for one in routed
                 for s in one.subscriptions
+                if not one.message.scheduled
             ]
             for refused in self.sender.try_send(outgoing):
                 if isinstance(refused.outgoing.envelope, Envelope) and refused.subscription_id:
                     unsent[refused.outgoing.envelope.message_id].append(refused.subscription_id)
+            releases = [release_of(one.message) for one in routed if one.message.scheduled]
+            for release in self.outbox.release(releases, now_ms) if releases else []:
+                unsent[release.message_id] += [s.id for s in routed_to(routed, release.message_id)]
         answered = []
         for one in routed:
             message = one.message
@@ -95,3 +113,7 @@ class FirstSends:
                     timestamp=message.published_at,
                 )
             )
+
+
+def routed_to(routed: Sequence[Routed], message_id: str) -> Sequence[Subscription]:
+    return next((one.subscriptions for one in routed if one.message.id == message_id), ())

@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from roomcast.dal.messages import MessageExists
 from roomcast.dal.outbox_queue import OutboxQueue
@@ -31,6 +31,7 @@ from roomcast.domain.models import Room, Subscription
 from roomcast.domain.outbox_tasks import PublishCheck
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import Route, route_message
+from roomcast.domain.scheduling import release_at_ms
 from roomcast.errors import RoomcastError
 from roomcast.observability import logger
 
@@ -100,6 +101,7 @@ class Publisher:
                 continue
             try:
                 route = route_message(room, subscriptions, publication)
+                release_at = release_at_ms(now, publication.deliver_at_ms, publication.deliver_after_ms)
             except RoomcastError as refused:
                 results[index] = refused
                 continue
@@ -110,10 +112,12 @@ class Publisher:
             if key is not None:
                 first_with_key[key] = index
             message = _new_message(message_ids[index], request_id, room, publication, route, now, admission)
+            if release_at is not None:
+                message = scheduled(message, release_at, room)
             planned.append(_Planned(index, Routed(message, route.destinations), key is not None))
         to_send, complete = self._store(tenant_id, planned, publications, subscriptions, results, direct, now)
-        answered = FirstSends(self.messages, self.sender, self.addresses, self.log).send(
-            [p.routed for p in to_send], direct, request_id
+        answered = FirstSends(self.messages, self.sender, self.addresses, self.log, self.outbox).send(
+            [p.routed for p in to_send], direct, request_id, now
         )
         for plan, ok in zip(to_send, answered, strict=True):
             results[plan.index] = plan.routed.message if ok else internal_error()
@@ -220,13 +224,7 @@ class Publisher:
         self, tenant_id: str, room_id: str, publication: Publication
     ) -> Message | RoomcastError:
         """A message whose key named a message past the key's window: a new message, new id."""
-        keyless = Publication(
-            publication.event_type,
-            publication.event_version,
-            publication.payload,
-            publication.correlation_id,
-            publication.explicit,
-        )
+        keyless = replace(publication, idempotency_key=None)
         try:
             return self.publish_message(tenant_id, room_id, keyless)
         except RoomcastError as refused:
@@ -260,10 +258,20 @@ def _new_message(
     )
 
 
+def scheduled(message: Message, release_at_ms: int, room: Room) -> Message:
+    """The message released at ``release_at_ms``: its expiry clock starts then."""
+    expiry = expires_at(release_at_ms, room.message_expiration_ms)
+    return replace(message, deliver_at_ms=release_at_ms, expires_at_ms=expiry)
+
+
 def _first_records(routed: Routed) -> list[Delivery]:
+    """Each destination's first record: pending (a scheduled message's: scheduled, due at its
+    deliverAt), no attempt yet, as of the publishing."""
     message, at = routed.message, routed.message.published_at
+    status = DeliveryStatus.SCHEDULED if message.scheduled else DeliveryStatus.PENDING
+    due = iso_from_ms(message.sent_from_ms)
     return [
-        Delivery(message.id, message.tenant_id, s.id, s.type, DeliveryStatus.PENDING, 0, None, at, at)
+        Delivery(message.id, message.tenant_id, s.id, s.type, status, 0, None, due, at)
         for s in routed.subscriptions
     ]
 

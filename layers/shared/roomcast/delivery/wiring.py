@@ -15,6 +15,7 @@ from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
+from roomcast.dal.release_schedules import ReleaseSchedules
 from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.operational import OperationalEvents
@@ -41,7 +42,16 @@ def queue_addresses(settings: Settings) -> QueueAddresses:
 
 
 def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
-    return OutboxQueue(sender, settings.outbox_queue_url, settings.outbox_settle_seconds)
+    """The outbox's queue; with the stack's release schedules when it has them."""
+    schedules = None
+    if settings.release_schedule_group:
+        schedules = ReleaseSchedules(
+            settings.release_schedule_group,
+            settings.outbox_queue_arn,
+            settings.release_schedule_role_arn,
+            settings.outbox_dead_letter_arn,
+        )
+    return OutboxQueue(sender, settings.outbox_queue_url, settings.outbox_settle_seconds, schedules)
 
 
 def publisher(

@@ -112,7 +112,8 @@ class Envelope:
 
 
 def first_envelope(message: Message, subscription_id: str) -> Envelope:
-    """The envelope of a message's first delivery to a destination: attempt 0, due at once."""
+    """The envelope of a message's first delivery to a destination: attempt 0, due at once (a
+    scheduled message's: at its deliverAt)."""
     return Envelope(
         message_id=message.id,
         tenant_id=message.tenant_id,
@@ -125,7 +126,7 @@ def first_envelope(message: Message, subscription_id: str) -> Envelope:
         published_at_ms=message.published_at_ms,
         expires_at_ms=message.expires_at_ms,
         attempt=0,
-        due_at_ms=message.published_at_ms,
+        due_at_ms=message.sent_from_ms,
         next_delay_ms=0,
         payload=message.payload,
     )

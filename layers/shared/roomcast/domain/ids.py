@@ -42,3 +42,8 @@ def new_job_id() -> str:
 
 
 JOB_ID_PATTERN = r"^job_[0-9a-f]{32}$"
+
+
+def new_release_id() -> str:
+    """A scheduled message's release (roomcast.domain.outbox_tasks.Release); also its schedule's name."""
+    return f"rel_{secrets.token_hex(16)}"

@@ -12,18 +12,26 @@ from roomcast.domain.payloads import JsonValue
 
 
 class DeliveryStatus(StrEnum):
+    SCHEDULED = "scheduled"  # waiting for the message's deliverAt (roomcast.domain.scheduling)
     PENDING = "pending"  # on its way, no attempt has failed yet
     RETRYING = "retrying"  # an attempt failed; another one is scheduled
     DELIVERED = "delivered"
     DEAD = "dead"
     EXPIRED = "expired"
     CLEARED = "cleared"  # ended by "Clear All" (DELETE .../deliveries): never sent afterwards
+    CANCELLED = "cancelled"  # a scheduled message cancelled before its time: never sent
 
 
 type Note = str | None  # an error or a time a delivery record may carry
 
 TERMINAL_STATUSES = frozenset(
-    {DeliveryStatus.DELIVERED, DeliveryStatus.DEAD, DeliveryStatus.EXPIRED, DeliveryStatus.CLEARED}
+    {
+        DeliveryStatus.DELIVERED,
+        DeliveryStatus.DEAD,
+        DeliveryStatus.EXPIRED,
+        DeliveryStatus.CLEARED,
+        DeliveryStatus.CANCELLED,
+    }
 )
 
 
@@ -37,6 +45,9 @@ class Publication:
     correlation_id: str | None = None
     explicit: Sequence[str] | None = None
     idempotency_key: str | None = None
+    # When to deliver it, as asked: an epoch-ms time or a wait (roomcast.domain.scheduling).
+    deliver_at_ms: int | None = None
+    deliver_after_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,21 @@ class Message:
     filtered_out: tuple[FilteredOut, ...] = ()
     # How its payload breaks its event type's schema, published under ``validation: warn``.
     schema_errors: tuple[str, ...] = ()
+    # Scheduled (roomcast.domain.scheduling): when it is released to its destinations; the release
+    # that did it (its task's id), or when it was cancelled before.
+    deliver_at_ms: int | None = None
+    released_by: str | None = None
+    cancelled_at: str | None = None
+
+    @property
+    def scheduled(self) -> bool:
+        """Waiting for its deliverAt: neither released nor cancelled yet."""
+        return self.deliver_at_ms is not None and self.released_by is None and self.cancelled_at is None
+
+    @property
+    def sent_from_ms(self) -> int:
+        """When its first envelopes are due: its deliverAt, else its publishing."""
+        return self.deliver_at_ms if self.deliver_at_ms is not None else self.published_at_ms
 
 
 class AttemptEvent(StrEnum):

@@ -10,6 +10,9 @@ delivery a stored message owes ends, whatever crashed and whatever order things 
   messages a page at a time and sends itself on with the position it reached.
 - ``RunJob``: go on with a bulk action (roomcast.domain.jobs); the job's own record holds where
   it is, so the task names the job only.
+- ``Release``: a scheduled message's time has come (roomcast.domain.scheduling): send its first
+  envelopes. Sent again while it comes back early; ``release_id`` names this release, so that a
+  second task for the same message (a publish check re-arming it) cannot release it twice.
 
 Pure: the tasks and their JSON form. The body comes from our own queue, but it is parsed strictly
 all the same (a malformed body is refused, never half-trusted).
@@ -92,7 +95,30 @@ class RunJob:
         return _dumps({"kind": "job", "tenantId": self.tenant_id, "jobId": self.job_id})
 
 
-OutboxTask = PublishCheck | Sweep | RunJob
+@dataclass(frozen=True)
+class Release:
+    """Release scheduled message ``message_id`` of ``tenant_id`` at ``due_at_ms``."""
+
+    tenant_id: str
+    room_id: str
+    message_id: str
+    due_at_ms: int
+    release_id: str
+
+    def to_json(self) -> str:
+        return _dumps(
+            {
+                "kind": "release",
+                "tenantId": self.tenant_id,
+                "roomId": self.room_id,
+                "messageId": self.message_id,
+                "dueAtMs": self.due_at_ms,
+                "releaseId": self.release_id,
+            }
+        )
+
+
+OutboxTask = PublishCheck | Sweep | RunJob | Release
 
 
 def task_from_json(body: str) -> OutboxTask:
@@ -116,6 +142,17 @@ def task_from_json(body: str) -> OutboxTask:
         )
     if kind == "job":
         return RunJob(_text(raw, "tenantId"), _text(raw, "jobId"))
+    if kind == "release":
+        due = raw.get("dueAtMs")
+        if type(due) is not int or due < 0:
+            raise TaskError("not an outbox task: dueAtMs")
+        return Release(
+            _text(raw, "tenantId"),
+            _text(raw, "roomId"),
+            _text(raw, "messageId"),
+            due,
+            _text(raw, "releaseId"),
+        )
     raise TaskError(f"not an outbox task: kind {str(kind)[:40]!r}")
 
 

@@ -40,12 +40,14 @@ MessageIds = Annotated[
 
 
 class DeliveryStatus(StrEnum):
+    scheduled = "scheduled"
     pending = "pending"
     retrying = "retrying"
     delivered = "delivered"
     dead = "dead"
     expired = "expired"
     cleared = "cleared"
+    cancelled = "cancelled"
 
 
 @deliveries_app.command("list")

@@ -1,4 +1,5 @@
-"""`roomcast publish` and `roomcast messages …` (list, show with each destination's timeline)."""
+"""`roomcast publish` (now, or at a time) and `roomcast messages …` (list, show with each
+destination's timeline, cancel a scheduled one)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import typer
 from roomcast_cli import render
 from roomcast_cli.common import JsonFlag, RoomId, dump, paging_options, print_pages, with_options
 from roomcast_cli.exit_codes import CliError, ExitCode
-from roomcast_cli.inputs import iso_utc, parse_when, read_json_input
+from roomcast_cli.inputs import iso_utc, parse_wait_ms, parse_when, read_json_input
 from roomcast_cli.session import Session, session_of
 
 app = typer.Typer(
@@ -52,6 +53,15 @@ def publish(
     idempotency_key: Annotated[
         str | None, typer.Option(help="Idempotency-Key: a retry with the same key publishes once.")
     ] = None,
+    deliver_at: Annotated[
+        str | None,
+        typer.Option(
+            help="Deliver at this time: RFC 3339 with its offset (2026-12-01T09:00:00Z), up to a year ahead."
+        ),
+    ] = None,
+    deliver_in: Annotated[
+        str | None, typer.Option(help="Deliver after this wait: 90s, 15m, 2h or 3d (up to 365d).")
+    ] = None,
     batch: Annotated[
         bool,
         typer.Option(
@@ -76,6 +86,12 @@ def publish(
         fields["correlation_id"] = correlation_id
     if destination:
         fields["destinations"] = destination
+    if deliver_at is not None and deliver_in is not None:
+        raise CliError("Give --deliver-at or --deliver-in, not both.")
+    if deliver_at is not None:
+        fields["deliver_at"] = deliver_at
+    if deliver_in is not None:
+        fields["deliver_after_ms"] = parse_wait_ms(deliver_in, "--deliver-in")
     result = dump(
         session.client.messages.publish(
             room_id, data, event_type=event_type, idempotency_key=idempotency_key, **fields
@@ -108,11 +124,14 @@ def list_messages(
         str | None, typer.Option(help="Published at or after: ISO 8601, or ago (15m, 2h).")
     ] = None,
     until: Annotated[str | None, typer.Option(help="Published at or before: ISO 8601, or ago.")] = None,
+    scheduled: Annotated[
+        bool, typer.Option("--scheduled", help="Only messages waiting for their time, soonest first.")
+    ] = False,
     **options: Any,
 ) -> None:
     """A room's messages, newest first, each with its deliveries' status."""
     now = datetime.now(UTC)
-    filters: dict[str, Any] = {}
+    filters: dict[str, Any] = {"scheduled": True} if scheduled else {}
     if event_type:
         filters["event_type"] = event_type
     if since:
@@ -126,6 +145,16 @@ def list_messages(
         render.messages_table,
         lambda client, limit, at: client.messages.list(room_id, limit=limit, cursor=at, **filters),
     )
+
+
+@app.command("cancel")
+def cancel(
+    context: typer.Context, room_id: RoomId, message_id: MessageId, json_output: JsonFlag = False
+) -> None:
+    """Cancel a scheduled message before its time: it is never delivered."""
+    session = session_of(context, json_output)
+    result = dump(session.client.messages.cancel(room_id, message_id))
+    session.output.result(result, render.cancelled_message)
 
 
 @app.command("show")

@@ -15,6 +15,7 @@ from roomcast_cli.render.blocks import details, line
 from roomcast_cli.render.catalog import event_type_details, event_types_table, schema_error_lines, validated
 from roomcast_cli.render.filters import filter_test_table, filtered_out_lines
 from roomcast_cli.render.messages import (
+    cancelled_message,
     dead_letters_table,
     deliveries_table,
     job_result,
@@ -43,6 +44,7 @@ __all__ = [
     "FINAL_STATUSES",
     "api_keys_table",
     "build_timeline",
+    "cancelled_message",
     "compact_json",
     "created_api_key",
     "dead_letters_table",

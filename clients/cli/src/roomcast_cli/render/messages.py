@@ -17,11 +17,23 @@ from roomcast_cli.render.text import Json, compact_json, deliveries_summary, eve
 
 def publish_result(result: Json) -> list[RenderableType]:
     destinations = result.get("destinations") or []
+    when = f", delivered at {show_time(result['deliverAt'])}" if result.get("deliverAt") else ""
     return [
-        Text(f"published {result['messageId']} to {len(destinations)} destination(s)"),
+        Text(f"published {result['messageId']} to {len(destinations)} destination(s){when}"),
         details(result, hide=("filteredOut", "schemaErrors")),
         *filtered_out_lines(result.get("filteredOut")),
         *schema_error_lines(result.get("schemaErrors")),
+    ]
+
+
+def cancelled_message(message: Json) -> list[RenderableType]:
+    deliveries = message.get("deliveries") or []
+    return [
+        Text(
+            f"cancelled {message['messageId']} (was due {show_time(message.get('deliverAt'))}): "
+            f"{len(deliveries)} delivery(ies) will never be sent"
+        ),
+        details(message, hide=("payload", "deliveries", "filteredOut", "schemaErrors")),
     ]
 
 

@@ -1,5 +1,5 @@
-"""``client.messages``: publish (one, or a batch of up to 100), list, get, and a message's
-delivery attempts."""
+"""``client.messages``: publish (one, or a batch of up to 100; now or at a time), list (or the
+scheduled ones), get, cancel a scheduled one, and a message's delivery attempts."""
 
 from __future__ import annotations
 
@@ -37,7 +37,9 @@ class Messages(Resource[E]):
     ) -> Call[PublishResult]:
         """Publish a message. With ``event_type``, ``body`` is the payload (``event_version``
         defaults to "1"; ``correlation_id``, ``destinations`` go in ``fields``); without it,
-        ``body`` is the whole message (``{"eventType", "eventVersion", "payload", …}``).
+        ``body`` is the whole message (``{"eventType", "eventVersion", "payload", …}``). To
+        deliver it later: ``deliver_at=`` (a datetime, or RFC 3339 text with its offset) or
+        ``deliver_after_ms=``, up to 365 days ahead; ``cancel`` cancels it before.
 
         The request carries an ``Idempotency-Key`` (``idempotency_key``, or a fresh one), so a
         retry after a lost answer publishes nothing twice and answers the same message."""
@@ -83,9 +85,13 @@ class Messages(Resource[E]):
         event_type: str | None = None,
         since: str | None = None,
         until: str | None = None,
+        scheduled: bool = False,
     ) -> Call[Page[MessageStatus]]:
-        """One page of a room's messages, newest first (``since``/``until``: ISO 8601)."""
+        """One page of a room's messages, newest first (``since``/``until``: ISO 8601);
+        ``scheduled``: only those waiting for their time, soonest first."""
         filters = {"eventType": event_type, "since": since, "until": until}
+        if scheduled:
+            filters["status"] = "scheduled"
         path = f"{room_path(room_id)}/messages"
         return page_call(path, MessageStatus, "messages", limit=limit, cursor=cursor, **filters)
 
@@ -95,6 +101,13 @@ class Messages(Resource[E]):
     def get(self, room_id: str, message_id: str) -> Call[MessageStatus]:
         """A message and its delivery to each destination."""
         return Call("GET", f"{room_path(room_id)}/messages/{segment(message_id)}", read_model(MessageStatus))
+
+    @operation
+    def cancel(self, room_id: str, message_id: str) -> Call[MessageStatus]:
+        """Cancel a scheduled message before its time (again: the same answer); Conflict
+        (``not_scheduled``) once its time has come or for a message never scheduled."""
+        path = f"{room_path(room_id)}/messages/{segment(message_id)}"
+        return Call("DELETE", path, read_model(MessageStatus))
 
     @operation
     def attempts(
