@@ -66,6 +66,7 @@ EVENTS: Final = (
     "extended",
     "cleared",
     "retry_now",
+    "aborted",
 )
 
 # Columns the transforms add: the record's own time, and where it is filed.

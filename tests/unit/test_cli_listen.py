@@ -31,8 +31,8 @@ def _verify(secret: str, headers: Mapping[str, str], body: bytes) -> str | None:
 
 
 @contextmanager
-def _running(forward_to: str | None = None) -> Iterator[Receiver]:
-    server = Receiver(0, "good", 202, forward_to, _verify)
+def _running(forward_to: str | None = None, control: str | None = None) -> Iterator[Receiver]:
+    server = Receiver(0, "good", 202, forward_to, _verify, control)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
@@ -50,6 +50,11 @@ def receiver() -> Iterator[Receiver]:
 
 
 def _post(server: Receiver, signature: str) -> int:
+    return _answer(server, signature)[0]
+
+
+def _answer(server: Receiver, signature: str) -> tuple[int, str | None]:
+    """The status and the ``webhook-delivery`` header of the receiver's answer."""
     request = urllib.request.Request(
         f"http://127.0.0.1:{server.server_address[1]}/webhooks",
         data=BODY,
@@ -58,9 +63,9 @@ def _post(server: Receiver, signature: str) -> int:
     )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
-            return int(response.status)
+            return int(response.status), response.headers.get("webhook-delivery")
     except urllib.error.HTTPError as error:
-        return error.code
+        return error.code, error.headers.get("webhook-delivery")
 
 
 def test_a_verified_delivery_is_answered_and_handed_over(receiver: Receiver) -> None:
@@ -119,6 +124,14 @@ def test_forward_to_posts_the_delivery_to_the_app_and_answers_with_its_status() 
         assert forwarded.headers["webhook-signature"] == "v1,good"
         assert status == 409
         assert server.received.get(timeout=5).answered == 409
+
+
+def test_control_answers_with_the_webhook_delivery_header_and_an_app_s_header_is_passed_on() -> None:
+    with _running(control="abort") as server:
+        assert _answer(server, "v1,good") == (202, "abort")
+    app_reply = Reply(503, headers={"webhook-delivery": "disable"})
+    with WebhookReceiver(always(app_reply)) as app, _running(forward_to=app.url("/app")) as server:
+        assert _answer(server, "v1,good") == (503, "disable")
 
 
 def test_forward_to_an_app_that_is_down_answers_502() -> None:

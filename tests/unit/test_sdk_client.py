@@ -354,3 +354,12 @@ def test_a_2xx_that_is_not_json_is_a_response_error() -> None:
     # When / Then
     with pytest.raises(ResponseError, match="not JSON"):
         client.rooms.get("room_1")
+
+
+def test_a_receiver_steers_its_delivery_with_the_webhook_delivery_header() -> None:
+    from roomcast_client import DeliveryControl, delivery_control_header
+
+    assert delivery_control_header("abort") == {"webhook-delivery": "abort"}
+    assert delivery_control_header(DeliveryControl.DISABLE) == {"webhook-delivery": "disable"}
+    with pytest.raises(ValueError, match="pause"):
+        delivery_control_header("pause")

@@ -25,6 +25,7 @@ from roomcast.credentials import new_signing_secret
 from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
 from roomcast.webhooks.answers import (
     MAX_RETRY_AFTER_MS,
+    DeliveryControl,
     HttpResult,
     classify,
     is_gone,
@@ -336,6 +337,24 @@ def test_a_503_with_a_retry_after_date_is_measured_from_the_clock(serve: ServerF
     # Then
     assert result.status == 503
     assert result.retry_after_ms == 30_000
+
+
+@pytest.mark.parametrize(
+    ("header", "control", "unknown"),
+    [
+        (" Abort ", DeliveryControl.ABORT, None),
+        ("disable", DeliveryControl.DISABLE, None),
+        ("stop!", None, "stop!"),
+    ],
+)
+def test_the_receivers_webhook_delivery_header_is_read_and_an_unknown_value_kept_aside(
+    serve: ServerFactory, header: str, control: DeliveryControl | None, unknown: str | None
+) -> None:
+    server = serve(replying(503, headers={"webhook-delivery": header}))
+
+    result = post_webhook(url_of(server), BODY, HEADERS, 2000, LOCAL)
+
+    assert (result.status, result.control, result.unknown_control) == (503, control, unknown)
 
 
 def test_a_410_is_permanent_and_gone(serve: ServerFactory) -> None:

@@ -67,6 +67,10 @@ def merged_document(model: StackModel) -> dict[str, Any]:
         merge.add_schema(function_resolver(model, function_id).get_openapi_schema())
     document: dict[str, Any] = json.loads(merge.get_openapi_json_schema())
     add_links(document)
+    # What a PUSH subscription's endpoint receives and may answer (roomcast.webhooks.contract).
+    from roomcast.webhooks.contract import message_webhook
+
+    document["webhooks"] = {"message": message_webhook()}
     return document
 
 

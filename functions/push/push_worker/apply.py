@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from push_worker.health import EndpointHealth
 from push_worker.plans import (
     DESTINATION_GONE,
+    RECEIVER_DISABLED,
+    Abort,
     Clear,
     Deliver,
     End,
@@ -62,6 +64,13 @@ class PushApply:
         match plan:
             case Deliver():
                 return self._deliver(envelope, plan)
+            case Abort():
+                self._log_posted(envelope, plan.posted)
+                self._record(
+                    envelope, DeliveryStatus.ABORTED, plan.attempts, plan.reason, history=plan.history
+                )
+                self._log(LogEvent.ABORTED, envelope, http_status=plan.posted.http_status, error=plan.reason)
+                return DeliveryOutcome.ABORTED
             case RetryAt():
                 return self._retry(envelope, plan, lane)
             case End():
@@ -111,6 +120,8 @@ class PushApply:
             self._delivered.append((record, envelope.attempt == 0 and envelope.queued_at_ms == 0))
         posted = plan.posted
         self._log(LogEvent.DELIVERED, envelope, http_status=posted.http_status, latency_ms=posted.latency_ms)
+        if plan.disable is not None:  # delivered, and the receiver asks for nothing more
+            self.health.disable(plan.disable, RECEIVER_DISABLED)
         return DeliveryOutcome.DELIVERED
 
     def _retry(self, envelope: Envelope, plan: RetryAt, lane: Lane) -> DeliveryOutcome:

@@ -130,6 +130,11 @@ class PushDelivery:
         except PushUrlRejected as refused:
             return refused_url(envelope, attempt, f"push URL refused: {refused}", started)
         finished = self.clock()
+        if result.unknown_control is not None:  # ignored, as documented: the receiver may have mistyped
+            logger.warning(
+                "unknown webhook-delivery value ignored",
+                extra={"subscriptionId": subscription.id, "value": result.unknown_control},
+            )
         self.lanes.answered(subscription, result.latency_ms)
         self.health.observe(subscription, classify(result.status) is AnswerClass.DELIVERED, finished)
         return after_answer(envelope, attempt, result, started, finished, self.random_fraction())

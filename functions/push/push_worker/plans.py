@@ -9,7 +9,10 @@
   as one of the plans below);
 - after the signed POST: 2xx → ``Deliver``; network error, timeout, 3xx, 408, 425, 429, 5xx →
   ``RetryAt`` the backoff (or ``Expire`` when that falls past the expiry, or ``End`` after the
-  last attempt); any other 4xx → ``End`` at once (410 also disables the subscription).
+  last attempt); any other 4xx → ``End`` at once (410 also disables the subscription). The
+  receiver's ``webhook-delivery`` header decides before the status does: ``abort`` on an answer
+  that is not 2xx → ``Abort`` (no more attempts, no dead letter, no failover); ``disable`` →
+  the subscription disabled, and this message ``End``ed as a 410's is (a 2xx still delivers it).
 
 No AWS, no clock: the push function reads what these need, and applies what they return
 (push_worker.apply), in that one place."""
@@ -24,7 +27,7 @@ from roomcast.domain.flow_control import paused_wait_ms
 from roomcast.domain.messages import AttemptEvent, AttemptRecord
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus
 from roomcast.domain.policy import FailureOutcome, after_failure, effective_policy, is_expired
-from roomcast.webhooks.answers import AnswerClass, HttpResult, classify, is_gone
+from roomcast.webhooks.answers import AnswerClass, DeliveryControl, HttpResult, classify, is_gone
 
 # An envelope received up to this long before its due time is delivered (SQS delays are whole seconds).
 DUE_TOLERANCE_MS = 1_000
@@ -34,6 +37,8 @@ EXPIRED_BEFORE_DELIVERY = "expired before delivery"
 DISABLED = "subscription is disabled"
 PAUSED = "subscription is paused"
 GONE_410 = "the endpoint answered 410 Gone"
+RECEIVER_DISABLED = "the endpoint asked to be disabled (webhook-delivery: disable)"
+RECEIVER_ABORTED = "the endpoint aborted this message (webhook-delivery: abort)"
 
 History = tuple[AttemptRecord, ...]
 
@@ -108,6 +113,17 @@ class Attempt:
 class Deliver:
     history: History
     posted: Posted
+    disable: Subscription | None = None  # the receiver asked to be disabled (webhook-delivery)
+
+
+@dataclass(frozen=True)
+class Abort:
+    """The receiver asked for no more attempts of this message (``webhook-delivery: abort``)."""
+
+    attempts: int
+    reason: str
+    history: History
+    posted: Posted
 
 
 @dataclass(frozen=True)
@@ -131,7 +147,7 @@ class End:
     posted: Posted | None = None
 
 
-Plan = Expire | Hop | Clear | Skip | Hold | ToSlowLane | TakeOver | Attempt | Deliver | RetryAt | End
+Plan = Expire | Hop | Clear | Skip | Hold | ToSlowLane | TakeOver | Attempt | Deliver | Abort | RetryAt | End
 
 
 def on_receipt(envelope: Envelope, now_ms: int) -> Expire | Hop | None:
@@ -186,7 +202,7 @@ def after_answer(
     started_at_ms: int,
     finished_at_ms: int,
     random_fraction: float,
-) -> Deliver | RetryAt | Expire | End:
+) -> Deliver | Abort | RetryAt | Expire | End:
     """What the subscriber's answer (or its absence) leads to; the attempt goes into the history."""
     error = result.error or (f"HTTP {result.status}" if result.status and result.status >= 300 else None)
     tried = (
@@ -202,9 +218,16 @@ def after_answer(
     )
     posted = Posted(result.status, result.latency_ms, error)
     answer = classify(result.status)
+    disabling = result.control is DeliveryControl.DISABLE
     if answer is AnswerClass.DELIVERED:
-        return Deliver(tried, posted)
+        return Deliver(tried, posted, attempt.subscription if disabling else None)
     made = envelope.attempt + 1
+    if disabling:
+        return End(
+            attempt.subscription, f"{error}; {RECEIVER_DISABLED}", made, tried, RECEIVER_DISABLED, posted
+        )
+    if result.control is DeliveryControl.ABORT:
+        return Abort(made, f"{error}; {RECEIVER_ABORTED}", tried, posted)
     if answer is AnswerClass.PERMANENT:
         disable = GONE_410 if is_gone(result.status) else None
         return End(attempt.subscription, f"{error} (permanent)", made, tried, disable, posted)

@@ -49,21 +49,33 @@ class Received:
         }
 
 
+# The answer header a receiver steers its delivery with (abort, disable; docs/delivery-semantics.md).
+CONTROL_HEADER = "webhook-delivery"
+
+
 class Receiver(ThreadingHTTPServer):
     """Answers every POST: 401 when its signature does not verify with ``secret``, else
-    ``answer_status`` (or, with ``forward_to``, the status of the app it is posted on to)."""
+    ``answer_status`` with ``control`` in a ``webhook-delivery`` header when given (or, with
+    ``forward_to``, the status and ``webhook-delivery`` header of the app it is posted on to)."""
 
     daemon_threads = True
     block_on_close = False
 
     def __init__(
-        self, port: int, secret: str, answer_status: int, forward_to: str | None, verify: Verify
+        self,
+        port: int,
+        secret: str,
+        answer_status: int,
+        forward_to: str | None,
+        verify: Verify,
+        control: str | None = None,
     ) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.verify = verify
         self.secret = secret
         self.answer_status = answer_status
         self.forward_to = forward_to
+        self.control = control
         self.received: queue.Queue[Received] = queue.Queue()
 
 
@@ -83,14 +95,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(401, b'{"error": "signature verification failed"}')
             self.server.received.put(Received(received_at, headers, body, 401, refused))
             return
-        status, reply = (
-            self._forward(headers, body) if self.server.forward_to else (self.server.answer_status, b"")
+        status, reply, control = (
+            self._forward(headers, body)
+            if self.server.forward_to
+            else (self.server.answer_status, b"", self.server.control)
         )
-        self._answer(status, reply)
+        self._answer(status, reply, control)
         self.server.received.put(Received(received_at, headers, body, status))
 
-    def _forward(self, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes]:
-        """Post the delivery on to the user's app; its status is roomcast's answer (502 when it is down)."""
+    def _forward(self, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes, str | None]:
+        """Post the delivery on to the user's app; its status (and ``webhook-delivery`` header) is
+        roomcast's answer (502 when it is down)."""
         assert self.server.forward_to is not None
         import httpx  # only with --forward-to
 
@@ -104,13 +119,15 @@ class _Handler(BaseHTTPRequestHandler):
                 self.server.forward_to, content=body, headers=kept, timeout=FORWARD_TIMEOUT_S
             )
         except httpx.HTTPError:
-            return 502, b""
-        return response.status_code, response.content[:MAX_BODY_BYTES]
+            return 502, b"", None
+        return response.status_code, response.content[:MAX_BODY_BYTES], response.headers.get(CONTROL_HEADER)
 
-    def _answer(self, status: int, body: bytes) -> None:
+    def _answer(self, status: int, body: bytes, control: str | None = None) -> None:
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
+            if control:
+                self.send_header(CONTROL_HEADER, control)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

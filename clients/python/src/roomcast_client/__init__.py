@@ -55,11 +55,18 @@ from roomcast_client.models import (
 from roomcast_client.resources.event_types import EventTypeDefinition, SchemaError, Validated
 from roomcast_client.resources.filters import CandidateMatch, FilterTest, SubscriptionMatch
 from roomcast_client.retry import RetryPolicy
-from roomcast_client.webhooks import WebhookMessage, verify_webhook
+from roomcast_client.webhooks import (
+    WEBHOOK_DELIVERY_HEADER,
+    DeliveryControl,
+    WebhookMessage,
+    delivery_control_header,
+    verify_webhook,
+)
 
 __all__ = [
     "API_KEY_VARIABLE",
     "URL_VARIABLE",
+    "WEBHOOK_DELIVERY_HEADER",
     "AckResult",
     "ApiError",
     "ApiKey",
@@ -77,6 +84,7 @@ __all__ = [
     "CreatedApiKey",
     "DeadLetter",
     "Delivery",
+    "DeliveryControl",
     "DeliveryItem",
     "Envelope",
     "EventType",
@@ -119,5 +127,6 @@ __all__ = [
     "Validated",
     "WebhookMessage",
     "WebhookVerificationError",
+    "delivery_control_header",
     "verify_webhook",
 ]

@@ -1,16 +1,33 @@
 """Verifying a roomcast webhook: Standard Webhooks signatures, checked by the ``standardwebhooks``
-package, and the body read as a ``WebhookMessage``."""
+package, and the body read as a ``WebhookMessage``; and the answer header a receiver steers its
+delivery with (``webhook-delivery: abort`` or ``disable``)."""
 
 from __future__ import annotations
 
 import binascii
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any
 
 import standardwebhooks
 
 from roomcast_client.errors import WebhookVerificationError
 from roomcast_client.models import Envelope
+
+WEBHOOK_DELIVERY_HEADER = "webhook-delivery"
+
+
+class DeliveryControl(StrEnum):
+    """What a receiver may ask in its answer's ``webhook-delivery`` header."""
+
+    ABORT = "abort"  # no more attempts of this message (on an answer that is not 2xx): ends `aborted`
+    DISABLE = "disable"  # disable the subscription (a 2xx still delivers this message)
+
+
+def delivery_control_header(control: DeliveryControl | str) -> dict[str, str]:
+    """The answer header asking for ``control``: ``{"webhook-delivery": "abort"}``. A value that is
+    not one of DeliveryControl raises ValueError (roomcast would ignore it)."""
+    return {WEBHOOK_DELIVERY_HEADER: DeliveryControl(control).value}
 
 
 class WebhookMessage(Envelope):

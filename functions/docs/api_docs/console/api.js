@@ -17,6 +17,7 @@ export const DELIVERY_STATUSES = [
   "expired",
   "cleared",
   "cancelled",
+  "aborted",
 ];
 
 export class ApiError extends Error {

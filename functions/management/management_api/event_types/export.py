@@ -7,15 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from roomcast.domain.event_types import EventType
-
-_HEADERS: Final = (
-    ("webhook-id", "The message's id: the same for every attempt (deduplicate on it)."),
-    ("webhook-timestamp", "Seconds since the epoch when this attempt was signed."),
-    ("webhook-signature", "`v1,<base64 HMAC-SHA256>` of `id.timestamp.body`, one per live secret."),
-)
+from roomcast.webhooks.contract import receiver_responses, signing_parameters, webhook_body_schema
 
 
 def webhooks_document(
@@ -34,7 +29,8 @@ def webhooks_document(
             "version": updated,
             "description": "The messages a roomcast PUSH subscription receives, one webhook per event type "
             "and version of the tenant's catalog. Verify the signature before trusting a body; answer "
-            "2xx to acknowledge, 410 to disable the subscription; anything else is retried.",
+            "2xx to acknowledge, 410 to disable the subscription; anything else is retried. A "
+            "`webhook-delivery: abort` or `disable` answer header stops this message or the subscription.",
         },
         "webhooks": webhooks,
     }
@@ -50,52 +46,14 @@ def _operation(event_type: EventType, version: str, schema: Mapping[str, Any]) -
         "summary": f"{event_type.name} version {version}",
         "description": description,
         "deprecated": event_type.deprecated,
-        "parameters": [
-            {
-                "name": name,
-                "in": "header",
-                "required": True,
-                "description": text,
-                "schema": {"type": "string"},
-            }
-            for name, text in _HEADERS
-        ],
+        "parameters": signing_parameters(),
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": _envelope(event_type.name, version, payload)}},
         },
-        "responses": {
-            "2XX": {"description": "Received: the delivery succeeded."},
-            "410": {"description": "Gone: the subscription is disabled, nothing more is sent."},
-            "default": {"description": "Anything else (or no answer in time): retried with backoff."},
-        },
+        "responses": receiver_responses(),
     }
 
 
 def _envelope(name: str, version: str, payload: dict[str, Any]) -> dict[str, Any]:
-    text = {"type": "string"}
-    return {
-        "type": "object",
-        "required": [
-            "messageId",
-            "roomId",
-            "subscriptionId",
-            "eventType",
-            "eventVersion",
-            "correlationId",
-            "publishedAt",
-            "attempt",
-            "payload",
-        ],
-        "properties": {
-            "messageId": text,
-            "roomId": text,
-            "subscriptionId": text,
-            "eventType": {"const": name},
-            "eventVersion": {"const": version},
-            "correlationId": text,
-            "publishedAt": {"type": "string", "format": "date-time"},
-            "attempt": {"type": "integer", "minimum": 0, "description": "0 for the first delivery."},
-            "payload": payload,
-        },
-    }
+    return webhook_body_schema({"const": name}, {"const": version}, payload)

@@ -18,7 +18,7 @@ from roomcast.domain.messages import Delivery, Message, TrackedMessage
 
 # DeliveryStatus's values (a unit test holds the two together).
 DeliveryStatusName = Literal[
-    "scheduled", "pending", "retrying", "delivered", "dead", "expired", "cleared", "cancelled"
+    "scheduled", "pending", "retrying", "delivered", "dead", "expired", "cleared", "cancelled", "aborted"
 ]
 DELIVER_AT_DESCRIPTION = (
     "Scheduled (published with deliverAt or deliverAfterMs): when it is delivered to its destinations; "
@@ -31,7 +31,8 @@ class DeliveryView(ResponseModel):
     subscriptionType: Literal["PUSH", "PULL"]
     status: DeliveryStatusName = Field(
         description="`scheduled` until a scheduled message's time, then `pending`; `cancelled` (final) "
-        "when it was cancelled before."
+        "when it was cancelled before; `aborted` (final) when the receiver answered "
+        "`webhook-delivery: abort`."
     )
     attempts: int = Field(description="Attempts made so far (a first-try success counts 1).")
     lastError: str | None

@@ -20,6 +20,7 @@ class DeliveryStatus(StrEnum):
     EXPIRED = "expired"
     CLEARED = "cleared"  # ended by "Clear All" (DELETE .../deliveries): never sent afterwards
     CANCELLED = "cancelled"  # a scheduled message cancelled before its time: never sent
+    ABORTED = "aborted"  # PUSH: the receiver asked for no more attempts (webhook-delivery: abort)
 
 
 type Note = str | None  # an error or a time a delivery record may carry
@@ -31,6 +32,7 @@ TERMINAL_STATUSES = frozenset(
         DeliveryStatus.EXPIRED,
         DeliveryStatus.CLEARED,
         DeliveryStatus.CANCELLED,
+        DeliveryStatus.ABORTED,
     }
 )
 

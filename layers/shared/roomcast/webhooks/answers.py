@@ -1,5 +1,6 @@
-"""What a webhook answer means: its outcome class, 410 Gone and Retry-After (docs/delivery-semantics.md,
-"Outcome of one webhook attempt"). Pure: no sockets here (the POST itself is ``roomcast.webhooks.http``)."""
+"""What a webhook answer means: its outcome class, 410 Gone, Retry-After and the receiver's
+``webhook-delivery`` header (docs/delivery-semantics.md, "Outcome of one webhook attempt" and
+"What a receiver can say"). Pure: no sockets here (the POST itself is ``roomcast.webhooks.http``)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,41 @@ class HttpResult:
     error: str | None
     latency_ms: int
     response_excerpt: str
+    # The receiver's ``webhook-delivery`` header as it came (None: none).
+    control_header: str | None = None
+
+    @property
+    def control(self) -> DeliveryControl | None:
+        """What the receiver asks (None: nothing, or a value roomcast does not know)."""
+        return parse_delivery_control(self.control_header)[0]
+
+    @property
+    def unknown_control(self) -> str | None:
+        """A ``webhook-delivery`` value roomcast does not know (to be logged), cut short."""
+        return parse_delivery_control(self.control_header)[1]
+
+
+class DeliveryControl(StrEnum):
+    """What a receiver may ask in its answer's ``webhook-delivery`` header."""
+
+    ABORT = "abort"  # end this message for this subscription: no more attempts (status aborted)
+    DISABLE = "disable"  # disable the subscription, as an automatic disable does
+
+
+CONTROL_HEADER = "webhook-delivery"
+_MAX_CONTROL_TEXT = 64
+
+
+def parse_delivery_control(value: str | None) -> tuple[DeliveryControl | None, str | None]:
+    """The ``webhook-delivery`` header: (what it asks, or None; the value when it is not one roomcast
+    knows, cut to 64 characters, or None). Case and surrounding spaces do not matter."""
+    if value is None or not value.strip():
+        return None, None
+    text = value.strip().lower()
+    try:
+        return DeliveryControl(text), None
+    except ValueError:
+        return None, value.strip()[:_MAX_CONTROL_TEXT]
 
 
 class AnswerClass(StrEnum):

@@ -31,7 +31,7 @@ from roomcast.domain.push_urls import (
     check_push_url,
     system_resolver,
 )
-from roomcast.webhooks.answers import HttpResult, parse_retry_after
+from roomcast.webhooks.answers import CONTROL_HEADER, HttpResult, parse_retry_after
 
 # The first KiB of a response body is kept (attempt history, delivery log).
 RESPONSE_EXCERPT_BYTES = 1024
@@ -292,6 +292,7 @@ def post_webhook(
             error=body_error,
             latency_ms=_elapsed_ms(started),
             response_excerpt=_excerpt(b"".join(chunks)),
+            control_header=response.getheader(CONTROL_HEADER),
         )
     finally:
         connection.close_all()

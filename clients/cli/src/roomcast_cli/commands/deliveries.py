@@ -48,6 +48,7 @@ class DeliveryStatus(StrEnum):
     expired = "expired"
     cleared = "cleared"
     cancelled = "cancelled"
+    aborted = "aborted"
 
 
 @deliveries_app.command("list")

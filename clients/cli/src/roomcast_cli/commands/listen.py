@@ -12,6 +12,7 @@ import ipaddress
 import queue
 import signal
 import threading
+from enum import StrEnum
 from types import FrameType
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -36,6 +37,11 @@ def _is_loopback_url(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+class Control(StrEnum):
+    abort = "abort"
+    disable = "disable"
 
 
 def listen(
@@ -90,6 +96,13 @@ def listen(
             min=200, max=599, help="Answer every delivery with this status (try 500 to watch retries)."
         ),
     ] = 200,
+    control: Annotated[
+        Control | None,
+        typer.Option(
+            help="Also answer with this webhook-delivery header: abort (no more attempts of that "
+            "message; on a status that is not 2xx) or disable (the subscription is disabled)."
+        ),
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Receive a room's deliveries here: subscribe a local receiver, print each verified webhook,
@@ -99,7 +112,9 @@ def listen(
     session = session_of(context, json_output)
     connection = session.connection  # configuration errors before a port is taken
     try:
-        receiver = Receiver(port, secret or "", status, forward_to, sdk_verifier())
+        receiver = Receiver(
+            port, secret or "", status, forward_to, sdk_verifier(), control.value if control else None
+        )
     except OSError as error:
         raise CliError(f"Cannot listen on 127.0.0.1:{port}: {error.strerror or error}.") from None
     local_url = f"http://127.0.0.1:{receiver.server_address[1]}{path}"

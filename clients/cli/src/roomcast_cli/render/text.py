@@ -11,7 +11,7 @@ from typing import Any
 Json = Mapping[str, Any]
 
 EXCERPT_CHARS = 60
-FINAL_STATUSES = frozenset({"delivered", "dead", "expired", "cleared", "cancelled"})
+FINAL_STATUSES = frozenset({"delivered", "dead", "expired", "cleared", "cancelled", "aborted"})
 
 
 def parse_time(value: str | None) -> datetime | None:
