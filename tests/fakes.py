@@ -31,7 +31,7 @@ from roomcast.domain.messages import (
     OwedFilter,
     TrackedMessage,
 )
-from roomcast.domain.models import Room, Subscription
+from roomcast.domain.models import Room, Subscription, SubscriptionStatus
 from roomcast.errors import Conflict, LimitExceeded, NotFound
 
 
@@ -119,6 +119,20 @@ class FakeCatalog:
 
     def clear_failing(self, subscription: Subscription) -> None:
         self._end(subscription, "failing_since_ms")
+        self._end(subscription, "failing_warned_at_ms")
+
+    def warn_failing(self, subscription: Subscription, now_ms: int) -> bool:
+        return self._start(subscription, "failing_warned_at_ms", now_ms) == now_ms
+
+    def claim_probe(self, subscription: Subscription, chain_ms: int, attempt: int) -> bool:
+        key = (subscription.tenant_id, subscription.room_id, subscription.id)
+        current = self.subscriptions.get(key)
+        if current is None or current.status is not SubscriptionStatus.DISABLED:
+            return False
+        if current.probing_since_ms != chain_ms or current.probe_attempts != attempt:
+            return False
+        self.subscriptions[key] = replace(current, probe_attempts=attempt + 1)
+        return True
 
     def mark_slow(self, subscription: Subscription, now_ms: int) -> int:
         return self._start(subscription, "slow_since_ms", now_ms)

@@ -51,10 +51,11 @@ def _rooms(client: ApiClient, operations_receiver: WebhookReceiver, **room: Any)
 def test_a_subscription_failing_for_disable_after_failing_ms_is_disabled_and_reported(
     tenant_a: ApiClient, operations_receiver: WebhookReceiver, failing_receiver: WebhookReceiver
 ) -> None:
-    # Given: an endpoint that always fails, allowed to fail for 1 s, retried every second
+    # Given: an endpoint that always fails, allowed to fail for 1 s, retried every second, without
+    # recovery probes (with them its deliveries would wait: tests/integration/test_endpoint_recovery.py)
     room_id, _ = _rooms(tenant_a, operations_receiver, deliveryDelayMs=1000, deliveryDelayMultiplier=1.0)
     subscription = tenant_a.create_subscription(
-        room_id, type="PUSH", pushUrl=failing_receiver.url(), disableAfterFailingMs=1000
+        room_id, type="PUSH", pushUrl=failing_receiver.url(), disableAfterFailingMs=1000, recoveryProbes=False
     )
     assert subscription["disableAfterFailingMs"] == 1000
 

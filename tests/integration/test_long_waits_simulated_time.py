@@ -160,5 +160,6 @@ def test_an_endpoint_failing_for_five_days_is_disabled_then_and_the_operations_r
             f"/rooms/{operations['id']}/subscriptions/{watcher['id']}/pull",
             {"maxMessages": 10},
         )["messages"]
-        assert [m["eventType"] for m in pulled] == ["subscription.disabled"]
-        assert pulled[0]["payload"]["subscriptionId"] == subscription["id"]
+        # ... warned a day before (at 80% of the 5 days), then told of the disable
+        assert [m["eventType"] for m in pulled] == ["subscription.failing", "subscription.disabled"]
+        assert {m["payload"]["subscriptionId"] for m in pulled} == {subscription["id"]}

@@ -281,6 +281,7 @@ def test_each_subscription_types_create_schema_documents_only_its_own_fields() -
         "maxConcurrency",
         "rateLimitPerSecond",
         "disableAfterFailingMs",
+        "recoveryProbes",
     }
     assert pull - push == {"ackWaitMs"}
 

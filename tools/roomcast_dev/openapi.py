@@ -68,9 +68,9 @@ def merged_document(model: StackModel) -> dict[str, Any]:
     document: dict[str, Any] = json.loads(merge.get_openapi_json_schema())
     add_links(document)
     # What a PUSH subscription's endpoint receives and may answer (roomcast.webhooks.contract).
-    from roomcast.webhooks.contract import message_webhook
+    from roomcast.webhooks.contract import message_webhook, ping_webhook
 
-    document["webhooks"] = {"message": message_webhook()}
+    document["webhooks"] = {"message": message_webhook(), "ping": ping_webhook()}
     return document
 
 

@@ -18,9 +18,9 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from outbox_worker.dependencies import delivery_log, job_runner, outbox_service
+from outbox_worker.dependencies import delivery_log, job_runner, outbox_service, probe_service
 from outbox_worker.service import OutboxResult
-from roomcast.domain.outbox_tasks import PublishCheck, Release, RunJob, task_from_json
+from roomcast.domain.outbox_tasks import Probe, PublishCheck, Release, RunJob, task_from_json
 from roomcast.observability import logger, metrics
 
 stream_processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
@@ -58,6 +58,12 @@ def queue_record_handler(record: SQSRecord) -> None:
                 "ran a job",
                 extra={"job": job.id, "kind": job.kind.value, "state": job.state.value, "counts": job.counts},
             )
+        return
+    if isinstance(task, Probe):
+        outcome = probe_service().probe(task)
+        logger.info(
+            "recovery probe", extra={"subscriptionId": task.subscription_id, "outcome": outcome.value}
+        )
         return
     if isinstance(task, Release):
         _report(

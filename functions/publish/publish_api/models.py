@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Self
+from typing import Annotated, Any
 
-from pydantic import Field, JsonValue, WithJsonSchema, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import Field, JsonValue, WithJsonSchema
 
 from roomcast.api.models import (
     FILTERED_OUT_DESCRIPTION,
@@ -29,7 +28,9 @@ from roomcast.domain.scheduling import MAX_DELIVER_AHEAD_MS
 CORRELATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
 
 
-# deliverAt and deliverAfterMs are two ways to say one thing: at most one of them is not null.
+# deliverAt and deliverAfterMs are two ways to say one thing: at most one of them is not null
+# (documented here; checked by publish_api.service, not by a model validator: one on this model
+# let powertools take NaN in the payload, tests/unit/test_publish_finite_payloads.py).
 _ONE_TIME = {
     "not": {
         "required": ["deliverAt", "deliverAfterMs"],
@@ -91,12 +92,6 @@ class PublishRequest(ApiModel):
         description="Deliver this many milliseconds from now (up to 365 days); its expiry counts from then. "
         "Not with deliverAt.",
     )
-
-    @model_validator(mode="after")
-    def _one_time(self) -> Self:
-        if self.deliverAt is not None and self.deliverAfterMs is not None:
-            raise PydanticCustomError("deliver_at_conflict", "give deliverAt or deliverAfterMs, not both")
-        return self
 
 
 class PublishResponse(ResponseModel):

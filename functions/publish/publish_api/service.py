@@ -17,7 +17,7 @@ from roomcast.delivery.publishing import Publisher
 from roomcast.domain import limits
 from roomcast.domain.messages import Message, Publication
 from roomcast.domain.payloads import JsonValue, payload_size_bytes
-from roomcast.errors import RoomcastError
+from roomcast.errors import InvalidRequest, RoomcastError
 from roomcast.observability import logger
 
 
@@ -66,13 +66,14 @@ class PublishService:
             try:
                 request = PublishBatchMessage.model_validate(raw)
                 _checked_payload(request.payload)
+                publication = _publication(request, request.idempotencyKey)
             except ValidationError as invalid:
                 answers[index] = validation_error(invalid.errors(), ("body", "messages", index))
                 continue
             except RoomcastError as refused:
-                answers[index] = refused
+                answers[index] = _at(refused, index)
                 continue
-            valid.append((index, _publication(request, request.idempotencyKey)))
+            valid.append((index, publication))
         published = self.publisher.publish_batch(
             tenant_id, room_id, [publication for _, publication in valid]
         )
@@ -105,6 +106,10 @@ class PublishService:
 
 def _publication(request: PublishRequest, idempotency_key: str | None) -> Publication:
     deliver_at = request.deliverAt
+    if deliver_at is not None and request.deliverAfterMs is not None:
+        problem = "give deliverAt or deliverAfterMs, not both"
+        detail = {"field": "body", "problem": problem, "type": "deliver_at_conflict"}
+        raise InvalidRequest(f"body: {problem}", [detail])
     return Publication(
         request.eventType,
         request.eventVersion,

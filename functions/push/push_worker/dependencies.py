@@ -26,7 +26,7 @@ def push_delivery() -> PushDelivery:
     catalog, messages = wiring.tables(settings)
     events, endings = wiring.reported_endings(settings, catalog, messages, sender, delivery_log())
     batch_catalog = BatchCatalog(catalog)
-    health = EndpointHealth(catalog, batch_catalog, events)
+    health = EndpointHealth(catalog, batch_catalog, events, wiring.outbox_queue(settings, sender))
     addresses = wiring.queue_addresses(settings)
     apply = PushApply(messages, sender, addresses, endings, health, delivery_log())
     flow_control = FlowControl(FlowStore(settings.table_name))

@@ -1,8 +1,12 @@
-"""A PUSH endpoint's health: failing streaks and auto-disable (docs/operations.md;
-docs/decisions/0023-write-units.md).
+"""A PUSH endpoint's health: failing streaks, the warning before an auto-disable, auto-disable and
+the recovery probes it starts (docs/operations.md; docs/decisions/0023-write-units.md;
+roomcast.domain.recovery).
 
 A failing streak starts at a failed attempt after a success and ends with the next success; a
-streak as long as ``disableAfterFailingMs`` disables the subscription, and so does a 410 Gone.
+streak at 80% of ``disableAfterFailingMs`` warns the operations room once (``subscription.failing``),
+a streak as long as it disables the subscription (and, with ``recoveryProbes``, starts probing the
+endpoint until it answers again); so do a 410 Gone and the receiver's own ``webhook-delivery:
+disable`` (no probes: the receiver said so).
 Writes only when a streak starts or ends (the subscription, read for the batch anyway, says
 whether one is running): a healthy endpoint costs nothing. A failure soon after a success this
 container saw is written only once this container's attempts have kept failing for
@@ -15,11 +19,14 @@ import threading
 from dataclasses import dataclass, field, replace
 
 from push_worker.batch_catalog import BatchCatalog
+from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog
-from roomcast.delivery.operational import OperationalEvents
+from roomcast.delivery.operational import SUBSCRIPTION_FAILING, OperationalEvents
 from roomcast.domain import limits
-from roomcast.domain.clock import iso_from_ms, now_iso
+from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
 from roomcast.domain.models import Subscription, SubscriptionStatus
+from roomcast.domain.outbox_tasks import Probe
+from roomcast.domain.recovery import probe_delay_ms, warning_due
 from roomcast.errors import Conflict
 from roomcast.observability import logger
 
@@ -43,6 +50,8 @@ class EndpointHealth:
     catalog: Catalog
     batch_catalog: BatchCatalog
     events: OperationalEvents | None
+    # Where an automatic disable's first recovery probe is sent (None: no probes).
+    outbox: OutboxQueue | None = None
     # What this container saw of each subscription's health: its last success, and a failure that
     # came soon after one, kept unwritten (subscription id -> when) until another failure (the
     # streak is written, from it) or a success (forgotten).
@@ -77,22 +86,58 @@ class EndpointHealth:
                 self._unwritten_failure.pop(subscription.id, None)
             since = self.catalog.mark_failing(subscription, now if first is None else first)
             self.batch_catalog.remember(replace(subscription, failing_since_ms=since))
-        if now - since >= allowed_ms and subscription.status is not SubscriptionStatus.DISABLED:
-            self.disable(
-                subscription,
+        if subscription.status is SubscriptionStatus.DISABLED:
+            return
+        if now - since >= allowed_ms:
+            reason = (
                 f"every attempt failed for {now - since} ms (since {iso_from_ms(since)}); "
-                f"disableAfterFailingMs is {allowed_ms}",
+                f"disableAfterFailingMs is {allowed_ms}"
+            )
+            self.disable(subscription, reason, probe=subscription.recovery_probes, at_ms=now)
+        elif warning_due(since, now, allowed_ms) and subscription.failing_warned_at_ms is None:
+            self._warn(subscription, since, now, allowed_ms)
+
+    def _warn(self, subscription: Subscription, since: int, now: int, allowed_ms: int) -> None:
+        """The operations room hears once per streak that an automatic disable is near."""
+        if not self.catalog.warn_failing(subscription, now):
+            return  # another container warned already
+        self.batch_catalog.remember(replace(subscription, failing_warned_at_ms=now))
+        if self.events is not None:
+            reason = (
+                f"every attempt failed for {now - since} ms (since {iso_from_ms(since)}); it is disabled "
+                f"at {allowed_ms} ms (disableAfterFailingMs)"
+            )
+            disabled_at = iso_from_ms(since + allowed_ms)
+            self.events.subscription(
+                SUBSCRIPTION_FAILING,
+                subscription.tenant_id,
+                subscription.room_id,
+                subscription.id,
+                reason,
+                disabledAt=disabled_at,
             )
 
-    def disable(self, subscription: Subscription, reason: str) -> None:
-        """Nothing more is routed to this subscription until someone re-enables it; the room's
-        operations room hears of it."""
+    def disable(
+        self, subscription: Subscription, reason: str, *, probe: bool = False, at_ms: int | None = None
+    ) -> None:
+        """Nothing more is routed to this subscription until someone (or, with ``probe``, a
+        recovery probe answered 2xx) re-enables it; the room's operations room hears of it. The
+        first probe is sent before the disable is written: a crash between leaves a probe that
+        finds nothing to probe, never a disabled subscription that nothing probes."""
+        disabled_ms = now_ms() if at_ms is None else at_ms
+        probing = probe and self.outbox is not None
+        if probing and self.outbox is not None:
+            ids = (subscription.tenant_id, subscription.room_id, subscription.id)
+            first = Probe(*ids, disabled_ms, 0, disabled_ms + probe_delay_ms(0))
+            self.outbox.later(first, disabled_ms)
         updated = replace(
             subscription,
             status=SubscriptionStatus.DISABLED,
             disabled_reason=reason,
-            disabled_at=now_iso(),
+            disabled_at=iso_from_ms(disabled_ms),
             updated_at=now_iso(),
+            probing_since_ms=disabled_ms if probing else None,
+            probe_attempts=0,
         )
         try:
             self.catalog.replace_subscription(updated, expected_updated_at=subscription.updated_at)

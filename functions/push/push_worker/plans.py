@@ -27,6 +27,7 @@ from roomcast.domain.flow_control import paused_wait_ms
 from roomcast.domain.messages import AttemptEvent, AttemptRecord
 from roomcast.domain.models import Room, Subscription, SubscriptionStatus
 from roomcast.domain.policy import FailureOutcome, after_failure, effective_policy, is_expired
+from roomcast.domain.recovery import probing
 from roomcast.webhooks.answers import AnswerClass, DeliveryControl, HttpResult, classify, is_gone
 
 # An envelope received up to this long before its due time is delivered (SQS delays are whole seconds).
@@ -36,6 +37,7 @@ DESTINATION_GONE = "the subscription or its room was deleted"
 EXPIRED_BEFORE_DELIVERY = "expired before delivery"
 DISABLED = "subscription is disabled"
 PAUSED = "subscription is paused"
+PROBING = "subscription is disabled; its endpoint is probed until it answers again"
 GONE_410 = "the endpoint answered 410 Gone"
 RECEIVER_DISABLED = "the endpoint asked to be disabled (webhook-delivery: disable)"
 RECEIVER_ABORTED = "the endpoint aborted this message (webhook-delivery: abort)"
@@ -179,7 +181,9 @@ def present(envelope: Envelope, found: tuple[Room, Subscription] | None) -> Clea
 
 def by_status(envelope: Envelope, found: Found) -> End | Hold | Attempt:
     """What the subscription's status allows: dead (or the failover) when disabled, a wait when
-    paused, else the attempt."""
+    paused or disabled while its endpoint is probed (roomcast.domain.recovery), else the attempt."""
+    if probing(found.subscription):
+        return Hold(paused_wait_ms(envelope.holds), PROBING)
     if found.subscription.status is SubscriptionStatus.DISABLED:
         return End(found.subscription, DISABLED, envelope.attempt)
     if found.subscription.status is SubscriptionStatus.PAUSED:

@@ -44,7 +44,7 @@ class ScriptedWebhook:
     def __call__(
         self, url: str, body: bytes, headers: dict[str, str], timeout_ms: int, policy: Any
     ) -> HttpResult:
-        self.posted.append({"url": url, "headers": headers, "timeout_ms": timeout_ms})
+        self.posted.append({"url": url, "headers": headers, "timeout_ms": timeout_ms, "body": body})
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
@@ -83,7 +83,7 @@ class Push:
             return self.now_ms
 
         batch_catalog = BatchCatalog(m.catalog, clock)
-        health = EndpointHealth(m.catalog, batch_catalog, events)
+        health = EndpointHealth(m.catalog, batch_catalog, events, m.outbox)
         apply = PushApply(m.messages, m.sender, addresses, endings, health, m.log, clock)
         lanes = Lanes(m.catalog, batch_catalog, addresses, clock, self.slow_after_ms)
         return PushDelivery(

@@ -69,6 +69,8 @@ class Subscription(ApiModel):
     retry_schedule_ms: list[int] | None = None
     disabled_reason: str | None = None
     disabled_at: str | None = None
+    recovery_probes: bool | None = None  # PUSH: an automatic disable probes the endpoint until it answers
+    probing_since: str | None = None  # PUSH: disabled automatically and probed since then
     failing_since: str | None = None  # PUSH: when its current run of failed attempts began
     slow_since: str | None = None  # PUSH: since when its endpoint answers slowly (the slow lane)
     created_at: str

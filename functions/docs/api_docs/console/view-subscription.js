@@ -52,6 +52,9 @@ export async function subscriptionView(current, roomId, subscriptionId) {
       ["Retry policy", policy(item)],
       [item.type === "PUSH" ? "Request timeout" : "Ack wait", duration(item.type === "PUSH" ? item.timeoutMs ?? 10000 : item.ackWaitMs)],
       ["Failover", item.failoverSubscriptionId ? link(`${roomHash}/subscriptions/${encodeURIComponent(item.failoverSubscriptionId)}`, item.failoverSubscriptionId) : "none (dead letters)"],
+      ...(item.type === "PUSH" ? [["Recovery", item.probingSince
+        ? [badge("probing"), " its endpoint is probed since ", time(item.probingSince), "; its deliveries wait"]
+        : item.recoveryProbes === false ? "off: an automatic disable stays until someone enables it" : "on: an automatic disable is probed until the endpoint answers"]] : []),
     ]));
     toggle.textContent = latest.status === "active" ? "Pause" : latest.status === "paused" ? "Resume" : "Enable";
     retry.hidden = latest.type !== "PUSH";

@@ -38,7 +38,7 @@ from roomcast.domain.models import DeliveryOverrides, Subscription, Subscription
 from roomcast.errors import InvalidRequest
 
 Status = Literal["active", "paused", "disabled"]
-PUSH_ONLY_FIELDS = ("maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs")
+PUSH_ONLY_FIELDS = ("maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs", "recoveryProbes")
 _PUSH_EXAMPLE = {
     "id": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
     "roomId": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
@@ -59,8 +59,10 @@ _PUSH_EXAMPLE = {
     "maxConcurrency": 5,
     "rateLimitPerSecond": 20,
     "disableAfterFailingMs": 432000000,
+    "recoveryProbes": True,
     "disabledReason": None,
     "disabledAt": None,
+    "probingSince": None,
     "createdAt": "2026-11-22T10:00:00.000Z",
     "updatedAt": "2026-11-22T10:00:00.000Z",
 }
@@ -94,6 +96,12 @@ class _PushControls(ApiModel):
     maxConcurrency: MaxConcurrency | None = None
     rateLimitPerSecond: RateLimitPerSecond | None = None
     disableAfterFailingMs: DisableAfterFailingMs | None = None
+    recoveryProbes: bool | None = Field(
+        default=None,
+        description="Once disabled automatically (failing for disableAfterFailingMs), probe the endpoint "
+        "with a signed roomcast.ping request, backing off from 1 minute to 1 hour, and re-enable it when "
+        "it answers 2xx; its deliveries wait meanwhile. Default true; null puts it back to true.",
+    )
 
 
 def _refuse_push_only(value: object) -> object:
@@ -140,6 +148,7 @@ class PullSubscriptionCreate(_SubscriptionCreate):
     maxConcurrency: _PushOnly = None
     rateLimitPerSecond: _PushOnly = None
     disableAfterFailingMs: _PushOnly = None
+    recoveryProbes: _PushOnly = None
 
 
 SubscriptionCreate = Annotated[PushSubscriptionCreate | PullSubscriptionCreate, Field(discriminator="type")]
@@ -215,8 +224,16 @@ class SubscriptionResponse(_Overrides, ResponseModel):
     maxConcurrency: int | None = None
     rateLimitPerSecond: float | None = None
     disableAfterFailingMs: int | None = None
+    recoveryProbes: bool | None = Field(
+        default=None, description="PUSH: whether an automatic disable probes it."
+    )
     disabledReason: str | None = Field(default=None, description="Why it is disabled; null otherwise.")
     disabledAt: str | None = None
+    probingSince: str | None = Field(
+        default=None,
+        description="PUSH: disabled automatically and probed since then (its deliveries wait); "
+        "null otherwise.",
+    )
     failingSince: str | None = Field(
         default=None,
         description=(
@@ -240,7 +257,8 @@ class SubscriptionResponse(_Overrides, ResponseModel):
     def of_subscription(cls, subscription: Subscription, **fields: object) -> Self:
         policy = subscription.filter_policy
         rules = policy.rules if policy is not None else None
-        return cls.of(subscription, subscription.overrides, **fields, filterPolicy=rules)
+        push_only = {} if subscription.type is SubscriptionType.PUSH else {"recoveryProbes": None}
+        return cls.of(subscription, subscription.overrides, **fields, filterPolicy=rules, **push_only)
 
     @model_validator(mode="before")
     @classmethod
@@ -248,7 +266,12 @@ class SubscriptionResponse(_Overrides, ResponseModel):
         """The domain keeps milliseconds (``failingSinceMs``, ``slowSinceMs``); the API shows ISO times."""
         if not isinstance(data, dict):
             return data
-        for kept, shown in (("failingSinceMs", "failingSince"), ("slowSinceMs", "slowSince")):
+        marks = (
+            ("failingSinceMs", "failingSince"),
+            ("slowSinceMs", "slowSince"),
+            ("probingSinceMs", "probingSince"),
+        )
+        for kept, shown in marks:
             if kept in data:
                 since = data[kept]
                 data = {k: v for k, v in data.items() if k != kept}

@@ -98,6 +98,7 @@ class SubscriptionsService:
                 rate_limit_per_second=request.rateLimitPerSecond,
                 disable_after_failing_ms=request.disableAfterFailingMs
                 or limits.DEFAULT_DISABLE_AFTER_FAILING_MS,
+                recovery_probes=request.recoveryProbes is not False,
             )
             self._add(subscription, chain)
             return CreatedSubscription(subscription, secret)
@@ -174,6 +175,7 @@ class SubscriptionsService:
                 "rate_limit_per_second": changes.rateLimitPerSecond,
                 "disable_after_failing_ms": changes.disableAfterFailingMs
                 or limits.DEFAULT_DISABLE_AFTER_FAILING_MS,
+                "recovery_probes": changes.recoveryProbes is not False,
             }
             updated = replace(
                 updated,
@@ -248,7 +250,14 @@ def _with_status(subscription: Subscription, status: SubscriptionStatus) -> Subs
         )
     if subscription.status is SubscriptionStatus.DISABLED:
         return replace(
-            subscription, status=status, disabled_reason=None, disabled_at=None, failing_since_ms=None
+            subscription,
+            status=status,
+            disabled_reason=None,
+            disabled_at=None,
+            failing_since_ms=None,
+            failing_warned_at_ms=None,
+            probing_since_ms=None,  # its recovery probes stop
+            probe_attempts=0,
         )
     return replace(subscription, status=status)
 
@@ -259,6 +268,7 @@ _PUSH_ATTRIBUTES = {
     "max_concurrency": "maxConcurrency",
     "rate_limit_per_second": "rateLimitPerSecond",
     "disable_after_failing_ms": "disableAfterFailingMs",
+    "recovery_probes": "recoveryProbes",
 }
 
 # DeliveryOverrides attribute -> the API field that sets it.

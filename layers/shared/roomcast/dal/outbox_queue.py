@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from roomcast.dal.ports import Sender
 from roomcast.dal.release_schedules import ReleaseSchedules
 from roomcast.dal.sender import SQS_MAX_DELAY_SECONDS, Outgoing, delay_seconds
-from roomcast.domain.outbox_tasks import OutboxTask, Release
+from roomcast.domain.outbox_tasks import OutboxTask, Probe, Release
 from roomcast.domain.scheduling import Carrier, carrier_for, schedule_fires_at_ms
 from roomcast.observability import logger
 
@@ -33,6 +33,11 @@ class OutboxQueue:
         """Send a task to be done once every request running now has ended."""
         delay = min(self.settle_seconds, SQS_MAX_DELAY_SECONDS)
         self.sender.send([Outgoing(self.queue_url, task.to_json(), delay)])
+
+    def later(self, task: Probe, now_ms: int) -> None:
+        """Send a task that waits for its due time (at most 15 minutes a send: one that comes back
+        early is sent on by its handler); raises when SQS refuses it."""
+        self.sender.send([Outgoing(self.queue_url, task.to_json(), delay_seconds(task.due_at_ms, now_ms))])
 
     def release(self, tasks: Sequence[Release], now_ms: int) -> list[Release]:
         """Arm each release for its due time: a schedule past the crossover, else a delayed send

@@ -32,8 +32,39 @@ class SubscriptionMarks(TableAccess):
         return self._start(subscription, "failingSinceMs", now_ms)
 
     def clear_failing(self, subscription: Subscription) -> None:
-        """A success ends the failing streak (and the room's version tells readers)."""
-        self._end(subscription, "failingSinceMs")
+        """A success ends the failing streak, and its warning (the room's version tells readers)."""
+        self._end(subscription, "failingSinceMs", "failingWarnedAtMs")
+
+    def warn_failing(self, subscription: Subscription, now_ms: int) -> bool:
+        """Mark the failing streak warned of (roomcast.domain.recovery); whether this call did it
+        (one warning per streak, whichever container gets there first)."""
+        return self._start(subscription, "failingWarnedAtMs", now_ms) == now_ms
+
+    def claim_probe(self, subscription: Subscription, chain_ms: int, attempt: int) -> bool:
+        """Take probe ``attempt`` of the recovery that began ``chain_ms``: only while the
+        subscription is disabled in that recovery and the probe before was the last taken, so
+        that at most one probe is in flight (a task handed out twice probes once)."""
+        try:
+            self._client.update_item(
+                TableName=self._table_name,
+                Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
+                UpdateExpression="SET probeAttempts = :attempt",
+                ConditionExpression="#status = :disabled AND probingSinceMs = :chain"
+                " AND (probeAttempts = :before OR (attribute_not_exists(probeAttempts) AND :before = :none))",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues={
+                    ":attempt": {"N": str(attempt + 1)},
+                    ":before": {"N": str(attempt)},
+                    ":none": {"N": "0"},
+                    ":disabled": {"S": "disabled"},
+                    ":chain": {"N": str(chain_ms)},
+                },
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
 
     def mark_slow(self, subscription: Subscription, now_ms: int) -> int:
         """The endpoint answers slowly: its deliveries move to the slow lane (roomcast.domain.lanes).
@@ -63,14 +94,15 @@ class SubscriptionMarks(TableAccess):
         self._tell_readers(subscription)
         return int(response["Attributes"][attribute]["N"])
 
-    def _end(self, subscription: Subscription, attribute: str) -> None:
+    def _end(self, subscription: Subscription, *attributes: str) -> None:
+        names = {f"#mark{index}": attribute for index, attribute in enumerate(attributes)}
         try:
             self._client.update_item(
                 TableName=self._table_name,
                 Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
-                UpdateExpression="REMOVE #mark",
+                UpdateExpression="REMOVE " + ", ".join(names),
                 ConditionExpression="attribute_exists(SK)",
-                ExpressionAttributeNames={"#mark": attribute},
+                ExpressionAttributeNames=names,
             )
         except ClientError as error:
             if not is_condition_failure(error):

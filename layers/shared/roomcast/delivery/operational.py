@@ -3,7 +3,10 @@ room's ``operationsRoomId`` as ordinary messages (signed webhooks, retries, PULL
 
 | eventType               | when                                                              |
 | ----------------------- | ----------------------------------------------------------------- |
-| `subscription.disabled` | a 410 Gone, or every attempt failed for `disableAfterFailingMs`   |
+| `subscription.failing`  | every attempt failed for 80% of `disableAfterFailingMs` (once)    |
+| `subscription.disabled` | every attempt failed for `disableAfterFailingMs`, a 410 Gone, or  |
+|                         | the receiver's `webhook-delivery: disable`                        |
+| `subscription.enabled`  | disabled automatically, it answered a recovery probe 2xx          |
 | `delivery.dead`         | a delivery ended dead (attempts used up, permanent failure, ...)  |
 | `delivery.expired`      | a delivery ended expired                                          |
 | `delivery.failover`     | a delivery was handed to the subscription's failover              |
@@ -33,12 +36,16 @@ from roomcast.observability import logger
 
 EVENT_VERSION: Final = "1"
 SUBSCRIPTION_DISABLED: Final = "subscription.disabled"
+SUBSCRIPTION_FAILING: Final = "subscription.failing"
+SUBSCRIPTION_ENABLED: Final = "subscription.enabled"
 DELIVERY_DEAD: Final = "delivery.dead"
 DELIVERY_EXPIRED: Final = "delivery.expired"
 DELIVERY_FAILOVER: Final = "delivery.failover"
 MESSAGE_SCHEMA_INVALID: Final = "message.schema_invalid"
 EVENT_TYPES: Final = (
     SUBSCRIPTION_DISABLED,
+    SUBSCRIPTION_FAILING,
+    SUBSCRIPTION_ENABLED,
     DELIVERY_DEAD,
     DELIVERY_EXPIRED,
     DELIVERY_FAILOVER,
@@ -81,14 +88,27 @@ class OperationalEvents:
         self._publish(envelope.tenant_id, envelope.room_id, event_type, payload)
 
     def subscription_disabled(self, tenant_id: str, room_id: str, subscription_id: str, reason: str) -> None:
+        self.subscription(SUBSCRIPTION_DISABLED, tenant_id, room_id, subscription_id, reason)
+
+    def subscription(
+        self,
+        event_type: str,
+        tenant_id: str,
+        room_id: str,
+        subscription_id: str,
+        reason: str,
+        **details: JsonValue,
+    ) -> None:
+        """A subscription's health changed: disabled, failing (the warning before), enabled again."""
         payload: dict[str, JsonValue] = {
             "roomId": room_id,
             "subscriptionId": subscription_id,
             "messageId": None,
             "reason": reason,
             "occurredAt": iso_from_ms(self.clock()),
+            **details,
         }
-        self._publish(tenant_id, room_id, SUBSCRIPTION_DISABLED, payload)
+        self._publish(tenant_id, room_id, event_type, payload)
 
     def schema_warning(self, message: Message) -> None:
         """A message was published whose payload breaks its event type's schema (``warn``)."""

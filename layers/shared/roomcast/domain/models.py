@@ -115,6 +115,13 @@ class Subscription:
     slow_since_ms: int | None = None
     # "Clear All": deliveries queued at or before this moment are never sent (they end ``cleared``).
     cleared_before_ms: int | None = None
+    # Recovery (roomcast.domain.recovery): whether an automatic disable probes the endpoint until it
+    # answers 2xx again; when the failing streak's warning went out; the probing that runs (since
+    # the disable, its chain's id) and the probes it has claimed.
+    recovery_probes: bool = True
+    failing_warned_at_ms: int | None = None
+    probing_since_ms: int | None = None
+    probe_attempts: int = 0
     # PULL only
     ack_wait_ms: int | None = None
     queue_url: str | None = None

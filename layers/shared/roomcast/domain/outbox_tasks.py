@@ -10,6 +10,8 @@ delivery a stored message owes ends, whatever crashed and whatever order things 
   messages a page at a time and sends itself on with the position it reached.
 - ``RunJob``: go on with a bulk action (roomcast.domain.jobs); the job's own record holds where
   it is, so the task names the job only.
+- ``Probe``: probe a subscription disabled automatically (roomcast.domain.recovery): one probe of
+  one chain (the disable's), re-sent while it comes back early.
 - ``Release``: a scheduled message's time has come (roomcast.domain.scheduling): send its first
   envelopes. Sent again while it comes back early; ``release_id`` names this release, so that a
   second task for the same message (a publish check re-arming it) cannot release it twice.
@@ -118,7 +120,32 @@ class Release:
         )
 
 
-OutboxTask = PublishCheck | Sweep | RunJob | Release
+@dataclass(frozen=True)
+class Probe:
+    """Probe ``attempt`` of subscription ``subscription_id``'s recovery that began ``chain_ms``."""
+
+    tenant_id: str
+    room_id: str
+    subscription_id: str
+    chain_ms: int
+    attempt: int
+    due_at_ms: int
+
+    def to_json(self) -> str:
+        return _dumps(
+            {
+                "kind": "probe",
+                "tenantId": self.tenant_id,
+                "roomId": self.room_id,
+                "subscriptionId": self.subscription_id,
+                "chainMs": self.chain_ms,
+                "attempt": self.attempt,
+                "dueAtMs": self.due_at_ms,
+            }
+        )
+
+
+OutboxTask = PublishCheck | Sweep | RunJob | Release | Probe
 
 
 def task_from_json(body: str) -> OutboxTask:
@@ -142,6 +169,13 @@ def task_from_json(body: str) -> OutboxTask:
         )
     if kind == "job":
         return RunJob(_text(raw, "tenantId"), _text(raw, "jobId"))
+    if kind == "probe":
+        numbers = [raw.get(name) for name in ("chainMs", "attempt", "dueAtMs")]
+        if not all(type(n) is int and n >= 0 for n in numbers):
+            raise TaskError("not an outbox task: chainMs, attempt, dueAtMs")
+        chain_ms, attempt, due_at_ms = (int(n) for n in numbers)  # type: ignore[arg-type]
+        ids = [_text(raw, name) for name in ("tenantId", "roomId", "subscriptionId")]
+        return Probe(ids[0], ids[1], ids[2], chain_ms, attempt, due_at_ms)
     if kind == "release":
         due = raw.get("dueAtMs")
         if type(due) is not int or due < 0:

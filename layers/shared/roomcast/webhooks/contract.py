@@ -99,3 +99,50 @@ def message_webhook() -> dict[str, Any]:
             "responses": receiver_responses(),
         }
     }
+
+
+def ping_webhook() -> dict[str, Any]:
+    """The recovery probe a subscription disabled automatically receives (roomcast.domain.recovery)."""
+    text = {"type": "string"}
+    body = {
+        "type": "object",
+        "required": ["type", "roomId", "subscriptionId", "probe", "disabledAt", "sentAt"],
+        "properties": {
+            "type": {"const": "roomcast.ping"},
+            "roomId": text,
+            "subscriptionId": text,
+            "probe": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "0 for the first probe since the disable.",
+            },
+            "disabledAt": {"type": ["string", "null"], "format": "date-time"},
+            "sentAt": {"type": "string", "format": "date-time"},
+        },
+        "examples": [
+            {
+                "type": "roomcast.ping",
+                "roomId": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
+                "subscriptionId": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
+                "probe": 2,
+                "disabledAt": "2026-11-22T10:00:00.000Z",
+                "sentAt": "2026-11-22T10:07:00.000Z",
+            }
+        ],
+    }
+    return {
+        "post": {
+            "operationId": "receivePing",
+            "summary": "A recovery probe of a subscription disabled automatically",
+            "description": "Sent to the push URL of a subscription disabled after failing for its "
+            "disableAfterFailingMs (with recoveryProbes on), signed like every webhook (its webhook-id "
+            "starts with `ping_`), one at a time: 1, 2, 4 … minutes apart, at most an hour. Answer 2xx "
+            "once the endpoint works again: the subscription is re-enabled and what waited is delivered.",
+            "parameters": signing_parameters(),
+            "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+            "responses": {
+                "2XX": {"description": "The endpoint works again: the subscription is re-enabled."},
+                "default": {"description": "Still failing: probed again later."},
+            },
+        }
+    }

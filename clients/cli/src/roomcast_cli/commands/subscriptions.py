@@ -58,6 +58,14 @@ Failover = Annotated[
 MaxConcurrency = Annotated[int | None, typer.Option(help="PUSH maxConcurrency: requests in flight at most.")]
 RateLimit = Annotated[float | None, typer.Option(help="PUSH rateLimitPerSecond.")]
 DisableAfter = Annotated[int | None, typer.Option(help="PUSH disableAfterFailingMs.")]
+RecoveryProbes = Annotated[
+    bool | None,
+    typer.Option(
+        "--recovery-probes/--no-recovery-probes",
+        help="PUSH recoveryProbes: once disabled automatically, probe the endpoint and re-enable it "
+        "when it answers 2xx (default on).",
+    ),
+]
 FilterPolicy = Annotated[
     str | None,
     typer.Option(metavar="JSON", help="filterPolicy: an SNS filter policy on the payload; null removes it."),
@@ -92,6 +100,7 @@ def policy_options(
     max_concurrency: MaxConcurrency = None,
     rate_limit_per_second: RateLimit = None,
     disable_after_failing_ms: DisableAfter = None,
+    recovery_probes: RecoveryProbes = None,
     filter_policy: FilterPolicy = None,
 ) -> None:
     """The options of create and patch that set a subscription's fields."""
