@@ -22,7 +22,7 @@ from roomcast_dev.local_aws import queue_url_for
 from roomcast_dev.schedules import fire_due
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
-from tests.integration.push_harness import run_outbox_tasks
+from tests.integration.push_harness import EventSourceMapping, run_outbox_tasks, webhook_server
 from tests.integration.test_outbox import outbox_records, push_queue_bodies
 from tests.support import FakeLambdaContext, api_event
 
@@ -284,3 +284,52 @@ def test_a_batch_schedules_some_and_sends_the_others_at_once(
         _outbox(stack_model, function_handler)
         assert [b["message_id"] for b in push_queue_bodies(stack_model)] == [soon_id]
         assert later_id not in _pulled(function_handler, room)
+
+
+def test_with_long_retries_on_the_scheduler_a_two_hour_retry_wait_is_one_schedule_not_eight_hops(
+    stack_model: StackModel, function_handler: Callable[[str], Handler], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from roomcast.config import load_settings
+
+    manage = function_handler("ManagementFunction")
+    scheduler, sqs = boto3.client("scheduler"), boto3.client("sqs")
+    [group] = stack_model.schedule_groups.values()
+    push_url = stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
+    endpoint = push_url.rsplit("/", 2)[0]
+    with webhook_server([500, 200]) as webhook, _clock() as clock:
+        # Given: the template parameter on, a room retrying after 2 hours, an endpoint failing once
+        room = _call(manage, "POST", "/rooms", {"name": "slow", "deliveryDelayMs": 2 * HOUR_S * 1000})
+        _call(
+            manage, "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": webhook.url()}
+        )
+        push = EventSourceMapping(sqs, push_url, function_handler("PushFunction"))
+        _call(
+            function_handler("PublishFunction"),
+            "POST",
+            f"/rooms/{room['id']}/messages",
+            {"eventType": "e", "eventVersion": "1", "payload": 1},
+        )
+        monkeypatch.setenv("LONG_RETRIES_ON_SCHEDULER", "true")  # the publish's load set the template's value
+        load_settings.cache_clear()
+
+        # When: the first attempt fails
+        assert push.poll_once() == 1
+
+        # Then: the retry waits on one schedule (five minutes early), nothing on the push queue
+        [listed] = scheduler.list_schedules(GroupName=group)["Schedules"]
+        schedule = scheduler.get_schedule(Name=listed["Name"], GroupName=group)
+        assert schedule["ScheduleExpression"] == "at(2026-11-22T09:55:00)"
+        assert schedule["Target"]["Arn"].endswith(push_url.rsplit("/", 1)[1])
+        assert push.poll_once() == 0
+
+        # ... fired at its time, the push function hops the last five minutes, then the attempt succeeds
+        _later(clock, 2 * HOUR_S - 5 * MINUTE_S)
+        assert (
+            fire_due(scheduler, sqs, group, lambda n: queue_url_for(endpoint, n), int(time.time() * 1000))
+            == 1
+        )
+        assert push.poll_once() == 1  # early: hopped
+        assert len(webhook.requests) == 1
+        _later(clock, 5 * MINUTE_S)
+        assert push.poll_once() == 1
+        assert [r.arrived_at - webhook.requests[0].arrived_at for r in webhook.requests] == [0, 2 * HOUR_S]

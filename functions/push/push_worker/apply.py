@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from push_worker.health import EndpointHealth
+from push_worker.long_waits import LongWaits
 from push_worker.plans import (
     DESTINATION_GONE,
     RECEIVER_DISABLED,
@@ -55,6 +56,8 @@ class PushApply:
     health: EndpointHealth
     log: LogSink
     clock: Callable[[], int] = now_ms
+    # Retry waits past the crossover on a schedule (LongRetriesOnScheduler); None: SQS delays only.
+    long_waits: LongWaits | None = None
     # The batch's 'delivered' records, each with whether it is its destination's first attempt ever.
     _delivered: list[tuple[Delivery, bool]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -127,7 +130,7 @@ class PushApply:
     def _retry(self, envelope: Envelope, plan: RetryAt, lane: Lane) -> DeliveryOutcome:
         self._log_posted(envelope, plan.posted)
         retry = envelope.next_attempt(plan.next_attempt, plan.delay_ms, plan.due_at_ms)
-        self.sender.send([self.addresses.push(retry, delay_seconds(plan.due_at_ms, self.clock()), lane)])
+        self._send_later(retry, plan.due_at_ms, lane)
         error = plan.posted.error
         due = iso_from_ms(plan.due_at_ms)
         self._record(envelope, DeliveryStatus.RETRYING, envelope.attempt + 1, error, due, plan.history)
@@ -164,10 +167,17 @@ class PushApply:
 
     def _hop(self, envelope: Envelope, plan: Hop, lane: Lane) -> DeliveryOutcome:
         now = self.clock()
-        hop = envelope.hop(envelope.attempt)
-        self.sender.send([self.addresses.push(hop, delay_seconds(plan.due_at_ms, now), lane)])
+        self._send_later(envelope.hop(envelope.attempt), plan.due_at_ms, lane)
         self._log(LogEvent.HOP, envelope, next_delay_ms=plan.due_at_ms - now)
         return DeliveryOutcome.HOP
+
+    def _send_later(self, envelope: Envelope, due_at_ms: int, lane: Lane) -> None:
+        """Back on its lane's queue for ``due_at_ms``: an SQS delay (at most 15 minutes: hops wait
+        the rest), or a schedule for a long wait when the stack carries them so."""
+        now = self.clock()
+        if self.long_waits is not None and self.long_waits.carry(envelope, due_at_ms, lane, now):
+            return
+        self.sender.send([self.addresses.push(envelope, delay_seconds(due_at_ms, now), lane)])
 
     def _hold(self, envelope: Envelope, plan: Hold, lane: Lane) -> DeliveryOutcome:
         """Re-send the same attempt to wait: never dead for it; a wait that would pass the expiry

@@ -51,6 +51,11 @@ class Settings:
     outbox_queue_arn: str = ""
     release_schedule_role_arn: str = ""
     outbox_dead_letter_arn: str = ""
+    # PUSH retry waits past the crossover on a schedule too (template: LongRetriesOnScheduler), put
+    # back on the lane's queue (its ARN) near their time.
+    long_retries_on_scheduler: bool = False
+    push_queue_arn: str = ""
+    slow_push_queue_arn: str = ""
     # Each tenant's API requests per second, and the burst above it (0: no limit of roomcast's own).
     tenant_requests_per_second: float = 0.0
     tenant_request_burst: int = 0
@@ -107,6 +112,9 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         outbox_queue_arn=environ.get("OUTBOX_QUEUE_ARN", ""),
         release_schedule_role_arn=environ.get("RELEASE_SCHEDULE_ROLE_ARN", ""),
         outbox_dead_letter_arn=environ.get("OUTBOX_DEAD_LETTER_ARN", ""),
+        long_retries_on_scheduler=_flag(environ, "LONG_RETRIES_ON_SCHEDULER"),
+        push_queue_arn=environ.get("PUSH_QUEUE_ARN", ""),
+        slow_push_queue_arn=environ.get("SLOW_PUSH_QUEUE_ARN", ""),
         tenant_requests_per_second=float(rate),
         tenant_request_burst=int(burst),
     )

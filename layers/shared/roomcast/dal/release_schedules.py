@@ -1,8 +1,10 @@
 """EventBridge Scheduler one-time schedules that put a scheduled message's ``Release`` task on the
-outbox queue when its long wait is nearly over (roomcast.domain.scheduling). One schedule per
-release, named by the release id (a second create of the same release is no new schedule),
-deleted by the scheduler once it fired. The local stack fires them itself
-(roomcast_dev.schedules), as it runs the template's other event sources."""
+outbox queue when its long wait is nearly over (roomcast.domain.scheduling); with the template's
+LongRetriesOnScheduler, also a PUSH retry's envelope back on its lane's queue. One schedule per
+release (named by the release id) or per envelope's wait (named by a digest of what makes it
+unique): a second create of the same is no new schedule. Deleted by the scheduler once it fired.
+The local stack fires them itself (roomcast_dev.schedules), as it runs the template's other event
+sources."""
 
 from __future__ import annotations
 
@@ -40,10 +42,15 @@ class ReleaseSchedules:
     def create(self, task: Release, fires_at_ms: int) -> None:
         """A schedule putting ``task`` on the outbox queue at ``fires_at_ms`` (to the second);
         an existing schedule of the same release stays as it is."""
+        description = f"release {task.message_id} of {task.tenant_id}"
+        self.carry(task.release_id, self.queue_arn, task.to_json(), fires_at_ms, description)
+
+    def carry(self, name: str, queue_arn: str, body: str, fires_at_ms: int, description: str) -> None:
+        """A schedule sending ``body`` to the queue ``queue_arn`` at ``fires_at_ms``."""
         target: TargetTypeDef = {
-            "Arn": self.queue_arn,
+            "Arn": queue_arn,
             "RoleArn": self.role_arn,
-            "Input": task.to_json(),
+            "Input": body,
             "RetryPolicy": {"MaximumEventAgeInSeconds": _MAX_EVENT_AGE_SECONDS, "MaximumRetryAttempts": 185},
         }
         if self.dead_letter_arn:
@@ -51,14 +58,14 @@ class ReleaseSchedules:
         client = self.client or scheduler_client()
         try:
             client.create_schedule(
-                Name=task.release_id,
+                Name=name,
                 GroupName=self.group_name,
                 ScheduleExpression=at_expression(fires_at_ms),
                 ScheduleExpressionTimezone="UTC",
                 FlexibleTimeWindow={"Mode": "OFF"},
                 Target=target,
                 ActionAfterCompletion="DELETE",
-                Description=f"release {task.message_id} of {task.tenant_id}",
+                Description=description[:512],
             )
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") != "ConflictException":
