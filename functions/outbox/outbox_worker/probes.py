@@ -19,15 +19,14 @@ from roomcast.delivery.operational import SUBSCRIPTION_ENABLED, OperationalEvent
 from roomcast.domain.clock import now_iso, now_ms
 from roomcast.domain.models import Subscription, SubscriptionStatus
 from roomcast.domain.outbox_tasks import Probe
-from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected, PushUrlUnresolvable
+from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
 from roomcast.domain.recovery import RECOVERED, ping_body, probe_delay_ms, probe_message_id, probing
 from roomcast.errors import Conflict, NotFound
 from roomcast.observability import logger
 from roomcast.webhooks.answers import AnswerClass, HttpResult, classify
 from roomcast.webhooks.http import post_webhook
-from roomcast.webhooks.signing import webhook_headers
+from roomcast.webhooks.signed_post import PostWebhook, post_signed
 
-PostWebhook = Callable[..., HttpResult]
 # A probe received up to this long before its due time is made (SQS delays are whole seconds).
 _DUE_TOLERANCE_MS = 1_000
 
@@ -75,14 +74,10 @@ class ProbeService:
 
     def _ping(self, subscription: Subscription, attempt: int, now: int) -> HttpResult:
         body = ping_body(subscription, attempt, now)
-        secrets = [s.secret for s in subscription.signing_secrets if s.active(now)]
         message_id = probe_message_id(subscription.id, subscription.probing_since_ms or 0, attempt)
-        headers = webhook_headers(message_id, now // 1000, body, secrets, message_id)
         try:
-            return self.post(
-                subscription.push_url or "", body, headers, subscription.request_timeout_ms, self.policy
-            )
-        except (PushUrlRejected, PushUrlUnresolvable) as refused:  # tried again at the next probe
+            return post_signed(self.post, subscription, message_id, message_id, body, self.policy, now)
+        except PushUrlRejected as refused:  # tried again at the next probe
             return HttpResult(None, None, str(refused), 0, "")
 
     def _enable(self, subscription: Subscription) -> None:

@@ -5,18 +5,17 @@ docs/delivery-semantics.md and the SDK's ``WebhookMessage``) and the signed POST
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from roomcast.domain.envelope import Envelope
 from roomcast.domain.fields import camel_fields
 from roomcast.domain.models import Subscription
 from roomcast.domain.payloads import JsonValue
-from roomcast.domain.push_urls import PushUrlPolicy, PushUrlUnresolvable
+from roomcast.domain.push_urls import PushUrlPolicy
 from roomcast.webhooks.answers import HttpResult
-from roomcast.webhooks.signing import webhook_headers
+from roomcast.webhooks.signed_post import PostWebhook, post_signed
 
-PostWebhook = Callable[..., HttpResult]
+__all__ = ["PostWebhook", "WebhookBody", "send_webhook"]
 
 
 @dataclass(frozen=True)
@@ -53,14 +52,7 @@ class WebhookBody:
 def send_webhook(
     post: PostWebhook, envelope: Envelope, subscription: Subscription, policy: PushUrlPolicy, now_ms: int
 ) -> HttpResult:
-    """POST the envelope's webhook, signed with every secret live at ``now_ms``. A host that does
-    not resolve is a network error (DNS may be down for a moment): retried like any other. Raises
-    PushUrlRejected when the URL now resolves where roomcast never sends."""
+    """POST the envelope's webhook, signed (roomcast.webhooks.signed_post). Raises PushUrlRejected
+    when the URL now resolves where roomcast never sends."""
     body = WebhookBody.of(envelope).to_bytes()
-    secrets = [s.secret for s in subscription.signing_secrets if s.active(now_ms)]
-    headers = webhook_headers(envelope.message_id, now_ms // 1000, body, secrets, envelope.correlation_id)
-    timeout_ms = subscription.request_timeout_ms
-    try:
-        return post(subscription.push_url or "", body, headers, timeout_ms, policy)
-    except PushUrlUnresolvable as unresolved:
-        return HttpResult(None, None, str(unresolved), 0, "")
+    return post_signed(post, subscription, envelope.message_id, envelope.correlation_id, body, policy, now_ms)

@@ -55,7 +55,9 @@ class OutboxQueue:
                     hops.append(task)
             else:
                 hops.append(task)
-        outgoing = [Outgoing(self.queue_url, t.to_json(), delay_seconds(t.due_at_ms, now_ms)) for t in hops]
-        refused = {u.outgoing.envelope for u in self.sender.try_send(outgoing)} if outgoing else set()
-        failed += [t for t in hops if t.to_json() in refused]
+        outgoing = {
+            Outgoing(self.queue_url, t.to_json(), delay_seconds(t.due_at_ms, now_ms)): t for t in hops
+        }
+        if outgoing:
+            failed += [outgoing[u.outgoing] for u in self.sender.try_send(list(outgoing))]
         return failed

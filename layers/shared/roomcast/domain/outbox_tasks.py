@@ -170,23 +170,11 @@ def task_from_json(body: str) -> OutboxTask:
     if kind == "job":
         return RunJob(_text(raw, "tenantId"), _text(raw, "jobId"))
     if kind == "probe":
-        numbers = [raw.get(name) for name in ("chainMs", "attempt", "dueAtMs")]
-        if not all(type(n) is int and n >= 0 for n in numbers):
-            raise TaskError("not an outbox task: chainMs, attempt, dueAtMs")
-        chain_ms, attempt, due_at_ms = (int(n) for n in numbers)  # type: ignore[arg-type]
-        ids = [_text(raw, name) for name in ("tenantId", "roomId", "subscriptionId")]
-        return Probe(ids[0], ids[1], ids[2], chain_ms, attempt, due_at_ms)
+        ids = (_text(raw, "tenantId"), _text(raw, "roomId"), _text(raw, "subscriptionId"))
+        return Probe(*ids, _count(raw, "chainMs"), _count(raw, "attempt"), _count(raw, "dueAtMs"))
     if kind == "release":
-        due = raw.get("dueAtMs")
-        if type(due) is not int or due < 0:
-            raise TaskError("not an outbox task: dueAtMs")
-        return Release(
-            _text(raw, "tenantId"),
-            _text(raw, "roomId"),
-            _text(raw, "messageId"),
-            due,
-            _text(raw, "releaseId"),
-        )
+        ids = (_text(raw, "tenantId"), _text(raw, "roomId"), _text(raw, "messageId"))
+        return Release(*ids, _count(raw, "dueAtMs"), _text(raw, "releaseId"))
     raise TaskError(f"not an outbox task: kind {str(kind)[:40]!r}")
 
 
@@ -197,6 +185,14 @@ def _dumps(raw: dict[str, Any]) -> str:
 def _text(raw: dict[str, Any], name: str) -> str:
     value = raw.get(name)
     if not isinstance(value, str) or not 0 < len(value) <= _MAX_TEXT:
+        raise TaskError(f"not an outbox task: {name}")
+    return value
+
+
+def _count(raw: dict[str, Any], name: str) -> int:
+    """A whole number of at least 0 (milliseconds, attempts), never a bool or a float."""
+    value = raw.get(name)
+    if type(value) is not int or value < 0:
         raise TaskError(f"not an outbox task: {name}")
     return value
 

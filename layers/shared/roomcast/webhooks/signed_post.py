@@ -1,0 +1,33 @@
+"""One signed POST to a subscription's push URL: a message's webhook (push_worker.webhook) or a
+recovery probe (outbox_worker.probes), signed with every secret live at the moment. A host that
+does not resolve is a network error (DNS may be down for a moment); a URL that now resolves where
+roomcast never sends raises PushUrlRejected."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from roomcast.domain.models import Subscription
+from roomcast.domain.push_urls import PushUrlPolicy, PushUrlUnresolvable
+from roomcast.webhooks.answers import HttpResult
+from roomcast.webhooks.signing import webhook_headers
+
+# roomcast.webhooks.http.post_webhook, or a test's stand-in.
+PostWebhook = Callable[..., HttpResult]
+
+
+def post_signed(
+    post: PostWebhook,
+    subscription: Subscription,
+    message_id: str,
+    correlation_id: str,
+    body: bytes,
+    policy: PushUrlPolicy,
+    now_ms: int,
+) -> HttpResult:
+    secrets = [s.secret for s in subscription.signing_secrets if s.active(now_ms)]
+    headers = webhook_headers(message_id, now_ms // 1000, body, secrets, correlation_id)
+    try:
+        return post(subscription.push_url or "", body, headers, subscription.request_timeout_ms, policy)
+    except PushUrlUnresolvable as unresolved:
+        return HttpResult(None, None, str(unresolved), 0, "")
