@@ -333,3 +333,28 @@ def test_with_long_retries_on_the_scheduler_a_two_hour_retry_wait_is_one_schedul
         _later(clock, 5 * MINUTE_S)
         assert push.poll_once() == 1
         assert [r.arrived_at - webhook.requests[0].arrived_at for r in webhook.requests] == [0, 2 * HOUR_S]
+
+
+def test_another_tenant_finds_neither_the_scheduled_list_nor_the_message_and_bad_input_changes_nothing(
+    function_handler: Callable[[str], Handler], room: dict[str, Any]
+) -> None:
+    manage = function_handler("ManagementFunction")
+    with _clock():
+        message_id = _publish(function_handler, room, deliverAfterMs=60_000)["messageId"]
+        messages = f"/rooms/{room['id']}/messages"
+
+        def as_other(method: str, path: str) -> tuple[int, Any]:
+            response = manage(api_event(method, path, None, tenant="someone-else"), FakeLambdaContext())
+            return response["statusCode"], json.loads(response["body"])
+
+        # Another tenant: 404, as for a room or message that does not exist
+        assert as_other("GET", f"{messages}?status=scheduled")[0] == 404
+        assert as_other("DELETE", f"{messages}/{message_id}")[0] == 404
+        # Bad input: a status the list does not know, a malformed message id
+        status, refused = _answer(manage, "GET", f"{messages}?status=pending")
+        assert (status, refused["error"]["code"]) == (422, "validation_error")
+        assert _answer(manage, "DELETE", f"{messages}/not-a-message-id")[0] == 404
+
+        # Nothing changed: still scheduled, listed
+        listed = _call(manage, "GET", f"{messages}?status=scheduled")
+        assert [(m["messageId"], m["cancelledAt"]) for m in listed["messages"]] == [(message_id, None)]
