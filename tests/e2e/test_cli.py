@@ -1,7 +1,12 @@
-"""The `roomcast` command line end to end: each command family run as a subprocess against the
-local stack, with `--json` (parsed) and human output (key strings), input from an argument, a file
-and stdin, bad input with its message and documented exit code, and `roomcast listen` receiving a
-verified delivery and deleting its subscription when stopped (docs/cli.md)."""
+"""The `roomcast` command line end to end: each command family run against the local stack, with
+`--json` (parsed) and human output (key strings), input from an argument, a file and stdin, bad
+input with its message and documented exit code, and `roomcast listen` receiving a verified delivery
+and deleting its subscription when stopped (docs/cli.md).
+
+Commands run in this process through the same entry point as `python -m roomcast_cli`
+(`roomcast_cli.main.run`), with their own environment, working folder, stdin and captured output: a
+fresh interpreter per command cost about a second each. `listen` runs as a real subprocess, which
+also proves the module's entry point."""
 
 from __future__ import annotations
 
@@ -12,13 +17,27 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from click.testing import CliRunner
+
+from roomcast_cli.main import run as run_command_line
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always
 from tests.e2e.conftest import ApiClient, wait_until
 
 COMMAND_TIMEOUT_S = 60.0
+# What the CLI and the SDK read from the environment (the stack's own settings are left alone).
+CLI_SETTINGS = (
+    "ROOMCAST_URL",
+    "ROOMCAST_API_KEY",
+    "ROOMCAST_STATE_FILE",
+    "ROOMCAST_WEBHOOK_SECRET",
+    "COLUMNS",
+)
 OK, REFUSED, USAGE, UNREACHABLE = 0, 1, 2, 3
 
 
@@ -35,6 +54,27 @@ def _environment(client: ApiClient | None, tmp_path: Path) -> dict[str, str]:
     return environment
 
 
+@dataclass(frozen=True)
+class Completed:
+    """What one command line did: as ``subprocess.CompletedProcess`` tells it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@contextmanager
+def _working_folder(folder: Path | None) -> Iterator[None]:
+    """In ``folder`` (the process's, so only where a test needs it: finding a state file)."""
+    before = Path.cwd()
+    if folder is not None:
+        os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
 def roomcast(
     client: ApiClient | None,
     tmp_path: Path,
@@ -42,25 +82,27 @@ def roomcast(
     stdin: str | None = None,
     environment: dict[str, str] | None = None,
     cwd: Path | None = None,
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603 - our own interpreter and module
-        [sys.executable, "-m", "roomcast_cli", *arguments],
-        input=stdin if stdin is not None else "",
-        capture_output=True,
-        text=True,
-        timeout=COMMAND_TIMEOUT_S,
-        env=environment or _environment(client, tmp_path),
-        cwd=cwd or tmp_path,
-        check=False,
-    )
+) -> Completed:
+    """``roomcast <arguments>`` with exactly ``environment``'s roomcast settings (others unset), in
+    ``cwd`` if given, with ``stdin`` piped in (empty: a pipe, never a terminal)."""
+    wanted = environment or _environment(client, tmp_path)
+    changes = {name: wanted.get(name) for name in CLI_SETTINGS}
+    with (
+        CliRunner().isolation(input=stdin or "", env=changes) as (stdout, stderr, _),
+        _working_folder(cwd),
+    ):
+        returncode = run_command_line(list(arguments))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return Completed(returncode, stdout.getvalue().decode(), stderr.getvalue().decode())
 
 
-def json_of(result: subprocess.CompletedProcess[str], code: int = OK) -> Any:
+def json_of(result: Completed, code: int = OK) -> Any:
     assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
     return json.loads(result.stdout)
 
 
-def human(result: subprocess.CompletedProcess[str], code: int = OK) -> str:
+def human(result: Completed, code: int = OK) -> str:
     assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
     return result.stdout
