@@ -1,0 +1,168 @@
+"""Ordering keys (docs/decisions/0041-ordering-keys.md): the messages of one key reach an ordered
+subscription one at a time, in publish order. Per (subscription, key) the table keeps a *head* —
+the message in flight, or the reason the key is paused — and the key's *waiting* messages in
+publish order. This module is the rule, pure: given the head as read, the first waiting messages
+and what just happened, what to write and what to send (roomcast.dal.ordering_keys writes it, the
+outbox function applies it).
+
+Every step is keyed by what triggered it (``trigger``): the head remembers which trigger claimed
+its message, so the same trigger seen again — a stream record handed back after a crash between
+the claim and the send — sends that message again (a duplicate at worst), and any other trigger
+leaves a claimed key alone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from roomcast.domain.messages import DeliveryStatus
+
+ORDERING_KEY_MAX_CHARS: Final = 128
+# What a key may hold: it appears in a URL path (…/ordering-keys/{key}) and ends table keys.
+ORDERING_KEY_PATTERN: Final = r"^[A-Za-z0-9_.:@+=-]{1,128}$"
+_ORDERING_KEY = re.compile(ORDERING_KEY_PATTERN)
+
+
+def is_ordering_key(value: str) -> bool:
+    return _ORDERING_KEY.fullmatch(value) is not None
+
+
+class OnDeadKey(StrEnum):
+    """What a key does when its message ends dead (a subscription's ``onDeadKey``)."""
+
+    PAUSE = "pause"  # its later messages wait until an operator resumes it
+    SKIP = "skip"  # the next message goes at once
+
+
+class KeyState(StrEnum):
+    FLOWING = "flowing"
+    PAUSED = "paused"
+
+
+@dataclass(frozen=True)
+class KeyHead:
+    """A key's head as stored: its message in flight (claimed by ``claimed_by``), or paused on a
+    dead message with the reason."""
+
+    tenant_id: str
+    room_id: str
+    subscription_id: str
+    ordering_key: str
+    in_flight: str | None = None
+    claimed_by: str | None = None
+    state: KeyState = KeyState.FLOWING
+    dead_message_id: str | None = None
+    paused_reason: str | None = None
+    paused_at_ms: int | None = None
+    waiting: int = 0  # messages waiting behind it, the in-flight one included (as last counted)
+
+    @property
+    def paused(self) -> bool:
+        return self.state is KeyState.PAUSED
+
+
+@dataclass(frozen=True)
+class Arrived:
+    """A message of the key was stored for the subscription (the message item's insertion)."""
+
+    message_id: str
+
+    @property
+    def trigger(self) -> str:
+        return f"arrived:{self.message_id}"
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The subscription's delivery of a message of the key ended (``failed_over``: its DEAD
+    record hands it to the failover subscription, which is not a dead letter)."""
+
+    message_id: str
+    status: DeliveryStatus
+    reason: str | None = None
+    failed_over: bool = False
+
+    @property
+    def trigger(self) -> str:
+        return f"ended:{self.message_id}"
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """An operator resumed a paused key: ``skip`` drops its dead message, else it is sent again
+    first (its replay keeps the order)."""
+
+    skip: bool
+    at_ms: int
+
+    @property
+    def trigger(self) -> str:
+        return f"resumed:{self.at_ms}"
+
+
+type KeyEvent = Arrived | Ended | Resumed
+
+
+@dataclass(frozen=True)
+class Pause:
+    message_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class KeyPlan:
+    """What one event does to a key, in this order: forget the ended message's place in line,
+    release the head it held (only if it still holds it), pause on it, or claim the next message
+    and send it; ``resend``: a message this trigger claimed before and may not have sent."""
+
+    forget: str | None = None
+    release: str | None = None
+    pause: Pause | None = None
+    unpause: bool = False
+    claim: str | None = None
+    resend: str | None = None
+    replay: str | None = None  # the dead message to send again first (a resume without skipping)
+
+    @property
+    def sends(self) -> str | None:
+        return self.claim or self.resend or self.replay
+
+
+NOTHING: Final = KeyPlan()
+
+
+def plan(head: KeyHead | None, waiting: Sequence[str], event: KeyEvent, on_dead: OnDeadKey) -> KeyPlan:
+    """What ``event`` does to a key whose head reads ``head`` (None: never claimed, or released
+    and gone) and whose oldest waiting messages are ``waiting`` (publish order, the in-flight one
+    included while it waits)."""
+    in_flight = head.in_flight if head is not None else None
+    paused = head is not None and head.paused
+    if in_flight is not None and head is not None and head.claimed_by == event.trigger:
+        return KeyPlan(resend=in_flight)  # this trigger claimed it before: it may not have sent
+    if isinstance(event, Resumed):
+        return _resume(head, waiting, event)
+    if isinstance(event, Arrived):
+        if in_flight is None and not paused and waiting:
+            return KeyPlan(claim=waiting[0])
+        return NOTHING
+    ended = event.message_id
+    dead_letter = event.status is DeliveryStatus.DEAD and not event.failed_over
+    if dead_letter and on_dead is OnDeadKey.PAUSE and in_flight == ended:
+        return KeyPlan(release=ended, pause=Pause(ended, event.reason or "dead"))
+    rest = [m for m in waiting if m != ended]
+    release = ended if in_flight == ended else None
+    free = (in_flight is None or release is not None) and not paused
+    return KeyPlan(forget=ended, release=release, claim=rest[0] if free and rest else None)
+
+
+def _resume(head: KeyHead | None, waiting: Sequence[str], event: Resumed) -> KeyPlan:
+    if head is None or not head.paused:
+        return NOTHING
+    dead = head.dead_message_id
+    if event.skip or dead is None:
+        rest = [m for m in waiting if m != dead]
+        return KeyPlan(forget=dead, unpause=True, claim=rest[0] if rest else None)
+    return KeyPlan(unpause=True, replay=dead)

@@ -1,0 +1,125 @@
+"""Ordering keys in DynamoDB (moto server): a key's head and line as roomcast.dal.ordering_keys
+writes them, stepped by roomcast.delivery.key_steps — one message in flight, in publish order;
+a dead one pauses the key, which is listed with its reason and resumed with or without it; keys
+and subscriptions never hold each other up; racing steps claim a key once."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import boto3
+
+from roomcast.dal.ordering_keys import KeyRef, OrderingKeys
+from roomcast.delivery.key_steps import KeySteps
+from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.ordering import Arrived, Ended, KeyState, OnDeadKey, Resumed
+from roomcast_dev.template import StackModel
+from tests.integration.conftest import Handler
+
+NOW_MS = 1_795_435_200_000
+KEY = KeyRef("acme", "room_1", "sub_1", "order-1")
+
+
+def _keys(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> OrderingKeys:
+    function_handler("OutboxFunction")  # the outbox function's environment: table, endpoint
+    table = stack_model.functions["OutboxFunction"].environment["TABLE_NAME"]
+    return OrderingKeys(table, boto3.client("dynamodb"))
+
+
+def _publish(keys: OrderingKeys, ref: KeyRef, number: int) -> str:
+    message_id = f"msg_{number:032x}"
+    keys.add_waiting(ref, message_id, NOW_MS + number)
+    return message_id
+
+
+def test_a_key_hands_out_its_messages_one_at_a_time_in_publish_order(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    keys = _keys(stack_model, function_handler)
+    steps = KeySteps(keys)
+    m0, m1, m2 = (_publish(keys, KEY, n) for n in range(3))
+    # the stream reads the insertions in any order: the oldest goes first, once
+    assert steps.step(KEY, Arrived(m2), OnDeadKey.PAUSE, NOW_MS) == m0
+    assert steps.step(KEY, Arrived(m0), OnDeadKey.PAUSE, NOW_MS) is None
+    assert steps.step(KEY, Arrived(m1), OnDeadKey.PAUSE, NOW_MS) is None
+    # the trigger that claimed it, seen again (a crash before its send), sends it again
+    assert steps.step(KEY, Arrived(m2), OnDeadKey.PAUSE, NOW_MS) == m0
+    # each ending hands the next one out
+    assert steps.step(KEY, Ended(m0, DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS) == m1
+    assert steps.step(KEY, Ended(m1, DeliveryStatus.EXPIRED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 1) == m2
+    assert steps.step(KEY, Ended(m2, DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 2) is None
+    # and the idle key is left to expire, with nothing in its line
+    line = keys.read(KEY)
+    assert line.head is not None
+    assert (line.head.in_flight, line.waiting) == (None, ())
+
+
+def test_a_dead_message_pauses_its_key_which_is_listed_and_resumed_with_or_without_it(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    keys = _keys(stack_model, function_handler)
+    steps = KeySteps(keys)
+    other = KeyRef("acme", "room_1", "sub_1", "order-2")
+    m0, m1, m2 = (_publish(keys, KEY, n) for n in range(3))
+    o0 = _publish(keys, other, 10)
+    assert steps.step(KEY, Arrived(m0), OnDeadKey.PAUSE, NOW_MS) == m0
+    # When its message ends dead, the key pauses: nothing more is handed out
+    dead = Ended(m0, DeliveryStatus.DEAD, "HTTP 500 after 5 attempts")
+    assert steps.step(KEY, dead, OnDeadKey.PAUSE, NOW_MS + 5, NOW_MS) is None
+    assert steps.step(KEY, Arrived(m1), OnDeadKey.PAUSE, NOW_MS + 6) is None
+    # while another key of the subscription flows
+    assert steps.step(other, Arrived(o0), OnDeadKey.PAUSE, NOW_MS + 6) == o0
+    # Then the subscription's paused keys list it, with the reason and the dead message
+    (paused,) = keys.paused_keys("acme", "sub_1", 50)
+    assert (paused.ordering_key, paused.state, paused.dead_message_id) == ("order-1", KeyState.PAUSED, m0)
+    assert paused.paused_reason == "HTTP 500 after 5 attempts"
+    assert paused.paused_at_ms == NOW_MS + 5
+    assert keys.paused_keys("acme", "sub_2", 50) == []
+    # A resume without skipping sends the dead message again first
+    assert steps.step(KEY, Resumed(skip=False, at_ms=NOW_MS + 7), OnDeadKey.PAUSE, NOW_MS + 7) == m0
+    assert keys.paused_keys("acme", "sub_1", 50) == []
+    # it dies again; a resume skipping it hands out the next
+    assert steps.step(KEY, dead, OnDeadKey.PAUSE, NOW_MS + 8, NOW_MS) is None
+    assert steps.step(KEY, Resumed(skip=True, at_ms=NOW_MS + 9), OnDeadKey.PAUSE, NOW_MS + 9) == m1
+    assert keys.read(KEY).waiting_ids == [m1, m2]
+    # and with onDeadKey skip a dead message hands the next out at once
+    assert (
+        steps.step(KEY, Ended(m1, DeliveryStatus.DEAD, "HTTP 500"), OnDeadKey.SKIP, NOW_MS, NOW_MS + 1) == m2
+    )
+
+
+def test_a_waiting_message_cleared_deep_in_line_leaves_it(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    keys = _keys(stack_model, function_handler)
+    steps = KeySteps(keys)
+    line = [_publish(keys, KEY, n) for n in range(6)]
+    assert steps.step(KEY, Arrived(line[0]), OnDeadKey.PAUSE, NOW_MS) == line[0]
+    # Clear All ends a message beyond what one read sees: its place comes from its publish time
+    assert (
+        steps.step(KEY, Ended(line[5], DeliveryStatus.CLEARED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 5) is None
+    )
+    assert (
+        steps.step(KEY, Ended(line[0], DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS) == line[1]
+    )
+    assert [m for m, _ in keys.read(KEY, lookahead=10).waiting] == line[1:5]
+
+
+def test_racing_steps_claim_a_free_key_once(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    # Given: twelve arrivals of one key read by twelve stream readers at once
+    keys = [_keys(stack_model, function_handler) for _ in range(12)]
+    messages = [_publish(keys[0], KEY, n) for n in range(12)]
+    barrier = threading.Barrier(12)
+
+    def arrive(index: int) -> str | None:
+        barrier.wait()
+        return KeySteps(keys[index]).step(KEY, Arrived(messages[index]), OnDeadKey.PAUSE, NOW_MS)
+
+    with ThreadPoolExecutor(12) as pool:
+        sent = [m for m in pool.map(arrive, range(12)) if m is not None]
+    # Then exactly one sends, and it sends the oldest
+    assert sent == [messages[0]]
