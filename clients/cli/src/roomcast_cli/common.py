@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypeVar, cast
 
 import typer
@@ -30,6 +30,14 @@ AllPages = Annotated[bool, typer.Option("--all", help="Follow nextCursor to the 
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 RoomId = Annotated[str, typer.Argument(help="The room's id (room_…).", show_default=False)]
 SubscriptionId = Annotated[str, typer.Argument(help="The subscription's id (sub_…).", show_default=False)]
+DelayMs = Annotated[int | None, typer.Option(help="deliveryDelayMs: the wait before the first redelivery.")]
+Multiplier = Annotated[
+    float | None,
+    typer.Option(help="deliveryDelayMultiplier: each further wait is this many times longer (>= 1)."),
+]
+Attempts = Annotated[
+    int | None, typer.Option(help="deliveryAttempts: redeliveries after the first delivery.")
+]
 Assignments = Annotated[
     list[str] | None,
     typer.Option(
@@ -105,6 +113,14 @@ def paging_options(
     """The option set of every list command."""
 
 
+def retry_options(
+    delivery_delay_ms: DelayMs = None,
+    delivery_delay_multiplier: Multiplier = None,
+    delivery_attempts: Attempts = None,
+) -> None:
+    """The options of the delivery policy a room sets and a subscription may override."""
+
+
 def confirm_options(yes: Yes = False, json_output: JsonFlag = False) -> None:
     """The option set of a destructive command: ``--yes`` and ``--json``."""
 
@@ -174,15 +190,15 @@ def print_pages(
 
 
 def request_fields(
-    field_options: Callable[..., None],
+    field_options: Sequence[Callable[..., None]],
     options: dict[str, Any],
     *,
     renamed: dict[str, str],
     readers: dict[str, Callable[[Any], Any]] | None = None,
     **given: Any,
 ) -> dict[str, Any]:
-    """A create or patch request's fields: ``given``, then each option of ``field_options`` that
-    was given (not None), read by its ``readers`` entry if any (``--event-type``'s specs always:
+    """A create or patch request's fields: ``given``, then each option of the ``field_options``
+    sets that was given (not None), read by its ``readers`` entry if any (``--event-type``'s specs always:
     the ``eventTypes`` list) and named after the option in camelCase (``--delivery-delay-ms`` sets
     ``deliveryDelayMs``) or as ``renamed`` says; then ``--set`` over them."""
     from roomcast_cli.inputs import parse_assignments, parse_event_types
@@ -190,7 +206,7 @@ def request_fields(
     readers = {"event_type": parse_event_types, **(readers or {})}
     renamed = {"event_type": "eventTypes", **renamed}
     fields = {name: value for name, value in given.items() if value is not None}
-    for option in inspect.signature(field_options).parameters:
+    for option in (name for each in field_options for name in inspect.signature(each).parameters):
         value = options.get(option)
         if value is not None:
             read = readers.get(option)

@@ -1,9 +1,11 @@
 """What a PULL consumer does, written once as generators of steps: ``consume`` (long-poll, hand
 each message to the handler, ack it when the handler returns, nack it when it raises) and
 ``extend_held`` (keep extending the ack wait of what is held, so slow work is not delivered
-twice). A step is a ``Call`` to run, a message to ``Handle``, a ``Wait``, or a call to ``Try``;
+twice). A step is a ``Call`` to run, a ``PulledMessage`` to hand to the handler, or a ``Wait``;
 ``consumer.py``'s sync and async consumers carry them out, as the clients' executors do for a
-request.
+request. A step is answered with what it returned; what it raised is raised in the generator, at
+the ``yield`` of that step, which catches what it answers (a failed handler, a failed extension)
+and lets the rest end the loop.
 """
 
 from __future__ import annotations
@@ -41,23 +43,13 @@ def extension_interval_s(ack_wait_ms: int) -> float:
 
 
 @dataclass(frozen=True)
-class Handle:
-    message: PulledMessage
-
-
-@dataclass(frozen=True)
 class Wait:
+    """Pause ``seconds`` (less if the consumer stops); answered whether it has stopped."""
+
     seconds: float
 
 
-@dataclass(frozen=True)
-class Try:
-    """A call whose failure is answered (as the ``RoomcastError``) rather than raised."""
-
-    call: Call[Any]
-
-
-ConsumerStep = Call[Any] | Handle | Wait | Try
+ConsumerStep = Call[Any] | PulledMessage | Wait
 
 
 class Stopping(Protocol):
@@ -124,29 +116,30 @@ def consume(
                 nacked: NackResult = yield where.nack([m.receipt for m in messages[index:]])
                 stats.nacked += len(nacked.nacked)
                 return
-            error: Exception | None = yield Handle(message)
             handled += 1
-            if error is None:
-                acked: AckResult = yield where.ack([message.receipt])
-                stats.acked += len(acked.acked)
-                _log_failures("ack", acked.failed)
-            else:
+            try:
+                yield message  # the handler runs: what it raises is raised here
+            except Exception as error:
                 logger.warning("handler failed on %s: %r (nacked)", message.message_id, error)
                 stats.errors.append(f"{message.message_id}: {error!r}")
                 nacked = yield where.nack([message.receipt])
                 stats.nacked += len(nacked.nacked)
+                continue
+            acked: AckResult = yield where.ack([message.receipt])
+            stats.acked += len(acked.acked)
+            _log_failures("ack", acked.failed)
 
 
 def extend_held(where: Subscription, stats: ConsumerStats) -> Generator[ConsumerStep, Any]:
-    """The extender: every third of the ack wait, extend what is held. A ``Wait`` is answered
-    True once the consumer has stopped; a failed call is answered with its error."""
+    """The extender: every third of the ack wait until the consumer stops, extend what is held."""
     while not (yield Wait(extension_interval_s(where.ack_wait_ms))):
         receipts = where.holding()
         if not receipts:
             continue
-        result: ExtendResult | RoomcastError = yield Try(where.extend(receipts))
-        if isinstance(result, RoomcastError):  # the next tick tries again
-            logger.warning("extending %d messages failed: %s", len(receipts), result)
+        try:
+            result: ExtendResult = yield where.extend(receipts)
+        except RoomcastError as error:  # the next tick tries again
+            logger.warning("extending %d messages failed: %s", len(receipts), error)
             continue
         stats.extensions += len(result.extended)
         _log_failures("extend", result.failed)

@@ -38,6 +38,15 @@ def advance(steps: Generator[S, Any, T], outcome: Any) -> S | Done[T]:
         return Done(done.value)
 
 
+def raise_in(steps: Generator[S, Any, T], error: Exception) -> S | Done[T]:
+    """As ``advance``, for a step that raised ``error``: raised in the generator, at that step's
+    ``yield`` (what it does not catch is raised from here)."""
+    try:
+        return steps.throw(error)
+    except StopIteration as done:
+        return Done(done.value)
+
+
 class _HttpHolder(Generic[H]):
     """What both executors hold: the configuration and an HTTP client of their kind, the caller's
     (left open) or their own (``owns_http``: the client closes it)."""

@@ -17,17 +17,14 @@ from typing import Any, Generic, Protocol, TypeVar
 from roomcast_client._consumer_steps import (
     ConsumerStats,
     ConsumerStep,
-    Handle,
     Stopping,
     Subscription,
-    Try,
     Wait,
     consume,
     extend_held,
 )
-from roomcast_client._executors import Done, advance
+from roomcast_client._executors import Done, advance, raise_in
 from roomcast_client.client import AsyncClient, Client
-from roomcast_client.errors import RoomcastError
 from roomcast_client.models import PulledMessage
 
 __all__ = ["AsyncPullConsumer", "ConsumerStats", "PullConsumer"]
@@ -123,22 +120,18 @@ class PullConsumer(_ConsumerBase[Client, Handler]):
     def _drive(self, steps: Generator[ConsumerStep, Any], finished: threading.Event) -> None:
         step = advance(steps, None)
         while not isinstance(step, Done):
-            step = advance(steps, self._carry_out(step, finished))
+            try:
+                outcome = self._carry_out(step, finished)
+            except Exception as error:
+                step = raise_in(steps, error)
+            else:
+                step = advance(steps, outcome)
 
     def _carry_out(self, step: ConsumerStep, finished: threading.Event) -> Any:
         if isinstance(step, Wait):
             return finished.wait(step.seconds)
-        if isinstance(step, Handle):
-            try:
-                self.handler(step.message)
-            except Exception as error:
-                return error
-            return None
-        if isinstance(step, Try):
-            try:
-                return self.client._executor.run(step.call)
-            except RoomcastError as error:
-                return error
+        if isinstance(step, PulledMessage):
+            return self.handler(step)
         return self.client._executor.run(step)
 
 
@@ -166,22 +159,18 @@ class AsyncPullConsumer(_ConsumerBase[AsyncClient, AsyncHandler]):
     async def _drive(self, steps: Generator[ConsumerStep, Any], finished: asyncio.Event) -> None:
         step = advance(steps, None)
         while not isinstance(step, Done):
-            step = advance(steps, await self._carry_out(step, finished))
+            try:
+                outcome = await self._carry_out(step, finished)
+            except Exception as error:
+                step = raise_in(steps, error)
+            else:
+                step = advance(steps, outcome)
 
     async def _carry_out(self, step: ConsumerStep, finished: asyncio.Event) -> Any:
         if isinstance(step, Wait):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(finished.wait(), step.seconds)
             return finished.is_set()
-        if isinstance(step, Handle):
-            try:
-                await self.handler(step.message)
-            except Exception as error:
-                return error
-            return None
-        if isinstance(step, Try):
-            try:
-                return await self.client._executor.run(step.call)
-            except RoomcastError as error:
-                return error
+        if isinstance(step, PulledMessage):
+            return await self.handler(step)
         return await self.client._executor.run(step)

@@ -17,6 +17,7 @@ from roomcast_cli.common import (
     list_command,
     print_job,
     request_fields,
+    retry_options,
     with_options,
 )
 from roomcast_cli.exit_codes import CliError
@@ -35,14 +36,6 @@ EventTypes = Annotated[
         help="An event type the room accepts (repeatable; none = any).",
     ),
 ]
-DelayMs = Annotated[int | None, typer.Option(help="deliveryDelayMs: the wait before the first redelivery.")]
-Multiplier = Annotated[
-    float | None,
-    typer.Option(help="deliveryDelayMultiplier: each further wait is this many times longer (>= 1)."),
-]
-Attempts = Annotated[
-    int | None, typer.Option(help="deliveryAttempts: redeliveries after the first delivery.")
-]
 ExpirationMs = Annotated[
     int | None, typer.Option(help="messageExpirationMs: messages expire this long after publish (0 = never).")
 ]
@@ -53,22 +46,23 @@ OperationsRoom = Annotated[
 
 
 def room_options(
-    delivery_delay_ms: DelayMs = None,
-    delivery_delay_multiplier: Multiplier = None,
-    delivery_attempts: Attempts = None,
     message_expiration_ms: ExpirationMs = None,
     event_type: EventTypes = None,
     operations_room: OperationsRoom = None,
 ) -> None:
-    """The options of create and patch that set a room's fields."""
+    """The options of create and patch that set a room's fields, after its delivery policy's."""
+
+
+# The options of create and patch that set a room's fields.
+_FIELD_OPTIONS = (retry_options, room_options)
 
 
 def _room_fields(name: str | None, options: dict[str, Any]) -> dict[str, Any]:
-    return request_fields(room_options, options, renamed={"operations_room": "operationsRoomId"}, name=name)
+    return request_fields(_FIELD_OPTIONS, options, renamed={"operations_room": "operationsRoomId"}, name=name)
 
 
 @app.command("create")
-@with_options(room_options, edit_options)
+@with_options(*_FIELD_OPTIONS, edit_options)
 def create(
     context: typer.Context, name: Annotated[str, typer.Argument(help="The room's name.")], **options: Any
 ) -> None:
@@ -95,7 +89,7 @@ def show(context: typer.Context, room_id: RoomId, json_output: JsonFlag = False)
 
 
 @app.command("patch")
-@with_options(room_options, edit_options)
+@with_options(*_FIELD_OPTIONS, edit_options)
 def patch(
     context: typer.Context,
     room_id: RoomId,

@@ -18,6 +18,7 @@ from roomcast_cli.common import (
     paging_options,
     print_pages,
     request_fields,
+    retry_options,
     subscription_command,
     with_options,
 )
@@ -39,9 +40,6 @@ EventTypes = Annotated[
         "--event-type", "-e", metavar="NAME[:V1,V2]", help="Only these event types (repeatable; none = all)."
     ),
 ]
-DelayMs = Annotated[int | None, typer.Option(help="deliveryDelayMs override.")]
-Multiplier = Annotated[float | None, typer.Option(help="deliveryDelayMultiplier override.")]
-Attempts = Annotated[int | None, typer.Option(help="deliveryAttempts override (redeliveries).")]
 MaxDelayMs = Annotated[int | None, typer.Option(help="maxDelayMs: the cap on each wait.")]
 Jitter = Annotated[float | None, typer.Option(help="jitter: a fraction (0-1) of each wait drawn at random.")]
 Schedule = Annotated[
@@ -85,12 +83,11 @@ def _filter_policy(text: str) -> Any:
     return parse_json(text, "--filter-policy")
 
 
+def target_options(push_url: PushUrl = None, event_type: EventTypes = None) -> None:
+    """Where a subscription's deliveries go (PUSH), and which messages it takes."""
+
+
 def policy_options(
-    push_url: PushUrl = None,
-    event_type: EventTypes = None,
-    delivery_delay_ms: DelayMs = None,
-    delivery_delay_multiplier: Multiplier = None,
-    delivery_attempts: Attempts = None,
     max_delay_ms: MaxDelayMs = None,
     jitter: Jitter = None,
     retry_schedule_ms: Schedule = None,
@@ -103,12 +100,17 @@ def policy_options(
     recovery_probes: RecoveryProbes = None,
     filter_policy: FilterPolicy = None,
 ) -> None:
-    """The options of create and patch that set a subscription's fields."""
+    """The options of create and patch that set a subscription's fields, after its delivery
+    policy's overrides."""
+
+
+# The options of create and patch that set a subscription's fields.
+_FIELD_OPTIONS = (target_options, retry_options, policy_options)
 
 
 def _subscription_fields(options: dict[str, Any]) -> dict[str, Any]:
     return request_fields(
-        policy_options,
+        _FIELD_OPTIONS,
         options,
         renamed={"failover": "failoverSubscriptionId"},
         readers={
@@ -119,7 +121,7 @@ def _subscription_fields(options: dict[str, Any]) -> dict[str, Any]:
 
 
 @app.command("create")
-@with_options(policy_options, edit_options)
+@with_options(*_FIELD_OPTIONS, edit_options)
 def create(
     context: typer.Context,
     room_id: RoomId,
@@ -165,7 +167,7 @@ app.command("show")(
 
 
 @app.command("patch")
-@with_options(policy_options, edit_options)
+@with_options(*_FIELD_OPTIONS, edit_options)
 def patch(context: typer.Context, room_id: RoomId, subscription_id: SubscriptionId, **options: Any) -> None:
     """Change a subscription's fields (only those given; --set field=null goes back to the room's value)."""
     fields = _subscription_fields(options)

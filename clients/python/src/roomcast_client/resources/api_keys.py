@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from roomcast_client._core import Call, query, read_model, read_nothing, segment
-from roomcast_client._executors import E, Resource, operation, paginated
-from roomcast_client.models import ApiKey, CreatedApiKey, Page
-from roomcast_client.resources.common import page_call
+from roomcast_client._executors import E, operation
+from roomcast_client.models import ApiKey, CreatedApiKey
+from roomcast_client.resources.common import TenantList
 
 
-class ApiKeys(Resource[E]):
+class ApiKeys(TenantList[E, ApiKey]):
+    listing = ("/api-keys", ApiKey, "apiKeys")
+
     @operation
     def create(self, name: str | None = None) -> Call[CreatedApiKey]:
         """A new key of the tenant; its ``key`` is shown only in this answer."""
         return Call("POST", "/api-keys", read_model(CreatedApiKey), json=query(name=name), retry_safe=False)
-
-    @operation
-    def list(self, *, limit: int | None = None, cursor: str | None = None) -> Call[Page[ApiKey]]:
-        return page_call("/api-keys", ApiKey, "apiKeys", limit=limit, cursor=cursor)
-
-    iter = paginated(list.build)
 
     @operation
     def delete(self, key_id: str) -> Call[None]:

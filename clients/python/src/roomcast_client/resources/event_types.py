@@ -42,6 +42,11 @@ def _path(name: str, tail: str = "") -> str:
     return f"/event-types/{segment(name)}{tail}"  # a "/" in a name travels as %2F
 
 
+def _on_definition(method: str, name: str, tail: str = "", json: Any = None) -> Call[EventTypeDefinition]:
+    """A call on one definition (``tail``: the action, if any) that answers the definition."""
+    return Call(method, _path(name, tail), read_model(EventTypeDefinition), json=json)
+
+
 class EventTypes(Resource[E]):
     @operation
     def create(self, /, name: str, **fields: Any) -> Call[EventTypeDefinition]:
@@ -67,20 +72,20 @@ class EventTypes(Resource[E]):
 
     @operation
     def get(self, name: str) -> Call[EventTypeDefinition]:
-        return Call("GET", _path(name), read_model(EventTypeDefinition))
+        return _on_definition("GET", name)
 
     @operation
     def update(self, /, name: str, **fields: Any) -> Call[EventTypeDefinition]:
         """Change the given fields; ``schemas={"2": {...}, "1": None}`` sets and removes versions."""
-        return Call("PATCH", _path(name), read_model(EventTypeDefinition), json=wire_fields(fields))
+        return _on_definition("PATCH", name, json=wire_fields(fields))
 
     @operation
     def archive(self, name: str) -> Call[EventTypeDefinition]:
-        return Call("DELETE", _path(name), read_model(EventTypeDefinition))
+        return _on_definition("DELETE", name)
 
     @operation
     def restore(self, name: str) -> Call[EventTypeDefinition]:
-        return Call("POST", _path(name, "/restore"), read_model(EventTypeDefinition))
+        return _on_definition("POST", name, "/restore")
 
     @operation
     def validate(self, name: str, payload: Any, *, event_version: str = "1") -> Call[Validated]:
