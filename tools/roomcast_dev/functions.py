@@ -32,14 +32,16 @@ from roomcast_dev.template import FunctionSpec
 _SPAWN = multiprocessing.get_context("spawn")
 
 
+@dataclass(eq=False, repr=False)  # an exception's own identity and repr
 class FunctionError(Exception):
     """The handler raised, timed out or its process died; ``kind`` tells which."""
 
-    def __init__(self, kind: str, message: str, trace: str = "") -> None:
-        super().__init__(f"{kind}: {message}")
-        self.kind = kind
-        self.message = message
-        self.trace = trace
+    kind: str
+    message: str
+    trace: str = ""
+
+    def __post_init__(self) -> None:
+        super().__init__(f"{self.kind}: {self.message}")
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.openapi.params import Path
 from aws_lambda_powertools.metrics import MetricUnit
+from pydantic import BaseModel
 
+from pull_api.acknowledging import AckResult, ExtendResult, NackResult
 from pull_api.dependencies import Puller
 from pull_api.models import (
     AckResponse,
@@ -68,9 +71,7 @@ def ack(
     ran out and the message was handed out again) is reported under `failed`; a malformed receipt
     or one of another subscription refuses the whole request (400) before anything changes.
     """
-    result = service.ack(tenant, roomId, subscriptionId, body.receipts)
-    metrics.add_metric(name="MessagesAcked", unit=MetricUnit.Count, value=len(result.acked))
-    return AckResponse.model_validate(camel_fields(result))
+    return _answer(AckResponse, "MessagesAcked", service.ack(tenant, roomId, subscriptionId, body.receipts))
 
 
 @routes.post(f"{BASE}/nack", "nackMessages", "What happens to each message", *RECEIPT_ERRORS)
@@ -83,9 +84,9 @@ def nack(
     (attempts used up; its failover gets it if there is one) or `expired` (the next attempt would
     fall past the room's expiry).
     """
-    result = service.nack(tenant, roomId, subscriptionId, body.receipts)
-    metrics.add_metric(name="MessagesNacked", unit=MetricUnit.Count, value=len(result.nacked))
-    return NackResponse.model_validate(camel_fields(result))
+    return _answer(
+        NackResponse, "MessagesNacked", service.nack(tenant, roomId, subscriptionId, body.receipts)
+    )
 
 
 @routes.post(f"{BASE}/extend", "extendAckWait", "Extended, and the receipts that were not", *RECEIPT_ERRORS)
@@ -101,6 +102,21 @@ def extend(
     hours from when it was pulled) is reported under `failed`; a malformed receipt or one of
     another subscription refuses the whole request (400) before anything changes.
     """
-    result = service.extend(tenant, roomId, subscriptionId, body.receipts, body.ackWaitMs)
-    metrics.add_metric(name="AckWaitsExtended", unit=MetricUnit.Count, value=len(result.extended))
-    return ExtendResponse.model_validate(camel_fields(result))
+    extended = service.extend(tenant, roomId, subscriptionId, body.receipts, body.ackWaitMs)
+    return _answer(ExtendResponse, "AckWaitsExtended", extended)
+
+
+def _answer[M: BaseModel](answer: type[M], metric: str, result: AckResult | NackResult | ExtendResult) -> M:
+    """A receipt route's answer: the service's ``result`` in camelCase, once the messages it did
+    are added to the ``metric`` metric."""
+    metrics.add_metric(name=metric, unit=MetricUnit.Count, value=len(_done(result)))
+    return answer.model_validate(camel_fields(result))
+
+
+def _done(result: AckResult | NackResult | ExtendResult) -> Sequence[object]:
+    """The messages a receipt route did (acked, given back, or hidden longer)."""
+    if isinstance(result, AckResult):
+        return result.acked
+    if isinstance(result, NackResult):
+        return result.nacked
+    return result.extended

@@ -104,11 +104,16 @@ class TakeOver:
 
 
 @dataclass(frozen=True)
-class Attempt:
-    """Ready for the signed POST."""
+class Found:
+    """The envelope's room and subscription, both still there."""
 
     room: Room
     subscription: Subscription
+
+
+@dataclass(frozen=True)
+class Attempt(Found):
+    """Ready for the signed POST: found, and its subscription's status allows it."""
 
 
 @dataclass(frozen=True)
@@ -159,14 +164,6 @@ def on_receipt(envelope: Envelope, now_ms: int) -> Expire | Hop | None:
     if envelope.due_at_ms > now_ms + DUE_TOLERANCE_MS:
         return Hop(envelope.due_at_ms)
     return None
-
-
-@dataclass(frozen=True)
-class Found:
-    """The envelope's room and subscription, both still there."""
-
-    room: Room
-    subscription: Subscription
 
 
 def present(envelope: Envelope, found: tuple[Room, Subscription] | None) -> Clear | Found:

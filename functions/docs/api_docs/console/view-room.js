@@ -17,6 +17,21 @@ function deliverySummary(deliveries) {
   ));
 }
 
+// A list of the room's messages: each linked to its timeline, with its event type and version,
+// then the columns `cells` gives of it. `show` puts a page of messages in `list`.
+function messageTable(roomHash, title, columns, cells, empty) {
+  const list = region();
+  const show = (page) =>
+    list.show(page, ({ messages: all }) =>
+      table(title, ["Message", "Event", ...columns], all.map((message) => [
+        link(`${roomHash}/messages/${encodeURIComponent(message.messageId)}`, message.messageId),
+        `${message.eventType} v${message.eventVersion}`,
+        ...cells(message),
+      ]), empty),
+    );
+  return { list, show };
+}
+
 export async function roomView(current, roomId) {
   const roomPath = apiPath("rooms", roomId);
   const scheduledQuery = { query: { limit: 20, status: "scheduled" } };
@@ -43,29 +58,13 @@ export async function roomView(current, roomId) {
     ]);
   showSubscriptions(subscriptions);
 
-  const messageList = region();
-  const showMessages = (page) =>
-    messageList.show(page, ({ messages: all }) =>
-      table("The 20 newest messages", ["Message", "Event", "Published", "Deliveries"], all.map((message) => [
-        link(`${roomHash}/messages/${encodeURIComponent(message.messageId)}`, message.messageId),
-        `${message.eventType} v${message.eventVersion}`,
-        time(message.publishedAt),
-        deliverySummary(message.deliveries),
-      ]), "No messages yet."),
-    );
-  showMessages(messages);
+  const newest = messageTable(roomHash, "The 20 newest messages", ["Published", "Deliveries"],
+    (message) => [time(message.publishedAt), deliverySummary(message.deliveries)], "No messages yet.");
+  newest.show(messages);
 
-  const scheduledList = region();
-  const showScheduled = (page) =>
-    scheduledList.show(page, ({ messages: all }) =>
-      table("The 20 soonest scheduled messages", ["Message", "Event", "Delivered at", "Destinations"], all.map((message) => [
-        link(`${roomHash}/messages/${encodeURIComponent(message.messageId)}`, message.messageId),
-        `${message.eventType} v${message.eventVersion}`,
-        time(message.deliverAt),
-        String(message.destinations.length),
-      ]), "Nothing scheduled."),
-    );
-  showScheduled(scheduled);
+  const soonest = messageTable(roomHash, "The 20 soonest scheduled messages", ["Delivered at", "Destinations"],
+    (message) => [time(message.deliverAt), String(message.destinations.length)], "Nothing scheduled.");
+  soonest.show(scheduled);
 
   const refresh = async () => {
     const [nextSubscriptions, nextMessages, nextScheduled] = await Promise.all([
@@ -75,8 +74,8 @@ export async function roomView(current, roomId) {
     ]);
     if (!isCurrent(current)) return;
     showSubscriptions(nextSubscriptions);
-    showMessages(nextMessages);
-    showScheduled(nextScheduled);
+    newest.show(nextMessages);
+    soonest.show(nextScheduled);
   };
 
   return [
@@ -94,8 +93,8 @@ export async function roomView(current, roomId) {
     h("section", { "aria-labelledby": "messages-title" },
       h("h2", { id: "messages-title" }, "Messages"),
       autoRefresh(current, refresh),
-      messageList),
-    h("section", { "aria-labelledby": "scheduled-title" }, h("h2", { id: "scheduled-title" }, "Scheduled"), scheduledList),
+      newest.list),
+    h("section", { "aria-labelledby": "scheduled-title" }, h("h2", { id: "scheduled-title" }, "Scheduled"), soonest.list),
   ];
 }
 

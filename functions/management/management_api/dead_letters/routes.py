@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, cast
+from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, SubscriptionIdPath
 from management_api.dead_letters.models import DeadLetterList, DeadLetterView, ReplayRequest, ReplayResponse
 from management_api.dependencies import DeadLetters, Jobs, Lists
-from management_api.jobs.models import JOB_LINK, JobView, accepted
+from management_api.jobs.models import JOB_LINK, JobView, accepted, done, named_or_all, started
 from roomcast.api.cursors import list_scope
 from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
@@ -41,15 +41,16 @@ def list_dead_letters(
     )
 
 
-@routes.post(
+@named_or_all(
+    routes,
     f"{DEAD_LETTERS}/replay",
     "replayDeadLetters",
     "The named dead letters, replayed",
     400,
     404,
     415,
-    links=JOB_LINK,
-    accepted=("A range (or all): the replay job", JobView, ReplayResponse),
+    job="A range (or all): the replay job",
+    named=ReplayResponse,
 )
 def replay_dead_letters(
     roomId: RoomId,
@@ -71,13 +72,13 @@ def replay_dead_letters(
     """
     if body is not None and body.messageIds is not None:
         result = service.replay(tenant, roomId, subscriptionId, body.messageIds)
-        replayed = ReplayResponse(
-            replayed=result.replayed, notFound=result.not_found, alreadyReplaying=result.already_replaying
+        return done(
+            ReplayResponse(
+                replayed=result.replayed, notFound=result.not_found, alreadyReplaying=result.already_replaying
+            )
         )
-        return Response(status_code=200, content_type="application/json", body=replayed)
     window = (body.window() if body is not None else None) or (None, None)
-    job = accepted(jobs.replay_dead_letters(tenant, roomId, subscriptionId, window))
-    return cast(Response[ReplayResponse | JobView], job)
+    return started(jobs.replay_dead_letters(tenant, roomId, subscriptionId, window))
 
 
 @routes.delete(DEAD_LETTERS, "purgeDeadLetters", "Purge started: the job", 404, status=202, links=JOB_LINK)

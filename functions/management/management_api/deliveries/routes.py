@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, cast
+from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 from management_api.common import RoomId, SubscriptionIdPath
 from management_api.deliveries.models import RetryRequest, RetryResponse
 from management_api.dependencies import Deliveries, Jobs
-from management_api.jobs.models import JOB_LINK, JobView, accepted
+from management_api.jobs.models import JOB_LINK, JobView, accepted, done, named_or_all, started
 from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
 
@@ -18,7 +18,8 @@ routes = Routes("deliveries")
 DELIVERIES = "/rooms/<roomId>/subscriptions/<subscriptionId>/deliveries"
 
 
-@routes.post(
+@named_or_all(
+    routes,
     f"{DELIVERIES}/retry",
     "retryDeliveries",
     "The named deliveries, due now",
@@ -26,8 +27,8 @@ DELIVERIES = "/rooms/<roomId>/subscriptions/<subscriptionId>/deliveries"
     404,
     409,
     415,
-    links=JOB_LINK,
-    accepted=("All of them: the retry job", JobView, RetryResponse),
+    job="All of them: the retry job",
+    named=RetryResponse,
 )
 def retry_deliveries(
     roomId: RoomId,
@@ -49,12 +50,12 @@ def retry_deliveries(
     """
     if body is not None and body.messageIds is not None:
         result = service.retry_now(tenant, roomId, subscriptionId, body.messageIds)
-        answer = RetryResponse(
-            retried=len(result.retried), messageIds=result.retried, notRetrying=result.not_retrying
+        return done(
+            RetryResponse(
+                retried=len(result.retried), messageIds=result.retried, notRetrying=result.not_retrying
+            )
         )
-        return Response(status_code=200, content_type="application/json", body=answer)
-    job = accepted(jobs.retry_deliveries(tenant, roomId, subscriptionId))
-    return cast(Response[RetryResponse | JobView], job)
+    return started(jobs.retry_deliveries(tenant, roomId, subscriptionId))
 
 
 @routes.delete(DELIVERIES, "clearDeliveries", "Clear All started: the job", 404, status=202, links=JOB_LINK)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel, Field
 
+from roomcast.api.documented_routes import Decorator, Routes
 from roomcast.api.models import examples
 from roomcast.api.openapi import link
 from roomcast.domain.clock import iso_from_ms
@@ -106,3 +107,22 @@ def accepted(job: Job) -> Response[JobView]:
         body=JobView.of(job),
         headers={"Location": f"/jobs/{job.id}"},
     )
+
+
+def named_or_all(
+    routes: Routes, path: str, operation_id: str, answer: str, *errors: int, job: str, named: type[BaseModel]
+) -> Decorator:
+    """A POST that acts on the items its body names before it answers (200, ``named``, ``answer``
+    saying what), or, when the body names none, on all of them by a job (202, ``job`` saying which):
+    answer with ``done`` or ``started``."""
+    return routes.post(path, operation_id, answer, *errors, links=JOB_LINK, accepted=(job, JobView, named))
+
+
+def done[A: BaseModel](named: A) -> Response[A | JobView]:
+    """A ``named_or_all`` route's 200: what the named items came to."""
+    return Response(status_code=200, content_type="application/json", body=named)
+
+
+def started[A: BaseModel](job: Job) -> Response[A | JobView]:
+    """A ``named_or_all`` route's 202: the job that acts on all of them."""
+    return cast(Response[A | JobView], accepted(job))
