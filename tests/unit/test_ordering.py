@@ -19,10 +19,10 @@ from roomcast.domain.ordering import (
     KeyPlan,
     KeyState,
     OnDeadKey,
-    Pause,
     Resumed,
     is_ordering_key,
     plan,
+    trigger_of,
 )
 
 HEAD = KeyHead("acme", "room_1", "sub_1", "order-1")
@@ -62,9 +62,15 @@ def test_a_dead_message_pauses_its_key_or_is_skipped() -> None:
     head = replace(HEAD, in_flight="m1", claimed_by="arrived:m1")
     dead = Ended("m1", DeliveryStatus.DEAD, "HTTP 500")
     assert plan(head, ["m1", "m2"], dead, OnDeadKey.PAUSE) == KeyPlan(
-        release="m1", pause=Pause("m1", "HTTP 500")
+        release="m1", pause="m1", reason="HTTP 500"
     )
     assert plan(head, ["m1", "m2"], dead, OnDeadKey.SKIP) == KeyPlan(forget="m1", release="m1", claim="m2")
+
+
+def test_a_dead_ending_seen_again_leaves_the_paused_key_on_its_message() -> None:
+    paused = replace(HEAD, state=KeyState.PAUSED, dead_message_id="m1")
+    again = plan(paused, ["m1", "m2"], Ended("m1", DeliveryStatus.DEAD, "HTTP 500"), OnDeadKey.PAUSE)
+    assert again == KeyPlan()
 
 
 def test_a_message_handed_to_the_failover_does_not_pause_its_key() -> None:
@@ -126,7 +132,7 @@ class _Key:
         if steps.release is not None and head.in_flight == steps.release:
             head = replace(head, in_flight=None, claimed_by=None)
         if steps.pause is not None:
-            head = replace(head, state=KeyState.PAUSED, dead_message_id=steps.pause.message_id)
+            head = replace(head, state=KeyState.PAUSED, dead_message_id=steps.pause)
         if steps.unpause:
             head = replace(head, state=KeyState.FLOWING, dead_message_id=None)
         claimed = steps.claim or steps.replay
@@ -134,7 +140,7 @@ class _Key:
             if head.in_flight is not None:
                 self.head = head
                 return  # the claim's condition failed: someone else holds the key
-            head = replace(head, in_flight=claimed, claimed_by=event.trigger)
+            head = replace(head, in_flight=claimed, claimed_by=trigger_of(event))
         self.head = head
         assert steps.sends is None or not head.paused, ("sent while paused", steps, head)
         if steps.sends is not None and crash_before_send:

@@ -40,10 +40,6 @@ LOOKAHEAD: Final = 3
 IDLE_HEAD_SECONDS: Final = 7 * 24 * 3600
 
 
-def key_partition(tenant_id: str, subscription_id: str, ordering_key: str) -> str:
-    return f"TENANT#{tenant_id}#SUB#{subscription_id}#OKEY#{ordering_key}"
-
-
 def paused_partition(tenant_id: str, subscription_id: str) -> str:
     return f"TENANT#{tenant_id}#SUB#{subscription_id}#PAUSED"
 
@@ -63,7 +59,11 @@ class KeyRef:
 
     @property
     def partition(self) -> str:
-        return key_partition(self.tenant_id, self.subscription_id, self.ordering_key)
+        return f"TENANT#{self.tenant_id}#SUB#{self.subscription_id}#OKEY#{self.ordering_key}"
+
+    @classmethod
+    def of(cls, head: KeyHead) -> KeyRef:
+        return cls(head.tenant_id, head.room_id, head.subscription_id, head.ordering_key)
 
 
 def waiting_item(ref: KeyRef, message_id: str, published_at_ms: int) -> items.Item:
@@ -161,9 +161,7 @@ class OrderingKeys(TableAccess):
         # The index is read eventually: a key resumed meanwhile is no longer paused.
         order = {raw["PK"]["S"]: n for n, raw in enumerate(response.get("Items", []))}
         paused = [h for h in heads if h.paused]
-        return sorted(
-            paused, key=lambda h: order.get(key_partition(h.tenant_id, h.subscription_id, h.ordering_key), 0)
-        )
+        return sorted(paused, key=lambda h: order.get(KeyRef.of(h).partition, 0))
 
 
 class _Update:
@@ -227,8 +225,8 @@ def _head_update(ref: KeyRef, steps: KeyPlan, trigger: str, now_ms: int) -> dict
         update.remove("deadMessageId", "pausedReason", "pausedAtMs", "GSI2PK", "GSI2SK")
     if steps.pause is not None:
         update.set("state", KeyState.PAUSED.value)
-        update.set("deadMessageId", steps.pause.message_id)
-        update.set("pausedReason", steps.pause.reason[:300])
+        update.set("deadMessageId", steps.pause)
+        update.set("pausedReason", (steps.reason or "dead")[:300])
         update.set("pausedAtMs", now_ms)
         update.set("GSI2PK", paused_partition(ref.tenant_id, ref.subscription_id))
         update.set("GSI2SK", f"{now_ms:015d}#{ref.ordering_key}")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from roomcast.dal.ordering_keys import KeyRef, OrderingKeys, waiting_sort_key
-from roomcast.domain.ordering import Ended, KeyEvent, OnDeadKey, plan
+from roomcast.domain.ordering import Ended, KeyEvent, OnDeadKey, plan, trigger_of
 
 # Concurrent steps of one key are a handful at most (an arrival, an ending, an operator): each
 # refused write means another step went through.
@@ -40,6 +40,6 @@ class KeySteps:
                     place = waiting_sort_key(published_at_ms, steps.forget)
                 if place is not None:
                     self.keys.forget(ref, place)
-            if self.keys.change_head(ref, steps, event.trigger, now_ms):
+            if self.keys.change_head(ref, steps, trigger_of(event), now_ms):
                 return steps.sends
         raise KeyContention(f"ordering key {ref.ordering_key} of {ref.subscription_id} kept moving")

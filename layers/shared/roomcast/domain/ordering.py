@@ -70,10 +70,6 @@ class Arrived:
 
     message_id: str
 
-    @property
-    def trigger(self) -> str:
-        return f"arrived:{self.message_id}"
-
 
 @dataclass(frozen=True)
 class Ended:
@@ -85,10 +81,6 @@ class Ended:
     reason: str | None = None
     failed_over: bool = False
 
-    @property
-    def trigger(self) -> str:
-        return f"ended:{self.message_id}"
-
 
 @dataclass(frozen=True)
 class Resumed:
@@ -98,18 +90,19 @@ class Resumed:
     skip: bool
     at_ms: int
 
-    @property
-    def trigger(self) -> str:
-        return f"resumed:{self.at_ms}"
-
 
 type KeyEvent = Arrived | Ended | Resumed
 
 
-@dataclass(frozen=True)
-class Pause:
-    message_id: str
-    reason: str
+def trigger_of(event: KeyEvent) -> str:
+    """What claimed a key, as its head remembers it: the same record seen again is the same."""
+    match event:
+        case Arrived(message_id=message_id):
+            return f"arrived:{message_id}"
+        case Ended(message_id=message_id):
+            return f"ended:{message_id}"
+        case Resumed(at_ms=at_ms):
+            return f"resumed:{at_ms}"
 
 
 @dataclass(frozen=True)
@@ -120,7 +113,8 @@ class KeyPlan:
 
     forget: str | None = None
     release: str | None = None
-    pause: Pause | None = None
+    pause: str | None = None  # the dead message the key pauses on, for ``reason``
+    reason: str | None = None
     unpause: bool = False
     claim: str | None = None
     resend: str | None = None
@@ -140,7 +134,7 @@ def plan(head: KeyHead | None, waiting: Sequence[str], event: KeyEvent, on_dead:
     included while it waits)."""
     in_flight = head.in_flight if head is not None else None
     paused = head is not None and head.paused
-    if in_flight is not None and head is not None and head.claimed_by == event.trigger:
+    if in_flight is not None and head is not None and head.claimed_by == trigger_of(event):
         return KeyPlan(resend=in_flight)  # this trigger claimed it before: it may not have sent
     if isinstance(event, Resumed):
         return _resume(head, waiting, event)
@@ -149,9 +143,11 @@ def plan(head: KeyHead | None, waiting: Sequence[str], event: KeyEvent, on_dead:
             return KeyPlan(claim=waiting[0])
         return NOTHING
     ended = event.message_id
+    if paused and head is not None and head.dead_message_id == ended:
+        return NOTHING  # its ending seen again: the key stays paused on it, in line
     dead_letter = event.status is DeliveryStatus.DEAD and not event.failed_over
     if dead_letter and on_dead is OnDeadKey.PAUSE and in_flight == ended:
-        return KeyPlan(release=ended, pause=Pause(ended, event.reason or "dead"))
+        return KeyPlan(release=ended, pause=ended, reason=event.reason or "dead")
     rest = [m for m in waiting if m != ended]
     release = ended if in_flight == ended else None
     free = (in_flight is None or release is not None) and not paused
