@@ -24,12 +24,10 @@ from dataclasses import dataclass
 
 from roomcast.dal import items
 from roomcast.dal.message_items import UNSENT_ATTRIBUTE, message_from_item
-from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.pages import Position
-from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
-from roomcast.dal.sender import Outgoing, QueueAddresses
+from roomcast.dal.sender import Outgoing
 from roomcast.delivery.clearing import end_cleared
-from roomcast.delivery.first_sends import release_of
+from roomcast.delivery.first_sends import MessageSending, release_of
 from roomcast.domain.clock import now_ms
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.log_records import LogEvent, LogRecord
@@ -56,13 +54,7 @@ class OutboxResult:
 
 
 @dataclass
-class OutboxService:
-    catalog: Catalog
-    messages: MessageRecords
-    sender: Sender
-    addresses: QueueAddresses
-    log: LogSink
-    outbox: OutboxQueue
+class OutboxService(MessageSending):
     monotonic: Callable[[], float] = time.monotonic
     clock: Callable[[], int] = now_ms
 

@@ -27,6 +27,18 @@ class SettingsError(ValueError):
 
 
 @dataclass(frozen=True)
+class ReleaseScheduling:
+    """Where long waits of scheduled messages go (roomcast.dal.release_schedules): the EventBridge
+    Scheduler group, the outbox queue the schedules put releases on, the role they do it as, and
+    where a release the scheduler could not put there goes (none: "")."""
+
+    group: str
+    outbox_queue_arn: str
+    role_arn: str
+    dead_letter_arn: str = ""
+
+
+@dataclass(frozen=True)
 class Settings:
     """Environment of every roomcast function (template.yaml: Globals and per function)."""
 
@@ -44,13 +56,8 @@ class Settings:
     # outlive every request running when they were sent (roomcast.domain.outbox_tasks).
     outbox_queue_url: str = ""
     outbox_settle_seconds: int = DEFAULT_OUTBOX_SETTLE_SECONDS
-    # Long waits of scheduled messages (roomcast.dal.release_schedules): the EventBridge Scheduler
-    # group, the outbox queue the schedules put releases on, the role they do it as, and where a
-    # release the scheduler could not put there goes. No group: every wait is carried by hops.
-    release_schedule_group: str = ""
-    outbox_queue_arn: str = ""
-    release_schedule_role_arn: str = ""
-    outbox_dead_letter_arn: str = ""
+    # Long waits of scheduled messages on a schedule (None: every wait is carried by hops).
+    release_scheduling: ReleaseScheduling | None = None
     # PUSH retry waits past the crossover on a schedule too (template: LongRetriesOnScheduler), put
     # back on the lane's queue (its ARN) near their time.
     long_retries_on_scheduler: bool = False
@@ -91,6 +98,11 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         raise SettingsError(
             "RELEASE_SCHEDULE_GROUP, OUTBOX_QUEUE_ARN and RELEASE_SCHEDULE_ROLE_ARN go together (all or none)"
         )
+    release_scheduling = None
+    if all(schedule_parts):
+        group, queue_arn, role_arn = schedule_parts
+        dead_letter_arn = environ.get("OUTBOX_DEAD_LETTER_ARN", "")
+        release_scheduling = ReleaseScheduling(group, queue_arn, role_arn, dead_letter_arn)
     rate = environ.get("TENANT_REQUESTS_PER_SECOND", "0")
     burst = environ.get("TENANT_REQUEST_BURST", "0")
     if not _NUMBER.match(rate) or not burst.isdigit() or (float(rate) > 0) != (int(burst) > 0):
@@ -108,10 +120,7 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         receipt_key_secret=environ.get("RECEIPT_KEY_SECRET", ""),
         outbox_queue_url=environ.get("OUTBOX_QUEUE_URL", ""),
         outbox_settle_seconds=int(settle),
-        release_schedule_group=environ.get("RELEASE_SCHEDULE_GROUP", ""),
-        outbox_queue_arn=environ.get("OUTBOX_QUEUE_ARN", ""),
-        release_schedule_role_arn=environ.get("RELEASE_SCHEDULE_ROLE_ARN", ""),
-        outbox_dead_letter_arn=environ.get("OUTBOX_DEAD_LETTER_ARN", ""),
+        release_scheduling=release_scheduling,
         long_retries_on_scheduler=_flag(environ, "LONG_RETRIES_ON_SCHEDULER"),
         push_queue_arn=environ.get("PUSH_QUEUE_ARN", ""),
         slow_push_queue_arn=environ.get("SLOW_PUSH_QUEUE_ARN", ""),

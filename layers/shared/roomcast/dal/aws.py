@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_firehose import FirehoseClient
-    from mypy_boto3_s3 import S3Client
     from mypy_boto3_scheduler import EventBridgeSchedulerClient
     from mypy_boto3_secretsmanager import SecretsManagerClient
     from mypy_boto3_sqs import SQSClient
@@ -38,10 +37,6 @@ def dynamodb_client() -> DynamoDBClient:
 
 def sqs_client() -> SQSClient:
     return cast("SQSClient", _client("sqs"))
-
-
-def s3_client() -> S3Client:
-    return cast("S3Client", _client("s3"))
 
 
 def firehose_client() -> FirehoseClient:

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from botocore.exceptions import ClientError
-
 from roomcast.dal import items
 from roomcast.dal.message_items import (
     delivery_key,
@@ -15,7 +13,7 @@ from roomcast.dal.message_items import (
     message_partition_key,
     update_expression,
 )
-from roomcast.dal.table import TableAccess, is_condition_failure, key
+from roomcast.dal.table import Key, TableAccess, key
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import Delivery, DeliveryStatus
 
@@ -59,56 +57,35 @@ class DeliveryRecords(TableAccess):
             kwargs = {"ConditionExpression": condition}
             update["ExpressionAttributeNames"]["#status"] = "status"
             update["ExpressionAttributeValues"] |= values
-        try:
-            self._client.update_item(
-                TableName=self._table_name,
-                Key=key(
-                    message_partition_key(delivery.tenant_id, delivery.message_id), delivery_key(delivery)
-                ),
-                **update,
-                **kwargs,
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        return self._update_if(_key(delivery), **update, **kwargs) is not None
 
     def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
         """Claim a retrying delivery for one retry-now: only while it is still retrying, due when
         ``delivery`` (as read) said and later than now (one made due already has nothing to
         wait for), and no other retry-now holds a claim younger than RETRY_CLAIM_MS. Of
         concurrent retry-nows on one delivery exactly one gets it."""
-        try:
-            self._client.update_item(
-                TableName=self._table_name,
-                Key=key(
-                    message_partition_key(delivery.tenant_id, delivery.message_id), delivery_key(delivery)
-                ),
-                UpdateExpression="SET #claim = :claim, #claimedAt = :now",
-                ConditionExpression=(
-                    "#status = :retrying AND nextAttemptAt = :seen AND nextAttemptAt > :nowIso"
-                    " AND (attribute_not_exists(#claim) OR #claimedAt < :stale)"
-                ),
-                ExpressionAttributeNames={
-                    "#claim": _RETRY_CLAIM,
-                    "#claimedAt": _RETRY_CLAIMED_AT,
-                    "#status": "status",
-                },
-                ExpressionAttributeValues={
-                    ":claim": {"S": claim},
-                    ":now": {"N": str(now_ms)},
-                    ":nowIso": {"S": iso_from_ms(now_ms)},
-                    ":stale": {"N": str(now_ms - RETRY_CLAIM_MS)},
-                    ":retrying": {"S": DeliveryStatus.RETRYING.value},
-                    ":seen": {"S": delivery.next_attempt_at or ""},
-                },
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        claimed = self._update_if(
+            _key(delivery),
+            UpdateExpression="SET #claim = :claim, #claimedAt = :now",
+            ConditionExpression=(
+                "#status = :retrying AND nextAttemptAt = :seen AND nextAttemptAt > :nowIso"
+                " AND (attribute_not_exists(#claim) OR #claimedAt < :stale)"
+            ),
+            ExpressionAttributeNames={
+                "#claim": _RETRY_CLAIM,
+                "#claimedAt": _RETRY_CLAIMED_AT,
+                "#status": "status",
+            },
+            ExpressionAttributeValues={
+                ":claim": {"S": claim},
+                ":now": {"N": str(now_ms)},
+                ":nowIso": {"S": iso_from_ms(now_ms)},
+                ":stale": {"N": str(now_ms - RETRY_CLAIM_MS)},
+                ":retrying": {"S": DeliveryStatus.RETRYING.value},
+                ":seen": {"S": delivery.next_attempt_at or ""},
+            },
+        )
+        return claimed is not None
 
     def move_claimed_retry(self, delivery: Delivery, claim: str) -> bool:
         """Write a claimed retry's new due time (and release the claim), only while the claim is
@@ -118,20 +95,16 @@ class DeliveryRecords(TableAccess):
         removal = "#claim, #claimedAt"
         expression = update["UpdateExpression"]
         expression += f", {removal}" if " REMOVE " in expression else f" REMOVE {removal}"
-        try:
-            self._client.update_item(
-                TableName=self._table_name,
-                Key=key(
-                    message_partition_key(delivery.tenant_id, delivery.message_id), delivery_key(delivery)
-                ),
-                UpdateExpression=expression,
-                ConditionExpression="#claim = :claim AND #status = :retrying",
-                ExpressionAttributeNames=names | {"#status": "status"},
-                ExpressionAttributeValues=update["ExpressionAttributeValues"]
-                | {":claim": {"S": claim}, ":retrying": {"S": DeliveryStatus.RETRYING.value}},
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        moved = self._update_if(
+            _key(delivery),
+            UpdateExpression=expression,
+            ConditionExpression="#claim = :claim AND #status = :retrying",
+            ExpressionAttributeNames=names | {"#status": "status"},
+            ExpressionAttributeValues=update["ExpressionAttributeValues"]
+            | {":claim": {"S": claim}, ":retrying": {"S": DeliveryStatus.RETRYING.value}},
+        )
+        return moved is not None
+
+
+def _key(delivery: Delivery) -> Key:
+    return key(message_partition_key(delivery.tenant_id, delivery.message_id), delivery_key(delivery))

@@ -162,17 +162,12 @@ class FlowStore(TableAccess):
         return len(live_leases(stored.get("leases") or {}, now_ms)) < max_concurrency
 
     def release_lease(self, flow: FlowKey, lease_id: str) -> None:
-        try:
-            self._client.update_item(
-                TableName=self._table_name,
-                Key=key(flow.partition, "LEASES"),
-                UpdateExpression="REMOVE leases.#lease",
-                ConditionExpression="attribute_exists(leases)",
-                ExpressionAttributeNames={"#lease": lease_id},
-            )
-        except ClientError as error:
-            if not is_condition_failure(error):  # the item is gone (TTL): nothing to release
-                raise
+        self._update_if(  # refused when the item is gone (TTL): nothing to release
+            key(flow.partition, "LEASES"),
+            UpdateExpression="REMOVE leases.#lease",
+            ConditionExpression="attribute_exists(leases)",
+            ExpressionAttributeNames={"#lease": lease_id},
+        )
 
     def _create_leases(self, flow: FlowKey, lease_id: str, expires_at_ms: int, now_ms: int) -> bool:
         item = {"PK": flow.partition, "SK": "LEASES", "leases": {lease_id: expires_at_ms}}
@@ -193,18 +188,13 @@ class FlowStore(TableAccess):
         meanwhile stays)."""
         names = {f"#l{i}": lease for i, lease in enumerate(lapsed)}
         values = {f":e{i}": {"N": str(expires)} for i, expires in enumerate(lapsed.values())}
-        try:
-            self._client.update_item(
-                TableName=self._table_name,
-                Key=key(flow.partition, "LEASES"),
-                UpdateExpression="REMOVE " + ", ".join(f"leases.{n}" for n in names),
-                ConditionExpression=" AND ".join(f"leases.{n} = :e{i}" for i, n in enumerate(names)),
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
+        self._update_if(
+            key(flow.partition, "LEASES"),
+            UpdateExpression="REMOVE " + ", ".join(f"leases.{n}" for n in names),
+            ConditionExpression=" AND ".join(f"leases.{n} = :e{i}" for i, n in enumerate(names)),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
 
     def _stored_tat(self, flow: RateKey, error: ClientError) -> int | None:
         stored = _old_item(error)

@@ -80,14 +80,6 @@ class EventTypeRecords(Protocol):
 
 
 class MessageRecords(Protocol):
-    def put_message(
-        self,
-        message: Message,
-        deliveries: Sequence[Delivery],
-        *,
-        if_new: bool = False,
-        left_to_outbox: bool = False,
-    ) -> int: ...
     def put_messages(
         self,
         batch: Sequence[tuple[Message, Sequence[Delivery]]],

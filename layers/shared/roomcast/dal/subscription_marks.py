@@ -8,7 +8,7 @@ from __future__ import annotations
 from botocore.exceptions import ClientError
 
 from roomcast.dal.catalog_keys import subscription_key, version_bump
-from roomcast.dal.table import TableAccess, is_condition_failure
+from roomcast.dal.table import Key, TableAccess, is_condition_failure
 from roomcast.domain.models import Subscription
 from roomcast.errors import NotFound
 
@@ -44,27 +44,21 @@ class SubscriptionMarks(TableAccess):
         """Take probe ``attempt`` of the recovery that began ``chain_ms``: only while the
         subscription is disabled in that recovery and the probe before was the last taken, so
         that at most one probe is in flight (a task handed out twice probes once)."""
-        try:
-            self._client.update_item(
-                TableName=self._table_name,
-                Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
-                UpdateExpression="SET probeAttempts = :attempt",
-                ConditionExpression="#status = :disabled AND probingSinceMs = :chain"
-                " AND (probeAttempts = :before OR (attribute_not_exists(probeAttempts) AND :before = :none))",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues={
-                    ":attempt": {"N": str(attempt + 1)},
-                    ":before": {"N": str(attempt)},
-                    ":none": {"N": "0"},
-                    ":disabled": {"S": "disabled"},
-                    ":chain": {"N": str(chain_ms)},
-                },
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        taken = self._update_if(
+            _key(subscription),
+            UpdateExpression="SET probeAttempts = :attempt",
+            ConditionExpression="#status = :disabled AND probingSinceMs = :chain"
+            " AND (probeAttempts = :before OR (attribute_not_exists(probeAttempts) AND :before = :none))",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues={
+                ":attempt": {"N": str(attempt + 1)},
+                ":before": {"N": str(attempt)},
+                ":none": {"N": "0"},
+                ":disabled": {"S": "disabled"},
+                ":chain": {"N": str(chain_ms)},
+            },
+        )
+        return taken is not None
 
     def mark_slow(self, subscription: Subscription, now_ms: int) -> int:
         """The endpoint answers slowly: its deliveries move to the slow lane (roomcast.domain.lanes).
@@ -77,38 +71,29 @@ class SubscriptionMarks(TableAccess):
 
     def _start(self, subscription: Subscription, attribute: str, now_ms: int) -> int:
         """Set a mark's start unless it is set; its start, then the room's version tells readers."""
-        try:
-            response = self._client.update_item(
-                TableName=self._table_name,
-                Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
-                UpdateExpression="SET #mark = if_not_exists(#mark, :now)",
-                ConditionExpression="attribute_exists(SK)",
-                ExpressionAttributeNames={"#mark": attribute},
-                ExpressionAttributeValues={":now": {"N": str(now_ms)}},
-                ReturnValues="ALL_NEW",  # UPDATED_NEW is empty when the mark was already set
-            )
-        except ClientError as error:
-            if is_condition_failure(error):  # deleted meanwhile: nothing to track
-                return now_ms
-            raise
+        response = self._update_if(
+            _key(subscription),
+            UpdateExpression="SET #mark = if_not_exists(#mark, :now)",
+            ConditionExpression="attribute_exists(SK)",
+            ExpressionAttributeNames={"#mark": attribute},
+            ExpressionAttributeValues={":now": {"N": str(now_ms)}},
+            ReturnValues="ALL_NEW",  # UPDATED_NEW is empty when the mark was already set
+        )
+        if response is None:  # deleted meanwhile: nothing to track
+            return now_ms
         self._tell_readers(subscription)
         return int(response["Attributes"][attribute]["N"])
 
     def _end(self, subscription: Subscription, *attributes: str) -> None:
         names = {f"#mark{index}": attribute for index, attribute in enumerate(attributes)}
-        try:
-            self._client.update_item(
-                TableName=self._table_name,
-                Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
-                UpdateExpression="REMOVE " + ", ".join(names),
-                ConditionExpression="attribute_exists(SK)",
-                ExpressionAttributeNames=names,
-            )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            return
-        self._tell_readers(subscription)
+        ended = self._update_if(
+            _key(subscription),
+            UpdateExpression="REMOVE " + ", ".join(names),
+            ConditionExpression="attribute_exists(SK)",
+            ExpressionAttributeNames=names,
+        )
+        if ended is not None:  # not deleted meanwhile
+            self._tell_readers(subscription)
 
     def raise_cleared_watermark(
         self, subscription: Subscription, cleared_before_ms: int, updated_at: str
@@ -120,7 +105,7 @@ class SubscriptionMarks(TableAccess):
         try:
             self._client.update_item(
                 TableName=self._table_name,
-                Key=subscription_key(subscription.tenant_id, subscription.room_id, subscription.id),
+                Key=_key(subscription),
                 UpdateExpression="SET clearedBeforeMs = :mark, updatedAt = :updated",
                 ConditionExpression="attribute_exists(SK)"
                 " AND (attribute_not_exists(clearedBeforeMs) OR clearedBeforeMs < :mark)",
@@ -139,3 +124,7 @@ class SubscriptionMarks(TableAccess):
                 ) from error
             return  # a later mark is there already: it covers this one
         self._tell_readers(subscription)
+
+
+def _key(subscription: Subscription) -> Key:
+    return subscription_key(subscription.tenant_id, subscription.room_id, subscription.id)

@@ -16,6 +16,7 @@ from roomcast.dal.pages import Page, Position, position_value
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_dynamodb.type_defs import UpdateItemOutputTypeDef
 
 # DynamoDB's own limits per call.
 BATCH_WRITE_MAX_ITEMS: Final = 25
@@ -62,6 +63,16 @@ class TableAccess:
             failed = [i for i, reason in enumerate(reasons) if reason.get("Code") == "ConditionalCheckFailed"]
             return failed[0] if failed else -1
         return None
+
+    def _update_if(self, item_key: Key, **request: Any) -> UpdateItemOutputTypeDef | None:
+        """UpdateItem of one item of the table under its ``ConditionExpression``: the answer, or
+        None when the condition did not hold (any other error raises)."""
+        try:
+            return self._client.update_item(TableName=self._table_name, Key=item_key, **request)
+        except ClientError as error:
+            if is_condition_failure(error):
+                return None
+            raise
 
     def _key_condition(self, partition: str, prefix: str | None) -> dict[str, Any]:
         condition: dict[str, Any] = {

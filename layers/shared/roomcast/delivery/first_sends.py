@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import LogSink, MessageRecords, Sender
+from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
 from roomcast.dal.sender import QueueAddresses
 from roomcast.domain import ids
 from roomcast.domain.envelope import Envelope, first_envelope
@@ -113,6 +113,22 @@ class FirstSends:
                     timestamp=message.published_at,
                 )
             )
+
+
+@dataclass
+class MessageSending:
+    """What stores a room's messages and sends, logs or leaves to the outbox their envelopes: the
+    collaborators of the publisher and of the outbox function, which finishes what a publish left."""
+
+    catalog: Catalog
+    messages: MessageRecords
+    sender: Sender
+    addresses: QueueAddresses
+    log: LogSink
+    outbox: OutboxQueue
+
+    def first_sends(self) -> FirstSends:
+        return FirstSends(self.messages, self.sender, self.addresses, self.log, self.outbox)
 
 
 def routed_to(routed: Sequence[Routed], message_id: str) -> Sequence[Subscription]:

@@ -17,11 +17,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from roomcast.dal.messages import MessageExists
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
-from roomcast.dal.sender import QueueAddresses
 from roomcast.delivery import keyed_messages
-from roomcast.delivery.first_sends import FirstSends, Routed
+from roomcast.delivery.first_sends import MessageSending, Routed
 from roomcast.delivery.keyed_messages import Anew, Resume, Taken
 from roomcast.delivery.schema_gate import ADMITTED, Admission, SchemaGate
 from roomcast.domain import ids
@@ -56,13 +53,7 @@ def internal_error() -> RoomcastError:
 
 
 @dataclass
-class Publisher:
-    catalog: Catalog
-    messages: MessageRecords
-    sender: Sender
-    addresses: QueueAddresses
-    log: LogSink
-    outbox: OutboxQueue
+class Publisher(MessageSending):
     clock: Callable[[], int] = now_ms
     # The event-type catalog's checks: the publish API's messages only (not roomcast's own events).
     schemas: SchemaGate | None = None
@@ -116,9 +107,7 @@ class Publisher:
                 message = scheduled(message, release_at, room)
             planned.append(_Planned(index, Routed(message, route.destinations), key is not None))
         to_send, complete = self._store(tenant_id, planned, publications, subscriptions, results, direct, now)
-        answered = FirstSends(self.messages, self.sender, self.addresses, self.log, self.outbox).send(
-            [p.routed for p in to_send], direct, request_id, now
-        )
+        answered = self.first_sends().send([p.routed for p in to_send], direct, request_id, now)
         for plan, ok in zip(to_send, answered, strict=True):
             results[plan.index] = plan.routed.message if ok else internal_error()
         if direct and complete and all(answered):

@@ -44,12 +44,9 @@ def queue_addresses(settings: Settings) -> QueueAddresses:
 def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
     """The outbox's queue; with the stack's release schedules when it has them."""
     schedules = None
-    if settings.release_schedule_group:
+    if (scheduling := settings.release_scheduling) is not None:
         schedules = ReleaseSchedules(
-            settings.release_schedule_group,
-            settings.outbox_queue_arn,
-            settings.release_schedule_role_arn,
-            settings.outbox_dead_letter_arn,
+            scheduling.group, scheduling.outbox_queue_arn, scheduling.role_arn, scheduling.dead_letter_arn
         )
     return OutboxQueue(sender, settings.outbox_queue_url, settings.outbox_settle_seconds, schedules)
 

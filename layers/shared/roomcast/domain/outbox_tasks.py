@@ -23,9 +23,13 @@ all the same (a malformed body is refused, never half-trusted).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
-from typing import Any, Final
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from functools import cache
+from typing import Any, ClassVar, Final
 
+from roomcast.domain.fields import camel, camel_fields
 from roomcast.domain.models import SubscriptionType
 
 SUBSCRIPTION_DELETED: Final = "the subscription was deleted"
@@ -38,111 +42,89 @@ class TaskError(ValueError):
     """A body on the outbox queue that is not an outbox task."""
 
 
+# Each task's type by its kind (filled as the tasks are declared).
+_KINDS: Final[dict[str, type[_Task]]] = {}
+
+
 @dataclass(frozen=True)
-class PublishCheck:
+class _Task:
+    """What every task is: a tenant's, and in JSON its ``kind`` (given where the task is declared)
+    and its fields in camelCase, read back field by field (``task_from_json``: each field's type
+    says how it is checked)."""
+
+    kind: ClassVar[str]
+    tenant_id: str
+
+    def __init_subclass__(cls, kind: str | None = None, **options: Any) -> None:
+        super().__init_subclass__(**options)
+        if kind is not None:
+            cls.kind = kind
+            _KINDS[kind] = cls
+
+    def to_json(self) -> str:
+        return json.dumps({"kind": self.kind, **self._fields()}, separators=(",", ":"))
+
+    def _fields(self) -> dict[str, Any]:
+        return camel_fields(self)
+
+
+@dataclass(frozen=True)
+class _RoomTask(_Task):
+    """A task about one room of the tenant."""
+
+    room_id: str
+
+
+@dataclass(frozen=True)
+class PublishCheck(_RoomTask, kind="publish-check"):
     """Did publish request ``request_id`` (which may have stored ``message_ids``) finish its sends?"""
 
-    tenant_id: str
-    room_id: str
     request_id: str
     message_ids: tuple[str, ...]
 
-    def to_json(self) -> str:
-        return _dumps(
-            {
-                "kind": "publish-check",
-                "tenantId": self.tenant_id,
-                "roomId": self.room_id,
-                "requestId": self.request_id,
-                "messageIds": list(self.message_ids),
-            }
-        )
-
 
 @dataclass(frozen=True)
-class Sweep:
+class Sweep(_RoomTask, kind="sweep"):
     """End the open deliveries of ``subscriptions`` (deleted, with ``reason``; id -> type) in a
     room; ``position`` is where the walk through the room's messages goes on (None: the newest)."""
 
-    tenant_id: str
-    room_id: str
     subscriptions: tuple[tuple[str, SubscriptionType], ...]
     reason: str
     position: str | None = None
 
-    def to_json(self) -> str:
-        return _dumps(
-            {
-                "kind": "sweep",
-                "tenantId": self.tenant_id,
-                "roomId": self.room_id,
-                "subscriptions": [{"id": i, "type": t.value} for i, t in self.subscriptions],
-                "reason": self.reason,
-                "position": self.position,
-            }
-        )
+    def _fields(self) -> dict[str, Any]:
+        return super()._fields() | {
+            "subscriptions": [{"id": i, "type": t.value} for i, t in self.subscriptions]
+        }
 
     def resumed_at(self, position: str) -> Sweep:
         return replace(self, position=position)
 
 
 @dataclass(frozen=True)
-class RunJob:
+class RunJob(_Task, kind="job"):
     """Go on with job ``job_id`` of ``tenant_id`` from where its record says it is."""
 
-    tenant_id: str
     job_id: str
-
-    def to_json(self) -> str:
-        return _dumps({"kind": "job", "tenantId": self.tenant_id, "jobId": self.job_id})
 
 
 @dataclass(frozen=True)
-class Release:
+class Release(_RoomTask, kind="release"):
     """Release scheduled message ``message_id`` of ``tenant_id`` at ``due_at_ms``."""
 
-    tenant_id: str
-    room_id: str
     message_id: str
     due_at_ms: int
     release_id: str
 
-    def to_json(self) -> str:
-        return _dumps(
-            {
-                "kind": "release",
-                "tenantId": self.tenant_id,
-                "roomId": self.room_id,
-                "messageId": self.message_id,
-                "dueAtMs": self.due_at_ms,
-                "releaseId": self.release_id,
-            }
-        )
-
 
 @dataclass(frozen=True)
-class Probe:
+class Probe(_RoomTask, kind="probe"):
     """Probe ``attempt`` of subscription ``subscription_id``'s recovery that began ``chain_ms``."""
 
-    tenant_id: str
-    room_id: str
     subscription_id: str
     chain_ms: int
     attempt: int
     due_at_ms: int
-
-    def to_json(self) -> str:
-        return _dumps(
-            {
-                "kind": "probe",
-                "tenantId": self.tenant_id,
-                "roomId": self.room_id,
-                "subscriptionId": self.subscription_id,
-                "chainMs": self.chain_ms,
-                "attempt": self.attempt,
-                "dueAtMs": self.due_at_ms,
-            }
-        )
 
 
 OutboxTask = PublishCheck | Sweep | RunJob | Release | Probe
@@ -156,30 +138,18 @@ def task_from_json(body: str) -> OutboxTask:
     if not isinstance(raw, dict):
         raise TaskError("not an outbox task: not an object")
     kind = raw.get("kind")
-    if kind == "publish-check":
-        return PublishCheck(
-            _text(raw, "tenantId"), _text(raw, "roomId"), _text(raw, "requestId"), _ids(raw, "messageIds")
-        )
-    if kind == "sweep":
-        position = raw.get("position")
-        if position is not None and not (isinstance(position, str) and 0 < len(position) <= _MAX_TEXT):
-            raise TaskError("not an outbox task: position")
-        return Sweep(
-            _text(raw, "tenantId"), _text(raw, "roomId"), _subscriptions(raw), _text(raw, "reason"), position
-        )
-    if kind == "job":
-        return RunJob(_text(raw, "tenantId"), _text(raw, "jobId"))
-    if kind == "probe":
-        ids = (_text(raw, "tenantId"), _text(raw, "roomId"), _text(raw, "subscriptionId"))
-        return Probe(*ids, _count(raw, "chainMs"), _count(raw, "attempt"), _count(raw, "dueAtMs"))
-    if kind == "release":
-        ids = (_text(raw, "tenantId"), _text(raw, "roomId"), _text(raw, "messageId"))
-        return Release(*ids, _count(raw, "dueAtMs"), _text(raw, "releaseId"))
-    raise TaskError(f"not an outbox task: kind {str(kind)[:40]!r}")
+    task = _KINDS.get(kind) if isinstance(kind, str) else None
+    if task is None:
+        raise TaskError(f"not an outbox task: kind {str(kind)[:40]!r}")
+    read = {name: _READERS[hint](raw, camel(name)) for name, hint in _hints(kind).items()}
+    return typing.cast(OutboxTask, task(**read))
 
 
-def _dumps(raw: dict[str, Any]) -> str:
-    return json.dumps(raw, separators=(",", ":"))
+@cache
+def _hints(kind: str) -> dict[str, Any]:
+    """Each field of a kind of task and its type, in order."""
+    hints = typing.get_type_hints(_KINDS[kind])
+    return {f.name: hints[f.name] for f in fields(_KINDS[kind])}
 
 
 def _text(raw: dict[str, Any], name: str) -> str:
@@ -197,14 +167,18 @@ def _count(raw: dict[str, Any], name: str) -> int:
     return value
 
 
-def _subscriptions(raw: dict[str, Any]) -> tuple[tuple[str, SubscriptionType], ...]:
-    value = raw.get("subscriptions")
+def _optional_text(raw: dict[str, Any], name: str) -> str | None:
+    return None if raw.get(name) is None else _text(raw, name)
+
+
+def _subscriptions(raw: dict[str, Any], name: str) -> tuple[tuple[str, SubscriptionType], ...]:
+    value = raw.get(name)
     if not isinstance(value, list) or not 0 < len(value) <= _MAX_IDS:
-        raise TaskError("not an outbox task: subscriptions")
+        raise TaskError(f"not an outbox task: {name}")
     found = []
     for entry in value:
         if not isinstance(entry, dict) or entry.get("type") not in ("PUSH", "PULL"):
-            raise TaskError("not an outbox task: subscriptions")
+            raise TaskError(f"not an outbox task: {name}")
         found.append((_text(entry, "id"), SubscriptionType(entry["type"])))
     return tuple(found)
 
@@ -216,3 +190,13 @@ def _ids(raw: dict[str, Any], name: str) -> tuple[str, ...]:
     if not all(isinstance(item, str) and 0 < len(item) <= _MAX_TEXT for item in value):
         raise TaskError(f"not an outbox task: {name}")
     return tuple(value)
+
+
+# How each field is read back, by its type.
+_READERS: Final[dict[Any, Callable[[dict[str, Any], str], Any]]] = {
+    str: _text,
+    int: _count,
+    str | None: _optional_text,
+    tuple[str, ...]: _ids,
+    tuple[tuple[str, SubscriptionType], ...]: _subscriptions,
+}
