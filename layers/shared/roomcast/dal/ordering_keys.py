@@ -24,10 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from botocore.exceptions import ClientError
-
 from roomcast.dal import items
-from roomcast.dal.table import TableAccess, is_condition_failure, key
+from roomcast.dal.table import TableAccess, key
 from roomcast.domain.ordering import KeyHead, KeyPlan, KeyState
 
 HEAD_SORT_KEY: Final = "HEAD"
@@ -135,17 +133,7 @@ class OrderingKeys(TableAccess):
         """Write what ``steps`` does to the head (release, pause, unpause, claim) in one
         conditional update; False when its condition failed (the key moved meanwhile)."""
         update = _head_update(ref, steps, trigger, now_ms)
-        if update is None:
-            return True
-        try:
-            self._client.update_item(
-                TableName=self._table_name, Key=key(ref.partition, HEAD_SORT_KEY), **update
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        return update is None or self._update_if(key(ref.partition, HEAD_SORT_KEY), **update) is not None
 
     def paused_keys(self, tenant_id: str, subscription_id: str, limit: int) -> list[KeyHead]:
         """A subscription's paused keys, longest paused first (at most ``limit``)."""
