@@ -11,10 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 
-from roomcast.dal.ordering_keys import KeyRef, OrderingKeys
+from roomcast.dal.ordering_keys import OrderingKeys
 from roomcast.delivery.key_steps import KeySteps
 from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.ordering import Arrived, Ended, KeyState, OnDeadKey, Resumed
+from roomcast.domain.ordering import Arrived, Ended, KeyRef, KeyState, OnDeadKey, Resumed
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 
@@ -73,7 +73,7 @@ def test_a_dead_message_pauses_its_key_which_is_listed_and_resumed_with_or_witho
     assert steps.step(other, Arrived(o0), OnDeadKey.PAUSE, NOW_MS + 6) == o0
     # Then the subscription's paused keys list it, with the reason and the dead message
     (paused,) = keys.paused_keys("acme", "sub_1", 50)
-    assert (paused.ordering_key, paused.state, paused.dead_message_id) == ("order-1", KeyState.PAUSED, m0)
+    assert (paused.ref.ordering_key, paused.state, paused.dead_message_id) == ("order-1", KeyState.PAUSED, m0)
     assert paused.paused_reason == "HTTP 500 after 5 attempts"
     assert paused.paused_at_ms == NOW_MS + 5
     assert keys.paused_keys("acme", "sub_2", 50) == []

@@ -17,6 +17,7 @@ from roomcast.domain.ordering import (
     KeyEvent,
     KeyHead,
     KeyPlan,
+    KeyRef,
     KeyState,
     OnDeadKey,
     Resumed,
@@ -25,7 +26,7 @@ from roomcast.domain.ordering import (
     trigger_of,
 )
 
-HEAD = KeyHead("acme", "room_1", "sub_1", "order-1")
+HEAD = KeyHead(KeyRef("acme", "room_1", "sub_1", "order-1"))
 
 
 def test_a_message_arriving_at_a_free_key_claims_the_oldest_waiting_one() -> None:

@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from roomcast.dal import items
 from roomcast.dal.table import TableAccess, key
-from roomcast.domain.ordering import KeyHead, KeyPlan, KeyState
+from roomcast.domain.ordering import KeyHead, KeyPlan, KeyRef, KeyState
 
 HEAD_SORT_KEY: Final = "HEAD"
 WAITING_PREFIX: Final = "SEQ#"
@@ -46,28 +46,14 @@ def waiting_sort_key(published_at_ms: int, message_id: str) -> str:
     return f"{WAITING_PREFIX}{published_at_ms:015d}#{message_id}"
 
 
-@dataclass(frozen=True)
-class KeyRef:
-    """Which key of which subscription."""
-
-    tenant_id: str
-    room_id: str
-    subscription_id: str
-    ordering_key: str
-
-    @property
-    def partition(self) -> str:
-        return f"TENANT#{self.tenant_id}#SUB#{self.subscription_id}#OKEY#{self.ordering_key}"
-
-    @classmethod
-    def of(cls, head: KeyHead) -> KeyRef:
-        return cls(head.tenant_id, head.room_id, head.subscription_id, head.ordering_key)
+def key_partition(ref: KeyRef) -> str:
+    return f"TENANT#{ref.tenant_id}#SUB#{ref.subscription_id}#OKEY#{ref.ordering_key}"
 
 
 def waiting_item(ref: KeyRef, message_id: str, published_at_ms: int) -> items.Item:
     """A message's place in its key's line, written with the message (roomcast.delivery.publishing)."""
     return {
-        "PK": ref.partition,
+        "PK": key_partition(ref),
         "SK": waiting_sort_key(published_at_ms, message_id),
         "messageId": message_id,
         "publishedAtMs": published_at_ms,
@@ -92,10 +78,7 @@ class KeyLine:
 
 def head_from_item(item: items.Item) -> KeyHead:
     return KeyHead(
-        tenant_id=item["tenantId"],
-        room_id=item["roomId"],
-        subscription_id=item["subscriptionId"],
-        ordering_key=item["orderingKey"],
+        KeyRef(item["tenantId"], item["roomId"], item["subscriptionId"], item["orderingKey"]),
         in_flight=item.get("inFlight"),
         claimed_by=item.get("claimedBy"),
         state=KeyState(item.get("state", KeyState.FLOWING.value)),
@@ -110,7 +93,7 @@ class OrderingKeys(TableAccess):
         response = self._client.query(
             TableName=self._table_name,
             KeyConditionExpression="PK = :pk",
-            ExpressionAttributeValues={":pk": {"S": ref.partition}},
+            ExpressionAttributeValues={":pk": {"S": key_partition(ref)}},
             ConsistentRead=True,
             Limit=lookahead + 1,
         )
@@ -121,7 +104,7 @@ class OrderingKeys(TableAccess):
 
     def forget(self, ref: KeyRef, place: str) -> None:
         """Take a message out of its key's line (``place``: its sort key)."""
-        self._client.delete_item(TableName=self._table_name, Key=key(ref.partition, place))
+        self._client.delete_item(TableName=self._table_name, Key=key(key_partition(ref), place))
 
     def add_waiting(self, ref: KeyRef, message_id: str, published_at_ms: int) -> None:
         self._client.put_item(
@@ -133,7 +116,7 @@ class OrderingKeys(TableAccess):
         """Write what ``steps`` does to the head (release, pause, unpause, claim) in one
         conditional update; False when its condition failed (the key moved meanwhile)."""
         update = _head_update(ref, steps, trigger, now_ms)
-        return update is None or self._update_if(key(ref.partition, HEAD_SORT_KEY), **update) is not None
+        return update is None or self._update_if(key(key_partition(ref), HEAD_SORT_KEY), **update) is not None
 
     def paused_keys(self, tenant_id: str, subscription_id: str, limit: int) -> list[KeyHead]:
         """A subscription's paused keys, longest paused first (at most ``limit``)."""
@@ -149,7 +132,7 @@ class OrderingKeys(TableAccess):
         # The index is read eventually: a key resumed meanwhile is no longer paused.
         order = {raw["PK"]["S"]: n for n, raw in enumerate(response.get("Items", []))}
         paused = [h for h in heads if h.paused]
-        return sorted(paused, key=lambda h: order.get(KeyRef.of(h).partition, 0))
+        return sorted(paused, key=lambda h: order.get(key_partition(h.ref), 0))
 
 
 class _Update:

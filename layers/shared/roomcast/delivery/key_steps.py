@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from roomcast.dal.ordering_keys import KeyRef, OrderingKeys, waiting_sort_key
-from roomcast.domain.ordering import Ended, KeyEvent, OnDeadKey, plan, trigger_of
+from roomcast.dal.ordering_keys import OrderingKeys, waiting_sort_key
+from roomcast.domain.ordering import Ended, KeyEvent, KeyRef, OnDeadKey, plan, trigger_of
 
 # Concurrent steps of one key are a handful at most (an arrival, an ending, an operator): each
 # refused write means another step went through.

@@ -43,21 +43,27 @@ class KeyState(StrEnum):
 
 
 @dataclass(frozen=True)
-class KeyHead:
-    """A key's head as stored: its message in flight (claimed by ``claimed_by``), or paused on a
-    dead message with the reason."""
+class KeyRef:
+    """Which key of which subscription."""
 
     tenant_id: str
     room_id: str
     subscription_id: str
     ordering_key: str
+
+
+@dataclass(frozen=True)
+class KeyHead:
+    """A key's head as stored: its message in flight (claimed by ``claimed_by``), or paused on a
+    dead message with the reason."""
+
+    ref: KeyRef
     in_flight: str | None = None
     claimed_by: str | None = None
     state: KeyState = KeyState.FLOWING
     dead_message_id: str | None = None
     paused_reason: str | None = None
     paused_at_ms: int | None = None
-    waiting: int = 0  # messages waiting behind it, the in-flight one included (as last counted)
 
     @property
     def paused(self) -> bool:
