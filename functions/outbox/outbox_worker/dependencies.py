@@ -7,11 +7,9 @@ from functools import cache, partial
 from outbox_worker.jobs import JobRunner
 from outbox_worker.probes import ProbeService
 from outbox_worker.service import OutboxService
-from roomcast.config import load_settings
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.jobs import JobStore
 from roomcast.dal.queues import QueueAdmin
-from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 from roomcast.delivery.job_steps import JobSteps
 from roomcast.delivery.replays import Replayer
@@ -23,28 +21,24 @@ delivery_log = cache(partial(wiring.delivery_log, "outbox"))
 
 @cache
 def outbox_service() -> OutboxService:
-    settings, sender = load_settings(), EnvelopeSender()
-    addresses, outbox = wiring.queue_addresses(settings), wiring.outbox_queue(settings, sender)
-    return OutboxService(*wiring.tables(settings), sender, addresses, delivery_log(), outbox)
+    base = wiring.Basics.of(delivery_log())
+    return OutboxService(base.catalog, base.messages, base.sender, base.addresses, base.log, base.outbox())
 
 
 @cache
 def probe_service() -> ProbeService:
-    settings, sender = load_settings(), EnvelopeSender()
-    catalog, messages = wiring.tables(settings)
-    events = wiring.operational_events(settings, catalog, messages, sender, delivery_log())
-    policy = PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls)
-    return ProbeService(catalog, wiring.outbox_queue(settings, sender), events, policy)
+    base = wiring.Basics.of(delivery_log())
+    policy = PushUrlPolicy(allow_loopback=base.settings.allow_loopback_push_urls)
+    return ProbeService(base.catalog, base.outbox(), base.operational_events(), policy)
 
 
 @cache
 def job_runner() -> JobRunner:
-    settings, sender = load_settings(), EnvelopeSender()
-    catalog, messages = wiring.tables(settings)
-    addresses, outbox = wiring.queue_addresses(settings), wiring.outbox_queue(settings, sender)
+    base = wiring.Basics.of(delivery_log())
+    messages, sender, addresses, outbox = base.messages, base.sender, base.addresses, base.outbox()
     dead_letters = DeadLetterStore.sharing(messages)
-    replayer = Replayer(dead_letters, messages, sender, addresses, delivery_log())
-    queues = QueueAdmin(settings.pull_queue_prefix)
-    retrier = RetryNow(messages, sender, addresses, delivery_log())
-    steps = JobSteps(catalog, messages, dead_letters, queues, replayer, retrier, outbox, delivery_log())
+    replayer = Replayer(dead_letters, messages, sender, addresses, base.log)
+    queues = QueueAdmin(base.settings.pull_queue_prefix)
+    retrier = RetryNow(messages, sender, addresses, base.log)
+    steps = JobSteps(base.catalog, messages, dead_letters, queues, replayer, retrier, outbox, base.log)
     return JobRunner(JobStore.sharing(messages), steps, outbox)

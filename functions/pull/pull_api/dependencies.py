@@ -10,10 +10,8 @@ from aws_lambda_powertools.event_handler.depends import Depends
 
 from pull_api.service import PullService
 from pull_api.work import PullWork
-from roomcast.config import load_settings
 from roomcast.dal.queues import QueueClient
 from roomcast.dal.secrets import StackSecrets
-from roomcast.dal.sender import EnvelopeSender
 from roomcast.delivery import wiring
 from roomcast.domain.receipts import ReceiptSigner
 
@@ -22,11 +20,11 @@ delivery_log = cache(partial(wiring.delivery_log, "pull"))
 
 @cache
 def pull_service() -> PullService:
-    settings, sender = load_settings(), EnvelopeSender()
-    catalog, messages = wiring.tables(settings)
-    _, endings = wiring.reported_endings(settings, catalog, messages, sender, delivery_log())
-    signer = ReceiptSigner(StackSecrets(settings.receipt_key_secret).receipt_key())
-    return PullService(PullWork(catalog, messages, QueueClient(), sender, endings, delivery_log(), signer))
+    base = wiring.Basics.of(delivery_log())
+    _, endings = base.reported_endings()
+    signer = ReceiptSigner(StackSecrets(base.settings.receipt_key_secret).receipt_key())
+    work = PullWork(base.catalog, base.messages, QueueClient(), base.sender, endings, base.log, signer)
+    return PullService(work)
 
 
 Puller = Annotated[PullService, Depends(pull_service)]

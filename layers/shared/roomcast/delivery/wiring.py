@@ -5,6 +5,7 @@ services, which receive only the collaborators they use."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -14,9 +15,9 @@ from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.messages import MessageStore
 from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import Catalog, LogSink, MessageRecords, Sender
+from roomcast.dal.ports import Sender
 from roomcast.dal.release_schedules import ReleaseSchedules
-from roomcast.dal.sender import QueueAddresses
+from roomcast.dal.sender import EnvelopeSender, QueueAddresses
 from roomcast.delivery.endings import Endings
 from roomcast.delivery.operational import OperationalEvents
 
@@ -29,11 +30,6 @@ def delivery_log(function_name: str) -> DeliveryLog:
     """The function's delivery log. A function makes one per container (``cache(partial(...))``
     in its dependencies module): its records are flushed per invocation."""
     return DeliveryLog(load_settings().delivery_stream, function_name)
-
-
-def tables(settings: Settings) -> tuple[CatalogStore, MessageStore]:
-    """The table's rooms and subscriptions, and its messages."""
-    return CatalogStore(settings.table_name), MessageStore(settings.table_name)
 
 
 def queue_addresses(settings: Settings) -> QueueAddresses:
@@ -51,36 +47,49 @@ def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
     return OutboxQueue(sender, settings.outbox_queue_url, settings.outbox_settle_seconds, schedules)
 
 
-def publisher(
-    settings: Settings,
-    catalog: Catalog,
-    messages: MessageRecords,
-    sender: Sender,
-    log: LogSink,
-    schemas: SchemaGate | None = None,
-) -> Publisher:
-    """The publish path; ``schemas``: the catalog's checks (the publish API's messages only)."""
-    from roomcast.delivery.publishing import Publisher
+@dataclass(frozen=True)
+class Basics:
+    """What every delivering function starts from: its settings, the envelope sender, the table's
+    rooms and subscriptions and its messages, and the function's delivery log."""
 
-    addresses = queue_addresses(settings)
-    outbox = outbox_queue(settings, sender)
-    return Publisher(catalog, messages, sender, addresses, log, outbox, schemas=schemas)
+    settings: Settings
+    sender: EnvelopeSender
+    catalog: CatalogStore
+    messages: MessageStore
+    log: DeliveryLog
 
+    @classmethod
+    def of(cls, log: DeliveryLog) -> Basics:
+        settings = load_settings()
+        return cls(
+            settings,
+            EnvelopeSender(),
+            CatalogStore(settings.table_name),
+            MessageStore(settings.table_name),
+            log,
+        )
 
-def operational_events(
-    settings: Settings, catalog: Catalog, messages: MessageRecords, sender: Sender, log: LogSink
-) -> OperationalEvents:
-    @cache
-    def made() -> Publisher:
-        return publisher(settings, catalog, messages, sender, log)
+    @property
+    def addresses(self) -> QueueAddresses:
+        return queue_addresses(self.settings)
 
-    return OperationalEvents(catalog, made)
+    def outbox(self) -> OutboxQueue:
+        return outbox_queue(self.settings, self.sender)
 
+    def publisher(self, schemas: SchemaGate | None = None) -> Publisher:
+        """The publish path; ``schemas``: the catalog's checks (the publish API's messages only)."""
+        from roomcast.delivery.publishing import Publisher
 
-def reported_endings(
-    settings: Settings, catalog: Catalog, messages: MessageRecords, sender: Sender, log: LogSink
-) -> tuple[OperationalEvents, Endings]:
-    """Endings that report to the room's operations room, and the events they report through."""
-    events = operational_events(settings, catalog, messages, sender, log)
-    addresses = queue_addresses(settings)
-    return events, Endings(catalog, DeadLetterStore(settings.table_name), sender, addresses, log, events)
+        return Publisher(
+            self.catalog, self.messages, self.sender, self.addresses, self.log, self.outbox(), schemas=schemas
+        )
+
+    def operational_events(self) -> OperationalEvents:
+        """The room's operations-room events, published through a publisher made on first use."""
+        return OperationalEvents(self.catalog, cache(self.publisher))
+
+    def reported_endings(self) -> tuple[OperationalEvents, Endings]:
+        """Endings that report to the room's operations room, and the events they report through."""
+        events = self.operational_events()
+        dead_letters = DeadLetterStore(self.settings.table_name)
+        return events, Endings(self.catalog, dead_letters, self.sender, self.addresses, self.log, events)
