@@ -17,7 +17,7 @@ from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Catalog
 from roomcast.delivery.operational import SUBSCRIPTION_ENABLED, OperationalEvents
 from roomcast.domain.clock import now_iso, now_ms
-from roomcast.domain.models import Subscription, SubscriptionStatus
+from roomcast.domain.models import Subscription
 from roomcast.domain.outbox_tasks import Probe
 from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
 from roomcast.domain.recovery import RECOVERED, ping_body, probe_delay_ms, probe_message_id, probing
@@ -82,17 +82,7 @@ class ProbeService:
 
     def _enable(self, subscription: Subscription) -> None:
         """Active again, its health marks cleared; the operations room hears of it."""
-        enabled = replace(
-            subscription,
-            status=SubscriptionStatus.ACTIVE,
-            disabled_reason=None,
-            disabled_at=None,
-            failing_since_ms=None,
-            failing_warned_at_ms=None,
-            probing_since_ms=None,
-            probe_attempts=0,
-            updated_at=now_iso(),
-        )
+        enabled = replace(subscription.reenabled(), updated_at=now_iso())
         try:
             self.catalog.replace_subscription(enabled, expected_updated_at=subscription.updated_at)
         except Conflict:  # changed meanwhile (an operator): theirs stands

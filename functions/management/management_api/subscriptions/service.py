@@ -249,16 +249,7 @@ def _with_status(subscription: Subscription, status: SubscriptionStatus) -> Subs
             subscription, status=status, disabled_reason="disabled by an operator", disabled_at=now_iso()
         )
     if subscription.status is SubscriptionStatus.DISABLED:
-        return replace(
-            subscription,
-            status=status,
-            disabled_reason=None,
-            disabled_at=None,
-            failing_since_ms=None,
-            failing_warned_at_ms=None,
-            probing_since_ms=None,  # its recovery probes stop
-            probe_attempts=0,
-        )
+        return subscription.reenabled(status)  # its recovery probes stop
     return replace(subscription, status=status)
 
 

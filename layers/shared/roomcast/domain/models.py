@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from roomcast.domain.event_types import UndeclaredEventTypes
@@ -131,3 +131,17 @@ class Subscription:
     def request_timeout_ms(self) -> int:
         """A PUSH request's deadline: the subscription's ``timeoutMs``, else the default."""
         return self.timeout_ms or DEFAULT_PUSH_TIMEOUT_MS
+
+    def reenabled(self, status: SubscriptionStatus = SubscriptionStatus.ACTIVE) -> Subscription:
+        """Out of its disable: why and since when forgotten, its endpoint's health started afresh
+        (no failing streak, no warning sent, no recovery probes running)."""
+        return replace(
+            self,
+            status=status,
+            disabled_reason=None,
+            disabled_at=None,
+            failing_since_ms=None,
+            failing_warned_at_ms=None,
+            probing_since_ms=None,
+            probe_attempts=0,
+        )
