@@ -150,6 +150,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                 "schemaErrors": [],
                 "publishedAt": TIMESTAMP,
                 "deliverAt": None,
+                "orderingKey": None,
             },
         }
     if name == "publish-batch.json":
@@ -168,6 +169,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
                         "schemaErrors": [],
                         "publishedAt": TIMESTAMP,
                         "deliverAt": None,
+                        "orderingKey": None,
                     },
                     {
                         "status": 422,

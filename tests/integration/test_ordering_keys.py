@@ -5,16 +5,19 @@ and subscriptions never hold each other up; racing steps claim a key once."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 
-from roomcast.dal.ordering_keys import OrderingKeys
+from roomcast.dal import items
+from roomcast.dal.ordering_keys import OrderingKeys, key_partition, waiting_sort_key
 from roomcast.delivery.key_steps import KeySteps
 from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.ordering import Arrived, Ended, KeyRef, KeyState, OnDeadKey, Resumed
+from roomcast.domain.models import OnDeadKey
+from roomcast.domain.ordering import Arrived, Ended, KeyRef, KeyState, Resumed
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 
@@ -29,8 +32,15 @@ def _keys(stack_model: StackModel, function_handler: Callable[[str], Handler]) -
 
 
 def _publish(keys: OrderingKeys, ref: KeyRef, number: int) -> str:
+    """A message's place in the key's line, as the publish transaction writes it."""
     message_id = f"msg_{number:032x}"
-    keys.add_waiting(ref, message_id, NOW_MS + number)
+    place = {
+        "PK": key_partition(ref),
+        "SK": waiting_sort_key(NOW_MS + number, message_id),
+        "messageId": message_id,
+        "publishedAtMs": NOW_MS + number,
+    }
+    boto3.client("dynamodb").put_item(TableName=os.environ["TABLE_NAME"], Item=items.to_attributes(place))
     return message_id
 
 

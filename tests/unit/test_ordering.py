@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.models import OnDeadKey
 from roomcast.domain.ordering import (
     Arrived,
     Ended,
@@ -19,7 +20,6 @@ from roomcast.domain.ordering import (
     KeyPlan,
     KeyRef,
     KeyState,
-    OnDeadKey,
     Resumed,
     is_ordering_key,
     plan,
@@ -72,6 +72,12 @@ def test_a_dead_ending_seen_again_leaves_the_paused_key_on_its_message() -> None
     paused = replace(HEAD, state=KeyState.PAUSED, dead_message_id="m1")
     again = plan(paused, ["m1", "m2"], Ended("m1", DeliveryStatus.DEAD, "HTTP 500"), OnDeadKey.PAUSE)
     assert again == KeyPlan()
+
+
+def test_a_paused_keys_dead_message_replayed_and_delivered_lets_the_key_go_on() -> None:
+    paused = replace(HEAD, state=KeyState.PAUSED, dead_message_id="m1")
+    delivered = plan(paused, ["m1", "m2"], Ended("m1", DeliveryStatus.DELIVERED), OnDeadKey.PAUSE)
+    assert delivered == KeyPlan(forget="m1", unpause=True, claim="m2")
 
 
 def test_a_message_handed_to_the_failover_does_not_pause_its_key() -> None:

@@ -9,9 +9,12 @@ from outbox_worker.probes import ProbeService
 from outbox_worker.service import OutboxService
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.jobs import JobStore
+from roomcast.dal.ordering_keys import OrderingKeys
 from roomcast.dal.queues import QueueAdmin
 from roomcast.delivery import wiring
 from roomcast.delivery.job_steps import JobSteps
+from roomcast.delivery.key_steps import KeySteps
+from roomcast.delivery.ordered_sends import OrderedSends
 from roomcast.delivery.replays import Replayer
 from roomcast.delivery.retry_now import RetryNow
 from roomcast.domain.push_urls import PushUrlPolicy
@@ -23,6 +26,13 @@ delivery_log = cache(partial(wiring.delivery_log, "outbox"))
 def outbox_service() -> OutboxService:
     base = wiring.Basics.of(delivery_log())
     return OutboxService(base.catalog, base.messages, base.sender, base.addresses, base.log, base.outbox())
+
+
+@cache
+def ordered_sends() -> OrderedSends:
+    base = wiring.Basics.of(delivery_log())
+    keys = KeySteps(OrderingKeys.sharing(base.messages))
+    return OrderedSends(keys, base.catalog, base.messages, base.sender, base.addresses)
 
 
 @cache

@@ -1,6 +1,7 @@
 """Outbox function, with two triggers (template.yaml):
 
-- the table's stream, filtered to message items marked ``unsent``;
+- the table's stream, filtered to message items marked ``unsent``, messages stored with ordered
+  destinations and ordered deliveries' records that ended (roomcast.delivery.ordered_sends);
 - its own queue (OutboxQueue): publish checks, sweeps, jobs and the releases of scheduled messages
   (roomcast.domain.outbox_tasks).
 
@@ -18,8 +19,17 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from outbox_worker.dependencies import delivery_log, job_runner, outbox_service, probe_service
+from outbox_worker.dependencies import delivery_log, job_runner, ordered_sends, outbox_service, probe_service
 from outbox_worker.service import OutboxResult
+from roomcast.dal import items
+from roomcast.dal.message_items import (
+    DELIVERY_PREFIX,
+    ORDERED_ATTRIBUTE,
+    OUTBOX_ATTRIBUTE,
+    OUTBOX_UNSENT,
+    delivery_from_item,
+    message_from_item,
+)
 from roomcast.domain.outbox_tasks import Probe, PublishCheck, Release, RunJob, task_from_json
 from roomcast.observability import logger, metrics
 
@@ -32,14 +42,27 @@ def _count(result: OutboxResult) -> None:
     metrics.add_metric(name="OutboxDeliveriesCleared", unit=MetricUnit.Count, value=len(result.cleared))
 
 
-def stream_record_handler(record: DynamoDBRecord) -> OutboxResult:
+def stream_record_handler(record: DynamoDBRecord) -> None:
+    """A message item marked unsent, or inserted with ordered destinations; or an ordered
+    delivery's record that ended (the filters in template.yaml pass only these)."""
     new_image = record.raw_event.get("dynamodb", {}).get("NewImage") or {}
-    result = outbox_service().send_unsent(new_image)
-    _count(result)
-    logger.info(
-        "outbox sent a message's unsent envelopes", extra={"sent": result.sent, "cleared": result.cleared}
-    )
-    return result
+    sort_key = new_image.get("SK", {}).get("S", "")
+    if sort_key.startswith(DELIVERY_PREFIX):
+        sent = ordered_sends().ended(delivery_from_item(items.from_attributes(new_image)))
+        _count_ordered(sent)
+        return
+    if new_image.get(OUTBOX_ATTRIBUTE, {}).get("S") == OUTBOX_UNSENT:
+        result = outbox_service().send_unsent(new_image)
+        _count(result)
+        logger.info(
+            "outbox sent a message's unsent envelopes", extra={"sent": result.sent, "cleared": result.cleared}
+        )
+    if record.raw_event.get("eventName") == "INSERT" and ORDERED_ATTRIBUTE in new_image:
+        _count_ordered(ordered_sends().arrived(message_from_item(items.from_attributes(new_image))))
+
+
+def _count_ordered(sent: list[str]) -> None:
+    metrics.add_metric(name="OrderedEnvelopesSent", unit=MetricUnit.Count, value=len(sent))
 
 
 def _report(result: OutboxResult, log: Callable[..., None], text: str, **about: object) -> None:

@@ -170,6 +170,8 @@ class OutboxService(MessageSending):
         """Send a message's first envelope to each of these destinations, clearing those whose
         subscription or PULL queue is gone (``kinds``: their types, as far as known); raises when
         SQS refused some (after clearing)."""
+        # An ordered destination is sent in its key's turn (roomcast.delivery.ordered_sends).
+        subscription_ids = [s for s in subscription_ids if s not in message.ordered_to]
         subscriptions = self._subscriptions(message)
         outgoing: list[Outgoing] = []
         gone: list[str] = []

@@ -23,6 +23,7 @@ from roomcast.api.models import (
 from roomcast.domain import limits
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import Message
+from roomcast.domain.ordering import ORDERING_KEY_PATTERN
 from roomcast.domain.scheduling import MAX_DELIVER_AHEAD_MS
 
 CORRELATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
@@ -31,11 +32,16 @@ CORRELATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
 # deliverAt and deliverAfterMs are two ways to say one thing: at most one of them is not null
 # (documented here; checked by publish_api.service, not by a model validator: one on this model
 # let powertools take NaN in the payload, tests/unit/test_publish_finite_payloads.py).
+# An ordered message goes in its key's turn, not at a time: orderingKey takes neither (yet).
 _ONE_TIME = {
-    "not": {
-        "required": ["deliverAt", "deliverAfterMs"],
-        "properties": {"deliverAt": {"type": "string"}, "deliverAfterMs": {"type": "number"}},
-    }
+    "allOf": [
+        {"not": {"required": [first, second], "properties": {first: {"type": a}, second: {"type": b}}}}
+        for (first, a), (second, b) in (
+            (("deliverAt", "string"), ("deliverAfterMs", "number")),
+            (("orderingKey", "string"), ("deliverAt", "string")),
+            (("orderingKey", "string"), ("deliverAfterMs", "number")),
+        )
+    ]
 }
 
 
@@ -82,6 +88,13 @@ class PublishRequest(ApiModel):
         ]
         | None
     ) = None
+    orderingKey: Annotated[str, Field(pattern=ORDERING_KEY_PATTERN)] | None = Field(
+        default=None,
+        description="Its key (up to 128 letters, digits and _.:@+=-): a subscription created with "
+        "ordered true gets the messages of one key one at a time, in publish order. Not with deliverAt "
+        "or deliverAfterMs.",
+        examples=["order-1001"],
+    )
     deliverAt: ZonedInstant | None = Field(
         default=None,
         description="Deliver at this time (RFC 3339 with a UTC offset), from now up to 365 days ahead, "
@@ -114,6 +127,7 @@ class PublishResponse(ResponseModel):
         default=None,
         description="Scheduled: when it is delivered (null: at once). Cancel it with cancelMessage.",
     )
+    orderingKey: str | None = Field(default=None, description="Its ordering key, as given.")
 
     @classmethod
     def of_message(cls, message: Message) -> PublishResponse:

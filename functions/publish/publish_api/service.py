@@ -110,6 +110,10 @@ def _publication(request: PublishRequest, idempotency_key: str | None) -> Public
         problem = "give deliverAt or deliverAfterMs, not both"
         detail = {"field": "body", "problem": problem, "type": "deliver_at_conflict"}
         raise InvalidRequest(f"body: {problem}", [detail])
+    if request.orderingKey is not None and (deliver_at is not None or request.deliverAfterMs is not None):
+        problem = "an ordered message goes in its key's turn: give orderingKey or a delivery time, not both"
+        detail = {"field": "body", "problem": problem, "type": "ordering_key_conflict"}
+        raise InvalidRequest(f"body: {problem}", [detail])
     return Publication(
         request.eventType,
         request.eventVersion,
@@ -119,4 +123,5 @@ def _publication(request: PublishRequest, idempotency_key: str | None) -> Public
         idempotency_key,
         deliver_at_ms=round(deliver_at.timestamp() * 1000) if deliver_at is not None else None,
         deliver_after_ms=request.deliverAfterMs,
+        ordering_key=request.orderingKey,
     )

@@ -120,6 +120,8 @@ def _classify(work: PullWork, received: Received, target: PullSubscription, plan
         envelope.room_id,
         envelope.published_at,
         now,
+        envelope.ordering_key,
+        envelope.published_at_ms if envelope.ordering_key is not None else None,
     )
     work.log_envelope(LogEvent.ATTEMPT, envelope, attempt=attempt)
     return Handout(work.signer.encode(receipt, envelope.tenant_id), envelope, attempt)

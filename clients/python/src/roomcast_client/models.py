@@ -127,6 +127,7 @@ class PublishResult(ApiModel):
     schema_errors: list[str] = Field(default_factory=list)  # published under its type's `warn`
     published_at: str
     deliver_at: str | None = None  # scheduled: delivered then (None: at once)
+    ordering_key: str | None = None  # its key: ordered subscriptions get a key's messages in turn
 
 
 class ErrorBody(ApiModel):

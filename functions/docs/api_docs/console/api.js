@@ -10,6 +10,7 @@ const API_ROOT = new URL("./", document.baseURI);
 export const PAGE_SIZE = 50;
 export const DELIVERY_STATUSES = [
   "scheduled",
+  "waiting",
   "pending",
   "retrying",
   "delivered",

@@ -18,7 +18,16 @@ from roomcast.domain.messages import Delivery, Message, TrackedMessage
 
 # DeliveryStatus's values (a unit test holds the two together).
 DeliveryStatusName = Literal[
-    "scheduled", "pending", "retrying", "delivered", "dead", "expired", "cleared", "cancelled", "aborted"
+    "scheduled",
+    "waiting",
+    "pending",
+    "retrying",
+    "delivered",
+    "dead",
+    "expired",
+    "cleared",
+    "cancelled",
+    "aborted",
 ]
 DELIVER_AT_DESCRIPTION = (
     "Scheduled (published with deliverAt or deliverAfterMs): when it is delivered to its destinations; "

@@ -51,6 +51,9 @@ ROOM_INDEX_SHARDS: Final = 8
 OUTBOX_ATTRIBUTE: Final = "outbox"
 OUTBOX_UNSENT: Final = "unsent"
 UNSENT_ATTRIBUTE: Final = "unsent"
+# A message with ordered destinations carries ``ordered`` = true: the stream's filter passes its
+# insertion to the outbox, which hands it to its keys (docs/decisions/0041-ordering-keys.md).
+ORDERED_ATTRIBUTE: Final = "ordered"
 # A position in a room's messages: the index sort key of the last message of a page,
 # ``<publishedAt>#<messageId>`` (the rest of the key is rebuilt from it, the tenant and the room).
 ROOM_INDEX_SORT_KEY: Final = re.compile(
@@ -107,7 +110,15 @@ def message_to_item(message: Message) -> items.Item:
     # The payload is stored as JSON text: DynamoDB cannot hold floats like 1e400 or empty keys faithfully.
     payload = payload_text(message.payload)
     fields = camel_fields(message)
-    for kept in ("filteredOut", "schemaErrors", "deliverAtMs", "releasedBy", "cancelledAt"):
+    for kept in (
+        "filteredOut",
+        "schemaErrors",
+        "deliverAtMs",
+        "releasedBy",
+        "cancelledAt",
+        "orderingKey",
+        "orderedTo",
+    ):
         if not fields[kept]:
             del fields[kept]  # most messages: none, and nothing stored
     shard = room_index_shard(message.id)
@@ -117,9 +128,12 @@ def message_to_item(message: Message) -> items.Item:
             "GSI2PK": scheduled_shard_key(message.tenant_id, message.room_id, shard),
             "GSI2SK": f"{iso_from_ms(message.deliver_at_ms)}#{message.id}",
         }
+    # The outbox's stream filter passes the insertion of a message with ordered destinations.
+    ordered = {ORDERED_ATTRIBUTE: True} if message.ordered_to else {}
     return keys | {
         "entity": "message",
         **fields,
+        **ordered,
         "payload": payload,
         "ttl": message_ttl(message),
         "GSI1PK": room_shard_key(message.tenant_id, message.room_id, shard),
@@ -140,6 +154,10 @@ def delivery_to_item(delivery: Delivery) -> items.Item:
     fields = camel_fields(delivery)
     # An attempt's empty fields are left out (the history is read back with them as null).
     fields["history"] = [{k: v for k, v in entry.items() if v is not None} for entry in fields["history"]]
+    # An ordered delivery's place in its key's line stays on its record once written: a write that
+    # does not know it (None) neither stores nor removes it.
+    if fields["ordering"] is None:
+        del fields["ordering"]
     return keys | {"entity": "delivery", **fields, "ttl": ttl()}
 
 
@@ -191,10 +209,10 @@ def _embedded_delivery(delivery: Delivery) -> items.Item:
     return {name: fields[name] for name in _EMBEDDED_FIELDS}
 
 
-def _first_record_fields(message_fields: items.Item) -> items.Item:
-    """A destination's usual first record: pending, due and last changed at the publishing; for
-    a scheduled message, due at its deliverAt and ``scheduled`` until released (``cancelled``,
-    changed then, once cancelled)."""
+def _first_record_fields(message_fields: items.Item, subscription_id: str) -> items.Item:
+    """A destination's usual first record: pending, due and last changed at the publishing
+    (``waiting`` for its key's turn when the destination is ordered); for a scheduled message, due
+    at its deliverAt and ``scheduled`` until released (``cancelled``, changed then, once cancelled)."""
     published_at = message_fields["publishedAt"]
     deliver_at_ms = message_fields.get("deliverAtMs")
     if deliver_at_ms is None:
@@ -207,6 +225,8 @@ def _first_record_fields(message_fields: items.Item) -> items.Item:
         elif message_fields.get("releasedBy") is not None:
             status = DeliveryStatus.PENDING
         due, changed = iso_from_ms(int(deliver_at_ms)), cancelled_at or published_at
+    if status is DeliveryStatus.PENDING and subscription_id in (message_fields.get("orderedTo") or ()):
+        status = DeliveryStatus.WAITING
     return {"status": status.value, "attempts": 0, "nextAttemptAt": due, "updatedAt": changed}
 
 
@@ -226,8 +246,8 @@ def stored_message_item(
         item[OUTBOX_ATTRIBUTE] = OUTBOX_UNSENT
         item[UNSENT_ATTRIBUTE] = list(message.destinations)
     in_order = [d.subscription_id for d in deliveries] == list(message.destinations)
-    usual = _first_record_fields(item) | {"lastError": None}
-    if in_order and all(_is_first_record(d, usual) for d in deliveries):
+    usual = [_first_record_fields(item, d.subscription_id) | {"lastError": None} for d in deliveries]
+    if in_order and all(_is_first_record(d, u) for d, u in zip(deliveries, usual, strict=True)):
         item["destinationTypes"] = [d.subscription_type.value for d in deliveries]
     else:
         item["deliveries"] = {d.subscription_id: _embedded_delivery(d) for d in deliveries}
@@ -239,12 +259,24 @@ def embedded_deliveries(message_item: items.Item) -> list[Delivery]:
     shared = {"messageId": message_item["id"], "tenantId": message_item["tenantId"]}
     stored = message_item.get("deliveries")
     if stored is None:
-        first = _first_record_fields(message_item)
         types = message_item.get("destinationTypes") or []
         destinations = message_item.get("destinations") or []
-        stored = {s: {**first, "subscriptionType": t} for s, t in zip(destinations, types, strict=True)}
+        stored = {
+            s: {**_first_record_fields(message_item, s), "subscriptionType": t}
+            for s, t in zip(destinations, types, strict=True)
+        }
+    ordered = set(message_item.get("orderedTo") or ())
+    key = {"orderingKey": message_item.get("orderingKey"), "publishedAtMs": message_item.get("publishedAtMs")}
     return [
-        from_camel_fields(Delivery, {**raw, **shared, "subscriptionId": subscription_id})
+        from_camel_fields(
+            Delivery,
+            {
+                **raw,
+                **shared,
+                "subscriptionId": subscription_id,
+                **(key if subscription_id in ordered else {}),
+            },
+        )
         for subscription_id, raw in stored.items()
     ]
 

@@ -24,18 +24,20 @@ from roomcast.dal.message_items import (
     message_partition_key,
     stored_message_item,
 )
+from roomcast.dal.ordering_keys import waiting_items
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.publish_marks import PublishMarks
 from roomcast.dal.room_index import RoomIndex, ScheduledIndex
 from roomcast.dal.schedule_marks import ScheduleMarks
 from roomcast.dal.table import BATCH_WRITE_MAX_ITEMS, is_condition_failure, key
 from roomcast.domain.messages import (
+    OPEN_STATUSES,
     Delivery,
-    DeliveryStatus,
     Message,
     MessageFilter,
     OwedFilter,
     TrackedMessage,
+    first_record,
 )
 from roomcast.errors import NotFound
 
@@ -117,7 +119,10 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks):
 
         def put_one(pair: tuple[Message, Sequence[Delivery]]) -> None:
             try:
-                self.put_message(*pair, if_new=True, left_to_outbox=left_to_outbox)
+                if pair[0].ordered_to:
+                    self._put_ordered(*pair, if_new=if_new, left_to_outbox=left_to_outbox)
+                else:
+                    self.put_message(*pair, if_new=True, left_to_outbox=left_to_outbox)
             except Exception as error:
                 failed[pair[0].id] = error
 
@@ -138,11 +143,31 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks):
         if if_new:
             _in_parallel(put_one, list(batch))
         else:
+            ordered = [pair for pair in batch if pair[0].ordered_to]
+            plain = [pair for pair in batch if not pair[0].ordered_to]
             chunks = [
-                batch[i : i + BATCH_WRITE_MAX_ITEMS] for i in range(0, len(batch), BATCH_WRITE_MAX_ITEMS)
+                plain[i : i + BATCH_WRITE_MAX_ITEMS] for i in range(0, len(plain), BATCH_WRITE_MAX_ITEMS)
             ]
             _in_parallel(put_chunk, chunks)
+            _in_parallel(put_one, ordered)
         return failed
+
+    def _put_ordered(
+        self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool, left_to_outbox: bool
+    ) -> None:
+        """A message with ordered destinations, stored with its place in each one's key line in
+        one transaction: a message is never stored without its places, nor a place without its
+        message (docs/decisions/0041-ordering-keys.md). ``if_new``: MessageExists when stored."""
+        item = stored_message_item(message, deliveries, left_to_outbox=left_to_outbox)
+        put: dict[str, Any] = {"TableName": self._table_name, "Item": items.to_attributes(item)}
+        if if_new:
+            put["ConditionExpression"] = "attribute_not_exists(PK)"
+        places = [
+            {"Put": {"TableName": self._table_name, "Item": items.to_attributes(place)}}
+            for place in waiting_items(message)
+        ]
+        if self._transact([{"Put": put}, *places]) == 0:
+            raise MessageExists(message.id, None)
 
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage:
         found = list(self._query_all(message_partition_key(tenant_id, message_id)))
@@ -193,9 +218,8 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks):
                 record = written.get((message_id, subscription_id))
                 message = stored.get(message_id)
                 if record is None and message is not None and subscription_id in message.destinations:
-                    kind = owed.subscriptions[subscription_id]
-                    record = Delivery(message_id, tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
-                if record is not None and record.status in (DeliveryStatus.PENDING, DeliveryStatus.RETRYING):
+                    record = first_record(message, subscription_id, owed.subscriptions[subscription_id])
+                if record is not None and record.status in OPEN_STATUSES:
                     found.append((message_id, record))
         return DeliveryPage(found, page.next_position, stored)
 

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from roomcast.dal import items
 from roomcast.dal.table import TableAccess, key
+from roomcast.domain.messages import Message
 from roomcast.domain.ordering import KeyHead, KeyPlan, KeyRef, KeyState
 
 HEAD_SORT_KEY: Final = "HEAD"
@@ -50,14 +51,21 @@ def key_partition(ref: KeyRef) -> str:
     return f"TENANT#{ref.tenant_id}#SUB#{ref.subscription_id}#OKEY#{ref.ordering_key}"
 
 
-def waiting_item(ref: KeyRef, message_id: str, published_at_ms: int) -> items.Item:
-    """A message's place in its key's line, written with the message (roomcast.delivery.publishing)."""
-    return {
-        "PK": key_partition(ref),
-        "SK": waiting_sort_key(published_at_ms, message_id),
-        "messageId": message_id,
-        "publishedAtMs": published_at_ms,
-    }
+def waiting_items(message: Message) -> list[items.Item]:
+    """A message's place in the key line of each of its ordered destinations, stored with it."""
+    if message.ordering_key is None:
+        return []
+    return [
+        {
+            "PK": key_partition(
+                KeyRef(message.tenant_id, message.room_id, subscription_id, message.ordering_key)
+            ),
+            "SK": waiting_sort_key(message.published_at_ms, message.id),
+            "messageId": message.id,
+            "publishedAtMs": message.published_at_ms,
+        }
+        for subscription_id in message.ordered_to
+    ]
 
 
 @dataclass(frozen=True)
@@ -105,12 +113,6 @@ class OrderingKeys(TableAccess):
     def forget(self, ref: KeyRef, place: str) -> None:
         """Take a message out of its key's line (``place``: its sort key)."""
         self._client.delete_item(TableName=self._table_name, Key=key(key_partition(ref), place))
-
-    def add_waiting(self, ref: KeyRef, message_id: str, published_at_ms: int) -> None:
-        self._client.put_item(
-            TableName=self._table_name,
-            Item=items.to_attributes(waiting_item(ref, message_id, published_at_ms)),
-        )
 
     def change_head(self, ref: KeyRef, steps: KeyPlan, trigger: str, now_ms: int) -> bool:
         """Write what ``steps`` does to the head (release, pause, unpause, claim) in one

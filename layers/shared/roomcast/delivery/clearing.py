@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Final
 
 from roomcast.dal.ports import LogSink, MessageRecords
+from roomcast.domain.clock import now_iso
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message
@@ -46,14 +48,14 @@ def end_cleared(
     stored = messages_of(messages, tenant_id, found, known)
 
     def end(record: Delivery) -> bool:
-        closed = Delivery(
-            record.message_id,
-            record.tenant_id,
-            record.subscription_id,
-            record.subscription_type,
-            DeliveryStatus.CLEARED,
-            record.attempts,
-            reason,
+        # As read, ended: an ordered delivery keeps its key, so that its end reaches the key.
+        closed = replace(
+            record,
+            status=DeliveryStatus.CLEARED,
+            last_error=reason,
+            next_attempt_at=None,
+            updated_at=now_iso(),
+            history=(),
         )
         return messages.update_delivery(closed)  # False: it ended meanwhile
 

@@ -35,6 +35,8 @@ from roomcast.observability import logger
 # A failover chain cannot loop and is at most this long (checked, race-free, when subscriptions
 # change); delivery bounds the hand-offs anyway.
 MAX_FAILOVER_HOPS = limits.MAX_FAILOVER_CHAIN_LENGTH
+# What the origin's DEAD record says when the failover took the message (not a dead letter).
+HANDED_TO_FAILOVER = "handed to failover"
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class Endings:
                 subscription.type,
                 DeliveryStatus.DEAD,
                 attempts,
-                f"{reason}; handed to failover {failover.id}",
+                f"{reason}; {HANDED_TO_FAILOVER} {failover.id}",
                 history=history,
             )
             first = handed.record(failover.type, DeliveryStatus.PENDING, 0)

@@ -60,7 +60,7 @@ class FirstSends:
                 self.addresses.outgoing_for(s, first_envelope(one.message, s.id))
                 for one in routed
                 for s in one.subscriptions
-                if not one.message.scheduled
+                if not one.message.scheduled and s.id not in one.message.ordered_to  # in its key's turn
             ]
             for refused in self.sender.try_send(outgoing):
                 if isinstance(refused.outgoing.envelope, Envelope) and refused.subscription_id:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from roomcast.dal.ordering_keys import OrderingKeys, waiting_sort_key
-from roomcast.domain.ordering import Ended, KeyEvent, KeyRef, OnDeadKey, plan, trigger_of
+from roomcast.domain.models import OnDeadKey
+from roomcast.domain.ordering import Ended, KeyEvent, KeyRef, plan, trigger_of
 
 # Concurrent steps of one key are a handful at most (an arrival, an ending, an operator): each
 # refused write means another step went through.

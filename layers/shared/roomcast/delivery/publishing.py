@@ -244,6 +244,9 @@ def _new_message(
         request_id=request_id,
         filtered_out=route.filtered_out,
         schema_errors=admission.warnings,
+        ordering_key=publication.ordering_key,
+        # An ordered destination gets it in its key's turn (docs/decisions/0041-ordering-keys.md).
+        ordered_to=tuple(s.id for s in route.destinations if s.ordered) if publication.ordering_key else (),
     )
 
 
@@ -255,14 +258,20 @@ def scheduled(message: Message, release_at_ms: int, room: Room) -> Message:
 
 def _first_records(routed: Routed) -> list[Delivery]:
     """Each destination's first record: pending (a scheduled message's: scheduled, due at its
-    deliverAt), no attempt yet, as of the publishing."""
+    deliverAt; an ordered destination's: waiting for its key's turn), no attempt yet, as of the
+    publishing."""
     message, at = routed.message, routed.message.published_at
     status = DeliveryStatus.SCHEDULED if message.scheduled else DeliveryStatus.PENDING
     due = iso_from_ms(message.sent_from_ms)
-    return [
-        Delivery(message.id, message.tenant_id, s.id, s.type, status, 0, None, due, at)
-        for s in routed.subscriptions
-    ]
+    records = []
+    for s in routed.subscriptions:
+        ordered = s.id in message.ordered_to
+        first = DeliveryStatus.WAITING if ordered else status
+        slot = message.key_slot if ordered else None
+        records.append(
+            Delivery(message.id, message.tenant_id, s.id, s.type, first, 0, None, due, at, ordering=slot)
+        )
+    return records
 
 
 def _still_there(stored: Message, subscriptions: Sequence[Subscription]) -> list[Subscription]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 
-from roomcast.domain.messages import AttemptRecord, Delivery, DeliveryStatus, Message
+from roomcast.domain.messages import AttemptRecord, Delivery, DeliveryStatus, KeySlot, Message
 from roomcast.domain.models import SubscriptionType
 from roomcast.domain.payloads import JsonValue
 
@@ -45,6 +45,8 @@ class Envelope:
     # (0: never; roomcast.domain.lanes): the slow lane first checks whether that request's answer
     # was recorded meanwhile.
     takeover_of_ms: int = 0
+    # Its key, when it goes to an ordered subscription in its key's turn (roomcast.domain.ordering).
+    ordering_key: str | None = None
 
     def cleared_by(self, cleared_before_ms: int | None) -> bool:
         """Whether a "Clear All" at ``cleared_before_ms`` ended this delivery (queued before it)."""
@@ -80,6 +82,8 @@ class Envelope:
                 raise EnvelopeError(f"not a roomcast envelope: {name} is not an integer")
         if envelope.expires_at_ms is not None and type(envelope.expires_at_ms) is not int:
             raise EnvelopeError("not a roomcast envelope: expires_at_ms is not an integer")
+        if envelope.ordering_key is not None and type(envelope.ordering_key) is not str:
+            raise EnvelopeError("not a roomcast envelope: ordering_key is not text")
         return envelope
 
     def next_attempt(self, attempt: int, delay_ms: int, due_at_ms: int) -> Envelope:
@@ -108,7 +112,23 @@ class Envelope:
     ) -> Delivery:
         """This destination's delivery record as of now (``history``: what to add to its attempts)."""
         ids = (self.message_id, self.tenant_id, self.subscription_id)
-        return Delivery(*ids, subscription_type, status, attempts, error, next_attempt_at, history=history)
+        return Delivery(
+            *ids,
+            subscription_type,
+            status,
+            attempts,
+            error,
+            next_attempt_at,
+            history=history,
+            ordering=self.key_slot,
+        )
+
+    @property
+    def key_slot(self) -> KeySlot | None:
+        """Its place in its key's line, when it goes in its key's turn."""
+        if self.ordering_key is None:
+            return None
+        return KeySlot(self.room_id, self.ordering_key, self.published_at_ms)
 
 
 def first_envelope(message: Message, subscription_id: str) -> Envelope:
@@ -129,4 +149,5 @@ def first_envelope(message: Message, subscription_id: str) -> Envelope:
         due_at_ms=message.sent_from_ms,
         next_delay_ms=0,
         payload=message.payload,
+        ordering_key=message.ordering_key if subscription_id in message.ordered_to else None,
     )

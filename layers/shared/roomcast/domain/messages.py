@@ -13,6 +13,7 @@ from roomcast.domain.payloads import JsonValue
 
 class DeliveryStatus(StrEnum):
     SCHEDULED = "scheduled"  # waiting for the message's deliverAt (roomcast.domain.scheduling)
+    WAITING = "waiting"  # ordered: waiting for the earlier messages of its key (roomcast.domain.ordering)
     PENDING = "pending"  # on its way, no attempt has failed yet
     RETRYING = "retrying"  # an attempt failed; another one is scheduled
     DELIVERED = "delivered"
@@ -22,6 +23,9 @@ class DeliveryStatus(StrEnum):
     CANCELLED = "cancelled"  # a scheduled message cancelled before its time: never sent
     ABORTED = "aborted"  # PUSH: the receiver asked for no more attempts (webhook-delivery: abort)
 
+
+# A delivery on its way: not sent yet, or sent and not ended (what Clear All ends).
+OPEN_STATUSES = frozenset({DeliveryStatus.PENDING, DeliveryStatus.RETRYING, DeliveryStatus.WAITING})
 
 type Note = str | None  # an error or a time a delivery record may carry
 
@@ -50,6 +54,8 @@ class Publication:
     # When to deliver it, as asked: an epoch-ms time or a wait (roomcast.domain.scheduling).
     deliver_at_ms: int | None = None
     deliver_after_ms: int | None = None
+    # Its key: an ordered subscription gets the messages of one key one at a time, in publish order.
+    ordering_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,11 +91,21 @@ class Message:
     deliver_at_ms: int | None = None
     released_by: str | None = None
     cancelled_at: str | None = None
+    # Its ordering key, and the destinations that get it in its key's turn (the ordered ones).
+    ordering_key: str | None = None
+    ordered_to: tuple[str, ...] = ()
 
     @property
     def scheduled(self) -> bool:
         """Waiting for its deliverAt: neither released nor cancelled yet."""
         return self.deliver_at_ms is not None and self.released_by is None and self.cancelled_at is None
+
+    @property
+    def key_slot(self) -> KeySlot | None:
+        """Its place in its key's line (for its ordered destinations)."""
+        if self.ordering_key is None:
+            return None
+        return KeySlot(self.room_id, self.ordering_key, self.published_at_ms)
 
     @property
     def sent_from_ms(self) -> int:
@@ -119,6 +135,15 @@ class AttemptRecord:
 
 
 @dataclass(frozen=True)
+class KeySlot:
+    """An ordered delivery's place: its message's room, its ordering key, its publishing."""
+
+    room_id: str
+    key: str
+    published_at_ms: int
+
+
+@dataclass(frozen=True)
 class Delivery:
     """A destination's delivery record; made now unless ``updated_at`` says otherwise."""
 
@@ -133,6 +158,9 @@ class Delivery:
     updated_at: str = field(default_factory=now_iso)
     # What this write adds to the delivery's attempt history (appended, never replaced).
     history: tuple[AttemptRecord, ...] = ()
+    # An ordered delivery's place in its key's line: kept on its record once written, so that the
+    # record's end reaches the key (docs/decisions/0041-ordering-keys.md).
+    ordering: KeySlot | None = None
 
 
 @dataclass(frozen=True)
@@ -177,3 +205,19 @@ def deliveries_to(
         for d in t.deliveries
         if d.subscription_id == subscription_id and (statuses is None or d.status in statuses)
     ]
+
+
+def first_record(message: Message, subscription_id: str, kind: SubscriptionType) -> Delivery:
+    """A destination's first record, before any attempt: pending, or waiting for its key's turn
+    when the destination is ordered (then with the key and the message's publishing)."""
+    if subscription_id not in message.ordered_to:
+        return Delivery(message.id, message.tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
+    return Delivery(
+        message.id,
+        message.tenant_id,
+        subscription_id,
+        kind,
+        DeliveryStatus.WAITING,
+        0,
+        ordering=message.key_slot,
+    )

@@ -15,6 +15,13 @@ class SubscriptionType(StrEnum):
     PULL = "PULL"
 
 
+class OnDeadKey(StrEnum):
+    """What an ordered subscription's key does when its message ends dead (``onDeadKey``)."""
+
+    PAUSE = "pause"  # its later messages wait until an operator resumes it
+    SKIP = "skip"  # the next message goes at once
+
+
 class SubscriptionStatus(StrEnum):
     ACTIVE = "active"
     # Messages are still routed to it, but its deliveries wait (neither attempts nor dead) until
@@ -119,6 +126,10 @@ class Subscription:
     # answers 2xx again; when the failing streak's warning went out; the probing that runs (since
     # the disable, its chain's id) and the probes it has claimed.
     recovery_probes: bool = True
+    # Ordering keys (roomcast.domain.ordering): the messages of one key one at a time, in publish
+    # order; what a key does when its message ends dead.
+    ordered: bool = False
+    on_dead_key: OnDeadKey = OnDeadKey.PAUSE
     failing_warned_at_ms: int | None = None
     probing_since_ms: int | None = None
     probe_attempts: int = 0

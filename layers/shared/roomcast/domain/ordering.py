@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Final
 
 from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.models import OnDeadKey
 
 ORDERING_KEY_MAX_CHARS: Final = 128
 # What a key may hold: it appears in a URL path (…/ordering-keys/{key}) and ends table keys.
@@ -28,13 +29,6 @@ _ORDERING_KEY = re.compile(ORDERING_KEY_PATTERN)
 
 def is_ordering_key(value: str) -> bool:
     return _ORDERING_KEY.fullmatch(value) is not None
-
-
-class OnDeadKey(StrEnum):
-    """What a key does when its message ends dead (a subscription's ``onDeadKey``)."""
-
-    PAUSE = "pause"  # its later messages wait until an operator resumes it
-    SKIP = "skip"  # the next message goes at once
 
 
 class KeyState(StrEnum):
@@ -150,7 +144,11 @@ def plan(head: KeyHead | None, waiting: Sequence[str], event: KeyEvent, on_dead:
         return NOTHING
     ended = event.message_id
     if paused and head is not None and head.dead_message_id == ended:
-        return NOTHING  # its ending seen again: the key stays paused on it, in line
+        if event.status is DeliveryStatus.DEAD:
+            return NOTHING  # its ending seen again: the key stays paused on it, in line
+        # replayed from the dead letters and ended otherwise (delivered): the key goes on
+        rest = [m for m in waiting if m != ended]
+        return KeyPlan(forget=ended, unpause=True, claim=rest[0] if rest else None)
     dead_letter = event.status is DeliveryStatus.DEAD and not event.failed_over
     if dead_letter and on_dead is OnDeadKey.PAUSE and in_flight == ended:
         return KeyPlan(release=ended, pause=ended, reason=event.reason or "dead")

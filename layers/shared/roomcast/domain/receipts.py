@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from roomcast.domain import limits
 from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, Note
+from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot, Note
 from roomcast.domain.models import SubscriptionType
 from roomcast.errors import InvalidRequest
 
@@ -47,6 +47,9 @@ class Receipt:
     room_id: str = ""
     published_at: str = ""
     pulled_at_ms: int | None = None  # when it was handed out (for the attempt history)
+    # An ordered delivery's key and its message's publishing (roomcast.domain.ordering).
+    ordering_key: str | None = None
+    published_at_ms: int | None = None
 
     def record(
         self,
@@ -68,8 +71,18 @@ class Receipt:
                 AttemptRecord(self.attempt, AttemptEvent.PULL, iso_from_ms(pulled)),
                 AttemptRecord(self.attempt, event, iso_from_ms(at_ms), max(0, at_ms - pulled), error=error),
             )
+        ordering = None
+        if self.ordering_key is not None and self.published_at_ms is not None:
+            ordering = KeySlot(self.room_id, self.ordering_key, self.published_at_ms)
         return Delivery(
-            *ids, SubscriptionType.PULL, status, self.attempt + 1, error, next_at, history=history
+            *ids,
+            SubscriptionType.PULL,
+            status,
+            self.attempt + 1,
+            error,
+            next_at,
+            history=history,
+            ordering=ordering,
         )
 
 
@@ -110,6 +123,8 @@ class ReceiptSigner:
             raw["x"] = receipt.expires_at_ms
         if receipt.pulled_at_ms is not None:
             raw["t"] = receipt.pulled_at_ms
+        if receipt.ordering_key is not None:
+            raw["k"], raw["n"] = receipt.ordering_key, receipt.published_at_ms
         text = json.dumps(raw, separators=(",", ":")).encode()
         fields = base64.urlsafe_b64encode(text).decode().rstrip("=")
         return f"{RECEIPT_PREFIX}{fields}.{self._signature(tenant_id, fields)}"
@@ -145,6 +160,8 @@ def _parse(fields: str, index: int) -> Receipt:
             room_id=raw.get("r", ""),
             published_at=raw.get("p", ""),
             pulled_at_ms=raw.get("t"),
+            ordering_key=raw.get("k"),
+            published_at_ms=raw.get("n"),
         )
     except (ValueError, binascii.Error, KeyError, TypeError, AttributeError) as error:
         raise _invalid(index, "not a roomcast receipt") from error
@@ -172,4 +189,6 @@ def _well_formed(receipt: Receipt) -> bool:
         and (receipt.pulled_at_ms is None or _is_int(receipt.pulled_at_ms, 0, _MAX_EPOCH_MS))
         and _is_text(receipt.correlation_id, 0, _MAX_TEXT_LENGTH)
         and _is_text(receipt.published_at, 0, _MAX_TEXT_LENGTH)
+        and (receipt.ordering_key is None or _is_text(receipt.ordering_key, 1, _MAX_TEXT_LENGTH))
+        and (receipt.published_at_ms is None or _is_int(receipt.published_at_ms, 0, _MAX_EPOCH_MS))
     )

@@ -41,6 +41,7 @@ MessageIds = Annotated[
 
 class DeliveryStatus(StrEnum):
     scheduled = "scheduled"
+    waiting = "waiting"
     pending = "pending"
     retrying = "retrying"
     delivered = "delivered"

@@ -1,0 +1,92 @@
+"""Sending ordered deliveries in their key's turn (docs/decisions/0041-ordering-keys.md). The
+outbox function calls it for the table's stream records — a message stored with ordered
+destinations (each destination's key gets an ``Arrived``), an ordered delivery's record reaching
+its end (an ``Ended``) — and the management API for an operator's resume. Each key step
+(roomcast.delivery.key_steps) answers the message to send now, if any; it is sent here, from the
+stored message, unless its record ended meanwhile (its own ending then moves the key on)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from roomcast.dal.ports import Catalog, MessageRecords, Sender
+from roomcast.dal.sender import QueueAddresses
+from roomcast.delivery.endings import HANDED_TO_FAILOVER
+from roomcast.delivery.key_steps import KeySteps
+from roomcast.domain.clock import now_ms
+from roomcast.domain.envelope import first_envelope
+from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, DeliveryStatus, Message
+from roomcast.domain.models import Subscription, SubscriptionType
+from roomcast.domain.ordering import Arrived, Ended, KeyEvent, KeyRef, Resumed
+from roomcast.errors import NotFound
+from roomcast.observability import logger
+
+
+@dataclass
+class OrderedSends:
+    keys: KeySteps
+    catalog: Catalog
+    messages: MessageRecords
+    sender: Sender
+    addresses: QueueAddresses
+    clock: Callable[[], int] = now_ms
+
+    def arrived(self, message: Message) -> list[str]:
+        """A message stored with ordered destinations: each one's key goes on if it was free (the
+        oldest waiting message is sent, not necessarily this one); the messages sent."""
+        key = message.ordering_key
+        if key is None:
+            return []
+        sent: list[str] = []
+        for subscription_id in message.ordered_to:
+            sent += self._step(
+                KeyRef(message.tenant_id, message.room_id, subscription_id, key), Arrived(message.id)
+            )
+        return sent
+
+    def ended(self, delivery: Delivery) -> list[str]:
+        """An ordered delivery's record reached its end: its key goes on (or pauses on it)."""
+        slot = delivery.ordering
+        if slot is None or delivery.status not in TERMINAL_STATUSES:
+            return []
+        ref = KeyRef(delivery.tenant_id, slot.room_id, delivery.subscription_id, slot.key)
+        failed_over = delivery.status is DeliveryStatus.DEAD and HANDED_TO_FAILOVER in (
+            delivery.last_error or ""
+        )
+        event = Ended(delivery.message_id, delivery.status, delivery.last_error, failed_over)
+        return self._step(ref, event, slot.published_at_ms)
+
+    def resume(self, ref: KeyRef, skip: bool) -> list[str]:
+        """An operator's resume of a paused key: its dead message sent again first, or skipped."""
+        return self._step(ref, Resumed(skip=skip, at_ms=self.clock()))
+
+    def _step(self, ref: KeyRef, event: KeyEvent, published_at_ms: int = 0) -> list[str]:
+        try:
+            subscription = self.catalog.get_subscription(ref.tenant_id, ref.room_id, ref.subscription_id)
+        except NotFound:
+            return []  # deleted: its deliveries end cleared by the sweep, its keys with them
+        to_send = self.keys.step(ref, event, subscription.on_dead_key, self.clock(), published_at_ms)
+        if to_send is None or not self._send(subscription, to_send, again=isinstance(event, Resumed)):
+            return []
+        return [to_send]
+
+    def _send(self, subscription: Subscription, message_id: str, *, again: bool) -> bool:
+        """Send a message's envelope to the subscription in its key's turn; ``again``: a dead one
+        resumed (its record back to pending first). False when it ended meanwhile, or is gone."""
+        try:
+            tracked = self.messages.get_message(subscription.tenant_id, message_id)
+        except NotFound:
+            logger.warning("an ordered message is gone", extra={"messageId": message_id})
+            return False
+        record = next((d for d in tracked.deliveries if d.subscription_id == subscription.id), None)
+        if record is None or (record.status in TERMINAL_STATUSES and not again):
+            return False  # its ending is on its way to the key, which moves on then
+        if subscription.type is SubscriptionType.PULL and not subscription.queue_url:
+            return False
+        envelope = first_envelope(tracked.message, subscription.id)
+        if again:
+            resumed = envelope.record(subscription.type, DeliveryStatus.PENDING, 0, "resumed after dead")
+            self.messages.update_delivery(resumed, force=True)
+        self.sender.send([self.addresses.outgoing_for(subscription, envelope)])
+        return True

@@ -1,0 +1,201 @@
+"""Ordered delivery through the functions (moto server, a webhook on loopback): publish keyed
+messages to an ordered PUSH subscription, feed the outbox function the table's stream records its
+filters pass, run the push function on its queue — each key's messages reach the endpoint one at a
+time, in publish order, while other keys and unkeyed messages go at once; a dead message pauses
+its key (docs/decisions/0041-ordering-keys.md)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import boto3
+import pytest
+
+from roomcast.dal.catalog import CatalogStore
+from roomcast.dal.ordering_keys import OrderingKeys
+from roomcast.domain.models import OnDeadKey
+from roomcast.domain.ordering import KeyRef, KeyState
+from roomcast_dev.stream_sources import matches, stream_record
+from roomcast_dev.template import StackModel
+from roomcast_dev.webhook_receiver import Reply
+from tests.integration.conftest import Handler
+from tests.integration.push_harness import EventSourceMapping, webhook_server
+from tests.support import FakeLambdaContext, api_event
+
+
+def _call(handler: Handler, method: str, path: str, body: Any = None) -> Any:
+    response = handler(api_event(method, path, body, tenant="acme"), FakeLambdaContext())
+    assert response["statusCode"] < 300, response
+    return json.loads(response["body"])
+
+
+class OutboxStream:
+    """The table's stream as the outbox's event source mapping reads it: each new record its
+    filters pass, once, in order."""
+
+    def __init__(self, stack_model: StackModel, outbox: Handler) -> None:
+        table_name = stack_model.tables["Table"]["TableName"]
+        self.streams = boto3.client("dynamodbstreams")
+        self.arn = boto3.client("dynamodb").describe_table(TableName=table_name)["Table"]["LatestStreamArn"]
+        (trigger,) = [t for t in stack_model.stream_triggers if t.function_id == "OutboxFunction"]
+        self.patterns = trigger.filter_patterns
+        self.outbox = outbox
+        self.seen: set[str] = set()
+
+    def run(self) -> int:
+        """Hand the outbox function the records not handed yet; how many."""
+        fresh = []
+        for shard in self.streams.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]:
+            iterator = self.streams.get_shard_iterator(
+                StreamArn=self.arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+            )["ShardIterator"]
+            for record in self.streams.get_records(ShardIterator=iterator, Limit=1000)["Records"]:
+                number = record["dynamodb"]["SequenceNumber"]
+                if number not in self.seen and any(matches(record, p) for p in self.patterns):
+                    self.seen.add(number)
+                    fresh.append(stream_record(dict(record), self.arn, "us-east-1"))
+        if fresh:
+            result = self.outbox({"Records": fresh}, FakeLambdaContext())
+            assert result["batchItemFailures"] == []
+        return len(fresh)
+
+
+def _ordered_subscription(
+    stack_model: StackModel, manage: Handler, url: str, on_dead: OnDeadKey = OnDeadKey.PAUSE, **policy: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    room = _call(manage, "POST", "/rooms", {"name": "orders", **policy})
+    created = _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": url})
+    catalog = CatalogStore(stack_model.tables["Table"]["TableName"], boto3.client("dynamodb"))
+    subscription = catalog.get_subscription("acme", room["id"], created["id"])
+    catalog.replace_subscription(
+        replace(subscription, ordered=True, on_dead_key=on_dead), expected_updated_at=subscription.updated_at
+    )
+    return room, created
+
+
+def _publish(publish: Handler, room_id: str, n: int, key: str | None) -> str:
+    body: dict[str, Any] = {"eventType": "e", "eventVersion": "1", "payload": {"n": n}}
+    if key is not None:
+        body["orderingKey"] = key
+    message = _call(publish, "POST", f"/rooms/{room_id}/messages", body)
+    return str(message["messageId"])
+
+
+def _deliver(stream: OutboxStream, push: EventSourceMapping, limit_s: float = 20.0) -> None:
+    """Run the outbox on its stream and the push function on its queue until neither has work,
+    nor a delayed retry on its way (a second's wait: the room's first retry delay)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if stream.run() or push.poll_once():
+            continue
+        counts = push.sqs.get_queue_attributes(QueueUrl=push.queue_url, AttributeNames=["All"])["Attributes"]
+        if not any(
+            int(counts[f"ApproximateNumberOf{k}"])
+            for k in ("Messages", "MessagesDelayed", "MessagesNotVisible")
+        ):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"still moving after {limit_s} s")
+
+
+@dataclass
+class Functions:
+    """The functions an ordered delivery goes through, with their triggers."""
+
+    manage: Handler
+    publish: Handler
+    stream: OutboxStream
+    push: EventSourceMapping
+
+
+@pytest.fixture
+def functions(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> Functions:
+    manage = function_handler("ManagementFunction")  # (first: its environment has the region)
+    push_url = stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
+    return Functions(
+        manage,
+        function_handler("PublishFunction"),
+        OutboxStream(stack_model, function_handler("OutboxFunction")),
+        EventSourceMapping(boto3.client("sqs"), push_url, function_handler("PushFunction")),
+    )
+
+
+def test_each_keys_messages_reach_an_ordered_endpoint_one_at_a_time_in_publish_order(
+    stack_model: StackModel, functions: Functions
+) -> None:
+    manage, publish, stream, push = functions.manage, functions.publish, functions.stream, functions.push
+    with webhook_server([200]) as webhook:
+        # Given: an ordered PUSH subscription
+        room, subscription = _ordered_subscription(stack_model, manage, webhook.url())
+
+        # When: three messages of key a, two of key b, one without a key are published
+        a = [_publish(publish, room["id"], n, "a") for n in range(3)]
+        b = [_publish(publish, room["id"], n, "b") for n in range(2)]
+        loose = _publish(publish, room["id"], 9, None)
+
+        # Then: the unkeyed message went at once; each key's later messages wait their turn
+        statuses = {
+            m: _call(manage, "GET", f"/rooms/{room['id']}/messages/{m}")["deliveries"][0]["status"]
+            for m in [*a, *b, loose]
+        }
+        assert statuses == {a[0]: "waiting", a[1]: "waiting", a[2]: "waiting", b[0]: "waiting"} | {
+            b[1]: "waiting",
+            loose: "pending",
+        }
+        _deliver(stream, push)
+
+        # Then: all delivered, each key's in publish order
+        arrived = [r.json["messageId"] for r in webhook.requests]
+        assert sorted(arrived) == sorted([*a, *b, loose])
+        assert [m for m in arrived if m in a] == a
+        assert [m for m in arrived if m in b] == b
+        # one at a time: a key's next message reached the endpoint only after the previous was answered
+        at = {r.json["messageId"]: r for r in webhook.requests}
+        for key in (a, b):
+            for earlier, later in itertools.pairwise(key):
+                answered = at[earlier].answered_at
+                assert answered is not None
+                assert at[later].arrived_at >= answered
+        done = _call(manage, "GET", f"/rooms/{room['id']}/messages/{a[2]}")["deliveries"][0]
+        assert done["status"] == "delivered"
+        assert subscription["id"] == done["subscriptionId"]
+
+
+def test_a_dead_message_pauses_its_key_while_other_keys_flow(
+    stack_model: StackModel, functions: Functions
+) -> None:
+    manage, publish, stream, push = functions.manage, functions.publish, functions.stream, functions.push
+    with webhook_server([200]) as webhook:
+        # (the endpoint fails a payload that says "bad", and answers the others)
+        webhook.respond_with(
+            lambda number, request: Reply(500 if request.json["payload"].get("bad") else 200)
+        )
+        # Given: an ordered subscription whose room gives a message one attempt
+        room, subscription = _ordered_subscription(stack_model, manage, webhook.url(), deliveryAttempts=1)
+
+        # When: key a's first message fails for good; key b's go on
+        body = {"eventType": "e", "eventVersion": "1", "payload": {"bad": True}, "orderingKey": "a"}
+        dead = _call(publish, "POST", f"/rooms/{room['id']}/messages", body)["messageId"]
+        after = _publish(publish, room["id"], 1, "a")
+        b = [_publish(publish, room["id"], n, "b") for n in range(2)]
+        _deliver(stream, push)
+
+        # Then: key a is paused on its dead message, its next one still waiting; b delivered
+        arrived = [r.json["messageId"] for r in webhook.requests]
+        assert arrived.count(dead) == 2  # its first attempt and its one retry
+        assert after not in arrived
+        assert [m for m in arrived if m in b] == b
+        keys = OrderingKeys(stack_model.tables["Table"]["TableName"], boto3.client("dynamodb"))
+        (paused,) = keys.paused_keys("acme", subscription["id"], 10)
+        assert (paused.ref, paused.state, paused.dead_message_id) == (
+            KeyRef("acme", room["id"], subscription["id"], "a"),
+            KeyState.PAUSED,
+            dead,
+        )
+        waiting = _call(manage, "GET", f"/rooms/{room['id']}/messages/{after}")["deliveries"][0]
+        assert waiting["status"] == "waiting"
