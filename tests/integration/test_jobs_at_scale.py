@@ -2,8 +2,9 @@
 whatever the data holds, answers 202 with the job, and the outbox function finishes the job a page
 at a time, each step handing the rest on through its own queue.
 
-`make test` runs it on 300 messages (three pages: a first, a middle and a last): moto ends about 25-45 deliveries a second here,
-and what grows with the data is the job's, which is paged the same at any size.
+`make test` runs it on 300 messages (three pages: a first, a middle and a last): moto ends about
+25-45 deliveries a second here, and what grows with the data is the job's, which is paged the
+same at any size.
 ``ROOMCAST_JOB_MESSAGES=10000`` runs the issue's 10,000 (about 17 minutes; run with ``-s`` to see
 each request's time and calls, ``-o timeout=2400``): the figures are in docs/scaling.md. The data is
 written straight to the table (as the stores write it), not published through SQS."""

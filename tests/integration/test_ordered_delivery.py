@@ -10,16 +10,12 @@ import itertools
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import boto3
 import pytest
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.ordering_keys import OrderingKeys
-from roomcast.domain.models import OnDeadKey
-from roomcast.domain.ordering import KeyRef, KeyState
 from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import Reply
@@ -66,15 +62,12 @@ class OutboxStream:
 
 
 def _ordered_subscription(
-    stack_model: StackModel, manage: Handler, url: str, on_dead: OnDeadKey = OnDeadKey.PAUSE, **policy: Any
+    manage: Handler, url: str, on_dead: str = "pause", **policy: Any
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     room = _call(manage, "POST", "/rooms", {"name": "orders", **policy})
-    created = _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", {"type": "PUSH", "pushUrl": url})
-    catalog = CatalogStore(stack_model.tables["Table"]["TableName"], boto3.client("dynamodb"))
-    subscription = catalog.get_subscription("acme", room["id"], created["id"])
-    catalog.replace_subscription(
-        replace(subscription, ordered=True, on_dead_key=on_dead), expected_updated_at=subscription.updated_at
-    )
+    body = {"type": "PUSH", "pushUrl": url, "ordered": True, "onDeadKey": on_dead}
+    created = _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", body)
+    assert (created["ordered"], created["onDeadKey"]) == (True, on_dead)
     return room, created
 
 
@@ -131,7 +124,7 @@ def test_each_keys_messages_reach_an_ordered_endpoint_one_at_a_time_in_publish_o
     manage, publish, stream, push = functions.manage, functions.publish, functions.stream, functions.push
     with webhook_server([200]) as webhook:
         # Given: an ordered PUSH subscription
-        room, subscription = _ordered_subscription(stack_model, manage, webhook.url())
+        room, subscription = _ordered_subscription(manage, webhook.url())
 
         # When: three messages of key a, two of key b, one without a key are published
         a = [_publish(publish, room["id"], n, "a") for n in range(3)]
@@ -176,7 +169,7 @@ def test_a_dead_message_pauses_its_key_while_other_keys_flow(
             lambda number, request: Reply(500 if request.json["payload"].get("bad") else 200)
         )
         # Given: an ordered subscription whose room gives a message one attempt
-        room, subscription = _ordered_subscription(stack_model, manage, webhook.url(), deliveryAttempts=1)
+        room, subscription = _ordered_subscription(manage, webhook.url(), deliveryAttempts=1)
 
         # When: key a's first message fails for good; key b's go on
         body = {"eventType": "e", "eventVersion": "1", "payload": {"bad": True}, "orderingKey": "a"}
@@ -190,12 +183,34 @@ def test_a_dead_message_pauses_its_key_while_other_keys_flow(
         assert arrived.count(dead) == 2  # its first attempt and its one retry
         assert after not in arrived
         assert [m for m in arrived if m in b] == b
-        keys = OrderingKeys(stack_model.tables["Table"]["TableName"], boto3.client("dynamodb"))
-        (paused,) = keys.paused_keys("acme", subscription["id"], 10)
-        assert (paused.ref, paused.state, paused.dead_message_id) == (
-            KeyRef("acme", room["id"], subscription["id"], "a"),
-            KeyState.PAUSED,
-            dead,
-        )
+        keys = f"/rooms/{room['id']}/subscriptions/{subscription['id']}/ordering-keys"
+        listed = _call(manage, "GET", f"{keys}?status=paused")["orderingKeys"]
+        assert [(k["orderingKey"], k["status"], k["deadMessageId"]) for k in listed] == [
+            ("a", "paused", dead)
+        ]
+        assert "HTTP 500" in listed[0]["reason"]
         waiting = _call(manage, "GET", f"/rooms/{room['id']}/messages/{after}")["deliveries"][0]
         assert waiting["status"] == "waiting"
+
+        # When: resumed without skipping, the dead message goes again first (and dies again)
+        resumed = _call(manage, "POST", f"{keys}/a/resume", {})
+        assert (resumed["status"], resumed["inFlight"]) == ("flowing", dead)
+        _deliver(stream, push)
+        arrived = [r.json["messageId"] for r in webhook.requests]
+        assert arrived.count(dead) == 4
+        assert after not in arrived
+        # a flowing key cannot be resumed; an unknown one is not found
+        assert _answer(manage, "POST", f"{keys}/b/resume", {}) == (409, "not_paused")
+        assert _answer(manage, "POST", f"{keys}/zzz/resume", {}) == (404, "not_found")
+
+        # When: resumed skipping it, the next message of the key is delivered
+        skipped = _call(manage, "POST", f"{keys}/a/resume", {"skip": True})
+        assert (skipped["status"], skipped["inFlight"]) == ("flowing", after)
+        _deliver(stream, push)
+        assert [r.json["messageId"] for r in webhook.requests][-1] == after
+        assert _call(manage, "GET", f"{keys}?status=paused")["orderingKeys"] == []
+
+
+def _answer(handler: Handler, method: str, path: str, body: Any = None) -> tuple[int, str]:
+    response = handler(api_event(method, path, body, tenant="acme"), FakeLambdaContext())
+    return response["statusCode"], json.loads(response["body"])["error"]["code"]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from management_api.filters.service import FiltersService
     from management_api.jobs.service import JobsService
     from management_api.messages.service import MessagesService
+    from management_api.ordering_keys.service import OrderingKeysService
     from management_api.rooms.service import RoomsService
     from management_api.schedule.service import ScheduleService
     from management_api.signing_secrets.service import SigningSecretsService
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
-    EventTypesService = object
+    EventTypesService = OrderingKeysService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
     ListCursors = TenantCursors = object
 
@@ -171,6 +172,17 @@ def signing_secrets_service() -> SigningSecretsService:
     return SigningSecretsService(catalog())
 
 
+def ordering_keys_service() -> OrderingKeysService:
+    from management_api.ordering_keys.service import OrderingKeysService
+    from roomcast.dal.ordering_keys import OrderingKeys
+    from roomcast.delivery.key_steps import KeySteps
+    from roomcast.delivery.ordered_sends import OrderedSends
+
+    keys = OrderingKeys.sharing(messages())
+    sends = OrderedSends(KeySteps(keys), catalog(), messages(), sender(), addresses())
+    return OrderingKeysService(catalog(), keys, sends)
+
+
 def schedule_service() -> ScheduleService:
     from management_api.schedule.service import ScheduleService
 
@@ -210,5 +222,6 @@ Deliveries = Annotated[DeliveriesService, Depends(deliveries_service)]
 Jobs = Annotated[JobsService, Depends(jobs_service)]
 SigningSecrets = Annotated[SigningSecretsService, Depends(signing_secrets_service)]
 Schedules = Annotated[ScheduleService, Depends(schedule_service)]
+OrderingKeysApi = Annotated[OrderingKeysService, Depends(ordering_keys_service)]
 ApiKeys = Annotated[ApiKeysService, Depends(api_keys_service)]
 Lists = Annotated[TenantCursors, Depends(tenant_cursors)]

@@ -1,5 +1,5 @@
 """Management function: rooms, subscriptions, filter dry runs, the event-type catalog, message
-status, signing secrets, schedules, dead letters, jobs and API keys. One package per resource;
+status, signing secrets, schedules, ordering keys, dead letters, jobs and API keys. One package per resource;
 each route's models and OpenAPI live beside it."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from management_api.event_types.routes import routes as event_type_routes
 from management_api.filters.routes import routes as filter_routes
 from management_api.jobs.routes import routes as job_routes
 from management_api.messages.routes import routes as message_routes
+from management_api.ordering_keys.routes import routes as ordering_key_routes
 from management_api.rooms.routes import routes as room_routes
 from management_api.schedule.routes import routes as schedule_routes
 from management_api.signing_secrets.routes import routes as secret_routes
@@ -30,6 +31,7 @@ app = new_api(
             delivery_routes,
             secret_routes,
             schedule_routes,
+            ordering_key_routes,
             dead_letter_routes,
             job_routes,
             api_key_routes,

@@ -24,6 +24,7 @@ from outbox_worker.service import OutboxResult
 from roomcast.dal import items
 from roomcast.dal.message_items import (
     DELIVERY_PREFIX,
+    MESSAGE_SORT_KEY,
     ORDERED_ATTRIBUTE,
     OUTBOX_ATTRIBUTE,
     OUTBOX_UNSENT,
@@ -57,7 +58,8 @@ def stream_record_handler(record: DynamoDBRecord) -> None:
         logger.info(
             "outbox sent a message's unsent envelopes", extra={"sent": result.sent, "cleared": result.cleared}
         )
-    if record.raw_event.get("eventName") == "INSERT" and ORDERED_ATTRIBUTE in new_image:
+    inserted = record.raw_event.get("eventName") == "INSERT"
+    if inserted and sort_key == MESSAGE_SORT_KEY and ORDERED_ATTRIBUTE in new_image:
         _count_ordered(ordered_sends().arrived(message_from_item(items.from_attributes(new_image))))
 
 

@@ -52,6 +52,7 @@ from roomcast_client.models import (
     Subscription,
     SubscriptionCreated,
 )
+from roomcast_client.ordering_key import OrderingKey, OrderingKeyList
 from roomcast_client.resources.event_types import EventTypeDefinition, SchemaError, Validated
 from roomcast_client.resources.filters import CandidateMatch, FilterTest, SubscriptionMatch
 from roomcast_client.retry import RetryPolicy
@@ -100,6 +101,8 @@ __all__ = [
     "MethodNotAllowed",
     "NackResult",
     "NotFound",
+    "OrderingKey",
+    "OrderingKeyList",
     "Page",
     "PayloadTooLarge",
     "PublishBatchResult",

@@ -20,6 +20,7 @@ from roomcast_client.resources import (
     Filters,
     Jobs,
     Messages,
+    OrderingKeys,
     PullOperations,
     Rooms,
     Subscriptions,
@@ -70,6 +71,7 @@ class _Api(PullOperations[E], Generic[E]):
         self.deliveries: Deliveries[E] = Deliveries(executor)
         self.dead_letters: DeadLetters[E] = DeadLetters(executor)
         self.jobs: Jobs[E] = Jobs(executor)
+        self.ordering_keys: OrderingKeys[E] = OrderingKeys(executor)
         self.api_keys: ApiKeys[E] = ApiKeys(executor)
 
 

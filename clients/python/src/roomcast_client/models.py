@@ -73,6 +73,8 @@ class Subscription(ApiModel):
     probing_since: str | None = None  # PUSH: disabled automatically and probed since then
     failing_since: str | None = None  # PUSH: when its current run of failed attempts began
     slow_since: str | None = None  # PUSH: since when its endpoint answers slowly (the slow lane)
+    ordered: bool = False  # a key's messages one at a time, in publish order (``ordering_keys``)
+    on_dead_key: Literal["pause", "skip"] = "pause"
     created_at: str
     updated_at: str
 

@@ -30,6 +30,8 @@ from management_api.fields import (
     RetryScheduleMs,
     TimeoutMs,
 )
+from management_api.ordering_keys.models import OnDeadKeyName, OrderingFields
+from management_api.subscriptions.examples import PUSH_EXAMPLE
 from roomcast.api.filter_policy_schema import FilterPolicyBody
 from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
 from roomcast.domain.clock import iso_from_ms
@@ -39,33 +41,6 @@ from roomcast.errors import InvalidRequest
 
 Status = Literal["active", "paused", "disabled"]
 PUSH_ONLY_FIELDS = ("maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs", "recoveryProbes")
-_PUSH_EXAMPLE = {
-    "id": "sub_4f8f7d1c2b3a49e6a0c1d2e3f4a5b6c7",
-    "roomId": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
-    "type": "PUSH",
-    "status": "active",
-    "eventTypes": [{"name": "order.created", "versions": []}],
-    "filterPolicy": {"amount": [{"numeric": [">=", 100]}], "currency": ["EUR", "USD"]},
-    "pushUrl": "https://hooks.example.com/roomcast",
-    "deliveryDelayMs": None,
-    "deliveryDelayMultiplier": None,
-    "deliveryAttempts": 8,
-    "maxDelayMs": 3600000,
-    "jitter": 0.2,
-    "retryScheduleMs": None,
-    "failoverSubscriptionId": None,
-    "timeoutMs": 10000,
-    "ackWaitMs": None,
-    "maxConcurrency": 5,
-    "rateLimitPerSecond": 20,
-    "disableAfterFailingMs": 432000000,
-    "recoveryProbes": True,
-    "disabledReason": None,
-    "disabledAt": None,
-    "probingSince": None,
-    "createdAt": "2026-11-22T10:00:00.000Z",
-    "updatedAt": "2026-11-22T10:00:00.000Z",
-}
 
 
 class _Overrides(ApiModel):
@@ -114,7 +89,7 @@ def _refuse_push_only(value: object) -> object:
 _PushOnly = SkipJsonSchema[Annotated[Any, AfterValidator(_refuse_push_only)]]
 
 
-class _SubscriptionCreate(_Overrides, _Filter):
+class _SubscriptionCreate(_Overrides, _Filter, OrderingFields):
     eventTypes: EventTypes = []
 
 
@@ -154,7 +129,7 @@ class PullSubscriptionCreate(_SubscriptionCreate):
 SubscriptionCreate = Annotated[PushSubscriptionCreate | PullSubscriptionCreate, Field(discriminator="type")]
 
 
-class _SubscriptionPatchFields(_Overrides, _PushControls, _Filter):
+class _SubscriptionPatchFields(_Overrides, _PushControls, _Filter, OrderingFields):
     eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
     status: Annotated[Status | None, NOT_NULL] = Field(
         default=None,
@@ -207,7 +182,7 @@ class SubscriptionResponse(_Overrides, ResponseModel):
     """A subscription; its overrides are flat here, null where the room's value applies.
     Build it with ``SubscriptionResponse.of_subscription(subscription)``."""
 
-    model_config = examples(_PUSH_EXAMPLE, lenient=True)
+    model_config = examples(PUSH_EXAMPLE, lenient=True)
 
     id: str
     roomId: str
@@ -227,6 +202,10 @@ class SubscriptionResponse(_Overrides, ResponseModel):
     recoveryProbes: bool | None = Field(
         default=None, description="PUSH: whether an automatic disable probes it."
     )
+    ordered: bool = Field(
+        default=False, description="Whether it gets a key's messages one at a time, in order."
+    )
+    onDeadKey: OnDeadKeyName = "pause"
     disabledReason: str | None = Field(default=None, description="Why it is disabled; null otherwise.")
     disabledAt: str | None = None
     probingSince: str | None = Field(
@@ -280,7 +259,7 @@ class SubscriptionResponse(_Overrides, ResponseModel):
 
 
 class SubscriptionCreated(SubscriptionResponse):
-    model_config = examples({**_PUSH_EXAMPLE, "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+    model_config = examples({**PUSH_EXAMPLE, "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
 
     signingSecret: str | None = Field(
         default=None,
@@ -289,7 +268,7 @@ class SubscriptionCreated(SubscriptionResponse):
 
 
 class SubscriptionList(BaseModel):
-    model_config = examples({"subscriptions": [_PUSH_EXAMPLE], "nextCursor": None})
+    model_config = examples({"subscriptions": [PUSH_EXAMPLE], "nextCursor": None})
 
     subscriptions: list[SubscriptionResponse]
     nextCursor: str | None = Field(

@@ -24,6 +24,7 @@ from roomcast.delivery.removal import remove_subscriptions
 from roomcast.domain import ids, limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.models import (
+    OnDeadKey,
     SigningSecret,
     Subscription,
     SubscriptionStatus,
@@ -85,7 +86,11 @@ class SubscriptionsService:
             failover_subscription_id=request.failoverSubscriptionId,
             created_at=now,
             updated_at=now,
+            ordered=request.ordered is True,
+            on_dead_key=OnDeadKey(request.onDeadKey or OnDeadKey.PAUSE),
         )
+        if subscription.ordered:
+            self._check_ordered_room(tenant_id, room_id, subscription_id)
         if isinstance(request, PushSubscriptionCreate):
             self._check_push_url(request.pushUrl)
             secret = new_signing_secret()
@@ -167,6 +172,12 @@ class SubscriptionsService:
         )
         if changes.status is not None:
             updated = _with_status(updated, SubscriptionStatus(changes.status))
+        if "ordered" in changed:
+            updated = replace(updated, ordered=changes.ordered is True)
+        if "onDeadKey" in changed:
+            updated = replace(updated, on_dead_key=OnDeadKey(changes.onDeadKey or OnDeadKey.PAUSE))
+        if updated.ordered and not current.ordered:
+            self._check_ordered_room(tenant_id, room_id, subscription_id)
         if isinstance(changes, PushSubscriptionPatch):
             # null puts a setting back to its default (None where the default is "no limit").
             given_push: dict[str, Any] = {
@@ -190,6 +201,19 @@ class SubscriptionsService:
         if updated.queue_url and updated.ack_wait_ms and updated.ack_wait_ms != current.ack_wait_ms:
             self.queues.set_ack_wait(updated.queue_url, updated.ack_wait_ms)
         return updated
+
+    def _check_ordered_room(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
+        """A keyed message is stored with its place in each ordered destination's line in one
+        transaction (docs/decisions/0041-ordering-keys.md): a room holds few ordered subscriptions."""
+        others = [
+            s
+            for s in self.catalog.all_subscriptions(tenant_id, room_id)
+            if s.ordered and s.id != subscription_id
+        ]
+        if len(others) >= limits.MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM:
+            raise LimitExceeded(
+                f"a room holds at most {limits.MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM} ordered subscriptions"
+            )
 
     def delete(self, tenant_id: str, room_id: str, subscription_id: str) -> None:
         subscription = self.get(tenant_id, room_id, subscription_id)

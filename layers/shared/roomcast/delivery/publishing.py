@@ -21,7 +21,7 @@ from roomcast.delivery import keyed_messages
 from roomcast.delivery.first_sends import MessageSending, Routed
 from roomcast.delivery.keyed_messages import Anew, Resume, Taken
 from roomcast.delivery.schema_gate import ADMITTED, Admission, SchemaGate
-from roomcast.domain import ids
+from roomcast.domain import ids, limits
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, Publication
 from roomcast.domain.models import Room, Subscription
@@ -246,7 +246,13 @@ def _new_message(
         schema_errors=admission.warnings,
         ordering_key=publication.ordering_key,
         # An ordered destination gets it in its key's turn (docs/decisions/0041-ordering-keys.md).
-        ordered_to=tuple(s.id for s in route.destinations if s.ordered) if publication.ordering_key else (),
+        # (a room holds at most MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM; more, by a race of two
+        # creates, are sent unordered: the message and its places are one transaction)
+        ordered_to=tuple(s.id for s in route.destinations if s.ordered)[
+            : limits.MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
+        ]
+        if publication.ordering_key
+        else (),
     )
 
 

@@ -2,7 +2,8 @@
 (sync or async) runs. Request fields may be given by the API's camelCase names or in snake_case.
 
 One module per resource family, as the API's routes are grouped: ``rooms``, ``subscriptions``,
-``filters``, ``event_types``, ``messages``, ``deliveries``, ``dead_letters``, ``jobs``,
+``filters``, ``event_types``, ``messages``, ``deliveries``, ``dead_letters``, ``ordering_keys``,
+``jobs``,
 ``api_keys``, and ``pull`` (the client's own pull, ack, nack, extend, and the calls the PULL
 consumer makes).
 """
@@ -14,6 +15,7 @@ from roomcast_client.resources.event_types import EventTypes
 from roomcast_client.resources.filters import Filters
 from roomcast_client.resources.jobs import Jobs
 from roomcast_client.resources.messages import Messages, new_idempotency_key
+from roomcast_client.resources.ordering_keys import OrderingKeys
 from roomcast_client.resources.pull import PullOperations, pull_call, receipts_call, seconds_of_wait
 from roomcast_client.resources.rooms import Rooms
 from roomcast_client.resources.subscriptions import Subscriptions
@@ -26,6 +28,7 @@ __all__ = [
     "Filters",
     "Jobs",
     "Messages",
+    "OrderingKeys",
     "PullOperations",
     "Rooms",
     "Subscriptions",

@@ -39,7 +39,8 @@ class Messages(Resource[E]):
         defaults to "1"; ``correlation_id``, ``destinations`` go in ``fields``); without it,
         ``body`` is the whole message (``{"eventType", "eventVersion", "payload", …}``). To
         deliver it later: ``deliver_at=`` (a datetime, or RFC 3339 text with its offset) or
-        ``deliver_after_ms=``, up to 365 days ahead; ``cancel`` cancels it before.
+        ``deliver_after_ms=``, up to 365 days ahead; ``cancel`` cancels it before. ``ordering_key=``:
+        ordered subscriptions get the messages of one key one at a time, in publish order.
 
         The request carries an ``Idempotency-Key`` (``idempotency_key``, or a fresh one), so a
         retry after a lost answer publishes nothing twice and answers the same message."""

@@ -1,0 +1,1 @@
+"""Ordering keys of a subscription: its paused keys, and their resume (docs/ordering-keys.md)."""

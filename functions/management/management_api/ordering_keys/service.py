@@ -1,0 +1,38 @@
+"""A subscription's paused ordering keys, and an operator's resume (docs/ordering-keys.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roomcast.dal.ordering_keys import OrderingKeys
+from roomcast.dal.ports import Catalog
+from roomcast.delivery.ordered_sends import OrderedSends
+from roomcast.domain.ordering import KeyHead, KeyRef, is_ordering_key
+from roomcast.errors import Conflict, NotFound
+
+
+@dataclass
+class OrderingKeysService:
+    catalog: Catalog
+    keys: OrderingKeys
+    sends: OrderedSends
+
+    def paused(self, tenant_id: str, room_id: str, subscription_id: str, limit: int) -> list[KeyHead]:
+        """The subscription's paused keys, longest paused first (404: no such subscription)."""
+        self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        return self.keys.paused_keys(tenant_id, subscription_id, limit)
+
+    def resume(
+        self, tenant_id: str, room_id: str, subscription_id: str, ordering_key: str, skip: bool
+    ) -> KeyHead:
+        """Resume a paused key: its dead message sent again first, or skipped. 404: no such
+        subscription or key; 409 ``not_paused``: the key flows."""
+        self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        ref = KeyRef(tenant_id, room_id, subscription_id, ordering_key)
+        head = self.keys.read(ref).head if is_ordering_key(ordering_key) else None
+        if head is None:
+            raise NotFound(f"ordering key {ordering_key} not found")
+        if not head.paused:
+            raise Conflict(f"ordering key {ordering_key} is not paused", code="not_paused")
+        self.sends.resume(ref, skip)
+        return self.keys.read(ref).head or head
