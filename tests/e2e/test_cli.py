@@ -614,3 +614,75 @@ def test_event_types_create_list_validate_archive_restore_export(tenant_a: ApiCl
     assert list(exported["webhooks"]) == ["order.created v1"]
     assert bad.returncode == USAGE
     assert "VERSION=JSON" in bad.stderr
+
+
+def test_ordered_subscription_keys_pause_on_a_dead_message_and_resume_skipping_it(
+    tenant_a: ApiClient, tmp_path: Path
+) -> None:
+    # Given an ordered PULL subscription whose messages die at their first nack
+    room = tenant_a.create_room()
+    created = json_of(
+        roomcast(
+            tenant_a,
+            tmp_path,
+            "subscriptions",
+            "create",
+            room["id"],
+            "--pull",
+            "--ordered",
+            "--delivery-attempts",
+            "0",
+            "--json",
+        )
+    )
+    assert (created["ordered"], created["onDeadKey"]) == (True, "pause")
+    sub_id = created["id"]
+    published = [
+        json_of(
+            roomcast(
+                tenant_a,
+                tmp_path,
+                "publish",
+                room["id"],
+                str(n),
+                "-t",
+                "order.paid",
+                "--ordering-key",
+                "o-7",
+                "--json",
+            )
+        )
+        for n in range(2)
+    ]
+    assert [p["orderingKey"] for p in published] == ["o-7", "o-7"]
+
+    # When the key's first message is pulled and nacked (dead)
+    pulled = json_of(roomcast(tenant_a, tmp_path, "pull", room["id"], sub_id, "--wait", "5", "--json"))
+    assert [m["messageId"] for m in pulled["messages"]] == [published[0]["messageId"]]
+    receipt = pulled["messages"][0]["receipt"]
+    human(roomcast(tenant_a, tmp_path, "nack", room["id"], sub_id, receipt))
+
+    # Then the key is listed paused on it
+    def paused() -> Any:
+        listed = json_of(
+            roomcast(tenant_a, tmp_path, "ordering-keys", "paused", room["id"], sub_id, "--json")
+        )
+        return listed["orderingKeys"]
+
+    (key,) = wait_until(paused, "the key paused")
+    assert (key["orderingKey"], key["deadMessageId"]) == ("o-7", published[0]["messageId"])
+    table = human(roomcast(tenant_a, tmp_path, "ordering-keys", "paused", room["id"], sub_id))
+    assert "o-7" in table
+    assert published[0]["messageId"] in table
+
+    # When resumed skipping it, the key's next message is handed out
+    resumed = json_of(
+        roomcast(tenant_a, tmp_path, "ordering-keys", "resume", room["id"], sub_id, "o-7", "--skip", "--json")
+    )
+    assert (resumed["status"], resumed["inFlight"]) == ("flowing", published[1]["messageId"])
+    again = json_of(roomcast(tenant_a, tmp_path, "pull", room["id"], sub_id, "--wait", "5", "--json"))
+    assert [m["messageId"] for m in again["messages"]] == [published[1]["messageId"]]
+    # and resuming a flowing key is refused with the API's code
+    flowing = roomcast(tenant_a, tmp_path, "ordering-keys", "resume", room["id"], sub_id, "o-7")
+    assert flowing.returncode == REFUSED
+    assert "not_paused" in flowing.stderr

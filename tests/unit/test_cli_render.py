@@ -240,3 +240,23 @@ def test_the_dry_run_says_when_the_room_refuses_and_what_each_subscription_and_t
         )
         == 1
     )
+
+
+def test_paused_ordering_keys_show_the_key_the_dead_message_and_why() -> None:
+    listed = {
+        "orderingKeys": [
+            {
+                "orderingKey": "order-1001",
+                "status": "paused",
+                "deadMessageId": "msg_576e648137579110cd6d80e1bdbec8d3",
+                "reason": "HTTP 500 after 5 attempts",
+                "pausedAt": "2026-11-22T10:05:00.000Z",
+                "inFlight": None,
+            }
+        ]
+    }
+    text = _text(render.paused_keys_table(listed))
+    assert "order-1001" in text
+    assert "msg_576e648137579110cd6d80e1bdbec8d3" in text
+    assert "HTTP 500 after 5 attempts" in text
+    assert _text(render.paused_keys_table({"orderingKeys": []})) == "no paused keys\n"

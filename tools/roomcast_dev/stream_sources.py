@@ -132,6 +132,13 @@ class StreamPoller(Poller):
     def _after_error(self) -> None:
         self._stream_arn = None
 
+    def poll_once(self, dynamodb: Any, streams: Any) -> bool:
+        """One round over the shards from where the last one left off, without waiting: whether
+        anything was invoked (a test or a benchmark drives the poller itself, without its thread)."""
+        if self._stream_arn is None:
+            self._discover(dynamodb, streams)
+        return self._poll(streams)
+
     def _discover(self, dynamodb: Any, streams: Any) -> None:
         """Find the table's stream and an iterator per shard: where this poller left off when it
         is the same stream (after an error), from the start of a new one (after a reset)."""

@@ -16,6 +16,7 @@ from roomcast_cli.commands import (
     filters,
     listen,
     messages,
+    ordering_keys,
     pull,
     rooms,
     subscriptions,
@@ -45,6 +46,7 @@ app.add_typer(messages.app, name="messages")
 app.add_typer(deliveries.deliveries_app, name="deliveries")
 app.add_typer(deliveries.dead_letters_app, name="dead-letters")
 app.add_typer(api_keys.app, name="api-keys")
+app.add_typer(ordering_keys.app, name="ordering-keys")
 app.command("publish")(messages.publish)
 app.command("pull", rich_help_panel="PULL subscriptions")(pull.pull)
 app.command("ack", rich_help_panel="PULL subscriptions")(pull.ack)

@@ -1,4 +1,4 @@
-// The subscription screen's read-only panels: its health and its retry schedule.
+// The subscription screen's panels: its health, its retry schedule, its paused ordering keys.
 
 import { api, apiPath, DELIVERY_STATUSES } from "./api.js";
 import { badge, code, details, h, link, table } from "./dom.js";
@@ -75,4 +75,20 @@ export function schedulePanel(schedule) {
       attempt.cutByExpiry ? "cut by the room's expiry: never made" : "",
     ]), "No attempts."),
   ];
+}
+
+// An ordered subscription's paused keys: each waits behind a dead message until resumed (the dead
+// message sent again first) or resumed skipping it (docs/ordering-keys.md).
+export function pausedKeysPanel(roomHash, orderingKeys, resume) {
+  return table("Paused ordering keys, longest paused first", ["Key", "Paused", "Dead message", "Reason", "Action"], orderingKeys.map((key) => [
+    code(key.orderingKey),
+    time(key.pausedAt),
+    link(`${roomHash}/messages/${encodeURIComponent(key.deadMessageId)}`, key.deadMessageId),
+    code(key.reason ?? ""),
+    [
+      h("button", { type: "button", "aria-label": `Resume ${key.orderingKey}`, onclick: (event) => resume(key.orderingKey, false, event.currentTarget) }, "Resume"),
+      " ",
+      h("button", { type: "button", "aria-label": `Skip and resume ${key.orderingKey}`, onclick: (event) => resume(key.orderingKey, true, event.currentTarget) }, "Skip & resume"),
+    ],
+  ]), "No paused keys.");
 }

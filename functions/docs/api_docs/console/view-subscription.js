@@ -1,5 +1,6 @@
 // One subscription's screen: its settings, health and retry schedule; pause and resume; its
-// deliveries (retry now, clear all pending) and dead letters (replay, purge).
+// deliveries (retry now, clear all pending), paused ordering keys (resume, skip) and dead letters
+// (replay, purge).
 
 import { api, apiPath, DELIVERY_STATUSES, finishedJob, PAGE_SIZE } from "./api.js";
 import { badge, code, details, field, h, link, region, table } from "./dom.js";
@@ -8,7 +9,7 @@ import { duration, policy, time } from "./format.js";
 import { filterPolicyText } from "./filters.js";
 import { setBreadcrumb } from "./header.js";
 import { autoRefresh, isCurrent } from "./refresh.js";
-import { healthPanel, lastError, schedulePanel } from "./view-subscription-panels.js";
+import { healthPanel, lastError, pausedKeysPanel, schedulePanel } from "./view-subscription-panels.js";
 
 export async function subscriptionView(current, roomId, subscriptionId) {
   const roomPath = apiPath("rooms", roomId);
@@ -24,7 +25,10 @@ export async function subscriptionView(current, roomId, subscriptionId) {
       statusFilter.value ? api("GET", `${path}/deliveries`, { query: { limit: PAGE_SIZE, status: statusFilter.value } }) : null,
       api("GET", `${path}/dead-letters`, { query: { limit: PAGE_SIZE } }),
     ]);
-    return [...found, await lastError(roomPath, subscriptionId, found[1].deliveries, knownErrors)];
+    const keys = found[0].ordered
+      ? await api("GET", `${path}/ordering-keys`, { query: { status: "paused", limit: PAGE_SIZE } })
+      : { orderingKeys: [] };
+    return [...found, keys, await lastError(roomPath, subscriptionId, found[1].deliveries, knownErrors)];
   };
   const [room, schedule, first] = await Promise.all([api("GET", roomPath), api("GET", `${path}/schedule`), load()]);
   setBreadcrumb([["Rooms", "#/rooms"], [room.name, roomHash], [subscriptionId, `${roomHash}/subscriptions/${encodeURIComponent(subscriptionId)}`]]);
@@ -33,6 +37,9 @@ export async function subscriptionView(current, roomId, subscriptionId) {
   const healthRegion = region();
   const deliveryList = region();
   const letterList = region();
+  const keyList = region();
+  const keysSection = h("section", { "aria-labelledby": "ordering-keys-title" },
+    h("h2", { id: "ordering-keys-title" }, "Paused ordering keys"), keyList);
   const toggle = h("button", { type: "button", id: "toggle-status" });
   const retry = h("button", { type: "button" }, "Retry now");
   const clear = h("button", { type: "button", class: "danger" }, "Clear all pending…");
@@ -40,7 +47,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
   const purge = h("button", { type: "button", class: "danger" }, "Purge dead letters…");
   let subscription;
 
-  const show = ([latest, recent, filtered, letters, newestError]) => {
+  const show = ([latest, recent, filtered, letters, keys, newestError]) => {
     subscription = latest;
     summary.show(latest, (item) => details([
       ["Id", code(item.id)],
@@ -51,6 +58,9 @@ export async function subscriptionView(current, roomId, subscriptionId) {
       ["Filter policy", filterPolicyText(item.filterPolicy)],
       ["Retry policy", policy(item)],
       [item.type === "PUSH" ? "Request timeout" : "Ack wait", duration(item.type === "PUSH" ? item.timeoutMs ?? 10000 : item.ackWaitMs)],
+      ["Ordering", item.ordered
+        ? `ordered: a key's messages one at a time, in publish order; a dead one ${item.onDeadKey === "skip" ? "is skipped" : "pauses its key"}`
+        : "none: every message at once"],
       ["Failover", item.failoverSubscriptionId ? link(`${roomHash}/subscriptions/${encodeURIComponent(item.failoverSubscriptionId)}`, item.failoverSubscriptionId) : "none (dead letters)"],
       ...(item.type === "PUSH" ? [["Recovery", item.probingSince
         ? [badge("probing"), " its endpoint is probed since ", time(item.probingSince), "; its deliveries wait"]
@@ -87,6 +97,10 @@ export async function subscriptionView(current, roomId, subscriptionId) {
       nextCursor && h("p", { class: "hint" }, `The first ${PAGE_SIZE} are shown.`),
     ]);
     replayAll.hidden = purge.hidden = letters.deadLetters.length === 0;
+    keysSection.hidden = !latest.ordered && keys.orderingKeys.length === 0;
+    keyList.show(keys, ({ orderingKeys }) => pausedKeysPanel(roomHash, orderingKeys, (key, skip, button) =>
+      act(button, () => api("POST", `${path}/ordering-keys/${apiPath(key)}/resume`, { body: { skip } }),
+        (resumed) => `Ordering key ${resumed.orderingKey} resumed${skip ? ", its dead message skipped" : ""}.`, refresh)));
   };
   const refresh = async () => {
     const latest = await load();
@@ -131,6 +145,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
       h("h2", { id: "deliveries-title" }, "Deliveries"),
       h("div", { class: "actions" }, field("Show", statusFilter), retry, clear),
       deliveryList),
+    keysSection,
     h("section", { "aria-labelledby": "dead-letters-title" },
       h("h2", { id: "dead-letters-title" }, "Dead letters"),
       h("div", { class: "actions" }, replayAll, purge),

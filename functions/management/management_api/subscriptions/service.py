@@ -30,6 +30,7 @@ from roomcast.domain.models import (
     SubscriptionStatus,
     SubscriptionType,
 )
+from roomcast.domain.ordering import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
 from roomcast.domain.outbox_tasks import SUBSCRIPTION_DELETED
 from roomcast.domain.push_urls import (
     PushUrlPolicy,
@@ -210,9 +211,9 @@ class SubscriptionsService:
             for s in self.catalog.all_subscriptions(tenant_id, room_id)
             if s.ordered and s.id != subscription_id
         ]
-        if len(others) >= limits.MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM:
+        if len(others) >= MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM:
             raise LimitExceeded(
-                f"a room holds at most {limits.MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM} ordered subscriptions"
+                f"a room holds at most {MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM} ordered subscriptions"
             )
 
     def delete(self, tenant_id: str, room_id: str, subscription_id: str) -> None:

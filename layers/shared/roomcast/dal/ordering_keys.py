@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from roomcast.dal import items
+from roomcast.dal.message_items import message_ttl
 from roomcast.dal.table import TableAccess, key
 from roomcast.domain.messages import Message
 from roomcast.domain.ordering import KeyHead, KeyPlan, KeyRef, KeyState
@@ -63,6 +64,8 @@ def waiting_items(message: Message) -> list[items.Item]:
             "SK": waiting_sort_key(message.published_at_ms, message.id),
             "messageId": message.id,
             "publishedAtMs": message.published_at_ms,
+            # gone with its message: a line left by a deleted subscription does not stay for ever
+            "ttl": message_ttl(message),
         }
         for subscription_id in message.ordered_to
     ]

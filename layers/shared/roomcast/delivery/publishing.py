@@ -21,10 +21,11 @@ from roomcast.delivery import keyed_messages
 from roomcast.delivery.first_sends import MessageSending, Routed
 from roomcast.delivery.keyed_messages import Anew, Resume, Taken
 from roomcast.delivery.schema_gate import ADMITTED, Admission, SchemaGate
-from roomcast.domain import ids, limits
+from roomcast.domain import ids
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, Publication
 from roomcast.domain.models import Room, Subscription
+from roomcast.domain.ordering import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
 from roomcast.domain.outbox_tasks import PublishCheck
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import Route, route_message
@@ -248,9 +249,7 @@ def _new_message(
         # An ordered destination gets it in its key's turn (docs/decisions/0041-ordering-keys.md).
         # (a room holds at most MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM; more, by a race of two
         # creates, are sent unordered: the message and its places are one transaction)
-        ordered_to=tuple(s.id for s in route.destinations if s.ordered)[
-            : limits.MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
-        ]
+        ordered_to=tuple(s.id for s in route.destinations if s.ordered)[:MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM]
         if publication.ordering_key
         else (),
     )

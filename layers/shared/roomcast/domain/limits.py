@@ -45,9 +45,6 @@ MAX_EVENT_TYPES: Final = 100
 MAX_VERSIONS_PER_EVENT_TYPE: Final = 50
 MAX_PUSH_URL_LENGTH: Final = 2_048
 MAX_SUBSCRIPTIONS_PER_ROOM: Final = 200
-# A keyed message is stored with its place in each ordered destination's key line in one
-# DynamoDB transaction (at most 100 writes): docs/decisions/0041-ordering-keys.md.
-MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM: Final = 50
 # A failover's chain (the failover, its failover, ...): delivery hands a message on at most 10
 # times, and a change is written with one condition per subscription of the chain (ADR 0020).
 MAX_FAILOVER_CHAIN_LENGTH: Final = 10

@@ -22,6 +22,9 @@ from roomcast.domain.messages import DeliveryStatus
 from roomcast.domain.models import OnDeadKey
 
 ORDERING_KEY_MAX_CHARS: Final = 128
+# A keyed message is stored with its place in each ordered destination's key line in one DynamoDB
+# transaction (at most 100 writes): a room holds at most this many ordered subscriptions.
+MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM: Final = 50
 # What a key may hold: it appears in a URL path (…/ordering-keys/{key}) and ends table keys.
 ORDERING_KEY_PATTERN: Final = r"^[A-Za-z0-9_.:@+=-]{1,128}$"
 _ORDERING_KEY = re.compile(ORDERING_KEY_PATTERN)

@@ -62,6 +62,10 @@ def publish(
     deliver_in: Annotated[
         str | None, typer.Option(help="Deliver after this wait: 90s, 15m, 2h or 3d (up to 365d).")
     ] = None,
+    ordering_key: Annotated[
+        str | None,
+        typer.Option(help="orderingKey: ordered subscriptions get a key's messages one at a time, in order."),
+    ] = None,
     batch: Annotated[
         bool,
         typer.Option(
@@ -92,6 +96,8 @@ def publish(
         fields["deliver_at"] = deliver_at
     if deliver_in is not None:
         fields["deliver_after_ms"] = parse_wait_ms(deliver_in, "--deliver-in")
+    if ordering_key is not None:
+        fields["ordering_key"] = ordering_key
     result = dump(
         session.client.messages.publish(
             room_id, data, event_type=event_type, idempotency_key=idempotency_key, **fields

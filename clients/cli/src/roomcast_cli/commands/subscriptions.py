@@ -64,6 +64,15 @@ RecoveryProbes = Annotated[
         "when it answers 2xx (default on).",
     ),
 ]
+Ordered = Annotated[
+    bool | None,
+    typer.Option(
+        "--ordered/--not-ordered", help="ordered: a key's messages one at a time, in publish order."
+    ),
+]
+OnDeadKey = Annotated[
+    str | None, typer.Option(metavar="pause|skip", help="onDeadKey: what a key does when its message dies.")
+]
 FilterPolicy = Annotated[
     str | None,
     typer.Option(metavar="JSON", help="filterPolicy: an SNS filter policy on the payload; null removes it."),
@@ -99,6 +108,8 @@ def policy_options(
     disable_after_failing_ms: DisableAfter = None,
     recovery_probes: RecoveryProbes = None,
     filter_policy: FilterPolicy = None,
+    ordered: Ordered = None,
+    on_dead_key: OnDeadKey = None,
 ) -> None:
     """The options of create and patch that set a subscription's fields, after its delivery
     policy's overrides."""

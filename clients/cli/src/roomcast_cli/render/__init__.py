@@ -4,7 +4,7 @@ live by subject, and this package names the ones the rest of the CLI uses:
 
 - ``text``: small values as strings (times, excerpts, one-line JSON, event types);
 - ``blocks``: tables of plain-text cells, ``field  value`` details, list pages, one-time secrets;
-- ``resources``: rooms, subscriptions, their schedule and secrets, API keys;
+- ``resources``: rooms, subscriptions, their schedule, secrets and paused keys, API keys;
 - ``messages``: publish answers, messages, deliveries, dead letters, pulls, receipts, webhooks;
 - ``timeline``: `messages show`'s timeline of each destination's attempts;
 - ``filters``: the subscriptions a message was filtered out of, and `filters test`'s verdicts;
@@ -30,6 +30,7 @@ from roomcast_cli.render.messages import (
 from roomcast_cli.render.resources import (
     api_keys_table,
     created_api_key,
+    paused_keys_table,
     rooms_table,
     rotated_secret,
     schedule_table,
@@ -59,6 +60,7 @@ __all__ = [
     "line",
     "message_timeline",
     "messages_table",
+    "paused_keys_table",
     "publish_batch_result",
     "publish_result",
     "pulled_messages",

@@ -94,3 +94,22 @@ def api_keys_table(page: Json) -> list[RenderableType]:
 
 def created_api_key(created: Json) -> list[RenderableType]:
     return [details(created, hide=("key",)), shown_once("API key", created["key"])]
+
+
+def _paused_key_cells(key: Json) -> tuple[str, ...]:
+    return (
+        key["orderingKey"],
+        show_time(key.get("pausedAt")),
+        key.get("deadMessageId") or "",
+        key.get("reason") or "",
+    )
+
+
+def paused_keys_table(listed: Json) -> list[RenderableType]:
+    return page_table(
+        listed,
+        "orderingKeys",
+        ("KEY", "PAUSED AT", "DEAD MESSAGE", "REASON"),
+        _paused_key_cells,
+        empty="no paused keys",
+    )
