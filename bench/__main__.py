@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import cold_start, compaction, cost, deliver_at, filters, guards, messaging, push
+from bench import cold_start, compaction, cost, deliver_at, filters, guards, messaging, ordering, push
 
 
 def main() -> int:
@@ -17,6 +17,7 @@ def main() -> int:
         **guards.run(),
         **cost.run(),
         **deliver_at.run(),
+        **ordering.run(),
         **compaction.run(),
     }
     print("\n## Targets\n")

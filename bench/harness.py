@@ -120,13 +120,23 @@ class FakeContext:
         return 30_000
 
 
+# moto's server with DynamoDB's atomicity (roomcast_dev.moto_atomic), as the local stack runs it:
+# without it, racing transactions break moto itself (500s), and each copies the whole table.
+_ATOMIC_MOTO = (
+    "import sys; from roomcast_dev.moto_atomic import make_dynamodb_atomic; make_dynamodb_atomic(); "
+    "from moto.server import main; main(sys.argv[1:])"
+)
+
+
 @contextmanager
-def bench_stack() -> Iterator[tuple[StackModel, str]]:
+def bench_stack(*, atomic_dynamodb: bool = False) -> Iterator[tuple[StackModel, str]]:
     """moto in server mode in a process of its own: like AWS, the emulator's work does not compete
-    with the function for this process's interpreter lock."""
+    with the function for this process's interpreter lock. ``atomic_dynamodb``: one DynamoDB request
+    at a time, as in the local stack (a bench that runs transactions in parallel needs it)."""
     port = _free_port()
+    launch = ["-c", _ATOMIC_MOTO] if atomic_dynamodb else ["-m", "moto.server"]
     server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        [sys.executable, *launch, "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -45,6 +45,7 @@ class Destination:
     expires: bool  # the room has a messageExpirationMs
     never_succeeds: bool  # every answer is a failure: it can only end dead or expired
     ack_wait_seconds: float = 0.0  # PULL
+    ordered: bool = False  # a key's messages one at a time, in publish order (onDeadKey: skip)
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class Publish:
     refusal: str | None = None  # an answer that was neither 202, 409 nor 5xx
     asked_delay_ms: int | None = None  # published with deliverAfterMs (scheduled)
     deliver_at: float | None = None  # epoch seconds, from the 202's deliverAt
+    ordering_key: str | None = None
 
     @property
     def due_at(self) -> float | None:
@@ -164,6 +166,8 @@ class Report:
     problems: list[str] = field(default_factory=list)
     explained: list[str] = field(default_factory=list)
     kill_log: list[str] = field(default_factory=list)
+    ordered_keys: int = 0  # (ordered subscription, key) lines checked (tests/soak/ordering_check.py)
+    ordered_messages: int = 0  # their messages that reached the subscriber
 
     @property
     def max_lag_seconds(self) -> float:
@@ -201,6 +205,8 @@ class Report:
             f"delivery lag           max {self.max_lag_seconds:.2f} s, median {median:.2f} s, "
             f"p95 {p95:.2f} s (publish or deliverAt -> first successful delivery); slowest: {self.slowest}",
             f"before deliverAt       {self.early} webhook requests or hand-outs",
+            f"ordering keys          {self.ordered_keys} keys of ordered subscriptions, "
+            f"{self.ordered_messages} of their messages checked in order",
             f"lost                   {len(self.lost)}",
         ]
         lines += [f"  LOST {line}" for line in self.lost]

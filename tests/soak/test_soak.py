@@ -36,6 +36,7 @@ def test_nothing_accepted_is_lost_while_workers_are_killed(
             print(f"\n{text}\n(also in {REPORT_FILE})")
     assert report.published > 0, text
     assert report.scheduled > 0, text
+    assert report.ordered_messages > 0, text
     assert sum(report.kills.values()) > 0, text
     assert report.lost == [], text
     assert report.problems == [], text

@@ -42,6 +42,7 @@ from tests.soak.ledger import (
     WebhookRequest,
     epoch_seconds,
 )
+from tests.soak.ordering_check import order_figures
 
 PushAnswer = Literal["ok", "fail", "throttle", "stall"]
 PullAction = Literal["ack", "nack", "drop"]
@@ -62,6 +63,9 @@ PUBLISH_DEADLINE_SECONDS = 90.0
 # while workers are killed, and it must reach no subscriber before its time.
 SCHEDULED_EVERY = 5
 SCHEDULED_DELAYS_MS = (1_000, 2_000, 3_000)
+# Every other message carries one of a few ordering keys (a scheduled one cannot): the "ordered"
+# room's subscriptions get each key's messages one at a time, in publish order (ADR 0041).
+ORDERING_KEYS = 4
 CALL_DEADLINE_SECONDS = 60.0
 RETRY_PAUSE_SECONDS = 0.3
 CONFLICT_PAUSE_SECONDS = 1.0
@@ -109,6 +113,7 @@ class PushPlan:
     name: str
     answers: Mapping[PushAnswer, float]
     timeout_ms: int
+    ordered: bool = False
 
     def reply(self, answer: PushAnswer) -> Reply:
         match answer:
@@ -127,6 +132,7 @@ class PullPlan:
     name: str
     actions: Mapping[PullAction, float]
     ack_wait_ms: int
+    ordered: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,6 +173,16 @@ ROOMS = (
             PushPlan("expiring-failing", {"fail": 1.0}, timeout_ms=5000),
             PushPlan("expiring-stall", {"ok": 0.3, "stall": 0.7}, timeout_ms=1000),
             PullPlan("expiring-dropper", {"ack": 0.3, "nack": 0.2, "drop": 0.5}, ack_wait_ms=2000),
+        ),
+    ),
+    RoomPlan(
+        "ordered",
+        {"deliveryDelayMs": 300, "deliveryDelayMultiplier": 2.0, "deliveryAttempts": 2},
+        (
+            PushPlan("ordered-flaky", {"ok": 0.7, "fail": 0.2, "stall": 0.1}, timeout_ms=1000, ordered=True),
+            PullPlan(
+                "ordered-nacker", {"ack": 0.7, "nack": 0.2, "drop": 0.1}, ack_wait_ms=1000, ordered=True
+            ),
         ),
     ),
     RoomPlan(
@@ -432,6 +448,8 @@ def publish_one(api: SoakApi, room_id: str, number: int, ledger: Ledger, run_id:
     }
     if record.asked_delay_ms is not None:
         body["deliverAfterMs"] = record.asked_delay_ms
+    elif number % 2:
+        record.ordering_key = body["orderingKey"] = f"key-{(number // 2) % ORDERING_KEYS}"
     response = api.call(
         "POST",
         f"/rooms/{room_id}/messages",
@@ -503,6 +521,8 @@ def build(api: SoakApi, ledger: Ledger, seed: int, servers: contextlib.ExitStack
                 fields = {"type": "PUSH", "pushUrl": server.url("/hook"), "timeoutMs": plan.timeout_ms}
             else:
                 fields = {"type": "PULL", "ackWaitMs": plan.ack_wait_ms}
+            if plan.ordered:  # a dead message is skipped: the drain ends every delivery
+                fields |= {"ordered": True, "onDeadKey": "skip"}
             subscription = api.json("POST", f"/rooms/{room['id']}/subscriptions", fields)
             if isinstance(plan, PushPlan):
                 topology.secrets[subscription["id"]] = subscription["signingSecret"]
@@ -520,6 +540,7 @@ def build(api: SoakApi, ledger: Ledger, seed: int, servers: contextlib.ExitStack
                     expires=bool(room_plan.policy.get("messageExpirationMs")),
                     never_succeeds=never_succeeds,
                     ack_wait_seconds=plan.ack_wait_ms / 1000 if isinstance(plan, PullPlan) else 0.0,
+                    ordered=plan.ordered,
                 )
             )
     return topology
@@ -665,6 +686,11 @@ def run_soak(stack: LocalStack, api_key: str, settings: SoakSettings) -> Report:
         actors.join("consumers", 30)
         final = final_state(api, topology, ledger)
     report = ledger.check(final, crashed_invocations=sum(f.crashes for f in stack.functions.values()))
+    order = order_figures(
+        ledger.destinations, ledger.publishes, ledger.webhook_requests, ledger.handouts, ledger.acks
+    )
+    report.ordered_keys, report.ordered_messages = order.keys, order.messages
+    report.problems += order.problems
     report.longest_push_invocation_seconds = max(push_durations, default=0.0)
     report.publishing_seconds = publishing_done - started
     report.draining_seconds = drained - publishing_done

@@ -1,0 +1,103 @@
+"""Ordering keys: messages to an ordered PUSH subscription next to the same messages to an
+unordered one, with 10 keys and with 1,000, in the same run on the same emulator.
+
+Each scenario publishes its messages in batches of 100 (each message's key ``k<n % keys>``), then
+runs the functions the way their event sources would — the outbox on the table's stream (the
+local stack's poller, driven by hand), the push function on its queue (10 messages an invocation)
+— until a loopback endpoint answering 200 at once has every message. The figure is messages per
+second from the first publish to the last delivery. An ordered key moves one message per round
+trip through the stream and the outbox, so with few keys and many messages each, ordering costs
+throughput by design (ADR 0041); with many keys it should cost little. Reported, not a target.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import boto3
+
+from bench.harness import FakeContext, bench_stack, call, load_handlers, reset
+from roomcast_dev.stream_sources import StreamPoller
+from roomcast_dev.template import StackModel
+from roomcast_dev.webhook_receiver import WebhookReceiver
+from tests.integration.push_harness import EventSourceMapping
+from tests.support import api_event
+
+# (keys, messages): 30 messages a key, and one message for each of 1,000 keys.
+SCENARIOS = ((10, 300), (1_000, 1_000))
+BATCH = 100
+TIMEOUT_S = 600.0
+
+
+@dataclass(frozen=True)
+class Throughput:
+    keys: int
+    messages: int
+    ordered: bool
+    seconds: float
+
+    @property
+    def per_second(self) -> float:
+        return self.messages / self.seconds
+
+
+def _publish_all(publish: Any, room_id: str, keys: int, messages: int) -> None:
+    for start in range(0, messages, BATCH):
+        batch = [
+            {"eventType": "e", "eventVersion": "1", "payload": {"n": n}, "orderingKey": f"k{n % keys}"}
+            for n in range(start, min(messages, start + BATCH))
+        ]
+        call(publish, api_event("POST", f"/rooms/{room_id}/messages/batch", {"messages": batch}))
+
+
+def _scenario(model: StackModel, endpoint: str, keys: int, messages: int, ordered: bool) -> Throughput:
+    reset(model, endpoint)
+    manage, publish, outbox, push = load_handlers(
+        model, "ManagementFunction", "PublishFunction", "OutboxFunction", "PushFunction"
+    )
+    (trigger,) = [t for t in model.stream_triggers if t.function_id == "OutboxFunction"]
+    table = model.tables["Table"]["TableName"]
+    invoke_outbox = lambda _function, event: outbox(event, FakeContext())  # noqa: E731 - the poller's invoke
+    # (its client factory serves only its own thread, which this drive does without)
+    stream = StreamPoller(
+        trigger, table, "us-east-1", cast(Callable[[str], Any], boto3.client), invoke_outbox
+    )
+    dynamodb, streams = boto3.client("dynamodb"), boto3.client("dynamodbstreams")
+    queue = EventSourceMapping(
+        boto3.client("sqs"), model.functions["PushFunction"].environment["PUSH_QUEUE_URL"], push
+    )
+    with WebhookReceiver() as webhook:
+        room = call(manage, api_event("POST", "/rooms", {"name": "orders"}))
+        body = {"type": "PUSH", "pushUrl": webhook.url(), "ordered": ordered}
+        call(manage, api_event("POST", f"/rooms/{room['id']}/subscriptions", body))
+        started = time.perf_counter()
+        _publish_all(publish, room["id"], keys, messages)
+        while len(webhook.requests) < messages:
+            moved = stream.poll_once(dynamodb, streams)
+            moved = queue.poll_once() > 0 or moved
+            if time.perf_counter() - started > TIMEOUT_S:
+                raise RuntimeError(f"{len(webhook.requests)} of {messages} delivered in {TIMEOUT_S} s")
+            if not moved:
+                time.sleep(0.01)
+        return Throughput(keys, messages, ordered, time.perf_counter() - started)
+
+
+def run() -> dict[str, bool]:
+    """Each scenario unordered, then ordered; the ratios printed. No target: reported."""
+    print("\n## Ordering keys: ordered vs unordered PUSH throughput (messages/s, publish to last delivery)\n")
+    print(f"{'keys':>6} {'messages':>9} {'unordered/s':>12} {'ordered/s':>10} {'ordered/unordered':>18}")
+    with bench_stack(atomic_dynamodb=True) as (model, endpoint):
+        for keys, messages in SCENARIOS:
+            unordered = _scenario(model, endpoint, keys, messages, ordered=False)
+            ordered = _scenario(model, endpoint, keys, messages, ordered=True)
+            ratio = ordered.per_second / unordered.per_second
+            rates = f"{unordered.per_second:>12.1f} {ordered.per_second:>10.1f}"
+            print(f"{keys:>6} {messages:>9} {rates} {ratio:>18.2f}")
+    return {}
+
+
+if __name__ == "__main__":
+    run()
