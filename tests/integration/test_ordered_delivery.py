@@ -19,7 +19,7 @@ import pytest
 from roomcast.dal.sender import EnvelopeSender
 from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
-from roomcast_dev.webhook_receiver import Reply
+from roomcast_dev.webhook_receiver import Reply, per_path, statuses
 from tests.integration.conftest import Handler
 from tests.integration.push_harness import EventSourceMapping, webhook_server
 from tests.support import FakeLambdaContext, api_event
@@ -293,3 +293,43 @@ def test_a_stuck_key_holds_only_itself_while_nine_other_keys_deliver(functions: 
         ]
         assert statuses == ["retrying", "waiting", "waiting"]
         assert time.monotonic() - started < 20
+
+
+def test_an_ordered_failover_gets_a_keys_messages_in_turn_too(functions: Functions) -> None:
+    manage, publish, stream, push = functions.manage, functions.publish, functions.stream, functions.push
+    with webhook_server([200]) as webhook:
+        webhook.respond_with(per_path({"/origin": statuses(500), "/failover": statuses(500, 200)}))
+        # Given: an ordered subscription that fails everything at once (no retry), handing each
+        # message to an ordered failover whose endpoint fails its first request (retried in a second)
+        room = _call(manage, "POST", "/rooms", {"name": "orders", "deliveryAttempts": 1})
+        subscriptions = f"/rooms/{room['id']}/subscriptions"
+        ordered = {"type": "PUSH", "ordered": True}
+        failover = _call(manage, "POST", subscriptions, {**ordered, "pushUrl": webhook.url("/failover")})
+        origin = _call(
+            manage,
+            "POST",
+            subscriptions,
+            {
+                **ordered,
+                "pushUrl": webhook.url("/origin"),
+                "deliveryAttempts": 0,
+                "failoverSubscriptionId": failover["id"],
+            },
+        )
+
+        # When: two messages of a key are published to the origin alone
+        sent = []
+        for n in range(2):
+            body = {
+                "eventType": "e",
+                "eventVersion": "1",
+                "payload": {"n": n},
+                "orderingKey": "a",
+                "destinations": [origin["id"]],
+            }
+            sent.append(_call(publish, "POST", f"/rooms/{room['id']}/messages", body)["messageId"])
+        _deliver(stream, push)
+
+        # Then: the failover got the second only once the first was delivered there (after its retry)
+        handed = [r.json["messageId"] for r in webhook.requests if r.path == "/failover"]
+        assert handed == [sent[0], sent[0], sent[1]]

@@ -45,11 +45,12 @@ def _count(result: OutboxResult) -> None:
 
 def stream_record_handler(record: DynamoDBRecord) -> None:
     """A message item marked unsent, or inserted with ordered destinations; or an ordered
-    delivery's record that ended (the filters in template.yaml pass only these)."""
+    delivery's record that ended, or that waits in an ordered failover's line (the filters in
+    template.yaml pass only these)."""
     new_image = record.raw_event.get("dynamodb", {}).get("NewImage") or {}
     sort_key = new_image.get("SK", {}).get("S", "")
     if sort_key.startswith(DELIVERY_PREFIX):
-        sent = ordered_sends().ended(delivery_from_item(items.from_attributes(new_image)))
+        sent = ordered_sends().recorded(delivery_from_item(items.from_attributes(new_image)))
         _count_ordered(sent)
         return
     if new_image.get(OUTBOX_ATTRIBUTE, {}).get("S") == OUTBOX_UNSENT:

@@ -113,6 +113,17 @@ class OrderingKeys(TableAccess):
         waiting = tuple((i["messageId"], i["SK"]) for i in found if i["SK"].startswith(WAITING_PREFIX))
         return KeyLine(head, waiting[:lookahead])
 
+    def add_place(self, ref: KeyRef, message_id: str, published_at_ms: int) -> None:
+        """A message's place in a key's line, outside a publish: a message handed to an ordered
+        failover (roomcast.delivery.endings) takes its place by its publishing, as it would have."""
+        place = {
+            "PK": key_partition(ref),
+            "SK": waiting_sort_key(published_at_ms, message_id),
+            "messageId": message_id,
+            "publishedAtMs": published_at_ms,
+        }
+        self._client.put_item(TableName=self._table_name, Item=items.to_attributes(place))
+
     def forget(self, ref: KeyRef, place: str) -> None:
         """Take a message out of its key's line (``place``: its sort key)."""
         self._client.delete_item(TableName=self._table_name, Key=key(key_partition(ref), place))

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from roomcast.domain.log_records import LogRecord
     from roomcast.domain.messages import Delivery, Message, MessageFilter, OwedFilter, TrackedMessage
     from roomcast.domain.models import Room, Subscription
+    from roomcast.domain.ordering import KeyRef
 
 
 class RoomStore(Protocol):
@@ -111,6 +112,12 @@ class MessageRecords(Protocol):
     ) -> Page[TrackedMessage]: ...
     def claim_release(self, tenant_id: str, message_id: str, release_id: str) -> Message | None: ...
     def cancel_scheduled(self, tenant_id: str, message_id: str, cancelled_at: str) -> Message: ...
+
+
+class KeyLines(Protocol):
+    """Ordering keys' lines (roomcast.dal.ordering_keys): a message's place in one."""
+
+    def add_place(self, ref: KeyRef, message_id: str, published_at_ms: int) -> None: ...
 
 
 class DeadLetterRecords(Protocol):

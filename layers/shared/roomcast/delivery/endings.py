@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from roomcast.dal.dead_letters import DeadLetter
-from roomcast.dal.ports import DeadLetterRecords, LogSink, Sender, SubscriptionStore
+from roomcast.dal.ports import DeadLetterRecords, KeyLines, LogSink, Sender, SubscriptionStore
 from roomcast.dal.sender import Outgoing, QueueAddresses
 from roomcast.delivery import operational
 from roomcast.delivery.operational import OperationalEvents
@@ -28,6 +28,7 @@ from roomcast.domain.envelope import Envelope
 from roomcast.domain.log_records import LogEvent, LogRecord
 from roomcast.domain.messages import AttemptRecord, Delivery, DeliveryStatus
 from roomcast.domain.models import Subscription
+from roomcast.domain.ordering import KeyRef
 from roomcast.domain.outcomes import DeliveryOutcome
 from roomcast.errors import NotFound
 from roomcast.observability import logger
@@ -52,6 +53,9 @@ class Ending:
     dead_letter: DeadLetter | None
     records: tuple[Delivery, ...]  # the ended destination's, and the failover's first record
     failover_id: str | None = None
+    # An ordered failover's key line takes a keyed message in its turn (not ``outgoing``): its
+    # place there, written before the records (docs/decisions/0041-ordering-keys.md).
+    place: KeyRef | None = None
 
 
 @dataclass
@@ -64,6 +68,7 @@ class Endings:
     addresses: QueueAddresses
     log: LogSink
     events: OperationalEvents | None = None  # reports endings to the room's operations room
+    key_lines: KeyLines | None = None  # an ordered failover's key lines
 
     def expired(self, envelope: Envelope, reason: str) -> None:
         """Report a delivery that ended expired (its record and log are the caller's)."""
@@ -102,6 +107,15 @@ class Endings:
                 f"{reason}; {HANDED_TO_FAILOVER} {failover.id}",
                 history=history,
             )
+            key = envelope.ordering_key if failover.ordered and self.key_lines is not None else None
+            handed = replace(handed, ordering_key=key)
+            if key is not None:  # in its key's turn there: its place, its record waiting
+                first = handed.record(failover.type, DeliveryStatus.WAITING, 0)
+                place = KeyRef(envelope.tenant_id, envelope.room_id, failover.id, key)
+                return Ending(
+                    DeliveryOutcome.FAILOVER, envelope, subscription, reason, attempts, (), None,
+                    (ended, first), failover.id, place,
+                )  # fmt: skip
             first = handed.record(failover.type, DeliveryStatus.PENDING, 0)
             outgoing = (self.addresses.outgoing_for(failover, handed),)
             return Ending(
@@ -115,6 +129,9 @@ class Endings:
 
     def hand_over(self, ending: Ending) -> None:
         """The message's new home, before any record says it has one."""
+        if ending.place is not None and self.key_lines is not None:
+            envelope = ending.envelope
+            self.key_lines.add_place(ending.place, envelope.message_id, envelope.published_at_ms)
         if ending.outgoing:
             self.sender.send(list(ending.outgoing))
         if ending.dead_letter is not None:

@@ -8,7 +8,7 @@ stored message, unless its record ended meanwhile (its own ending then moves the
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from roomcast.dal.ports import Catalog, MessageRecords, Sender
 from roomcast.dal.sender import QueueAddresses
@@ -45,12 +45,17 @@ class OrderedSends:
             )
         return sent
 
-    def ended(self, delivery: Delivery) -> list[str]:
-        """An ordered delivery's record reached its end: its key goes on (or pauses on it)."""
+    def recorded(self, delivery: Delivery) -> list[str]:
+        """An ordered delivery's record reached its end: its key goes on (or pauses on it). A
+        record written ``waiting`` (a message handed to an ordered failover) arrives in its line."""
         slot = delivery.ordering
-        if slot is None or delivery.status not in TERMINAL_STATUSES:
+        if slot is None:
             return []
         ref = KeyRef(delivery.tenant_id, slot.room_id, delivery.subscription_id, slot.key)
+        if delivery.status is DeliveryStatus.WAITING:
+            return self._step(ref, Arrived(delivery.message_id))
+        if delivery.status not in TERMINAL_STATUSES:
+            return []
         failed_over = delivery.status is DeliveryStatus.DEAD and HANDED_TO_FAILOVER in (
             delivery.last_error or ""
         )
@@ -85,6 +90,8 @@ class OrderedSends:
         if subscription.type is SubscriptionType.PULL and not subscription.queue_url:
             return False
         envelope = first_envelope(tracked.message, subscription.id)
+        if record.ordering is not None:  # (an ordered failover's: not one of the message's own)
+            envelope = replace(envelope, ordering_key=record.ordering.key)
         if again:
             resumed = envelope.record(subscription.type, DeliveryStatus.PENDING, 0, "resumed after dead")
             self.messages.update_delivery(resumed, force=True)

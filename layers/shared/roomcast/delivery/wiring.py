@@ -14,6 +14,7 @@ from roomcast.dal.catalog import CatalogStore
 from roomcast.dal.dead_letters import DeadLetterStore
 from roomcast.dal.delivery_log import DeliveryLog
 from roomcast.dal.messages import MessageStore
+from roomcast.dal.ordering_keys import OrderingKeys
 from roomcast.dal.outbox_queue import OutboxQueue
 from roomcast.dal.ports import Sender
 from roomcast.dal.release_schedules import ReleaseSchedules
@@ -92,4 +93,7 @@ class Basics:
         """Endings that report to the room's operations room, and the events they report through."""
         events = self.operational_events()
         dead_letters = DeadLetterStore(self.settings.table_name)
-        return events, Endings(self.catalog, dead_letters, self.sender, self.addresses, self.log, events)
+        key_lines = OrderingKeys(self.settings.table_name)  # an ordered failover's
+        return events, Endings(
+            self.catalog, dead_letters, self.sender, self.addresses, self.log, events, key_lines
+        )
