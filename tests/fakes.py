@@ -200,6 +200,7 @@ class FakeMessages:
     done_marks: set[tuple[str, str]] = field(default_factory=set)
     # Retry-now claims: (tenant, message, subscription) -> (claim, when).
     claims: dict[tuple[str, str, str], tuple[str, int]] = field(default_factory=dict)
+    ordering_numbers: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
     def current(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
         found = [
@@ -242,6 +243,11 @@ class FakeMessages:
 
     def mark_sends_done(self, tenant_id: str, units: Sequence[str]) -> None:
         self.done_marks.update((tenant_id, unit) for unit in units)
+
+    def take_ordering_numbers(self, tenant_id: str, room_id: str, ordering_key: str, count: int) -> int:
+        key = (tenant_id, room_id, ordering_key)
+        self.ordering_numbers[key] = self.ordering_numbers.get(key, 0) + count
+        return self.ordering_numbers[key]
 
     def sends_done(self, tenant_id: str, units: Sequence[str]) -> set[str]:
         return {unit for unit in units if (tenant_id, unit) in self.done_marks}

@@ -13,6 +13,7 @@ import boto3
 
 from roomcast.dal.sender import EnvelopeSender, Outgoing
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
+from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import WebhookReceiver, statuses
 from tests.support import FakeLambdaContext
@@ -104,3 +105,55 @@ def run_outbox_tasks(stack_model: StackModel, outbox: Callable[[dict[str, Any], 
     while taken := mapping.poll_once():
         ran += taken
     return ran
+
+
+class OutboxStream:
+    """The table's stream as the outbox's event source mapping reads it: each new record its
+    filters pass, once, in order."""
+
+    def __init__(self, stack_model: StackModel, outbox: Callable[[dict[str, Any], Any], Any]) -> None:
+        table_name = stack_model.tables["Table"]["TableName"]
+        self.streams = boto3.client("dynamodbstreams")
+        self.arn = boto3.client("dynamodb").describe_table(TableName=table_name)["Table"]["LatestStreamArn"]
+        (trigger,) = [t for t in stack_model.stream_triggers if t.function_id == "OutboxFunction"]
+        self.patterns = trigger.filter_patterns
+        self.outbox = outbox
+        self.seen: set[str] = set()
+        self.failures_allowed = False
+
+    def run(self) -> int:
+        """Hand the outbox function the records not handed yet; how many."""
+        fresh = []
+        for shard in self.streams.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]:
+            iterator = self.streams.get_shard_iterator(
+                StreamArn=self.arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+            )["ShardIterator"]
+            for record in self.streams.get_records(ShardIterator=iterator, Limit=1000)["Records"]:
+                number = record["dynamodb"]["SequenceNumber"]
+                if number not in self.seen and any(matches(record, p) for p in self.patterns):
+                    self.seen.add(number)
+                    fresh.append(stream_record(dict(record), self.arn, "us-east-1"))
+        if fresh:
+            try:
+                result = self.outbox({"Records": fresh}, FakeLambdaContext())
+            except BaseException:  # the invocation died: the stream hands the whole batch back
+                self.seen -= {r["dynamodb"]["SequenceNumber"] for r in fresh}
+                raise
+            failed = [f["itemIdentifier"] for f in result["batchItemFailures"]]
+            assert failed == [] or self.failures_allowed, failed
+            if failed:  # the stream hands the batch back from the first failed record on
+                first = next(i for i, r in enumerate(fresh) if r["dynamodb"]["SequenceNumber"] in failed)
+                self.seen -= {r["dynamodb"]["SequenceNumber"] for r in fresh[first:]}
+        return len(fresh)
+
+
+def queue_empty(sqs: Any, queue_url: str) -> bool:
+    attributes = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["All"])["Attributes"]
+    return all(
+        attributes[name] == "0"
+        for name in (
+            "ApproximateNumberOfMessages",
+            "ApproximateNumberOfMessagesNotVisible",
+            "ApproximateNumberOfMessagesDelayed",
+        )
+    )

@@ -17,11 +17,10 @@ import boto3
 import pytest
 
 from roomcast.dal.sender import EnvelopeSender
-from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import Reply, per_path, statuses
 from tests.integration.conftest import Handler
-from tests.integration.push_harness import EventSourceMapping, webhook_server
+from tests.integration.push_harness import EventSourceMapping, OutboxStream, webhook_server
 from tests.support import FakeLambdaContext, api_event
 
 
@@ -29,42 +28,6 @@ def _call(handler: Handler, method: str, path: str, body: Any = None) -> Any:
     response = handler(api_event(method, path, body, tenant="acme"), FakeLambdaContext())
     assert response["statusCode"] < 300, response
     return json.loads(response["body"])
-
-
-class OutboxStream:
-    """The table's stream as the outbox's event source mapping reads it: each new record its
-    filters pass, once, in order."""
-
-    def __init__(self, stack_model: StackModel, outbox: Handler) -> None:
-        table_name = stack_model.tables["Table"]["TableName"]
-        self.streams = boto3.client("dynamodbstreams")
-        self.arn = boto3.client("dynamodb").describe_table(TableName=table_name)["Table"]["LatestStreamArn"]
-        (trigger,) = [t for t in stack_model.stream_triggers if t.function_id == "OutboxFunction"]
-        self.patterns = trigger.filter_patterns
-        self.outbox = outbox
-        self.seen: set[str] = set()
-        self.failures_allowed = False
-
-    def run(self) -> int:
-        """Hand the outbox function the records not handed yet; how many."""
-        fresh = []
-        for shard in self.streams.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]:
-            iterator = self.streams.get_shard_iterator(
-                StreamArn=self.arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
-            )["ShardIterator"]
-            for record in self.streams.get_records(ShardIterator=iterator, Limit=1000)["Records"]:
-                number = record["dynamodb"]["SequenceNumber"]
-                if number not in self.seen and any(matches(record, p) for p in self.patterns):
-                    self.seen.add(number)
-                    fresh.append(stream_record(dict(record), self.arn, "us-east-1"))
-        if fresh:
-            result = self.outbox({"Records": fresh}, FakeLambdaContext())
-            failed = [f["itemIdentifier"] for f in result["batchItemFailures"]]
-            assert failed == [] or self.failures_allowed, failed
-            if failed:  # the stream hands the batch back from the first failed record on
-                first = next(i for i, r in enumerate(fresh) if r["dynamodb"]["SequenceNumber"] in failed)
-                self.seen -= {r["dynamodb"]["SequenceNumber"] for r in fresh[first:]}
-        return len(fresh)
 
 
 def _ordered_subscription(
@@ -251,47 +214,67 @@ def test_a_crash_between_a_keys_claim_and_its_send_sends_it_when_the_stream_hand
         assert [r.json["messageId"] for r in webhook.requests] == [first, second]
 
 
-def test_a_stuck_key_holds_only_itself_while_nine_other_keys_deliver(functions: Functions) -> None:
+def test_a_stuck_key_holds_only_itself_while_nine_other_keys_and_another_subscription_deliver(
+    functions: Functions,
+) -> None:
     manage, publish, stream, push = functions.manage, functions.publish, functions.stream, functions.push
     with webhook_server([200]) as webhook:
-        # (the endpoint fails key a's messages, and answers the others)
+        # (the endpoint at /hook fails key a's messages; /other answers everything)
         webhook.respond_with(
-            lambda number, request: Reply(500 if request.json["payload"]["key"] == "a" else 200)
+            lambda number, request: Reply(
+                500 if request.path == "/hook" and request.json["payload"]["key"] == "a" else 200
+            )
         )
-        # Given: an ordered subscription whose room retries after 30 s
-        room, _ = _ordered_subscription(manage, webhook.url(), deliveryDelayMs=30_000, deliveryAttempts=3)
+        # Given: two ordered subscriptions of a room that retries after 30 s
+        room, stuck = _ordered_subscription(manage, webhook.url(), deliveryDelayMs=30_000, deliveryAttempts=3)
+        other = {"type": "PUSH", "pushUrl": webhook.url("/other"), "ordered": True}
+        _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", other)
 
         # When: keys a to j get three messages each, interleaved
         keys = "abcdefghij"
         published: dict[str, list[str]] = {k: [] for k in keys}
         for _ in range(3):
             for key in keys:
-                if True:
-                    body = {
-                        "eventType": "e",
-                        "eventVersion": "1",
-                        "payload": {"key": key},
-                        "orderingKey": key,
-                    }
-                    published[key].append(
-                        _call(publish, "POST", f"/rooms/{room['id']}/messages", body)["messageId"]
-                    )
+                body = {"eventType": "e", "eventVersion": "1", "payload": {"key": key}, "orderingKey": key}
+                published[key].append(
+                    _call(publish, "POST", f"/rooms/{room['id']}/messages", body)["messageId"]
+                )
         started = time.monotonic()
-        while len(webhook.requests) < 1 + 9 * 3 and time.monotonic() - started < 20:
+        while len(webhook.requests) < 1 + 9 * 3 + 30 and time.monotonic() - started < 20:
             if not (stream.run() or push.poll_once()):
                 time.sleep(0.05)
 
         # Then: every message of b to j is delivered, in its key's order, while a's first message
         # waits for its retry (30 s away) and a's later ones wait behind it
-        arrived = [r.json["messageId"] for r in webhook.requests]
+        def arrived(path: str) -> list[str]:
+            return [r.json["messageId"] for r in webhook.requests if r.path == path]
+
         for key in keys[1:]:
-            assert [m for m in arrived if m in published[key]] == published[key]
-        assert [m for m in arrived if m in published["a"]] == published["a"][:1]
+            assert [m for m in arrived("/hook") if m in published[key]] == published[key]
+        assert [m for m in arrived("/hook") if m in published["a"]] == published["a"][:1]
         statuses = [
-            _call(manage, "GET", f"/rooms/{room['id']}/messages/{m}")["deliveries"][0]["status"]
-            for m in published["a"]
+            _call(manage, "GET", f"/rooms/{room['id']}/messages/{m}")["deliveries"] for m in published["a"]
         ]
-        assert statuses == ["retrying", "waiting", "waiting"]
+        assert [d["status"] for s in statuses for d in s if d["subscriptionId"] == stuck["id"]] == [
+            "retrying", "waiting", "waiting",
+        ]  # fmt: skip
+        # and the other subscription's key a was never held up by it
+        for key in keys:
+            assert [m for m in arrived("/other") if m in published[key]] == published[key]
+
+        # When: the endpoint answers again and an operator retries key a's message now
+        webhook.respond_with(lambda number, request: Reply(200))
+        path = f"/rooms/{room['id']}/subscriptions/{stuck['id']}/deliveries/retry"
+        _call(manage, "POST", path, {"messageIds": [published["a"][0]]})
+        # (its old retry still waits 30 s on the queue: run until key a's messages are through)
+        while (
+            len([m for m in arrived("/hook") if m in published["a"]]) < 4 and time.monotonic() - started < 20
+        ):
+            if not (stream.run() or push.poll_once()):
+                time.sleep(0.05)
+
+        # Then: key a goes on, in order
+        assert [m for m in arrived("/hook") if m in published["a"]] == [published["a"][0], *published["a"]]
         assert time.monotonic() - started < 20
 
 
@@ -333,3 +316,26 @@ def test_an_ordered_failover_gets_a_keys_messages_in_turn_too(functions: Functio
         # Then: the failover got the second only once the first was delivered there (after its retry)
         handed = [r.json["messageId"] for r in webhook.requests if r.path == "/failover"]
         assert handed == [sent[0], sent[0], sent[1]]
+
+
+def test_replaying_a_paused_keys_dead_message_delivers_it_first_and_the_key_goes_on(
+    functions: Functions,
+) -> None:
+    manage, publish, stream, push = functions.manage, functions.publish, functions.stream, functions.push
+    with webhook_server([500]) as webhook:
+        # Given: an ordered subscription with no retries whose key a paused on a dead message
+        room, subscription = _ordered_subscription(manage, webhook.url(), deliveryAttempts=0)
+        dead, after = (_publish(publish, room["id"], n, "a") for n in range(2))
+        _deliver(stream, push)
+        keys = f"/rooms/{room['id']}/subscriptions/{subscription['id']}/ordering-keys?status=paused"
+        assert [k["deadMessageId"] for k in _call(manage, "GET", keys)["orderingKeys"]] == [dead]
+
+        # When: the endpoint answers again and the dead letter is replayed (not the key resumed)
+        webhook.respond_with(lambda number, request: Reply(200))
+        letters = f"/rooms/{room['id']}/subscriptions/{subscription['id']}/dead-letters/replay"
+        _call(manage, "POST", letters, {"messageIds": [dead]})
+        _deliver(stream, push)
+
+        # Then: the dead message is delivered first, then the key's next one; nothing is paused
+        assert [r.json["messageId"] for r in webhook.requests] == [dead, dead, after]
+        assert _call(manage, "GET", keys)["orderingKeys"] == []

@@ -107,7 +107,7 @@ def test_a_waiting_message_cleared_deep_in_line_leaves_it(
     steps = KeySteps(keys)
     line = [_publish(keys, KEY, n) for n in range(6)]
     assert steps.step(KEY, Arrived(line[0]), OnDeadKey.PAUSE, NOW_MS) == line[0]
-    # Clear All ends a message beyond what one read sees: its place comes from its publish time
+    # Clear All ends a message beyond what one read sees: its place comes from its number
     assert (
         steps.step(KEY, Ended(line[5], DeliveryStatus.CLEARED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 5) is None
     )

@@ -3,9 +3,7 @@ ends delivered, dead or expired — none lost; duplicates are counted (at-least-
 
 from __future__ import annotations
 
-import importlib
 import json
-import random
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -18,10 +16,12 @@ import time_machine
 from roomcast.dal.sender import EnvelopeSender
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
+from tests.integration.crash_harness import Crash, Crashes
 from tests.integration.push_harness import (
     PUSH_QUEUE_VISIBILITY_SECONDS,
     EventSourceMapping,
     SendSpy,
+    queue_empty,
     webhook_server,
 )
 from tests.support import FakeLambdaContext, api_event
@@ -30,30 +30,13 @@ RUNS = 12
 MESSAGES_PER_SUBSCRIPTION = 3
 # Per step boundary and record: a batch of 10 passes ~40 boundaries, so most invocations still crash.
 CRASH_PROBABILITY = 0.03
-BOUNDARIES = ("before the POST", "after the POST", "after the re-send", "before the acknowledgement")
 TERMINAL = {"delivered", "dead", "expired"}
-
-
-class Crash(BaseException):  # not an Exception: the process dies (powertools catches Exception only)
-    """The function's process dies here."""
 
 
 def _call(handler: Handler, method: str, path: str, body: Any = None) -> Any:
     response = handler(api_event(method, path, body, tenant="acme"), FakeLambdaContext())
     assert response["statusCode"] < 300, response
     return json.loads(response["body"])
-
-
-def _queue_empty(sqs: Any, queue_url: str) -> bool:
-    attributes = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["All"])["Attributes"]
-    return all(
-        attributes[name] == "0"
-        for name in (
-            "ApproximateNumberOfMessages",
-            "ApproximateNumberOfMessagesNotVisible",
-            "ApproximateNumberOfMessagesDelayed",
-        )
-    )
 
 
 @pytest.mark.parametrize("seed", range(RUNS))
@@ -63,13 +46,7 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
     function_handler: Callable[[str], Handler],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    chance = random.Random(seed)
-    crashes = dict.fromkeys(BOUNDARIES, 0)
-
-    def maybe_crash(boundary: str) -> None:
-        if chance.random() < CRASH_PROBABILITY:
-            crashes[boundary] += 1
-            raise Crash(boundary)
+    crashes = Crashes(seed, CRASH_PROBABILITY)
 
     with (
         time_machine.travel(datetime(2026, 11, 22, 8, 0, tzinfo=UTC), tick=False) as clock,
@@ -98,26 +75,10 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
                 subscriptions[created["id"]] = room["id"]
         publish = function_handler("PublishFunction")
         push = function_handler("PushFunction")
-        push_module = importlib.import_module("push_worker.dependencies")
-        service = push_module.push_delivery()
-        real_post = service.post
-
-        def crashing_post(*args: Any, **kwargs: Any) -> Any:
-            maybe_crash("before the POST")
-            result = real_post(*args, **kwargs)
-            maybe_crash("after the POST")
-            return result
-
-        service.post = crashing_post
         spy = SendSpy()
         spy.install(monkeypatch)
-        spied_send = EnvelopeSender.send
-
-        def crashing_send(sender: EnvelopeSender, outgoing: Any) -> None:
-            spied_send(sender, outgoing)
-            maybe_crash("after the re-send")
-
-        monkeypatch.setattr(EnvelopeSender, "send", crashing_send)
+        crashes.install(monkeypatch)
+        crashing_send, spied_send = EnvelopeSender.send, crashes.spied_send
         published: list[tuple[str, str]] = []
         for room in rooms:
             for n in range(MESSAGES_PER_SUBSCRIPTION):
@@ -137,11 +98,11 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
         # When: the event source mapping runs until the queue is empty, crashing at random
         for _ in range(3000):
             try:
-                if mapping.poll_once(crash=lambda: maybe_crash("before the acknowledgement")):
+                if mapping.poll_once(crash=crashes.before_acknowledging):
                     continue
             except Crash:
                 continue  # nothing acknowledged: the batch comes back after the visibility timeout
-            if _queue_empty(sqs, push_queue):
+            if queue_empty(sqs, push_queue):
                 break
             now = time.time()
             upcoming = [s.at + s.delay_seconds for s in spy.sends if s.at + s.delay_seconds > now]
@@ -152,7 +113,7 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
             pytest.fail("the push queue never drained")
 
         # Then: every delivery of every message ended delivered, dead or expired
-        assert sum(crashes.values()) > 0, "no crash was injected; the run proves nothing"
+        assert sum(crashes.counts.values()) > 0, "no crash was injected; the run proves nothing"
         statuses: dict[tuple[str, str], str] = {}
         for room_id, message_id in published:
             status = _call(manage, "GET", f"/rooms/{room_id}/messages/{message_id}")
@@ -190,5 +151,6 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
             assert {(d["messageId"], subscription_id) for d in letters["deadLetters"]} == dead
         duplicates = len(delivered_ids) - len(set(delivered_ids))
         print(
-            f"seed {seed}: crashes {crashes}, duplicates {duplicates}, parked in poison queue {len(parked)}"
+            f"seed {seed}: crashes {crashes.counts}, duplicates {duplicates}, "
+            f"parked in poison queue {len(parked)}"
         )

@@ -324,3 +324,37 @@ def test_a_message_keeps_the_subscriptions_it_was_filtered_out_of_and_stores_not
     assert stored == filtered
     assert "filteredOut" not in message_to_item(message)
     assert message_from_item(_through_dynamodb(message_to_item(message))).filtered_out == ()
+
+
+def test_an_ordered_destinations_first_record_waits_and_carries_its_place_in_the_keys_line() -> None:
+    from roomcast.dal.message_items import embedded_deliveries, stored_message_item
+    from roomcast.domain.messages import Delivery, DeliveryStatus, KeySlot
+    from roomcast.domain.models import SubscriptionType
+
+    message = Message(
+        "msg_" + "1" * 32, "acme", "room_1", "e", "1", "c", {}, "2026-11-22T10:00:00.000Z", 1, None,
+        ("sub_o", "sub_u"), ordering_key="order-7", ordered_to=("sub_o",), ordering_number=12,
+    )  # fmt: skip
+    firsts = [
+        Delivery(
+            "msg_1",
+            "acme",
+            s,
+            SubscriptionType.PUSH,
+            status,
+            0,
+            None,
+            message.published_at,
+            message.published_at,
+        )
+        for s, status in (("sub_o", DeliveryStatus.WAITING), ("sub_u", DeliveryStatus.PENDING))
+    ]
+    item = stored_message_item(message, firsts)
+    assert "deliveries" not in item  # the short form: each record is the usual first one
+    read = {d.subscription_id: d for d in embedded_deliveries(item)}
+    assert (read["sub_o"].status, read["sub_o"].ordering) == (
+        DeliveryStatus.WAITING,
+        KeySlot("room_1", "order-7", 12),
+    )
+    assert (read["sub_u"].status, read["sub_u"].ordering) == (DeliveryStatus.PENDING, None)
+    assert message_from_item(item).ordering_number == 12

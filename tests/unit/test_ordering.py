@@ -227,3 +227,33 @@ def test_a_key_sends_one_message_at_a_time_in_publish_order_whatever_happens(
         assert key.head is not None
         assert key.head.in_flight == open_messages[0]
         assert open_messages[0] in key.sent
+
+
+def test_keyed_messages_with_ordered_destinations_are_numbered_per_key_in_request_order() -> None:
+    from roomcast.domain.messages import Message
+    from roomcast.domain.ordering import number_in_lines
+
+    def message(number: int, key: str | None, ordered: bool) -> Message:
+        return Message(
+            f"m{number}", "acme", "room_1", "e", "1", "c", {}, "2026-11-22T10:00:00.000Z", 0, None, ("s",),
+            ordering_key=key, ordered_to=("s",) if ordered else (),
+        )  # fmt: skip
+
+    taken: list[tuple[str, int]] = []
+
+    def take(key: str, count: int) -> int:
+        taken.append((key, count))
+        return {"a": 10, "b": 3}[key]
+
+    numbered = number_in_lines(
+        [
+            message(0, "a", True),
+            message(1, "b", True),
+            message(2, "a", True),
+            message(3, "a", False),
+            message(4, None, False),
+        ],
+        take,
+    )
+    assert sorted(taken) == [("a", 2), ("b", 1)]
+    assert [m.ordering_number for m in numbered] == [9, 3, 10, None, None]

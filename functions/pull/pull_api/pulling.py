@@ -121,7 +121,7 @@ def _classify(work: PullWork, received: Received, target: PullSubscription, plan
         envelope.published_at,
         now,
         envelope.ordering_key,
-        envelope.published_at_ms if envelope.ordering_key is not None else None,
+        envelope.ordering_number,
     )
     work.log_envelope(LogEvent.ATTEMPT, envelope, attempt=attempt)
     return Handout(work.signer.encode(receipt, envelope.tenant_id), envelope, attempt)

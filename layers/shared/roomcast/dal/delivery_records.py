@@ -29,8 +29,11 @@ class DeliveryRecords(TableAccess):
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
         """Write 'delivered' records in batches of 25. Unconditional on purpose: a delivered
         webhook is the truth, whatever an earlier (or a duplicate's) record said."""
+        # One write per record: a batch may hold the same delivery twice (a duplicate envelope
+        # after a crash), which BatchWriteItem refuses as a whole.
+        unique = {(d.message_id, d.subscription_id): d for d in deliveries}
         self._batch_write(
-            [{"PutRequest": {"Item": items.to_attributes(delivery_to_item(d))}} for d in deliveries]
+            [{"PutRequest": {"Item": items.to_attributes(delivery_to_item(d))}} for d in unique.values()]
         )
 
     def update_delivery(

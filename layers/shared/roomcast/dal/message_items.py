@@ -118,6 +118,7 @@ def message_to_item(message: Message) -> items.Item:
         "cancelledAt",
         "orderingKey",
         "orderedTo",
+        "orderingNumber",
     ):
         if not fields[kept]:
             del fields[kept]  # most messages: none, and nothing stored
@@ -265,8 +266,14 @@ def embedded_deliveries(message_item: items.Item) -> list[Delivery]:
             s: {**_first_record_fields(message_item, s), "subscriptionType": t}
             for s, t in zip(destinations, types, strict=True)
         }
+    # An ordered destination's first record carries its place in its key's line, as its own
+    # record will once written: so that a write from it (Clear All) reaches the key.
     ordered = set(message_item.get("orderedTo") or ())
-    key = {"orderingKey": message_item.get("orderingKey"), "publishedAtMs": message_item.get("publishedAtMs")}
+    slot = {
+        "roomId": message_item["roomId"],
+        "key": message_item.get("orderingKey"),
+        "number": message_item.get("orderingNumber"),
+    }
     return [
         from_camel_fields(
             Delivery,
@@ -274,7 +281,7 @@ def embedded_deliveries(message_item: items.Item) -> list[Delivery]:
                 **raw,
                 **shared,
                 "subscriptionId": subscription_id,
-                **(key if subscription_id in ordered else {}),
+                "ordering": slot if subscription_id in ordered else None,
             },
         )
         for subscription_id, raw in stored.items()

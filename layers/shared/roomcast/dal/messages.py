@@ -15,6 +15,7 @@ from botocore.exceptions import ClientError
 
 from roomcast.dal import items
 from roomcast.dal.delivery_records import DeliveryRecords
+from roomcast.dal.key_numbers import KeyNumbers
 from roomcast.dal.message_items import (
     DELIVERY_PREFIX,
     MESSAGE_SORT_KEY,
@@ -73,7 +74,7 @@ def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
         list(pool.map(work, inputs))
 
 
-class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks):
+class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
     def put_message(
         self,
         message: Message,

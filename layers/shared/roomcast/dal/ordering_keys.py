@@ -44,8 +44,8 @@ def paused_partition(tenant_id: str, subscription_id: str) -> str:
     return f"TENANT#{tenant_id}#SUB#{subscription_id}#PAUSED"
 
 
-def waiting_sort_key(published_at_ms: int, message_id: str) -> str:
-    return f"{WAITING_PREFIX}{published_at_ms:015d}#{message_id}"
+def waiting_sort_key(number: int, message_id: str) -> str:
+    return f"{WAITING_PREFIX}{number:015d}#{message_id}"
 
 
 def key_partition(ref: KeyRef) -> str:
@@ -54,16 +54,15 @@ def key_partition(ref: KeyRef) -> str:
 
 def waiting_items(message: Message) -> list[items.Item]:
     """A message's place in the key line of each of its ordered destinations, stored with it."""
-    if message.ordering_key is None:
+    if message.ordering_key is None or message.ordering_number is None:
         return []
     return [
         {
             "PK": key_partition(
                 KeyRef(message.tenant_id, message.room_id, subscription_id, message.ordering_key)
             ),
-            "SK": waiting_sort_key(message.published_at_ms, message.id),
+            "SK": waiting_sort_key(message.ordering_number, message.id),
             "messageId": message.id,
-            "publishedAtMs": message.published_at_ms,
             # gone with its message: a line left by a deleted subscription does not stay for ever
             "ttl": message_ttl(message),
         }
@@ -113,14 +112,13 @@ class OrderingKeys(TableAccess):
         waiting = tuple((i["messageId"], i["SK"]) for i in found if i["SK"].startswith(WAITING_PREFIX))
         return KeyLine(head, waiting[:lookahead])
 
-    def add_place(self, ref: KeyRef, message_id: str, published_at_ms: int) -> None:
+    def add_place(self, ref: KeyRef, message_id: str, number: int) -> None:
         """A message's place in a key's line, outside a publish: a message handed to an ordered
-        failover (roomcast.delivery.endings) takes its place by its publishing, as it would have."""
+        failover (roomcast.delivery.endings) takes the place its number gives it."""
         place = {
             "PK": key_partition(ref),
-            "SK": waiting_sort_key(published_at_ms, message_id),
+            "SK": waiting_sort_key(number, message_id),
             "messageId": message_id,
-            "publishedAtMs": published_at_ms,
         }
         self._client.put_item(TableName=self._table_name, Item=items.to_attributes(place))
 

@@ -81,6 +81,7 @@ class EventTypeRecords(Protocol):
 
 
 class MessageRecords(Protocol):
+    def take_ordering_numbers(self, tenant_id: str, room_id: str, ordering_key: str, count: int) -> int: ...
     def put_messages(
         self,
         batch: Sequence[tuple[Message, Sequence[Delivery]]],
@@ -117,7 +118,7 @@ class MessageRecords(Protocol):
 class KeyLines(Protocol):
     """Ordering keys' lines (roomcast.dal.ordering_keys): a message's place in one."""
 
-    def add_place(self, ref: KeyRef, message_id: str, published_at_ms: int) -> None: ...
+    def add_place(self, ref: KeyRef, message_id: str, number: int) -> None: ...
 
 
 class DeadLetterRecords(Protocol):

@@ -129,9 +129,9 @@ class Endings:
 
     def hand_over(self, ending: Ending) -> None:
         """The message's new home, before any record says it has one."""
-        if ending.place is not None and self.key_lines is not None:
-            envelope = ending.envelope
-            self.key_lines.add_place(ending.place, envelope.message_id, envelope.published_at_ms)
+        envelope = ending.envelope
+        if ending.place is not None and self.key_lines is not None and envelope.ordering_number is not None:
+            self.key_lines.add_place(ending.place, envelope.message_id, envelope.ordering_number)
         if ending.outgoing:
             self.sender.send(list(ending.outgoing))
         if ending.dead_letter is not None:

@@ -27,10 +27,10 @@ class KeySteps:
     keys: OrderingKeys
 
     def step(
-        self, ref: KeyRef, event: KeyEvent, on_dead: OnDeadKey, now_ms: int, published_at_ms: int = 0
+        self, ref: KeyRef, event: KeyEvent, on_dead: OnDeadKey, now_ms: int, number: int = 0
     ) -> str | None:
         """Apply ``event`` to the key ``ref``; the message to send now (claimed, or claimed before
-        by this event's trigger and maybe never sent). ``published_at_ms``: the ended message's
+        by this event's trigger and maybe never sent). ``number``: the ended message's
         (its place in line, when it is not among the first ones read)."""
         for _ in range(MAX_TRIES):
             line = self.keys.read(ref)
@@ -38,7 +38,7 @@ class KeySteps:
             if steps.forget is not None:
                 place = line.place_of(steps.forget)
                 if place is None and isinstance(event, Ended) and event.message_id == steps.forget:
-                    place = waiting_sort_key(published_at_ms, steps.forget)
+                    place = waiting_sort_key(number, steps.forget)
                 if place is not None:
                     self.keys.forget(ref, place)
             if self.keys.change_head(ref, steps, trigger_of(event), now_ms):

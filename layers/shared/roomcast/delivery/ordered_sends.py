@@ -60,18 +60,18 @@ class OrderedSends:
             delivery.last_error or ""
         )
         event = Ended(delivery.message_id, delivery.status, delivery.last_error, failed_over)
-        return self._step(ref, event, slot.published_at_ms)
+        return self._step(ref, event, slot.number)
 
     def resume(self, ref: KeyRef, skip: bool) -> list[str]:
         """An operator's resume of a paused key: its dead message sent again first, or skipped."""
         return self._step(ref, Resumed(skip=skip, at_ms=self.clock()))
 
-    def _step(self, ref: KeyRef, event: KeyEvent, published_at_ms: int = 0) -> list[str]:
+    def _step(self, ref: KeyRef, event: KeyEvent, number: int = 0) -> list[str]:
         try:
             subscription = self.catalog.get_subscription(ref.tenant_id, ref.room_id, ref.subscription_id)
         except NotFound:
             return []  # deleted: its deliveries end cleared by the sweep, its keys with them
-        to_send = self.keys.step(ref, event, subscription.on_dead_key, self.clock(), published_at_ms)
+        to_send = self.keys.step(ref, event, subscription.on_dead_key, self.clock(), number)
         if to_send is None or not self._send(subscription, to_send, again=isinstance(event, Resumed)):
             return []
         return [to_send]

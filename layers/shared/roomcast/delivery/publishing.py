@@ -25,7 +25,7 @@ from roomcast.domain import ids
 from roomcast.domain.clock import iso_from_ms, now_ms
 from roomcast.domain.messages import Delivery, DeliveryStatus, Message, Publication
 from roomcast.domain.models import Room, Subscription
-from roomcast.domain.ordering import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
+from roomcast.domain.ordering import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM, number_in_lines
 from roomcast.domain.outbox_tasks import PublishCheck
 from roomcast.domain.policy import expires_at
 from roomcast.domain.routing import Route, route_message
@@ -107,6 +107,13 @@ class Publisher(MessageSending):
             if release_at is not None:
                 message = scheduled(message, release_at, room)
             planned.append(_Planned(index, Routed(message, route.destinations), key is not None))
+        numbered = number_in_lines(
+            [p.routed.message for p in planned],
+            lambda key, count: self.messages.take_ordering_numbers(tenant_id, room_id, key, count),
+        )
+        planned = [
+            replace(p, routed=replace(p.routed, message=m)) for p, m in zip(planned, numbered, strict=True)
+        ]
         to_send, complete = self._store(tenant_id, planned, publications, subscriptions, results, direct, now)
         answered = self.first_sends().send([p.routed for p in to_send], direct, request_id, now)
         for plan, ok in zip(to_send, answered, strict=True):

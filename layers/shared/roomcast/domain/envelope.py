@@ -47,6 +47,7 @@ class Envelope:
     takeover_of_ms: int = 0
     # Its key, when it goes to an ordered subscription in its key's turn (roomcast.domain.ordering).
     ordering_key: str | None = None
+    ordering_number: int | None = None  # its place in its key's line
 
     def cleared_by(self, cleared_before_ms: int | None) -> bool:
         """Whether a "Clear All" at ``cleared_before_ms`` ended this delivery (queued before it)."""
@@ -84,6 +85,8 @@ class Envelope:
             raise EnvelopeError("not a roomcast envelope: expires_at_ms is not an integer")
         if envelope.ordering_key is not None and type(envelope.ordering_key) is not str:
             raise EnvelopeError("not a roomcast envelope: ordering_key is not text")
+        if envelope.ordering_number is not None and type(envelope.ordering_number) is not int:
+            raise EnvelopeError("not a roomcast envelope: ordering_number is not an integer")
         return envelope
 
     def next_attempt(self, attempt: int, delay_ms: int, due_at_ms: int) -> Envelope:
@@ -126,9 +129,9 @@ class Envelope:
     @property
     def key_slot(self) -> KeySlot | None:
         """Its place in its key's line, when it goes in its key's turn."""
-        if self.ordering_key is None:
+        if self.ordering_key is None or self.ordering_number is None:
             return None
-        return KeySlot(self.room_id, self.ordering_key, self.published_at_ms)
+        return KeySlot(self.room_id, self.ordering_key, self.ordering_number)
 
 
 def first_envelope(message: Message, subscription_id: str) -> Envelope:
@@ -150,4 +153,5 @@ def first_envelope(message: Message, subscription_id: str) -> Envelope:
         next_delay_ms=0,
         payload=message.payload,
         ordering_key=message.ordering_key if subscription_id in message.ordered_to else None,
+        ordering_number=message.ordering_number if subscription_id in message.ordered_to else None,
     )

@@ -94,6 +94,7 @@ class Message:
     # Its ordering key, and the destinations that get it in its key's turn (the ordered ones).
     ordering_key: str | None = None
     ordered_to: tuple[str, ...] = ()
+    ordering_number: int | None = None  # its place in its key's line (roomcast.dal.key_numbers)
 
     @property
     def scheduled(self) -> bool:
@@ -103,9 +104,9 @@ class Message:
     @property
     def key_slot(self) -> KeySlot | None:
         """Its place in its key's line (for its ordered destinations)."""
-        if self.ordering_key is None:
+        if self.ordering_key is None or self.ordering_number is None:
             return None
-        return KeySlot(self.room_id, self.ordering_key, self.published_at_ms)
+        return KeySlot(self.room_id, self.ordering_key, self.ordering_number)
 
     @property
     def sent_from_ms(self) -> int:
@@ -136,11 +137,12 @@ class AttemptRecord:
 
 @dataclass(frozen=True)
 class KeySlot:
-    """An ordered delivery's place: its message's room, its ordering key, its publishing."""
+    """An ordered delivery's place: its message's room, its ordering key, its number in the key's
+    line (the key's publishes numbered in the order they were accepted)."""
 
     room_id: str
     key: str
-    published_at_ms: int
+    number: int
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,13 @@ leaves a claimed key alone."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Final
 
-from roomcast.domain.messages import DeliveryStatus
+from roomcast.domain.messages import DeliveryStatus, Message
 from roomcast.domain.models import OnDeadKey
 
 ORDERING_KEY_MAX_CHARS: Final = 128
@@ -95,6 +96,21 @@ class Resumed:
 
 
 type KeyEvent = Arrived | Ended | Resumed
+
+
+def number_in_lines(messages: Sequence[Message], take: Callable[[str, int], int]) -> list[Message]:
+    """The messages, each with ordered destinations numbered in its key's line in the order given
+    (the order of the request); ``take(key, count)``: the last of ``count`` fresh numbers of a key."""
+    counts = Counter(m.ordering_key for m in messages if m.ordered_to and m.ordering_key is not None)
+    next_number = {key: take(key, count) - count + 1 for key, count in counts.items() if key is not None}
+    numbered = []
+    for message in messages:
+        key = message.ordering_key
+        if message.ordered_to and key is not None:
+            message = replace(message, ordering_number=next_number[key])
+            next_number[key] += 1
+        numbered.append(message)
+    return numbered
 
 
 def trigger_of(event: KeyEvent) -> str:

@@ -49,7 +49,7 @@ class Receipt:
     pulled_at_ms: int | None = None  # when it was handed out (for the attempt history)
     # An ordered delivery's key and its message's publishing (roomcast.domain.ordering).
     ordering_key: str | None = None
-    published_at_ms: int | None = None
+    ordering_number: int | None = None
 
     def record(
         self,
@@ -72,8 +72,8 @@ class Receipt:
                 AttemptRecord(self.attempt, event, iso_from_ms(at_ms), max(0, at_ms - pulled), error=error),
             )
         ordering = None
-        if self.ordering_key is not None and self.published_at_ms is not None:
-            ordering = KeySlot(self.room_id, self.ordering_key, self.published_at_ms)
+        if self.ordering_key is not None and self.ordering_number is not None:
+            ordering = KeySlot(self.room_id, self.ordering_key, self.ordering_number)
         return Delivery(
             *ids,
             SubscriptionType.PULL,
@@ -124,7 +124,7 @@ class ReceiptSigner:
         if receipt.pulled_at_ms is not None:
             raw["t"] = receipt.pulled_at_ms
         if receipt.ordering_key is not None:
-            raw["k"], raw["n"] = receipt.ordering_key, receipt.published_at_ms
+            raw["k"], raw["n"] = receipt.ordering_key, receipt.ordering_number
         text = json.dumps(raw, separators=(",", ":")).encode()
         fields = base64.urlsafe_b64encode(text).decode().rstrip("=")
         return f"{RECEIPT_PREFIX}{fields}.{self._signature(tenant_id, fields)}"
@@ -161,7 +161,7 @@ def _parse(fields: str, index: int) -> Receipt:
             published_at=raw.get("p", ""),
             pulled_at_ms=raw.get("t"),
             ordering_key=raw.get("k"),
-            published_at_ms=raw.get("n"),
+            ordering_number=raw.get("n"),
         )
     except (ValueError, binascii.Error, KeyError, TypeError, AttributeError) as error:
         raise _invalid(index, "not a roomcast receipt") from error
@@ -190,5 +190,5 @@ def _well_formed(receipt: Receipt) -> bool:
         and _is_text(receipt.correlation_id, 0, _MAX_TEXT_LENGTH)
         and _is_text(receipt.published_at, 0, _MAX_TEXT_LENGTH)
         and (receipt.ordering_key is None or _is_text(receipt.ordering_key, 1, _MAX_TEXT_LENGTH))
-        and (receipt.published_at_ms is None or _is_int(receipt.published_at_ms, 0, _MAX_EPOCH_MS))
+        and (receipt.ordering_number is None or _is_int(receipt.ordering_number, 0, _MAX_EPOCH_MS))
     )
