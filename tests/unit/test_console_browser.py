@@ -129,3 +129,55 @@ def test_an_id_from_the_api_that_is_a_dot_segment_is_never_put_in_a_path(tab: Ta
     # Then: refused in the page, and only the paths it meant were asked for
     expect(tab.page.get_by_role("alert")).to_contain_text('".." cannot be part of an API path')
     assert set(tab.asked) <= set(tab.answers), tab.asked
+
+
+def test_an_ordered_subscriptions_paused_keys_show_their_dead_message_and_reason_and_resume(tab: Tab) -> None:
+    # Given: an ordered subscription with one paused key
+    subscription = "/rooms/room_1/subscriptions/sub_1"
+    key = {
+        "orderingKey": "order-7",
+        "status": "paused",
+        "deadMessageId": "msg_dead",
+        "reason": "HTTP 500 after 3 attempts",
+        "pausedAt": "2026-11-22T10:05:00.000Z",
+        "inFlight": None,
+    }
+    tab.answers.update(
+        {
+            "/rooms/room_1": ROOM,
+            subscription: {
+                "id": "sub_1",
+                "type": "PUSH",
+                "status": "active",
+                "eventTypes": [],
+                "pushUrl": "https://hooks.example.com/x",
+                "ordered": True,
+                "onDeadKey": "pause",
+            },
+            f"{subscription}/schedule": {"attempts": [], "note": ""},
+            f"{subscription}/deliveries": {"deliveries": [], "nextCursor": None},
+            f"{subscription}/dead-letters": {"deadLetters": [], "nextCursor": None},
+            f"{subscription}/ordering-keys": {"orderingKeys": [key]},
+            f"{subscription}/ordering-keys/order-7/resume": {
+                **key,
+                "status": "flowing",
+                "inFlight": "msg_next",
+            },
+        }
+    )
+
+    # When
+    tab.page.goto(f"{ORIGIN}/console#/rooms/room_1/subscriptions/sub_1")
+
+    # Then: the screen says it is ordered, and lists the paused key with its dead message and why
+    expect(tab.page.get_by_text("ordered: a key's messages one at a time")).to_be_visible()
+    keys = tab.page.get_by_role("table", name="Paused ordering keys, longest paused first")
+    expect(keys).to_contain_text("order-7")
+    expect(keys).to_contain_text("msg_dead")
+    expect(keys).to_contain_text("HTTP 500 after 3 attempts")
+    # and skipping its dead message asks the API to resume it
+    tab.page.get_by_role("button", name="Skip and resume order-7").click()
+    expect(tab.page.get_by_role("status")).to_contain_text(
+        "Ordering key order-7 resumed, its dead message skipped"
+    )
+    assert f"{subscription}/ordering-keys/order-7/resume" in tab.asked
