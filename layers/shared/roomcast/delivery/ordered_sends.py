@@ -91,7 +91,9 @@ class OrderedSends:
             return False
         envelope = first_envelope(tracked.message, subscription.id)
         if record.ordering is not None:  # (an ordered failover's: not one of the message's own)
-            envelope = replace(envelope, ordering_key=record.ordering.key)
+            envelope = replace(
+                envelope, ordering_key=record.ordering.key, ordering_number=record.ordering.number
+            )
         if again:
             resumed = envelope.record(subscription.type, DeliveryStatus.PENDING, 0, "resumed after dead")
             self.messages.update_delivery(resumed, force=True)
