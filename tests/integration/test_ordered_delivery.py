@@ -161,6 +161,20 @@ def test_a_dead_message_pauses_its_key_while_other_keys_flow(
         waiting = _call(manage, "GET", f"/rooms/{room['id']}/messages/{after}")["deliveries"][0]
         assert waiting["status"] == "waiting"
 
+        # Another tenant finds neither the list nor the key; bad input is refused; nothing changes
+        assert _answer(manage, "GET", f"{keys}?status=paused", tenant="globex") == (404, "not_found")
+        assert _answer(manage, "POST", f"{keys}/a/resume", {}, tenant="globex") == (404, "not_found")
+        assert _answer(manage, "GET", f"{keys}?status=flowing") == (422, "validation_error")
+        assert _answer(manage, "GET", f"{keys}?status=paused&limit=0") == (422, "validation_error")
+        assert _answer(manage, "POST", f"{keys}/a/resume", {"skip": "yes"}) == (422, "validation_error")
+        assert _answer(manage, "POST", f"{keys}/a/resume", {"skip": True, "x": 1}) == (
+            422,
+            "validation_error",
+        )
+        assert _answer(manage, "POST", f"{keys}/a%20b/resume", {}) == (404, "not_found")
+        assert _call(manage, "GET", f"{keys}?status=paused")["orderingKeys"] == listed
+        assert [r.json["messageId"] for r in webhook.requests].count(dead) == 2
+
         # When: resumed without skipping, the dead message goes again first (and dies again)
         resumed = _call(manage, "POST", f"{keys}/a/resume", {})
         assert (resumed["status"], resumed["inFlight"]) == ("flowing", dead)
@@ -180,8 +194,10 @@ def test_a_dead_message_pauses_its_key_while_other_keys_flow(
         assert _call(manage, "GET", f"{keys}?status=paused")["orderingKeys"] == []
 
 
-def _answer(handler: Handler, method: str, path: str, body: Any = None) -> tuple[int, str]:
-    response = handler(api_event(method, path, body, tenant="acme"), FakeLambdaContext())
+def _answer(
+    handler: Handler, method: str, path: str, body: Any = None, tenant: str = "acme"
+) -> tuple[int, str]:
+    response = handler(api_event(method, path, body, tenant=tenant), FakeLambdaContext())
     return response["statusCode"], json.loads(response["body"])["error"]["code"]
 
 

@@ -9,6 +9,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import boto3
 
@@ -31,6 +32,11 @@ def _keys(stack_model: StackModel, function_handler: Callable[[str], Handler]) -
     return OrderingKeys(table, boto3.client("dynamodb"))
 
 
+def _sends(steps: KeySteps, *step: Any) -> str | None:
+    """The message a key's step sends now, if any."""
+    return steps.step(*step).sends
+
+
 def _publish(keys: OrderingKeys, ref: KeyRef, number: int) -> str:
     """A message's place in the key's line, as the publish transaction writes it."""
     message_id = f"msg_{number:032x}"
@@ -51,15 +57,17 @@ def test_a_key_hands_out_its_messages_one_at_a_time_in_publish_order(
     steps = KeySteps(keys)
     m0, m1, m2 = (_publish(keys, KEY, n) for n in range(3))
     # the stream reads the insertions in any order: the oldest goes first, once
-    assert steps.step(KEY, Arrived(m2), OnDeadKey.PAUSE, NOW_MS) == m0
-    assert steps.step(KEY, Arrived(m0), OnDeadKey.PAUSE, NOW_MS) is None
-    assert steps.step(KEY, Arrived(m1), OnDeadKey.PAUSE, NOW_MS) is None
+    assert _sends(steps, KEY, Arrived(m2), OnDeadKey.PAUSE, NOW_MS) == m0
+    assert _sends(steps, KEY, Arrived(m0), OnDeadKey.PAUSE, NOW_MS) is None
+    assert _sends(steps, KEY, Arrived(m1), OnDeadKey.PAUSE, NOW_MS) is None
     # the trigger that claimed it, seen again (a crash before its send), sends it again
-    assert steps.step(KEY, Arrived(m2), OnDeadKey.PAUSE, NOW_MS) == m0
+    assert _sends(steps, KEY, Arrived(m2), OnDeadKey.PAUSE, NOW_MS) == m0
     # each ending hands the next one out
-    assert steps.step(KEY, Ended(m0, DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS) == m1
-    assert steps.step(KEY, Ended(m1, DeliveryStatus.EXPIRED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 1) == m2
-    assert steps.step(KEY, Ended(m2, DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 2) is None
+    assert _sends(steps, KEY, Ended(m0, DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS) == m1
+    assert _sends(steps, KEY, Ended(m1, DeliveryStatus.EXPIRED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 1) == m2
+    assert (
+        _sends(steps, KEY, Ended(m2, DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 2) is None
+    )
     # and the idle key is left to expire, with nothing in its line
     line = keys.read(KEY)
     assert line.head is not None
@@ -74,13 +82,13 @@ def test_a_dead_message_pauses_its_key_which_is_listed_and_resumed_with_or_witho
     other = KeyRef("acme", "room_1", "sub_1", "order-2")
     m0, m1, m2 = (_publish(keys, KEY, n) for n in range(3))
     o0 = _publish(keys, other, 10)
-    assert steps.step(KEY, Arrived(m0), OnDeadKey.PAUSE, NOW_MS) == m0
+    assert _sends(steps, KEY, Arrived(m0), OnDeadKey.PAUSE, NOW_MS) == m0
     # When its message ends dead, the key pauses: nothing more is handed out
     dead = Ended(m0, DeliveryStatus.DEAD, "HTTP 500 after 5 attempts")
-    assert steps.step(KEY, dead, OnDeadKey.PAUSE, NOW_MS + 5, NOW_MS) is None
-    assert steps.step(KEY, Arrived(m1), OnDeadKey.PAUSE, NOW_MS + 6) is None
+    assert _sends(steps, KEY, dead, OnDeadKey.PAUSE, NOW_MS + 5, NOW_MS) is None
+    assert _sends(steps, KEY, Arrived(m1), OnDeadKey.PAUSE, NOW_MS + 6) is None
     # while another key of the subscription flows
-    assert steps.step(other, Arrived(o0), OnDeadKey.PAUSE, NOW_MS + 6) == o0
+    assert _sends(steps, other, Arrived(o0), OnDeadKey.PAUSE, NOW_MS + 6) == o0
     # Then the subscription's paused keys list it, with the reason and the dead message
     (paused,) = keys.paused_keys("acme", "sub_1", 50)
     assert (paused.ref.ordering_key, paused.state, paused.dead_message_id) == ("order-1", KeyState.PAUSED, m0)
@@ -88,15 +96,16 @@ def test_a_dead_message_pauses_its_key_which_is_listed_and_resumed_with_or_witho
     assert paused.paused_at_ms == NOW_MS + 5
     assert keys.paused_keys("acme", "sub_2", 50) == []
     # A resume without skipping sends the dead message again first
-    assert steps.step(KEY, Resumed(skip=False, at_ms=NOW_MS + 7), OnDeadKey.PAUSE, NOW_MS + 7) == m0
+    assert _sends(steps, KEY, Resumed(skip=False, at_ms=NOW_MS + 7), OnDeadKey.PAUSE, NOW_MS + 7) == m0
     assert keys.paused_keys("acme", "sub_1", 50) == []
     # it dies again; a resume skipping it hands out the next
-    assert steps.step(KEY, dead, OnDeadKey.PAUSE, NOW_MS + 8, NOW_MS) is None
-    assert steps.step(KEY, Resumed(skip=True, at_ms=NOW_MS + 9), OnDeadKey.PAUSE, NOW_MS + 9) == m1
+    assert _sends(steps, KEY, dead, OnDeadKey.PAUSE, NOW_MS + 8, NOW_MS) is None
+    assert _sends(steps, KEY, Resumed(skip=True, at_ms=NOW_MS + 9), OnDeadKey.PAUSE, NOW_MS + 9) == m1
     assert keys.read(KEY).waiting_ids == [m1, m2]
     # and with onDeadKey skip a dead message hands the next out at once
     assert (
-        steps.step(KEY, Ended(m1, DeliveryStatus.DEAD, "HTTP 500"), OnDeadKey.SKIP, NOW_MS, NOW_MS + 1) == m2
+        _sends(steps, KEY, Ended(m1, DeliveryStatus.DEAD, "HTTP 500"), OnDeadKey.SKIP, NOW_MS, NOW_MS + 1)
+        == m2
     )
 
 
@@ -106,13 +115,15 @@ def test_a_waiting_message_cleared_deep_in_line_leaves_it(
     keys = _keys(stack_model, function_handler)
     steps = KeySteps(keys)
     line = [_publish(keys, KEY, n) for n in range(6)]
-    assert steps.step(KEY, Arrived(line[0]), OnDeadKey.PAUSE, NOW_MS) == line[0]
+    assert _sends(steps, KEY, Arrived(line[0]), OnDeadKey.PAUSE, NOW_MS) == line[0]
     # Clear All ends a message beyond what one read sees: its place comes from its number
     assert (
-        steps.step(KEY, Ended(line[5], DeliveryStatus.CLEARED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 5) is None
+        _sends(steps, KEY, Ended(line[5], DeliveryStatus.CLEARED), OnDeadKey.PAUSE, NOW_MS, NOW_MS + 5)
+        is None
     )
     assert (
-        steps.step(KEY, Ended(line[0], DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS) == line[1]
+        _sends(steps, KEY, Ended(line[0], DeliveryStatus.DELIVERED), OnDeadKey.PAUSE, NOW_MS, NOW_MS)
+        == line[1]
     )
     assert [m for m, _ in keys.read(KEY, lookahead=10).waiting] == line[1:5]
 
@@ -127,7 +138,7 @@ def test_racing_steps_claim_a_free_key_once(
 
     def arrive(index: int) -> str | None:
         barrier.wait()
-        return KeySteps(keys[index]).step(KEY, Arrived(messages[index]), OnDeadKey.PAUSE, NOW_MS)
+        return _sends(KeySteps(keys[index]), KEY, Arrived(messages[index]), OnDeadKey.PAUSE, NOW_MS)
 
     with ThreadPoolExecutor(12) as pool:
         sent = [m for m in pool.map(arrive, range(12)) if m is not None]

@@ -5,6 +5,7 @@ one at a time, in publish order, and never stalls."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from hypothesis import given, settings
@@ -241,9 +242,9 @@ def test_keyed_messages_with_ordered_destinations_are_numbered_per_key_in_reques
 
     taken: list[tuple[str, int]] = []
 
-    def take(key: str, count: int) -> int:
-        taken.append((key, count))
-        return {"a": 10, "b": 3}[key]
+    def take(counts: Mapping[str, int]) -> dict[str, int]:
+        taken.extend(counts.items())
+        return {key: {"a": 10, "b": 3}[key] for key in counts}
 
     numbered = number_in_lines(
         [

@@ -30,17 +30,18 @@ class OrderingFields(ApiModel):
     )
 
 
+_PAUSED_EXAMPLE = {
+    "orderingKey": "order-1001",
+    "status": "paused",
+    "deadMessageId": "msg_576e648137579110cd6d80e1bdbec8d3",
+    "reason": "HTTP 500 after 5 attempts",
+    "pausedAt": "2026-11-22T10:05:00.000Z",
+    "inFlight": None,
+}
+
+
 class OrderingKeyView(BaseModel):
-    model_config = examples(
-        {
-            "orderingKey": "order-1001",
-            "status": "paused",
-            "deadMessageId": "msg_576e648137579110cd6d80e1bdbec8d3",
-            "reason": "HTTP 500 after 5 attempts",
-            "pausedAt": "2026-11-22T10:05:00.000Z",
-            "inFlight": None,
-        }
-    )
+    model_config = examples(_PAUSED_EXAMPLE)
 
     orderingKey: str
     status: Literal["flowing", "paused"]
@@ -65,6 +66,8 @@ class OrderingKeyView(BaseModel):
 
 
 class OrderingKeyList(BaseModel):
+    model_config = examples({"orderingKeys": [_PAUSED_EXAMPLE]})
+
     orderingKeys: list[OrderingKeyView] = Field(description="Longest paused first.")
 
 

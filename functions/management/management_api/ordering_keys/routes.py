@@ -18,7 +18,9 @@ KEYS = "/rooms/<roomId>/subscriptions/<subscriptionId>/ordering-keys"
 OrderingKeyPath = Annotated[
     str, Path(description="The ordering key, as published (`orderingKey`).", examples=["order-1001"])
 ]
-PausedOnly = Annotated[Literal["paused"], Query(description="Which keys: `paused` (the only one listed).")]
+PausedOnly = Annotated[
+    Literal["paused"], Query(description="Which keys: `paused` (the only one listed).", examples=["paused"])
+]
 
 
 @routes.get(KEYS, "listOrderingKeys", "The paused keys", 400, 404)

@@ -27,12 +27,12 @@ class OrderingKeysService:
     ) -> KeyHead:
         """Resume a paused key: its dead message sent again first, or skipped. 404: no such
         subscription or key; 409 ``not_paused``: the key flows."""
-        self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        subscription = self.catalog.get_subscription(tenant_id, room_id, subscription_id)
         ref = KeyRef(tenant_id, room_id, subscription_id, ordering_key)
         head = self.keys.read(ref).head if is_ordering_key(ordering_key) else None
         if head is None:
             raise NotFound(f"ordering key {ordering_key} not found")
         if not head.paused:
             raise Conflict(f"ordering key {ordering_key} is not paused", code="not_paused")
-        self.sends.resume(ref, skip)
+        self.sends.resume(subscription, ordering_key, skip)
         return self.keys.read(ref).head or head

@@ -5,7 +5,7 @@ reads the head and the next messages in publish order.
 | item    | PK                                             | SK                                   |
 | ------- | ---------------------------------------------- | ------------------------------------ |
 | head    | ``TENANT#<tenant>#SUB#<subId>#OKEY#<key>``     | ``HEAD``                             |
-| waiting | ``TENANT#<tenant>#SUB#<subId>#OKEY#<key>``     | ``SEQ#<publishedAtMs>#<messageId>``  |
+| waiting | ``TENANT#<tenant>#SUB#<subId>#OKEY#<key>``     | ``SEQ#<number>#<messageId>``         |
 
 ``HEAD`` sorts before ``SEQ#``. Keys of different subscriptions, and different keys, are different
 partitions: they never share a write budget. A paused head carries ``GSI2PK`` =
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from roomcast.dal import items
-from roomcast.dal.message_items import message_ttl
+from roomcast.dal.message_items import message_ttl, ttl
 from roomcast.dal.table import TableAccess, key
 from roomcast.domain.messages import Message
 from roomcast.domain.ordering import KeyHead, KeyPlan, KeyRef, KeyState
@@ -52,21 +52,27 @@ def key_partition(ref: KeyRef) -> str:
     return f"TENANT#{ref.tenant_id}#SUB#{ref.subscription_id}#OKEY#{ref.ordering_key}"
 
 
+def place_item(ref: KeyRef, message_id: str, number: int, ttl_s: int) -> items.Item:
+    """A message's place in a key's line; gone at ``ttl_s`` (a line left by a deleted
+    subscription does not stay for ever)."""
+    return {
+        "PK": key_partition(ref),
+        "SK": waiting_sort_key(number, message_id),
+        "messageId": message_id,
+        "ttl": ttl_s,
+    }
+
+
 def waiting_items(message: Message) -> list[items.Item]:
     """A message's place in the key line of each of its ordered destinations, stored with it."""
-    if message.ordering_key is None or message.ordering_number is None:
+    key, number = message.ordering_key, message.ordering_number
+    if key is None or number is None:
         return []
     return [
-        {
-            "PK": key_partition(
-                KeyRef(message.tenant_id, message.room_id, subscription_id, message.ordering_key)
-            ),
-            "SK": waiting_sort_key(message.ordering_number, message.id),
-            "messageId": message.id,
-            # gone with its message: a line left by a deleted subscription does not stay for ever
-            "ttl": message_ttl(message),
-        }
-        for subscription_id in message.ordered_to
+        place_item(
+            KeyRef(message.tenant_id, message.room_id, s, key), message.id, number, message_ttl(message)
+        )
+        for s in message.ordered_to
     ]
 
 
@@ -115,11 +121,7 @@ class OrderingKeys(TableAccess):
     def add_place(self, ref: KeyRef, message_id: str, number: int) -> None:
         """A message's place in a key's line, outside a publish: a message handed to an ordered
         failover (roomcast.delivery.endings) takes the place its number gives it."""
-        place = {
-            "PK": key_partition(ref),
-            "SK": waiting_sort_key(number, message_id),
-            "messageId": message_id,
-        }
+        place = place_item(ref, message_id, number, ttl())  # (kept as long as a delivery record)
         self._client.put_item(TableName=self._table_name, Item=items.to_attributes(place))
 
     def forget(self, ref: KeyRef, place: str) -> None:

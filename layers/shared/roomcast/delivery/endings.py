@@ -107,7 +107,8 @@ class Endings:
                 f"{reason}; {HANDED_TO_FAILOVER} {failover.id}",
                 history=history,
             )
-            key = envelope.ordering_key if failover.ordered and self.key_lines is not None else None
+            slot = envelope.key_slot if failover.ordered and self.key_lines is not None else None
+            key = slot.key if slot is not None else None
             handed = replace(handed, ordering_key=key)
             if key is not None:  # in its key's turn there: its place, its record waiting
                 first = handed.record(failover.type, DeliveryStatus.WAITING, 0)
@@ -129,9 +130,9 @@ class Endings:
 
     def hand_over(self, ending: Ending) -> None:
         """The message's new home, before any record says it has one."""
-        envelope = ending.envelope
-        if ending.place is not None and self.key_lines is not None and envelope.ordering_number is not None:
-            self.key_lines.add_place(ending.place, envelope.message_id, envelope.ordering_number)
+        slot = ending.envelope.key_slot
+        if ending.place is not None and self.key_lines is not None and slot is not None:
+            self.key_lines.add_place(ending.place, ending.envelope.message_id, slot.number)
         if ending.outgoing:
             self.sender.send(list(ending.outgoing))
         if ending.dead_letter is not None:

@@ -11,7 +11,7 @@ from typing import Final
 
 from roomcast.dal.ordering_keys import OrderingKeys, waiting_sort_key
 from roomcast.domain.models import OnDeadKey
-from roomcast.domain.ordering import Ended, KeyEvent, KeyRef, plan, trigger_of
+from roomcast.domain.ordering import Ended, KeyEvent, KeyPlan, KeyRef, plan, trigger_of
 
 # Concurrent steps of one key are a handful at most (an arrival, an ending, an operator): each
 # refused write means another step went through.
@@ -26,12 +26,11 @@ class KeyContention(RuntimeError):
 class KeySteps:
     keys: OrderingKeys
 
-    def step(
-        self, ref: KeyRef, event: KeyEvent, on_dead: OnDeadKey, now_ms: int, number: int = 0
-    ) -> str | None:
-        """Apply ``event`` to the key ``ref``; the message to send now (claimed, or claimed before
-        by this event's trigger and maybe never sent). ``number``: the ended message's
-        (its place in line, when it is not among the first ones read)."""
+    def step(self, ref: KeyRef, event: KeyEvent, on_dead: OnDeadKey, now_ms: int, number: int = 0) -> KeyPlan:
+        """Apply ``event`` to the key ``ref``; the plan applied: ``sends`` is the message to send
+        now (claimed, or claimed before by this event's trigger and maybe never sent), ``replay``
+        when it is a dead one resumed. ``number``: the ended message's (its place in line, when
+        it is not among the first ones read)."""
         for _ in range(MAX_TRIES):
             line = self.keys.read(ref)
             steps = plan(line.head, line.waiting_ids, event, on_dead)
@@ -42,5 +41,5 @@ class KeySteps:
                 if place is not None:
                     self.keys.forget(ref, place)
             if self.keys.change_head(ref, steps, trigger_of(event), now_ms):
-                return steps.sends
+                return steps
         raise KeyContention(f"ordering key {ref.ordering_key} of {ref.subscription_id} kept moving")

@@ -62,17 +62,22 @@ class OrderedSends:
         event = Ended(delivery.message_id, delivery.status, delivery.last_error, failed_over)
         return self._step(ref, event, slot.number)
 
-    def resume(self, ref: KeyRef, skip: bool) -> list[str]:
+    def resume(self, subscription: Subscription, ordering_key: str, skip: bool) -> list[str]:
         """An operator's resume of a paused key: its dead message sent again first, or skipped."""
-        return self._step(ref, Resumed(skip=skip, at_ms=self.clock()))
+        ref = KeyRef(subscription.tenant_id, subscription.room_id, subscription.id, ordering_key)
+        return self._step_for(subscription, ref, Resumed(skip=skip, at_ms=self.clock()), 0)
 
     def _step(self, ref: KeyRef, event: KeyEvent, number: int = 0) -> list[str]:
         try:
             subscription = self.catalog.get_subscription(ref.tenant_id, ref.room_id, ref.subscription_id)
         except NotFound:
             return []  # deleted: its deliveries end cleared by the sweep, its keys with them
-        to_send = self.keys.step(ref, event, subscription.on_dead_key, self.clock(), number)
-        if to_send is None or not self._send(subscription, to_send, again=isinstance(event, Resumed)):
+        return self._step_for(subscription, ref, event, number)
+
+    def _step_for(self, subscription: Subscription, ref: KeyRef, event: KeyEvent, number: int) -> list[str]:
+        steps = self.keys.step(ref, event, subscription.on_dead_key, self.clock(), number)
+        to_send = steps.sends
+        if to_send is None or not self._send(subscription, to_send, again=steps.replay is not None):
             return []
         return [to_send]
 

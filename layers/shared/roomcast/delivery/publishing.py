@@ -12,9 +12,10 @@ messages follow roomcast.delivery.keyed_messages."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 
 from roomcast.dal.messages import MessageExists
 from roomcast.delivery import keyed_messages
@@ -108,8 +109,7 @@ class Publisher(MessageSending):
                 message = scheduled(message, release_at, room)
             planned.append(_Planned(index, Routed(message, route.destinations), key is not None))
         numbered = number_in_lines(
-            [p.routed.message for p in planned],
-            lambda key, count: self.messages.take_ordering_numbers(tenant_id, room_id, key, count),
+            [p.routed.message for p in planned], partial(self._take, tenant_id, room_id)
         )
         planned = [
             replace(p, routed=replace(p.routed, message=m)) for p, m in zip(planned, numbered, strict=True)
@@ -207,6 +207,14 @@ class Publisher(MessageSending):
                 )
                 checked = False
         return room, subscriptions, checked
+
+    def _take(self, tenant_id: str, room_id: str, counts: Mapping[str, int]) -> dict[str, int]:
+        """Each key's fresh numbers (the last of them), one counter write per key, side by side."""
+        keys = list(counts)
+        taken = _CHECKS.map(
+            lambda key: self.messages.take_ordering_numbers(tenant_id, room_id, key, counts[key]), keys
+        )
+        return dict(zip(keys, taken, strict=True))
 
     def _record_sent(self, tenant_id: str, units: Sequence[str]) -> None:
         """These publish units' first sends are done (the request, and each stored message it

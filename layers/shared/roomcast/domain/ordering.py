@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Final
@@ -27,7 +27,7 @@ ORDERING_KEY_MAX_CHARS: Final = 128
 # transaction (at most 100 writes): a room holds at most this many ordered subscriptions.
 MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM: Final = 50
 # What a key may hold: it appears in a URL path (…/ordering-keys/{key}) and ends table keys.
-ORDERING_KEY_PATTERN: Final = r"^[A-Za-z0-9_.:@+=-]{1,128}$"
+ORDERING_KEY_PATTERN: Final = rf"^[A-Za-z0-9_.:@+=-]{{1,{ORDERING_KEY_MAX_CHARS}}}$"
 _ORDERING_KEY = re.compile(ORDERING_KEY_PATTERN)
 
 
@@ -98,11 +98,16 @@ class Resumed:
 type KeyEvent = Arrived | Ended | Resumed
 
 
-def number_in_lines(messages: Sequence[Message], take: Callable[[str, int], int]) -> list[Message]:
+def number_in_lines(
+    messages: Sequence[Message], take: Callable[[Mapping[str, int]], Mapping[str, int]]
+) -> list[Message]:
     """The messages, each with ordered destinations numbered in its key's line in the order given
-    (the order of the request); ``take(key, count)``: the last of ``count`` fresh numbers of a key."""
+    (the order of the request); ``take({key: count})``: for each key, the last of ``count`` fresh
+    numbers (taken side by side: a batch may hold many keys)."""
     counts = Counter(m.ordering_key for m in messages if m.ordered_to and m.ordering_key is not None)
-    next_number = {key: take(key, count) - count + 1 for key, count in counts.items() if key is not None}
+    wanted = {key: count for key, count in counts.items() if key is not None}
+    last = take(wanted) if wanted else {}
+    next_number = {key: last[key] - count + 1 for key, count in wanted.items()}
     numbered = []
     for message in messages:
         key = message.ordering_key

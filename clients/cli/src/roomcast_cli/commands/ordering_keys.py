@@ -7,24 +7,20 @@ from typing import Annotated
 import typer
 
 from roomcast_cli import render
-from roomcast_cli.common import JsonFlag, dump
+from roomcast_cli.common import JsonFlag, RoomId, SubscriptionId, dump
 from roomcast_cli.session import session_of
 
 app = typer.Typer(
     help="Ordered subscriptions' keys: list the paused ones, resume one (docs/ordering-keys.md).",
     no_args_is_help=True,
 )
-RoomArgument = Annotated[str, typer.Argument(help="The room's id (room_…).", show_default=False)]
-SubscriptionArgument = Annotated[
-    str, typer.Argument(help="The subscription's id (sub_…).", show_default=False)
-]
 
 
 @app.command("paused")
 def paused(
     context: typer.Context,
-    room_id: RoomArgument,
-    subscription_id: SubscriptionArgument,
+    room_id: RoomId,
+    subscription_id: SubscriptionId,
     limit: Annotated[int | None, typer.Option(help="At most this many (1-100).")] = None,
     json_output: JsonFlag = False,
 ) -> None:
@@ -37,8 +33,8 @@ def paused(
 @app.command("resume")
 def resume(
     context: typer.Context,
-    room_id: RoomArgument,
-    subscription_id: SubscriptionArgument,
+    room_id: RoomId,
+    subscription_id: SubscriptionId,
     ordering_key: Annotated[str, typer.Argument(help="The paused key.", show_default=False)],
     skip: Annotated[
         bool, typer.Option("--skip", help="Leave the dead message dead and send the key's next one.")
