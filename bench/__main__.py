@@ -5,13 +5,25 @@ from __future__ import annotations
 
 import sys
 
-from bench import cold_start, compaction, cost, deliver_at, filters, guards, messaging, ordering, push
+from bench import (
+    cold_start,
+    compaction,
+    cost,
+    deliver_at,
+    filters,
+    guards,
+    messaging,
+    ordering,
+    pull_throughput,
+    push,
+)
 
 
 def main() -> int:
     verdicts = {
         "cold start <= 1.5x import boto3": cold_start.report(cold_start.measure()),
         **messaging.run(),
+        **pull_throughput.run(),
         **filters.run(),
         **push.run(),
         **guards.run(),

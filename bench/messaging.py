@@ -1,14 +1,12 @@
-"""Publish latency and AWS calls per publish for rooms of 1, 10 and 100 subscriptions, batch
-publishing, and PULL throughput, each next to a reference measured against the same emulator in
-the same run.
+"""Publish latency and AWS calls per publish for rooms of 1, 10 and 100 subscriptions, and batch
+publishing, each next to a reference measured against the same emulator in the same run (PULL
+throughput is pull_throughput.py's).
 
 References:
 - publish: one DynamoDB PutItem plus one SQS SendMessage, the least any durable publish must do;
 - fan-out: the same DynamoDB and SQS calls a publish to N PUSH subscriptions makes (the message
   item with N records, N/10 SendMessageBatch calls, 8 at a time), made bare with boto3: what the
-  emulator alone costs for that work (fan_out_reference.py);
-- PULL: bare SQS ReceiveMessage(10) + DeleteMessageBatch(10) on an identical queue
-  (pull_throughput.py, which measures and prints the PULL figures).
+  emulator alone costs for that work (fan_out_reference.py).
 Calls may grow no faster than subscriptions/10 plus a constant (checked for PUSH rooms; a PULL
 destination has its own queue and SQS cannot batch across queues, so PULL rooms are reported too).
 Target (issue 11): a publish to 100 PUSH subscriptions takes at most 3x the time of one to 10.
@@ -30,7 +28,6 @@ from typing import Any
 
 from bench.fan_out_reference import bare_fan_out_ms
 from bench.harness import AwsCallCounter, bench_stack, call, load_handlers, median_ms, reset, room_with, timed
-from bench.pull_throughput import PULL_TARGET, measure_pull_throughput
 from tests.support import api_event
 
 SUBSCRIPTION_COUNTS = (1, 10, 100)
@@ -84,7 +81,7 @@ def run() -> dict[str, bool]:
     os.environ["MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR"] = "false"
     counter = AwsCallCounter.installed()
     with bench_stack() as (model, endpoint):
-        manage, publish, pull = load_handlers(model, "ManagementFunction", "PublishFunction", "PullFunction")
+        manage, publish = load_handlers(model, "ManagementFunction", "PublishFunction")
         from roomcast.dal.aws import dynamodb_client, sqs_client
 
         dynamodb, sqs = dynamodb_client(), sqs_client()
@@ -176,12 +173,9 @@ def run() -> dict[str, bool]:
         for b in batch_figures:
             ops = ", ".join(f"{op} {n:.2g}" for op, n in b.calls_by_operation.items())
             print(f"{b.batch_size:>11} {b.ms_per_message:>11.2f} {b.calls_per_message:>14.2f}  {ops}")
-
-        pull_ok = measure_pull_throughput(model, endpoint, manage, publish, pull, sqs, counter)
     return {
         "publish calls <= calls(1) + N/10 (PUSH rooms)": push_ok,
         f"publish to 100 PUSH subscriptions <= {FAN_OUT_TARGET:g}x publish to 10": fan_out <= FAN_OUT_TARGET,
-        f"PULL pull+ack >= {PULL_TARGET}x bare SQS receive+delete": pull_ok,
     }
 
 

@@ -1,149 +1,166 @@
-"""PULL throughput for bench/messaging.py: pull 10 + ack 10 through the pull handler, next to bare
-SQS ReceiveMessage(10) + DeleteMessageBatch(10) on an identical queue of the same emulator; with
-what the acks' record writes and the calls made one after another account for."""
+"""PULL throughput, one consumer, 10 at a time: pull + ack next to bare SQS ``ReceiveMessage(10)`` +
+``DeleteMessageBatch`` on an identical queue of the same emulator — through the pull handler
+in-process (moto in a process of its own), and over the HTTP API of the local stack (gateway,
+authorizer, function workers; bench/pull_http.py). With the calls one pull + ack waits for one
+after another, counted from when each call was in flight (docs/decisions/0026-pull-ack-waits.md).
+"""
 
 from __future__ import annotations
 
 import json
-import statistics
+import os
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from bench.harness import AwsCallCounter, call, describe_waits, reset, room_with, timed, waits_in_sequence
+from bench.harness import (
+    AwsCallCounter,
+    bench_stack,
+    call,
+    describe_waits,
+    load_handlers,
+    reset,
+    room_with,
+    waits_in_sequence,
+)
 from tests.support import api_event
 
 PULL_MESSAGES = 200
-PULL_TARGET = 0.6  # pull+ack at least this share of bare SQS's receive+delete rate
+HANDLER_TARGET = 0.5  # pull + ack through the handlers: this share of bare SQS's rate at least
+HTTP_TARGET = 0.35  # the same over the HTTP API
+WAITS_TARGET = 3  # waits one after another per pull + ack, at most
 
 
-def _rate(drain: Callable[[], int]) -> tuple[int, float]:
-    """How many messages ``drain`` took (it returns the count), and how many per second."""
-    taken = 0
+@dataclass(frozen=True)
+class Rates:
+    """Messages per second through roomcast and through bare SQS, in one run on one emulator."""
 
-    def measured() -> None:
-        nonlocal taken
-        taken = drain()
+    messages: int
+    roomcast_per_second: float
+    bare_per_second: float
 
-    seconds = timed(measured)
-    return taken, taken / seconds
+    @property
+    def ratio(self) -> float:
+        return self.roomcast_per_second / self.bare_per_second
 
 
-def measure_pull_throughput(
-    model: Any, endpoint: str, manage: Any, publish: Any, pull: Any, sqs: Any, counter: AwsCallCounter
-) -> bool:
-    """Prints pull+ack next to bare SQS, and how long the acks' record writes kept the emulator;
-    returns whether the 0.6x target was met."""
-    reset(model, endpoint)
-    reference_queue = sqs.create_queue(QueueName="bench-reference")["QueueUrl"]
-    room_id = room_with(manage, "PULL", 1)
-    subscription_id = call(manage, api_event("GET", f"/rooms/{room_id}/subscriptions", None))[
-        "subscriptions"
-    ][0]["id"]
-    event = api_event(
-        "POST", f"/rooms/{room_id}/messages", {"eventType": "e", "eventVersion": "1", "payload": {"n": 1}}
-    )
-    for _ in range(PULL_MESSAGES):
-        call(publish, event)
-    base_path = f"/rooms/{room_id}/subscriptions/{subscription_id}"
+def drain_rate(drain: Callable[[], int]) -> float:
+    """Messages per second of ``drain`` (which returns how many it took)."""
+    started = time.perf_counter()
+    taken = drain()
+    return taken / (time.perf_counter() - started)
 
-    cycle_starts: list[int] = []  # where each pull + ack's calls start in the counter's record
 
-    def drain_through_api() -> int:
+def bare_sqs_rate(sqs: Any, queue_name: str, messages: int) -> float:
+    """Receive 10 + delete batch until empty, on a new queue of ``messages`` messages."""
+    queue_url = sqs.create_queue(QueueName=queue_name)["QueueUrl"]
+    for n in range(messages):
+        sqs.send_message(QueueUrl=queue_url, MessageBody=json.dumps({"n": n}))
+
+    def drain() -> int:
         done = 0
-        while True:
-            cycle_starts.append(len(counter.intervals))
-            messages = call(pull, api_event("POST", f"{base_path}/pull", {"maxMessages": 10}))["messages"]
-            if not messages:
-                return done
-            cycle_starts.append(len(counter.intervals))
-            call(pull, api_event("POST", f"{base_path}/ack", {"receipts": [m["receipt"] for m in messages]}))
-            done += len(messages)
-
-    counter.reset()
-    api_count, api_rate = _rate(drain_through_api)
-    api_seconds = api_count / api_rate if api_rate else 0.0
-    record_writes_seconds = counter.in_flight_seconds("UpdateItem")
-    writes = counter.calls["UpdateItem"]
-    # The second pull + ack: the first also fetched the receipt key (once per container).
-    pull_waits, ack_waits = (
-        waits_in_sequence(_calls_between(counter, cycle_starts[i], cycle_starts[i + 1])) for i in (2, 3)
-    )
-    one_write_seconds = _one_update_item_seconds(model, counter)
-
-    for n in range(PULL_MESSAGES):
-        sqs.send_message(QueueUrl=reference_queue, MessageBody=json.dumps({"n": n}))
-
-    def drain_raw() -> int:
-        done = 0
-        while True:
-            received = sqs.receive_message(QueueUrl=reference_queue, MaxNumberOfMessages=10).get(
-                "Messages", []
-            )
-            if not received:
-                return done
-            sqs.delete_message_batch(
-                QueueUrl=reference_queue,
-                Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(received)],
-            )
+        while received := sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10).get("Messages", []):
+            entries = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(received)]
+            sqs.delete_message_batch(QueueUrl=queue_url, Entries=entries)
             done += len(received)
+        return done
 
-    counter.reset()
-    raw_count, raw_rate = _rate(drain_raw)
-    raw_waits = counter.waits_in_sequence()
-    # Every cycle but the last, empty receive.
-    raw_waits_per_cycle = (len(raw_waits) - 1) / max(1, counter.calls["ReceiveMessage"] - 1)
-    print("\n## PULL throughput: pull 10 + ack 10, through the handlers vs bare SQS on the same emulator\n")
-    print(f"roomcast pull+ack: {api_count} messages, {api_rate:.0f} msg/s")
-    print(f"bare SQS receive+delete: {raw_count} messages, {raw_rate:.0f} msg/s")
-    ratio = api_rate / raw_rate
-    print(f"ratio: roomcast at {ratio:.2f}x the bare SQS rate (target >= {PULL_TARGET})")
-    # An ack writes each receipt's record (a conditional UpdateItem appending to its history), the
-    # ten of a batch at once. DynamoDB serves them side by side; moto one after the other.
-    acks = max(1, writes // 10)
-    parallel_seconds = acks * one_write_seconds
-    without = api_count / max(api_seconds - record_writes_seconds + parallel_seconds, 1e-9)
-    print(
-        f"the acks' {writes} record writes (10 at once) kept the emulator busy {record_writes_seconds:.2f} s "
-        f"of {api_seconds:.2f} s; one such write alone takes {one_write_seconds * 1000:.1f} ms: with each "
-        f"ack's ten served side by side as DynamoDB does, roomcast would run at {without / raw_rate:.2f}x"
-    )
-    # Whatever serves them, calls made one after another add up: the bound that order sets.
-    api_waits = len(pull_waits) + len(ack_waits)
-    print(
-        f"waits one after another per 10 messages: roomcast {api_waits} (pull: {describe_waits(pull_waits)};"
-        f" ack: {describe_waits(ack_waits)}), bare SQS {raw_waits_per_cycle:g} (ReceiveMessage ->"
-        f" DeleteMessageBatch): were every wait as long as any other, roomcast would run at"
-        f" {raw_waits_per_cycle / api_waits:.2f}x bare SQS on any backend"
-    )
-    return ratio >= PULL_TARGET
+    return drain_rate(drain)
 
 
-def _calls_between(counter: AwsCallCounter, first: int, end: int) -> list[tuple[tuple[float, float], str]]:
-    return list(zip(counter.intervals[first:end], counter.operations[first:end], strict=True))
+def pull_and_ack_all(pull: Callable[[], list[str]], ack: Callable[[list[str]], object]) -> int:
+    """Pull 10 and ack them until a pull hands out nothing; the messages taken."""
+    done = 0
+    while receipts := pull():
+        ack(receipts)
+        done += len(receipts)
+    return done
 
 
-def _one_update_item_seconds(model: Any, counter: AwsCallCounter) -> float:
-    """The median time of a lone conditional UpdateItem appending to a list, as an ack's is."""
-    from roomcast.dal.aws import dynamodb_client
+def through_handlers() -> tuple[Rates, list[Counter[str]], list[Counter[str]]]:
+    """The rates through the handlers, and the waits most pulls and most acks made (from the second
+    cycle on: the first also fetched the receipt key and read the room's subscriptions)."""
+    os.environ["MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR"] = "false"
+    counter = AwsCallCounter.installed()
+    with bench_stack(atomic_dynamodb=True) as (model, endpoint):
+        manage, publish, pull = load_handlers(model, "ManagementFunction", "PublishFunction", "PullFunction")
+        from roomcast.dal.aws import sqs_client
 
-    client, table = dynamodb_client(), model.outputs["TableName"]
-    samples = []
-    for n in range(9):
-        key = {"PK": {"S": f"BENCH#{n}"}, "SK": {"S": "DLV#bench"}}
-        started = time.perf_counter()
-        client.update_item(
-            TableName=table,
-            Key=key,
-            UpdateExpression="SET #s = :s, #h = list_append(if_not_exists(#h, :none), :h)",
-            ConditionExpression="attribute_not_exists(#s) OR #s <> :dead",
-            ExpressionAttributeNames={"#s": "status", "#h": "history"},
-            ExpressionAttributeValues={
-                ":s": {"S": "delivered"},
-                ":dead": {"S": "dead"},
-                ":none": {"L": []},
-                ":h": {"L": [{"M": {"event": {"S": "ack"}}}]},
-            },
+        reset(model, endpoint)
+        room_id = room_with(manage, "PULL", 1)
+        listed = call(manage, api_event("GET", f"/rooms/{room_id}/subscriptions", None))
+        base_path = f"/rooms/{room_id}/subscriptions/{listed['subscriptions'][0]['id']}"
+        batch = {"messages": [{"eventType": "e", "eventVersion": "1", "payload": {"n": 1}}] * 100}
+        for _ in range(PULL_MESSAGES // 100):
+            call(publish, api_event("POST", f"/rooms/{room_id}/messages/batch", batch))
+        starts: list[int] = []  # where each request's calls start in the counter's record
+
+        def pulled() -> list[str]:
+            starts.append(len(counter.intervals))
+            answer = call(pull, api_event("POST", f"{base_path}/pull", {"maxMessages": 10}))
+            return [m["receipt"] for m in answer["messages"]]
+
+        def ack(receipts: list[str]) -> None:
+            starts.append(len(counter.intervals))
+            call(pull, api_event("POST", f"{base_path}/ack", {"receipts": receipts}))
+
+        counter.reset()
+        roomcast_rate = drain_rate(lambda: pull_and_ack_all(pulled, ack))
+        calls = list(zip(counter.intervals, counter.operations, strict=True))
+        pull_waits, ack_waits = (
+            _usual(
+                [
+                    waits_in_sequence(calls[starts[i] : starts[i + 1]])
+                    for i in range(first, len(starts) - 2, 2)
+                ]
+            )
+            for first in (2, 3)
         )
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        bare_rate = bare_sqs_rate(sqs_client(), "bench-reference", PULL_MESSAGES)
+    return Rates(PULL_MESSAGES, roomcast_rate, bare_rate), pull_waits, ack_waits
+
+
+def _usual(cycles: list[list[Counter[str]]]) -> list[Counter[str]]:
+    """The waits most requests made (a request now and then also refills its tenant's allowance)."""
+    patterns = Counter(describe_waits(waits) for waits in cycles)
+    most_common = patterns.most_common(1)[0][0]
+    return next(waits for waits in cycles if describe_waits(waits) == most_common)
+
+
+def report(
+    handlers: Rates, http: Rates, pull_waits: list[Counter[str]], ack_waits: list[Counter[str]]
+) -> dict[str, bool]:
+    """Prints the figures; the targets with whether each was met."""
+    print("\n## PULL throughput: pull 10 + ack 10 vs bare SQS receive 10 + delete batch, one consumer\n")
+    print(f"{'path':<34} {'roomcast msg/s':>15} {'bare SQS msg/s':>15} {'ratio':>7} {'target':>7}")
+    for name, rates, target in (
+        ("through the handlers (in-process)", handlers, HANDLER_TARGET),
+        ("over the HTTP API (local stack)", http, HTTP_TARGET),
+    ):
+        print(
+            f"{name:<34} {rates.roomcast_per_second:>15.1f} {rates.bare_per_second:>15.1f} "
+            f"{rates.ratio:>7.2f} {target:>7.2f}"
+        )
+    waits = len(pull_waits) + len(ack_waits)
+    print(
+        f"\nwaits one after another per pull + ack: {waits} (pull: {describe_waits(pull_waits)}; "
+        f"ack: {describe_waits(ack_waits)}); bare SQS 2 (ReceiveMessage -> DeleteMessageBatch)"
+    )
+    return {
+        f"PULL pull+ack through the handlers >= {HANDLER_TARGET}x bare SQS": handlers.ratio >= HANDLER_TARGET,
+        f"PULL pull+ack over HTTP >= {HTTP_TARGET}x bare SQS": http.ratio >= HTTP_TARGET,
+        f"PULL waits per pull+ack <= {WAITS_TARGET}": waits <= WAITS_TARGET,
+    }
+
+
+def run() -> dict[str, bool]:
+    from bench.pull_http import over_http
+
+    handlers, pull_waits, ack_waits = through_handlers()
+    return report(handlers, over_http(), pull_waits, ack_waits)
+
+
+if __name__ == "__main__":
+    run()

@@ -275,6 +275,10 @@ class FakeMessages:
         self.written.append(replace(delivery, history=kept + delivery.history))
         return True
 
+    def update_deliveries(self, deliveries: Sequence[Delivery]) -> None:
+        for delivery in deliveries:
+            self.update_delivery(delivery)
+
     def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
         key = (delivery.tenant_id, delivery.message_id, delivery.subscription_id)
         current = self.current(*key)

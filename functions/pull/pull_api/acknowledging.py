@@ -9,7 +9,6 @@ also proves its handle current, and only then records, re-sends or ends it.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from pull_api.work import Plan, PullWork
@@ -89,12 +88,13 @@ def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, toke
         r.record(tenant_id, DeliveryStatus.DELIVERED, answered=(AttemptEvent.ACK, now))
         for r in receipts.values()
     ]
-    with ThreadPoolExecutor(max_workers=min(len(records), 10)) as pool:
-        list(pool.map(work.messages.update_delivery, records))
-    failed = work.queues.delete(target.queue_url, [r.handle for r in receipts.values()])
-    acked = [r for r in receipts.values() if r.handle not in failed]
-    for receipt in acked:
+    work.messages.update_deliveries(records)
+    # The records say 'delivered' now: logged while the messages are deleted (a handle SQS refuses
+    # brings its message back, which is then delivered, recorded and logged again).
+    for receipt in receipts.values():
         work.log_receipt(LogEvent.DELIVERED, tenant_id, receipt)
+    failed = work.delete_while_logging(target.queue_url, [r.handle for r in receipts.values()])
+    acked = [r for r in receipts.values() if r.handle not in failed]
     return AckResult([r.message_id for r in acked], _refused(receipts, failed))
 
 

@@ -23,7 +23,16 @@ def pull_service() -> PullService:
     base = wiring.Basics.of(delivery_log())
     _, endings = base.reported_endings()
     signer = ReceiptSigner(StackSecrets(base.settings.receipt_key_secret).receipt_key())
-    work = PullWork(base.catalog, base.messages, QueueClient(), base.sender, endings, base.log, signer)
+    work = PullWork(
+        base.catalog,
+        base.messages,
+        QueueClient(),
+        base.sender,
+        endings,
+        base.log,
+        signer,
+        send_log=delivery_log().flush,
+    )
     return PullService(work)
 
 

@@ -21,7 +21,7 @@ from roomcast.domain.policy import DeliveryPolicy, NextStep, after_failure, effe
 from roomcast.domain.receipts import Receipt, ReceiptSigner
 from roomcast.errors import Conflict, NotFound
 
-_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="target-read")
+_LOG_SENDS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="log-send")
 
 
 @dataclass(frozen=True)
@@ -59,16 +59,18 @@ class PullWork:
     signer: ReceiptSigner
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
+    # Sends the log records added so far (the function's DeliveryLog.flush); None: the handler's
+    # flush at the end of the invocation sends them.
+    send_log: Callable[[], object] | None = None
 
     def target(self, tenant_id: str, room_id: str, subscription_id: str) -> PullSubscription:
-        # The two reads at once: every pull, ack, nack and extend waits for them.
-        room_read = _READS.submit(self.catalog.get_room, tenant_id, room_id)
-        try:
-            subscription = self.catalog.get_subscription(tenant_id, room_id, subscription_id)
-        except NotFound:
-            room_read.result()  # a missing room is the one to name
-            raise
-        room = room_read.result()
+        """The subscription as it is now, read before anything changes: one strongly consistent
+        GetItem of the room, whose subscriptions version says whether this container's copy of
+        the room's subscriptions still holds (ADR 0021's cache, as a publish reads them)."""
+        room, subscriptions = self.catalog.routing_view(tenant_id, room_id)
+        subscription = next((s for s in subscriptions if s.id == subscription_id), None)
+        if subscription is None:
+            raise NotFound(f"subscription {subscription_id[:80]} not found in room {room_id}")
         if subscription.type is not SubscriptionType.PULL or not subscription.queue_url:
             raise Conflict(
                 f"subscription {subscription_id} is {subscription.type.value}; only PULL ones are pulled"
@@ -105,6 +107,17 @@ class PullWork:
             self.queues.delete(plan.target.queue_url, plan.delete)
         for record in plan.ack_timeouts:
             self.messages.update_delivery(record, only_if_attempts_below=record.attempts)
+
+    def delete_while_logging(self, queue_url: str, handles: list[str]) -> dict[str, str]:
+        """Delete ``handles`` from the queue while the log records added so far are sent: one wait
+        for both (the records say what is already written, whatever the delete answers)."""
+        if self.send_log is None:
+            return self.queues.delete(queue_url, handles)
+        sent = _LOG_SENDS.submit(self.send_log)
+        try:
+            return self.queues.delete(queue_url, handles)
+        finally:
+            sent.result()
 
     def next_step(self, policy: DeliveryPolicy, receipt: Receipt, now_ms: int) -> NextStep:
         """What follows the failure (a nack) of the receipt's attempt."""

@@ -250,3 +250,26 @@ def _message(pull: Pull, number: int) -> Message:
         None,
         (pull.subscription.id,),
     )
+
+
+def test_an_ack_sends_its_delivered_records_to_the_log_while_it_deletes_the_messages() -> None:
+    # Given: one message in flight, and one acked meanwhile by another consumer (its handle is stale)
+    pull = Pull()
+    current, stale = pull.handed_out(1), pull.stale(2)
+    sent: list[list[str]] = []
+    service = pull.service
+    service.work.send_log = lambda: sent.append(pull.management.log.events())
+
+    # When
+    result = service.ack(TENANT, pull.room.id, pull.subscription.id, [current, stale])
+
+    # Then: both records say delivered, and so does the log, sent once with the delete (the stale
+    # handle's message comes back, and its next ack logs it again); SQS's refusal is reported
+    assert {d.message_id: d.status.value for d in pull.management.messages.written} == {
+        f"msg_{1:032x}": "delivered",
+        f"msg_{2:032x}": "delivered",
+    }
+    assert sent == [["delivered", "delivered"]]
+    assert pull.queue.deleted == ["handle-1"]
+    assert result.acked == [f"msg_{1:032x}"]
+    assert [f.message_id for f in result.failed] == [f"msg_{2:032x}"]

@@ -4,6 +4,7 @@ after its first, written conditionally so that a late duplicate never undoes an 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 from roomcast.dal import items
@@ -44,23 +45,15 @@ class DeliveryRecords(TableAccess):
         ``only_if_attempts_below``, only a record with fewer attempts is overwritten.
         Its ``history`` entries are appended to the record's attempt history.
         Returns whether it was written."""
-        update = update_expression(delivery)
-        kwargs: dict[str, Any] = {}
-        if not force:
-            condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e, :c))"
-            values: dict[str, Any] = {
-                ":d": {"S": DeliveryStatus.DELIVERED.value},
-                ":x": {"S": DeliveryStatus.DEAD.value},
-                ":e": {"S": DeliveryStatus.EXPIRED.value},
-                ":c": {"S": DeliveryStatus.CLEARED.value},
-            }
-            if only_if_attempts_below is not None:
-                condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
-                values[":below"] = {"N": str(only_if_attempts_below)}
-            kwargs = {"ConditionExpression": condition}
-            update["ExpressionAttributeNames"]["#status"] = "status"
-            update["ExpressionAttributeValues"] |= values
-        return self._update_if(_key(delivery), **update, **kwargs) is not None
+        request = _unless_ended(delivery, force=force, only_if_attempts_below=only_if_attempts_below)
+        return self._update_if(_key(delivery), **request) is not None
+
+    def update_deliveries(self, deliveries: Sequence[Delivery]) -> None:
+        """``update_delivery`` of each (an ack's records), side by side: one wait for all, one
+        write unit each (a TransactWriteItems would bill two; docs/decisions/0026-pull-ack-waits.md)."""
+        if deliveries:
+            with ThreadPoolExecutor(max_workers=min(len(deliveries), 10)) as pool:
+                list(pool.map(self.update_delivery, deliveries))
 
     def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
         """Claim a retrying delivery for one retry-now: only while it is still retrying, due when
@@ -107,6 +100,28 @@ class DeliveryRecords(TableAccess):
             | {":claim": {"S": claim}, ":retrying": {"S": DeliveryStatus.RETRYING.value}},
         )
         return moved is not None
+
+
+def _unless_ended(
+    delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
+) -> dict[str, Any]:
+    """UpdateItem arguments writing ``delivery`` unless its record already ended (see update_delivery)."""
+    update = update_expression(delivery)
+    if force:
+        return update
+    condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e, :c))"
+    values: dict[str, Any] = {
+        ":d": {"S": DeliveryStatus.DELIVERED.value},
+        ":x": {"S": DeliveryStatus.DEAD.value},
+        ":e": {"S": DeliveryStatus.EXPIRED.value},
+        ":c": {"S": DeliveryStatus.CLEARED.value},
+    }
+    if only_if_attempts_below is not None:
+        condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
+        values[":below"] = {"N": str(only_if_attempts_below)}
+    update["ExpressionAttributeNames"]["#status"] = "status"
+    update["ExpressionAttributeValues"] |= values
+    return update | {"ConditionExpression": condition}
 
 
 def _key(delivery: Delivery) -> Key:

@@ -1,0 +1,58 @@
+"""PULL over the HTTP API of the local stack (bench/pull_throughput.py's second figure): a tenant's
+API key, a room with one PULL subscription, messages published in batches of 100, then pull 10 +
+ack 10 over HTTP until empty; bare SQS on the same emulator beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+
+from bench.harness import FUNCTION_LOG
+from bench.pull_throughput import PULL_MESSAGES, Rates, bare_sqs_rate, drain_rate, pull_and_ack_all
+from roomcast.dal.catalog import CatalogStore
+from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
+from roomcast_dev.keys import create_api_key
+from roomcast_dev.stack import LocalStack
+
+
+def over_http() -> Rates:
+    """The rates over HTTP and of bare SQS, on a local stack of its own."""
+    FUNCTION_LOG.parent.mkdir(parents=True, exist_ok=True)
+    stack = LocalStack(
+        stack_name="roomcast-bench-pull",
+        function_concurrency=1,
+        extra_function_environment={FUNCTION_LOG_VARIABLE: str(FUNCTION_LOG.resolve())},
+    )
+    stack.start()
+    try:
+        catalog = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
+        with requests.Session() as session:
+            session.headers["Authorization"] = f"Bearer {create_api_key(catalog, 'bench-pull')}"
+            api = stack.api_url
+
+            def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+                response = session.post(f"{api}{path}", json=body, timeout=60)
+                response.raise_for_status()
+                answer: dict[str, Any] = response.json()
+                return answer
+
+            room_id = post("/rooms", {"name": "bench-pull"})["id"]
+            subscription_id = post(f"/rooms/{room_id}/subscriptions", {"type": "PULL"})["id"]
+            message = {"eventType": "e", "eventVersion": "1", "payload": {"n": 1}}
+            for _ in range(PULL_MESSAGES // 100):
+                post(f"/rooms/{room_id}/messages/batch", {"messages": [message] * 100})
+            base_path = f"/rooms/{room_id}/subscriptions/{subscription_id}"
+
+            def pulled() -> list[str]:
+                answer = post(f"{base_path}/pull", {"maxMessages": 10})
+                return [m["receipt"] for m in answer["messages"]]
+
+            def ack(receipts: list[str]) -> None:
+                post(f"{base_path}/ack", {"receipts": receipts})
+
+            roomcast_rate = drain_rate(lambda: pull_and_ack_all(pulled, ack))
+        bare_rate = bare_sqs_rate(stack.client("sqs"), "bench-reference", PULL_MESSAGES)
+    finally:
+        stack.stop()
+    return Rates(PULL_MESSAGES, roomcast_rate, bare_rate)
