@@ -6,7 +6,7 @@ an invocation measured locally, and every billed quantity of a scenario's run, p
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from roomcast_dev.functions import InvocationTiming
 
@@ -17,6 +17,8 @@ API_GATEWAY_HTTP_PER_MILLION = 1.00  # HTTP API requests
 LAMBDA_REQUEST_PER_MILLION = 0.20
 LAMBDA_ARM64_PER_GB_SECOND = 0.0000133334
 LAMBDA_MB_PER_VCPU = 1769  # Lambda's CPU share: one vCPU at 1,769 MB, in proportion below
+# DynamoDB on-demand: the prices since AWS halved them in November 2024 (re-checked for issue 29);
+# provisioned capacity's, bench/cost_provisioned.py.
 DYNAMODB_WRU_PER_MILLION = 0.625  # on-demand write request units (1 KB each)
 DYNAMODB_RRU_PER_MILLION = 0.125  # on-demand read request units (4 KB strongly consistent)
 SQS_REQUEST_PER_MILLION = 0.40  # standard queue, per 64 KB chunk
@@ -78,6 +80,15 @@ class FunctionUsage:
 
 
 @dataclass(frozen=True)
+class WriteKind:
+    """The writes of one kind of item in a scenario (bench/meter_dynamodb.py ``item_kind``)."""
+
+    writes: int
+    wru: float
+    bytes_written: int  # the larger of each item's before and after, summed: what was billed
+
+
+@dataclass(frozen=True)
 class Run:
     """What one scenario used."""
 
@@ -93,6 +104,7 @@ class Run:
     emulator_seconds: dict[tuple[str, str], float]  # how long the emulator took to answer, by operation
     log_bytes: int
     seconds: float
+    writes_by_kind: dict[str, WriteKind] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 import requests
 
-from bench.cost_model import FunctionUsage, Run
+from bench.cost_model import FunctionUsage, Run, WriteKind
 from bench.harness import FUNCTION_LOG
 from bench.meter import METER, install_meter
 from roomcast.dal.catalog import CatalogStore
@@ -127,6 +127,10 @@ def run_scenario(stack: LocalStack, name: str, batch: int) -> Run:
     requests_seen, units, units_by_operation = METER.snapshot()
     with METER.lock:
         emulator_seconds = dict(METER.seconds)
+        writes_by_kind = {
+            kind: WriteKind(count, METER.kind_wru[kind], METER.kind_bytes[kind])
+            for kind, count in METER.kind_writes.items()
+        }
     usage = {
         function_id: FunctionUsage.of(function.timings[timings_from[function_id] :], function.spec.memory_mb)
         for function_id, function in stack.functions.items()
@@ -145,6 +149,7 @@ def run_scenario(stack: LocalStack, name: str, batch: int) -> Run:
         emulator_seconds=emulator_seconds,
         log_bytes=FUNCTION_LOG.stat().st_size - log_from,
         seconds=seconds,
+        writes_by_kind=writes_by_kind,
     )
 
 

@@ -46,6 +46,12 @@ class Meter:
     # Write units by partition, the table's and its index's, ids replaced by their kind
     # (``TENANT#{tenant}#ROOM#{room}#MSGS``): what lands on one key (bench/capacity.py).
     partition_wru: dict[str, float] = field(default_factory=dict)
+    # By kind of item written (``message``, ``message -> ByRoom index``, ``delivery record: delivered
+    # (first write)``...; bench/meter_dynamodb.py ``item_kind``): writes, write units, and the bytes
+    # of the larger of each item's before and after (what the units were billed on).
+    kind_writes: Counter[str] = field(default_factory=Counter)
+    kind_wru: dict[str, float] = field(default_factory=dict)
+    kind_bytes: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -55,6 +61,9 @@ class Meter:
             self.units_by_operation.clear()
             self.seconds.clear()
             self.partition_wru.clear()
+            self.kind_writes.clear()
+            self.kind_wru.clear()
+            self.kind_bytes.clear()
 
     def snapshot(self) -> tuple[Counter[tuple[str, str]], dict[str, float], dict[tuple[str, str], float]]:
         with self.lock:
@@ -63,6 +72,12 @@ class Meter:
     def wrote(self, partition: str, wru: float) -> None:
         with self.lock:
             self.partition_wru[partition] = self.partition_wru.get(partition, 0.0) + wru
+
+    def wrote_kind(self, kind: str, wru: float, size_bytes: int) -> None:
+        with self.lock:
+            self.kind_writes[kind] += 1
+            self.kind_wru[kind] = self.kind_wru.get(kind, 0.0) + wru
+            self.kind_bytes[kind] += size_bytes
 
     def took(self, service: str, operation: str, seconds: float) -> None:
         with self.lock:

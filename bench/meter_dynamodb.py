@@ -25,15 +25,22 @@ def dynamodb_request(
 ) -> list[bytes]:
     request = json.loads(body or b"{}")
     writes = _written_items(operation, request) if operation in _WRITES else []
-    before = [_stored_size(table, key) for table, key, _ in writes]
+    before = [_stored(table, key) for table, key, _ in writes]
     response = b"".join(original(app, environ, start_response))
     units: dict[str, float] = {}
     if writes:
         wru = 0.0
-        for (table, key, factor), size_before in zip(writes, before, strict=True):
-            size = max(size_before, _stored_size(table, key))
-            copies = _index_copies(table, key, size_before)
-            wru += factor * _write_units(size) * (1 + copies)
+        for (table, key, factor), item_before in zip(writes, before, strict=True):
+            size_before = int(item_before.size()) if item_before is not None else 0
+            item_after = _stored(table, key)
+            size = max(size_before, int(item_after.size()) if item_after is not None else 0)
+            indexes = _indexes_written(table, key, size_before)
+            item_units = factor * _write_units(size)
+            wru += item_units * (1 + len(indexes))
+            kind = item_kind(item_after or item_before, first_write=item_before is None)
+            METER.wrote_kind(kind, item_units, size)
+            for index in indexes:
+                METER.wrote_kind(f"{kind} -> {index} index", item_units, size)
             for partition, written_bytes in _partitions(table, key, size):
                 METER.wrote(partition_class(partition), factor * _write_units(written_bytes))
         units["dynamodb_wru"] = wru
@@ -93,24 +100,35 @@ def _stored(table_name: str, key: dict[str, Any]) -> Any:
         return None
 
 
-def _stored_size(table_name: str, key: dict[str, Any]) -> int:
-    item = _stored(table_name, key)
-    return int(item.size()) if item is not None else 0
-
-
-def _index_copies(table_name: str, key: dict[str, Any], size_before: int) -> int:
+def _indexes_written(table_name: str, key: dict[str, Any], size_before: int) -> list[str]:
     """Global secondary indexes the item is in (before or after the write): each is written too.
-    Each copy is counted at the whole item's size: an upper bound, since the one index (ByRoom)
-    projects only the keys and eventType (the same 1 WRU for items up to 1 KB)."""
+    Each copy is counted at the whole item's size: an upper bound, since the indexes project only
+    their keys and a few attributes (the same 1 WRU for items up to 1 KB)."""
     table = _table(table_name)
     item = _stored(table_name, key)
     attributes = set(item.attrs) if item is not None else set()
-    copies = 0
+    written = []
     for index in getattr(table, "global_indexes", []) or []:
         hash_attribute = next((k["AttributeName"] for k in index.schema if k["KeyType"] == "HASH"), None)
         if hash_attribute in attributes or (size_before and hash_attribute in key):
-            copies += 1
-    return copies
+            written.append(str(index.name))
+    return written
+
+
+def item_kind(item: Any, *, first_write: bool) -> str:
+    """What kind of item a write wrote, for the report's write units by kind: its ``entity``
+    (a delivery record's first write apart from its later ones), else its sort key's kind."""
+    if item is None:
+        return "(nothing stored)"
+    attributes = item.attrs
+    entity = attributes["entity"].value if "entity" in attributes else None
+    if entity == "delivery":
+        status = attributes["status"].value if "status" in attributes else "?"
+        return f"delivery record: {status} ({'first write' if first_write else 'over an earlier one'})"
+    if entity is not None:
+        return str(entity)
+    sort_key = attributes["SK"].value if "SK" in attributes else ""
+    return partition_class(str(sort_key).split("#", 1)[0] or "(no sort key)")
 
 
 _ID_KINDS = (

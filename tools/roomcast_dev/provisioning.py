@@ -21,8 +21,15 @@ def provision_resources(model: StackModel, endpoint_url: str) -> None:
     in the emulator."""
     dynamodb = aws_client("dynamodb", endpoint_url)
     for spec in model.tables.values():
-        keys = ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode", "GlobalSecondaryIndexes")
-        table: dict[str, Any] = {key: spec[key] for key in keys if key in spec}
+        keys = (
+            "TableName",
+            "KeySchema",
+            "AttributeDefinitions",
+            "BillingMode",
+            "ProvisionedThroughput",  # with TableCapacityMode=provisioned (its minimum; no auto scaling here)
+            "GlobalSecondaryIndexes",
+        )
+        table: dict[str, Any] = {key: _capacity_as_numbers(spec[key]) for key in keys if key in spec}
         if "StreamSpecification" in spec:  # CloudFormation implies StreamEnabled; the API wants it said
             table["StreamSpecification"] = {"StreamEnabled": True, **spec["StreamSpecification"]}
         dynamodb.create_table(**table)
@@ -64,6 +71,18 @@ def _local_secret(name: str, length: int) -> str:
     alphabet = string.ascii_letters + string.digits
     digest = hashlib.shake_256(_LOCAL_SECRET_SEED + name.encode()).digest(length)
     return "".join(alphabet[byte % len(alphabet)] for byte in digest)
+
+
+def _capacity_as_numbers(value: Any) -> Any:
+    """A table property with its capacity units as numbers (a template parameter is a string)."""
+    if isinstance(value, list):
+        return [_capacity_as_numbers(entry) for entry in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        key: int(entry) if key.endswith("CapacityUnits") else _capacity_as_numbers(entry)
+        for key, entry in value.items()
+    }
 
 
 def _queue_attribute(value: Any) -> str:

@@ -1,6 +1,6 @@
-"""CloudFormation's intrinsic functions (Ref, Fn::Sub, Fn::GetAtt, Fn::Join, Fn::Select, Fn::Split) and
-pseudo parameters, resolved against the local stack's physical names, as CloudFormation would
-resolve them on deployment."""
+"""CloudFormation's intrinsic functions (Ref, Fn::Sub, Fn::GetAtt, Fn::Join, Fn::Select, Fn::Split,
+Fn::If with the template's conditions) and pseudo parameters, resolved against the local stack's
+physical names, as CloudFormation would resolve them on deployment."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
+
+# What ``!Ref AWS::NoValue`` resolves to: the property or list entry holding it is left out.
+_NO_VALUE: Any = object()
 
 
 def local_stack_id(stack_name: str, region: str) -> str:
@@ -31,6 +34,7 @@ class Resolver:
         queue_url: Callable[[str], str],
     ) -> None:
         self._resources: dict[str, Any] = template.get("Resources", {})
+        self._conditions: dict[str, Any] = template.get("Conditions", {})
         self._stack_name = stack_name
         self._region = region
         self._queue_url = queue_url
@@ -70,6 +74,8 @@ class Resolver:
         return name
 
     def ref(self, name: str) -> str:
+        if name == "AWS::NoValue":
+            return _NO_VALUE  # type: ignore[no-any-return]
         if name in self._pseudo:
             return self._pseudo[name]
         if name in self._parameters:
@@ -107,15 +113,36 @@ class Resolver:
             return self._queue_url(name)
         raise KeyError(f"!GetAtt {logical_id}.{attribute} is not supported locally")
 
+    def condition(self, name: str) -> bool:
+        """Whether one of the template's conditions holds with this stack's parameters."""
+        return self._holds(self._conditions[name])
+
+    def _holds(self, expression: Any) -> bool:
+        ((function, argument),) = expression.items()
+        if function == "Condition":
+            return self.condition(argument)
+        if function == "Fn::Equals":
+            return str(self.resolve(argument[0])) == str(self.resolve(argument[1]))
+        if function == "Fn::Not":
+            return not self._holds(argument[0])
+        if function == "Fn::And":
+            return all(self._holds(part) for part in argument)
+        if function == "Fn::Or":
+            return any(self._holds(part) for part in argument)
+        raise KeyError(f"condition function {function} is not supported locally")
+
     def resolve(self, value: Any) -> Any:
         if isinstance(value, list):
-            return [self.resolve(v) for v in value]
+            return [r for r in (self.resolve(v) for v in value) if r is not _NO_VALUE]
         if not isinstance(value, dict):
             return value
         if len(value) == 1:
             ((key, argument),) = value.items()
             if key == "Ref":
                 return self.ref(argument)
+            if key == "Fn::If":
+                name, when_true, when_false = argument
+                return self.resolve(when_true if self.condition(name) else when_false)
             if key == "Fn::GetAtt":
                 return self.get_att(argument[0], argument[1])
             if key == "Fn::Sub":
@@ -126,7 +153,8 @@ class Resolver:
                 return self.resolve(argument[1])[int(argument[0])]
             if key == "Fn::Split":
                 return str(self.resolve(argument[1])).split(str(argument[0]))
-        return {k: self.resolve(v) for k, v in value.items()}
+        resolved = {k: self.resolve(v) for k, v in value.items()}
+        return {k: v for k, v in resolved.items() if v is not _NO_VALUE}
 
     def _sub(self, argument: Any) -> str:
         text, variables = (argument, {}) if isinstance(argument, str) else (argument[0], argument[1])
