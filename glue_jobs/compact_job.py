@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from pyspark import StorageLevel
 from pyspark.errors import AnalysisException
-from pyspark.sql import DataFrame, Observation, SparkSession
+from pyspark.sql import DataFrame, Observation, Row, SparkSession
 from pyspark.sql import functions as sf
 
 from roomcast_glue.runtime import ON_GLUE, resolve_date, spark_session
@@ -128,17 +128,17 @@ def run_compaction(
     own_paths, neighbour_paths = raw_paths(source, date, hour)
     raw = read_lines(spark, own_paths, neighbour_paths)
     size = work_size(raw.own_bytes + raw.neighbour_bytes, raw.own_bytes, files_per_partition)
-    with sized_session(spark, size):
-        return _compact(raw, size, target, date, hour)
-
-
-@contextmanager
-def sized_session(spark: SparkSession, size: WorkSize) -> Iterator[None]:
-    """The session's read and shuffle sizes set for this run (as they were afterwards)."""
-    settings = {
+    sized = {
         "spark.sql.files.maxPartitionBytes": str(size.read_partition_bytes),
         "spark.sql.shuffle.partitions": str(size.shuffle_partitions),
     }
+    with session_settings(spark, sized):
+        return _compact(spark, raw, size, target, date, hour)
+
+
+@contextmanager
+def session_settings(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
+    """The session's ``settings`` set meanwhile (as they were afterwards)."""
     before = {name: spark.conf.get(name, None) for name in settings}
     for name, value in settings.items():
         spark.conf.set(name, value)
@@ -152,7 +152,9 @@ def sized_session(spark: SparkSession, size: WorkSize) -> Iterator[None]:
                 spark.conf.set(name, earlier)
 
 
-def _compact(raw: RawInput, size: WorkSize, target: str, date: str, hour: str | None) -> dict[str, Any]:
+def _compact(
+    spark: SparkSession, raw: RawInput, size: WorkSize, target: str, date: str, hour: str | None
+) -> dict[str, Any]:
     # Each line is read and parsed once: the counts, the compacted and the rejected output are all
     # computed from this persisted frame.
     classified = with_partitions(classify_lines(raw.lines))
@@ -160,22 +162,18 @@ def _compact(raw: RawInput, size: WorkSize, target: str, date: str, hour: str | 
     classified = classified.withColumn("value", sf.when(sf.col("reason").isNotNull(), sf.col("value")))
     # On disk, not in memory: a day's classified lines outgrow any heap (a 1 GB local heap failed
     # at 4 M lines with MEMORY_AND_DISK, while filling its in-memory batches); written once, read
-    # three times, each line still parsed once (docs/decisions/0022-compaction-speed.md).
+    # once more, each line parsed once (docs/decisions/0022-compaction-speed.md).
     classified = classified.persist(StorageLevel.DISK_ONLY)
     in_window = sf.col("dt") == date
     if hour is not None:
         in_window &= sf.col("hour") == hour
     is_record = ~sf.col("blank") & sf.col("reason").isNull()
-    tally = classified.agg(
+    counts = (
         sf.count(sf.lit(1)).alias("lines_read"),
         sf.count(sf.when(is_record & in_window, 1)).alias("in_window"),
         sf.count(sf.when(is_record & sf.col("own") & ~in_window, 1)).alias("for_other_days"),
         sf.count(sf.when(sf.col("own") & sf.col("reason").isNotNull(), 1)).alias("rejected"),
-    ).first()
-    lines_read, records_in_window, records_for_other_days, rejected_count = tally if tally else (0, 0, 0, 0)
-    # Their own day's run reports the neighbour hours' rejected lines.
-    rejected = rejected_of(classified.filter(sf.col("own")))
-    compacted = compact(records_of(classified), size.output_files, dt=date, hour=hour)
+    )
     target = target.rstrip("/")
     if hour is None:
         compacted_path, rejected_path = f"{target}/compacted", f"{target}/rejected/dt={date}"
@@ -183,8 +181,27 @@ def _compact(raw: RawInput, size: WorkSize, target: str, date: str, hour: str | 
     else:
         compacted_path = written_path = f"{target}/hourly/compacted/dt={date}/hour={hour}"
         rejected_path = f"{target}/hourly/rejected/dt={date}/hour={hour}"
+    if raw.own_files:
+        # The first pass reads and parses every line into the persisted frame, writes the rejected
+        # lines and counts them all as they go by (observe): no pass of its own for the counts.
+        # Their own day's run reports the neighbour hours' rejected lines.
+        lines = Observation("lines")
+        rejected = rejected_of(classified.observe(lines, *counts).filter(sf.col("own")))
+        # One file, sorted: gathered by a shuffle of the few rejected lines, not a range sort's sampling.
+        one_file = rejected.repartition(1).sortWithinPartitions("source_file", "value")
+        # Without adaptive execution: with no rejected line it would drop the stage that counted
+        # (an empty shuffle), and the counts with it.
+        with session_settings(spark, {"spark.sql.adaptive.enabled": "false"}):
+            one_file.write.mode("overwrite").json(rejected_path)
+        tally = lines.get
+    else:
+        tally = (
+            classified.agg(*counts).first() or Row(lines_read=0, in_window=0, for_other_days=0, rejected=0)
+        ).asDict()
+    records_in_window = int(tally["in_window"])
     written = 0
     if records_in_window:  # none: keep what an earlier run wrote (raw files expire before compacted ones)
+        compacted = compact(records_of(classified), size.output_files, dt=date, hour=hour)
         observed = Observation("compacted")
         compacted = compacted.observe(observed, sf.count(sf.lit(1)).alias("rows"))
         if hour is None:
@@ -194,20 +211,16 @@ def _compact(raw: RawInput, size: WorkSize, target: str, date: str, hour: str | 
         else:
             compacted.drop("dt").write.mode("overwrite").parquet(compacted_path)
         written = int(observed.get["rows"])  # counted as they were written, not read back
-    if raw.own_files:
-        # One file, sorted: gathered by a shuffle of the few rejected lines, not a range sort's sampling.
-        one_file = rejected.repartition(1).sortWithinPartitions("source_file", "value")
-        one_file.write.mode("overwrite").json(rejected_path)
     summary = {
         "job": "compaction",
         "date": date,
         "hour": hour,
         "files_read": raw.own_files + raw.neighbour_files,
-        "lines_read": lines_read,
+        "lines_read": int(tally["lines_read"]),
         "records": written,
         "duplicates_dropped": records_in_window - written,
-        "rejected": rejected_count,
-        "records_for_other_days": records_for_other_days,
+        "rejected": int(tally["rejected"]),
+        "records_for_other_days": int(tally["for_other_days"]),
         "partitions_written": [written_path[len(target) + 1 :]] if written else [],
     }
     classified.unpersist()
