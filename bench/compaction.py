@@ -1,201 +1,201 @@
-"""Compaction of 1,000,000 delivery-log records in 5,000 raw files (gzip NDJSON, as the functions
-write them) by the Glue job's code on local PySpark, next to the same compaction done by DuckDB
-on the same files — read, drop malformed lines, de-duplicate on recordId, partition by day, sort,
-write Parquet — as the reference ratio. Spark's time includes starting its session (a Glue run
-pays it too); each engine runs in a fresh process of its own, and both outputs are compared:
-the same counts and the same records.
+"""Compaction of a day of delivery-log lines in the 96 files Firehose writes a day
+(bench/compaction_input.py) by the Glue job's code on local PySpark, next to the same compaction
+done by DuckDB on the same files — read, drop malformed lines, de-duplicate on recordId, keep the
+day, sort, write Parquet — as the reference. Each engine runs in a fresh process of its own, and
+both outputs are compared: the same counts and the same records.
 
-    python -m bench.compaction                                # what make bench runs: 1 M lines
-    python -m bench.compaction --lines 250000,1000000,4000000 # scaling (200 lines per file)
+The figure is the **marginal** throughput, records per second from 1 M to 4 M lines a day,
+(4 M - 1 M) / (t4 - t1), for each engine; beside it the job's fixed part (the time at zero lines
+on that line: session start, listing, planning, commit, a cold JIT), its session start alone, and
+at 16 M lines that the job completes in the default local heap (1 GB) with its peak heap after
+a garbage collection and the JVM's peak resident memory, which must not grow with the day.
 
-Target (issue 11): the job's records/s >= 1/3 of DuckDB's at 1 M lines (docs/decisions/0022).
+    python -m bench.compaction                       # what make bench runs: 1 M, 4 M and 16 M lines
+    python -m bench.compaction --lines 1000000,4000000
+
+Target (issue 29): the job's marginal records/s >= 0.5x DuckDB's (docs/decisions/0022).
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import random
-import shutil
+import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from bench.compaction_duckdb import differing_records, duckdb_compaction
+from bench.compaction_input import DAY, FILES_A_DAY, day_of_lines
 from bench.harness import FUNCTION_LOG
 
-RECORDS = 1_000_000
-FILES = 5_000
-LINES_PER_FILE = RECORDS // FILES
-TARGET_SHARE = 1 / 3  # the job's records/s against DuckDB's
-DUPLICATE_RATE = 0.01
-MALFORMED_RATE = 0.001
-DAY = "2026-11-21"
+SIZES = (1_000_000, 4_000_000, 16_000_000)  # the marginal figure is taken between the first two
+TARGET_SHARE = 0.5  # the job's marginal records/s against DuckDB's
+# Peak heap after GC at the largest size against the next: Spark's sort buffers grow to their share
+# of the heap on the first few million lines (1 M: ~600 MB, 4 M: ~900 MB of 1 GB), then spill; a
+# day four times larger must not need more.
+HEAP_GROWTH_ALLOWED = 1.1
 GLUE_JOBS_DIR = Path(__file__).resolve().parents[1] / "glue_jobs"
-# The generated records' events, drawn at random from this mix (attempts and deliveries most).
-EVENT_MIX = ["published", "attempt", "delivered", "attempt", "retry_scheduled", "attempt", "delivered"]
-
-
-def generate(root: Path, seed: int = 7, lines_total: int = RECORDS) -> int:
-    """Write ``lines_total`` lines in gzip NDJSON files of LINES_PER_FILE lines under
-    root/raw/dt=DAY/hour=HH/; returns the lines written."""
-    chance = random.Random(seed)
-    start = datetime.fromisoformat(f"{DAY}T00:00:00+00:00")
-    files = max(1, lines_total // LINES_PER_FILE)
-    per_file = lines_total // files
-    rooms = [f"room_{n:032x}" for n in range(20)]
-    subscriptions = [f"sub_{n:032x}" for n in range(200)]
-    lines_written = 0
-    previous: list[str] = []
-    for index in range(files):
-        moment = start + timedelta(seconds=index * 86_400 / files)
-        folder = root / "raw" / f"dt={DAY}" / f"hour={moment:%H}"
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = []
-        for _ in range(per_file):
-            if previous and chance.random() < DUPLICATE_RATE:
-                lines.append(chance.choice(previous))  # the same record written twice
-                continue
-            if chance.random() < MALFORMED_RATE:
-                lines.append('{"schemaVersion": 1, "recordId": "broken"')
-                continue
-            stamp = moment + timedelta(milliseconds=chance.randrange(0, 17_000))
-            record = {
-                "schemaVersion": 1,
-                "recordId": uuid.UUID(int=chance.getrandbits(128)).hex,
-                "timestamp": stamp.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-                "event": chance.choice(EVENT_MIX),
-                "messageId": f"msg_{chance.getrandbits(128):032x}",
-                "correlationId": "c",
-                "tenantId": "bench",
-                "roomId": chance.choice(rooms),
-                "subscriptionId": chance.choice(subscriptions),
-                "subscriptionType": "PUSH",
-                "attempt": chance.randrange(0, 4),
-                "httpStatus": 200,
-                "latencyMs": chance.randrange(5, 500),
-                "error": None,
-                "nextDelayMs": None,
-                "publishedAt": stamp.astimezone(UTC)
-                .isoformat(timespec="milliseconds")
-                .replace("+00:00", "Z"),
-            }
-            line = json.dumps(record, separators=(",", ":"))
-            lines.append(line)
-        previous = lines[-50:]
-        (folder / f"{index:05d}-bench.ndjson.gz").write_bytes(
-            gzip.compress(("\n".join(lines) + "\n").encode())
-        )
-        lines_written += len(lines)
-    return lines_written
+_HEAP_AFTER_GC = re.compile(r"Pause .*?\d+M->(\d+)M\(\d+M\)")
 
 
 def measure(lines_total: int) -> dict[str, Any]:
-    """Generate ``lines_total`` lines, compact them with the job (session start included) and with
-    DuckDB, each in a fresh process of its own, compare the outputs; the figures."""
+    """Compact ``lines_total`` lines (generated once, then kept) with DuckDB and with the job, each
+    in a fresh process of its own; compare the outputs; the figures."""
+    started = time.perf_counter()
+    source = day_of_lines(lines_total)
+    prepared_s = time.perf_counter() - started
     with tempfile.TemporaryDirectory(prefix="roomcast-bench-compaction-") as work:
-        root = Path(work)
-        started = time.perf_counter()
-        lines = generate(root / "in", lines_total=lines_total)
-        generated_s = time.perf_counter() - started
-        files_in = len(list((root / "in").rglob("*.ndjson.gz")))
+        duck_out, spark_out = Path(work) / "duck-out", Path(work) / "spark-out"
         # One process per engine: a stopped Spark session keeps its JVM until its process ends,
         # and DuckDB measured in that process took 6.2-11.2 s where alone it takes 5.9-7.2 s.
-        duck = _in_a_process_of_its_own("duckdb", root, lines)
-        spark = _in_a_process_of_its_own("spark", root, lines)
-        figures = {
-            "lines": lines,
-            "files_in": files_in,
-            "generated_s": generated_s,
-            "spark_s": spark["seconds"],
-            "spark_start_s": spark["start_seconds"],
-            "duck_s": duck["seconds"],
-            "spark": spark["counts"],
-            "duck": duck["counts"],
-            "spark_files": len(list((root / "spark-out" / "compacted").rglob("*.parquet"))),
-            "duck_files": len(list((root / "duck-out").rglob("*.parquet"))),
-            "differing_records": differing_records(root / "spark-out", root / "duck-out"),
+        duck = _in_a_process_of_its_own("duckdb", source, duck_out, lines_total)
+        spark = _in_a_process_of_its_own("spark", source, spark_out, lines_total)
+        compared = "failed" not in spark
+        return {
+            "lines": lines_total,
+            "files_in": len(list(source.rglob("*.ndjson.gz"))),
+            "gzip_mb": sum(path.stat().st_size for path in source.rglob("*.ndjson.gz")) / 1e6,
+            "prepared_s": prepared_s,
+            "duck": duck,
+            "spark": spark,
+            "spark_files": len(list((spark_out / "compacted").rglob("*.parquet"))),
+            "differing_records": differing_records(spark_out, duck_out) if compared else None,
         }
-        shutil.rmtree(root, ignore_errors=True)
-    return figures
 
 
-def _in_a_process_of_its_own(engine: str, root: Path, lines: int) -> dict[str, Any]:
+def _in_a_process_of_its_own(engine: str, source: Path, target: Path, lines: int) -> dict[str, Any]:
     measured = subprocess.run(
-        [sys.executable, "-m", "bench.compaction", "--engine", engine, str(root), str(lines)],
-        check=True,
+        [sys.executable, "-m", "bench.compaction", "--engine", engine, str(source), str(target), str(lines)],
+        check=False,
         capture_output=True,
         text=True,
     )
+    if measured.returncode != 0:  # a failed job is a figure too (MISSED), not the bench's end
+        error = [line for line in measured.stderr.splitlines() if "Error" in line or "Exception" in line]
+        return {"failed": (error or measured.stderr.splitlines() or ["no output"])[-1][:300]}
     figures: dict[str, Any] = json.loads(measured.stdout.strip().splitlines()[-1])
     return figures
 
 
-def compact_with(engine: str, root: Path, lines: int) -> dict[str, Any]:
-    """One engine's compaction of ``root/in`` into ``root/{engine}-out``: its seconds and counts
-    (Spark's seconds include starting its session, also given alone)."""
+def compact_with(engine: str, source: Path, target: Path, lines: int) -> dict[str, Any]:
+    """One engine's compaction of ``source`` into ``target``: its seconds and counts; for Spark
+    also its session start, the JVM's CPU seconds, peak heap after GC and peak resident memory."""
     started = time.perf_counter()
     if engine == "duckdb":
-        counts = duckdb_compaction(root / "in", root / "duck-out", lines, DAY)
+        counts = duckdb_compaction(source, target, lines, DAY)
         return {"seconds": time.perf_counter() - started, "counts": counts}
     sys.path.insert(0, str(GLUE_JOBS_DIR))
     from compact_job import run_compaction
     from roomcast_dev.glue_local import local_spark
 
+    gc_log = target.with_name("spark-gc.log")
+    os.environ["JAVA_TOOL_OPTIONS"] = f"-Xlog:gc:file={gc_log}"  # the JVM's own GC log, read below
     spark = local_spark(jvm_log=FUNCTION_LOG.with_name("spark.log"))
     try:
         start_seconds = time.perf_counter() - started
-        summary = run_compaction(spark, str(root / "in"), str(root / "spark-out"), DAY)
+        summary = run_compaction(spark, str(source), str(target), DAY)
         seconds = time.perf_counter() - started
+        jvm = _jvm_figures(spark.sparkContext._gateway.proc.pid)
     finally:
         spark.stop()
+    heap = [int(after) for after in _HEAP_AFTER_GC.findall(gc_log.read_text())]
     counts = {name: int(summary[name]) for name in ("records", "duplicates_dropped", "rejected")}
-    return {"seconds": seconds, "start_seconds": start_seconds, "counts": counts}
+    return {
+        "seconds": seconds,
+        "start_seconds": start_seconds,
+        "counts": counts,
+        "peak_heap_after_gc_mb": max(heap, default=0),
+        **jvm,
+    }
+
+
+def _jvm_figures(pid: int) -> dict[str, float]:
+    """The JVM's CPU seconds so far and its peak resident memory (Linux /proc)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    peak_kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM"))
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    cpu_seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return {"jvm_cpu_seconds": cpu_seconds, "jvm_peak_rss_mb": peak_kb / 1024}
+
+
+def marginal(runs: list[dict[str, Any]], engine: str) -> tuple[float, float] | None:
+    """(records/s from the first run's lines to the second's, the fixed seconds at zero lines on
+    that line), or None when either failed."""
+    if len(runs) < 2 or any("failed" in run[engine] for run in runs[:2]):
+        return None
+    (small, small_s), (large, large_s) = [(run["lines"], run[engine]["seconds"]) for run in runs[:2]]
+    if large_s <= small_s:
+        return None
+    per_second = (large - small) / (large_s - small_s)
+    return per_second, small_s - small / per_second
 
 
 def report(runs: list[dict[str, Any]]) -> dict[str, bool]:
     print(
-        f"\n## Compaction: gzip NDJSON, {LINES_PER_FILE} lines a file (Spark local[2], start-up included)\n"
+        f"\n## Compaction: a day in {FILES_A_DAY} Firehose files (gzip NDJSON), Spark local[2], 1 GB heap\n"
     )
-    header = f"{'lines':>10} {'files':>6} {'engine':<28} {'seconds':>8} {'records/s':>11}"
-    print(f"{header} {'records':>9} {'dups':>6} {'rejects':>7} {'files out':>9}")
+    print(
+        f"{'lines':>11} {'gzip MB':>8} {'engine':<22} {'seconds':>8} {'records/s':>10} {'records':>11}"
+        f" {'dups':>7} {'rejects':>7} {'files':>5} {'heap MB':>7} {'RSS MB':>6} {'JVM CPU s':>9}"
+    )
     for run in runs:
-        rows = [
-            ("roomcast job (PySpark 4.1)", run["spark_s"], run["spark"], run["spark_files"]),
-            ("DuckDB (reference)", run["duck_s"], run["duck"], run["duck_files"]),
-        ]
-        for name, seconds, counts, files in rows:
-            print(
-                f"{run['lines']:>10,} {run['files_in']:>6,} {name:<28} {seconds:>8.1f}"
-                f" {run['lines'] / seconds:>11,.0f} {counts['records']:>9,}"
-                f" {counts['duplicates_dropped']:>6,} {counts['rejected']:>7,} {files:>9}"
+        for name, engine in (("roomcast job (PySpark)", "spark"), ("DuckDB (reference)", "duck")):
+            figures = run[engine]
+            head = f"{run['lines']:>11,} {run['gzip_mb']:>8.0f} {name:<22}"
+            if "failed" in figures:
+                print(f"{head} FAILED: {figures['failed']}")
+                continue
+            counts = figures["counts"]
+            line = (
+                f"{head} {figures['seconds']:>8.1f} {run['lines'] / figures['seconds']:>10,.0f}"
+                f" {counts['records']:>11,} {counts['duplicates_dropped']:>7,} {counts['rejected']:>7,}"
             )
-        same = run["spark"] == run["duck"] and run["differing_records"] == 0
+            if engine == "spark":
+                line += (
+                    f" {run['spark_files']:>5} {figures['peak_heap_after_gc_mb']:>7}"
+                    f" {figures['jvm_peak_rss_mb']:>6.0f} {figures['jvm_cpu_seconds']:>9.1f}"
+                )
+            print(line)
+        if "failed" not in run["spark"]:
+            same = run["spark"]["counts"] == run["duck"]["counts"] and run["differing_records"] == 0
+            print(
+                f"{'':>11} outputs {'the same' if same else 'DIFFER'} ({run['differing_records']} differing"
+                f" records); Spark session start {run['spark']['start_seconds']:.1f} s"
+            )
+    job, duck = marginal(runs, "spark"), marginal(runs, "duck")
+    ratio = job[0] / duck[0] if job and duck else 0.0
+    if job and duck:
         print(
-            f"{'':>10} {'':>6} ratio: DuckDB's time / the job's = {run['duck_s'] / run['spark_s']:.2f}"
-            f" (target >= {TARGET_SHARE:.2f}); Spark start {run['spark_start_s']:.1f} s;"
-            f" outputs {'the same' if same else 'DIFFER'} ({run['differing_records']} differing records)"
+            f"\nmarginal records/s, {runs[0]['lines']:,} -> {runs[1]['lines']:,} lines: job {job[0]:,.0f},"
+            f" DuckDB {duck[0]:,.0f}: ratio {ratio:.2f} (target >= {TARGET_SHARE});"
+            f" fixed part (time at zero lines): job {job[1]:.1f} s, DuckDB {duck[1]:.1f} s"
         )
-    reference = next((run for run in runs if run["lines"] == RECORDS), runs[-1])
+    completed = [run for run in runs if "failed" not in run["spark"]]
+    heaps = [run["spark"]["peak_heap_after_gc_mb"] for run in completed]
+    sizes = ", ".join(f"{run['lines']:,}" for run in runs)
     return {
-        "compaction records/s >= 1/3 of DuckDB's (1 M lines, Spark start-up included)": reference["duck_s"]
-        / reference["spark_s"]
-        >= TARGET_SHARE,
-        "compaction output = DuckDB's (records, duplicates, rejects)": all(
-            run["spark"] == run["duck"] and run["differing_records"] == 0 for run in runs
+        "compaction: job's marginal records/s (1 M -> 4 M lines) >= 0.5x DuckDB's": ratio >= TARGET_SHARE,
+        f"compaction completes {sizes} lines in the default local heap": len(completed) == len(runs),
+        "compaction peak heap after GC does not grow with the day (largest size <= 1.1x the next)": len(heaps)
+        >= 2
+        and len(completed) == len(runs)
+        and heaps[-1] <= HEAP_GROWTH_ALLOWED * heaps[-2],
+        "compaction output = DuckDB's (records, duplicates, rejects)": bool(completed)
+        and all(
+            run["spark"]["counts"] == run["duck"]["counts"] and run["differing_records"] == 0
+            for run in completed
         ),
     }
 
 
-def run(lines: tuple[int, ...] = (RECORDS,)) -> dict[str, bool]:
-    """What make bench runs: the 1 M-line compaction and its two targets {name: met}. Each size is
-    measured in a process of its own, so each Spark run starts its own JVM."""
+def run(lines: tuple[int, ...] = SIZES) -> dict[str, bool]:
+    """What make bench runs: each size measured in a process of its own, one after another (the
+    16 M run takes minutes on 2 cores); the targets {name: met}."""
     runs = []
     for count in lines:
         measured = subprocess.run(
@@ -212,14 +212,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--lines", default=str(RECORDS), help="comma-separated line counts (default 1000000)")
+    parser.add_argument("--lines", default=",".join(map(str, SIZES)), help="comma-separated line counts")
     parser.add_argument("--measure", type=int, help=argparse.SUPPRESS)  # one size, JSON out (run())
-    # one engine on one generated set, JSON out (measure())
-    parser.add_argument("--engine", nargs=3, metavar=("ENGINE", "ROOT", "LINES"), help=argparse.SUPPRESS)
+    # one engine on one generated day, JSON out (measure())
+    parser.add_argument(
+        "--engine", nargs=4, metavar=("ENGINE", "SOURCE", "TARGET", "LINES"), help=argparse.SUPPRESS
+    )
     options = parser.parse_args(argv)
     if options.engine:
-        engine, root, lines = options.engine
-        print(json.dumps(compact_with(engine, Path(root), int(lines))))
+        engine, source, target, lines = options.engine
+        print(json.dumps(compact_with(engine, Path(source), Path(target), int(lines))))
         return 0
     if options.measure:
         print(json.dumps(measure(options.measure)))
