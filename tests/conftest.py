@@ -1,9 +1,9 @@
 """How `make test` shares the two cores (pytest-xdist, ``--dist loadgroup``).
 
-Each test file runs on one worker, so its module-scoped fixtures (a local stack, a Spark session)
-start once; every test that runs Spark runs on the same worker, so two JVMs never compete for
-the cores. Most of an end-to-end test's time is waiting for the local stack, which is what the
-second worker fills.
+Every test that runs Spark runs on the same worker, so two JVMs never compete for the cores; the
+other tests are spread one by one over both workers by load (a whole file per worker left the
+longest files, the API conformance run among them, at the end of the run with the other worker idle:
+over 15 minutes, against 13 with the tests spread).
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ collect_ignore = [] if os.environ.get("ROOMCAST_SMOKE") else ["smoke"]
 _SPARK_FILES = {_TESTS / "e2e" / "test_delivery_analytics.py"}
 
 
+# Before xdist's own hook, which reads the groups into the tests' ids: run after it, the group was
+# never seen and the Spark tests were spread over both workers, two JVMs side by side.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
         path = Path(str(item.path)).resolve()
-        spark = path.parent == _TESTS / "glue" or path in _SPARK_FILES
-        item.add_marker(pytest.mark.xdist_group("spark" if spark else str(path.relative_to(_TESTS))))
+        if path.parent == _TESTS / "glue" or path in _SPARK_FILES:
+            item.add_marker(pytest.mark.xdist_group("spark"))
