@@ -8,7 +8,6 @@ after another, counted from when each call was in flight (docs/decisions/0026-pu
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -21,7 +20,6 @@ from bench.harness import (
     call,
     describe_waits,
     load_handlers,
-    reset,
     room_with,
     waits_in_sequence,
 )
@@ -82,13 +80,11 @@ def pull_and_ack_all(pull: Callable[[], list[str]], ack: Callable[[list[str]], o
 def through_handlers() -> tuple[Rates, list[Counter[str]], list[Counter[str]]]:
     """The rates through the handlers, and the waits most pulls and most acks made (from the second
     cycle on: the first also fetched the receipt key and read the room's subscriptions)."""
-    os.environ["MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR"] = "false"
     counter = AwsCallCounter.installed()
-    with bench_stack(atomic_dynamodb=True) as (model, endpoint):
+    with bench_stack(atomic_dynamodb=True) as (model, _endpoint):
         manage, publish, pull = load_handlers(model, "ManagementFunction", "PublishFunction", "PullFunction")
         from roomcast.dal.aws import sqs_client
 
-        reset(model, endpoint)
         room_id = room_with(manage, "PULL", 1)
         listed = call(manage, api_event("GET", f"/rooms/{room_id}/subscriptions", None))
         base_path = f"/rooms/{room_id}/subscriptions/{listed['subscriptions'][0]['id']}"

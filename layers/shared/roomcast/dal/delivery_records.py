@@ -45,8 +45,23 @@ class DeliveryRecords(TableAccess):
         ``only_if_attempts_below``, only a record with fewer attempts is overwritten.
         Its ``history`` entries are appended to the record's attempt history.
         Returns whether it was written."""
-        request = _unless_ended(delivery, force=force, only_if_attempts_below=only_if_attempts_below)
-        return self._update_if(_key(delivery), **request) is not None
+        update = update_expression(delivery)
+        kwargs: dict[str, Any] = {}
+        if not force:
+            condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e, :c))"
+            values: dict[str, Any] = {
+                ":d": {"S": DeliveryStatus.DELIVERED.value},
+                ":x": {"S": DeliveryStatus.DEAD.value},
+                ":e": {"S": DeliveryStatus.EXPIRED.value},
+                ":c": {"S": DeliveryStatus.CLEARED.value},
+            }
+            if only_if_attempts_below is not None:
+                condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
+                values[":below"] = {"N": str(only_if_attempts_below)}
+            kwargs = {"ConditionExpression": condition}
+            update["ExpressionAttributeNames"]["#status"] = "status"
+            update["ExpressionAttributeValues"] |= values
+        return self._update_if(_key(delivery), **update, **kwargs) is not None
 
     def update_deliveries(self, deliveries: Sequence[Delivery]) -> None:
         """``update_delivery`` of each (an ack's records), side by side: one wait for all, one
@@ -100,28 +115,6 @@ class DeliveryRecords(TableAccess):
             | {":claim": {"S": claim}, ":retrying": {"S": DeliveryStatus.RETRYING.value}},
         )
         return moved is not None
-
-
-def _unless_ended(
-    delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
-) -> dict[str, Any]:
-    """UpdateItem arguments writing ``delivery`` unless its record already ended (see update_delivery)."""
-    update = update_expression(delivery)
-    if force:
-        return update
-    condition = "(attribute_not_exists(#status) OR NOT #status IN (:d, :x, :e, :c))"
-    values: dict[str, Any] = {
-        ":d": {"S": DeliveryStatus.DELIVERED.value},
-        ":x": {"S": DeliveryStatus.DEAD.value},
-        ":e": {"S": DeliveryStatus.EXPIRED.value},
-        ":c": {"S": DeliveryStatus.CLEARED.value},
-    }
-    if only_if_attempts_below is not None:
-        condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
-        values[":below"] = {"N": str(only_if_attempts_below)}
-    update["ExpressionAttributeNames"]["#status"] = "status"
-    update["ExpressionAttributeValues"] |= values
-    return update | {"ConditionExpression": condition}
 
 
 def _key(delivery: Delivery) -> Key:
