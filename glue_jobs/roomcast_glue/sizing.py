@@ -19,7 +19,8 @@ TEXT_BYTES_PER_GZIP_BYTE: Final = 8
 # Text one read task parses: small enough that many tasks keep every core busy to the end,
 # large enough that a task's start (~50 ms) is a small part of it.
 READ_TASK_TEXT_BYTES: Final = 128 * MIB
-# Text of the records one shuffle partition sorts (de-duplication): Spark's sort spills past its
+# Text of the records one shuffle partition sorts, for a shuffle that has no task count of its
+# own (the compaction's one shuffle has ``output_files`` tasks): Spark's sort spills past its
 # memory share, so this sets the work per task, not whether it fits.
 SHUFFLE_PARTITION_TEXT_BYTES: Final = 128 * MIB
 # Text of the records one compacted Parquet file holds: ~1 GiB of lines gives a file of ~170 MB
@@ -35,7 +36,7 @@ class WorkSize:
 
     text_bytes: int  # the text the input is expected to hold
     read_partition_bytes: int  # spark.sql.files.maxPartitionBytes: compressed bytes per read task
-    shuffle_partitions: int  # spark.sql.shuffle.partitions: the de-duplication's tasks
+    shuffle_partitions: int  # spark.sql.shuffle.partitions (no compaction shuffle uses it now)
     output_files: int  # Parquet files per written partition (the layout's tasks)
 
 

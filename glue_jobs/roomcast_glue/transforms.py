@@ -122,13 +122,16 @@ def rejected_of(classified: DataFrame) -> DataFrame:
     return classified.filter(sf.col("reason").isNotNull()).select("value", "source_file", "reason")
 
 
-def deduplicate(records: DataFrame) -> DataFrame:
+def deduplicate(records: DataFrame, copies_share: tuple[str, ...] = ("recordId",)) -> DataFrame:
     """One row per ``recordId`` (a retried S3 write or a re-run writes a record twice).
 
     Copies of a record are the same record; which copy is kept is still fixed, so every run
     gives the same rows: the smallest by (timestamp, source_file, then the row's fields in
     order). A ``ts`` column (the parsed timestamp, from ``records_of``) is used as it is, not
-    parsed again.
+    parsed again. ``copies_share``: columns copies have in common, recordId among them, sorted on
+    in that order (rows distributed on some need no other shuffle: ``compact``). More than
+    recordId relies on copies being one line written twice, which share every field: rows of
+    one recordId that differ in a named column are all kept.
     """
     timestamp = sf.col("ts") if "ts" in records.columns else parse_timestamp(sf.col("timestamp"))
     order = [timestamp.asc_nulls_last()]
@@ -137,7 +140,7 @@ def deduplicate(records: DataFrame) -> DataFrame:
     # The fields themselves, not the row as JSON: as fixed an order, without a to_json per row.
     fields = [name for name in records.columns if name not in ("ts", "source_file")]
     order.extend(sf.col(name).asc_nulls_last() for name in fields)
-    copy_number = sf.row_number().over(Window.partitionBy("recordId").orderBy(*order))
+    copy_number = sf.row_number().over(Window.partitionBy(*copies_share).orderBy(*order))
     return records.withColumn("_copy", copy_number).filter(sf.col("_copy") == 1).drop("_copy")
 
 
@@ -171,18 +174,18 @@ def compact(
     Rows are hash-distributed on (dt, tenantId, roomId) into ``target_files`` tasks, so one
     partition is written as at most ``target_files`` files and a room's records share a file;
     each task is sorted by dt then COMPACTED_SORT. Which row lands in which file, and in which
-    order, depends only on the rows: a re-run writes the same files' contents.
+    order, depends only on the rows: a re-run writes the same files' contents. That shuffle and
+    sort serve the de-duplication too (on the files' sort order, tenantId last): copies are one
+    line written twice, so they share every field, dt included (docs/decisions/0022).
     """
-    laid_out = with_partitions(deduplicate(records))
+    laid_out = with_partitions(records)
     if dt is not None:
         laid_out = laid_out.filter(sf.col("dt") == dt)
     if hour is not None:
         laid_out = laid_out.filter(sf.col("hour") == hour)
-    return (
-        laid_out.select(*COMPACTED.fieldNames(), "dt")
-        .repartition(target_files, "dt", "tenantId", "roomId")
-        .sortWithinPartitions("dt", *COMPACTED_SORT)
-    )
+    distributed = laid_out.repartition(target_files, "dt", "tenantId", "roomId")
+    deduplicated = deduplicate(distributed, copies_share=("dt", *COMPACTED_SORT, "tenantId"))
+    return deduplicated.select(*COMPACTED.fieldNames(), "dt").sortWithinPartitions("dt", *COMPACTED_SORT)
 
 
 def is_event(name: str) -> Column:

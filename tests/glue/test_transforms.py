@@ -134,3 +134,20 @@ def test_compact_sorts_each_partition_and_bounds_its_file_count(spark: SparkSess
         assert len({row["roomId"] for row in rows}) == len({(row["tenantId"], row["roomId"]) for row in rows})
         total += len(rows)
     assert total == 48
+
+
+def test_compact_shuffles_and_sorts_the_records_once(spark: SparkSession) -> None:
+    # Given records of two rooms, one of them twice
+    lines = [
+        log_line("attempt", f"rec-{n}", f"{DAY}T10:00:0{n}.000Z", room_id=f"room-{n % 2}", attempt=0)
+        for n in range(4)
+    ]
+    records, _ = parse_lines(lines_frame(spark, [*lines, lines[0]]))
+
+    # When they are compacted (and collected: adaptive execution's plan is then final)
+    compacted = compact(records, 2, dt=DAY)
+    assert len(compacted.collect()) == 4
+
+    # Then the de-duplication and the layout share one shuffle and one sort
+    plan = compacted._jdf.queryExecution().executedPlan().toString().split("== Initial Plan ==")[0]
+    assert (plan.count("Exchange "), plan.count(" Sort [")) == (1, 1)
