@@ -26,7 +26,7 @@ export SAM_CLI_TELEMETRY := 0
 export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
 export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 
-.PHONY: compact analytics demo help setup run browser test lint format typecheck openapi glue-scripts template-check test-unit test-integration test-e2e test-security bench capacity soak smoke invoke api-key build deploy clean
+.PHONY: compact analytics demo help setup run browser test bytecode lint format typecheck openapi glue-scripts template-check template-inputs template-lint template-validate template-scan template-build test-unit test-integration test-e2e test-security bench capacity soak smoke invoke api-key build deploy clean
 
 help: ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -42,8 +42,11 @@ $(UV): | $(TOOLS)/.python-ok
 	$(PYTHON_REAL) -m venv $(TOOLS)/uv
 	$(TOOLS)/uv/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
+# --compile-bytecode: where PYTHONDONTWRITEBYTECODE is set (as on our CI machines), no process would
+# ever cache its imports' bytecode, and every function worker and subprocess of the tests would
+# compile boto3, pydantic and powertools again: a third of a worker's start-up CPU.
 $(VENV)/.synced: $(UV) pyproject.toml uv.lock
-	$(UV) sync --frozen --python $(PYTHON_REAL)
+	$(UV) sync --frozen --compile-bytecode --python $(PYTHON_REAL)
 	@touch $@
 
 $(SAM): | $(UV)
@@ -56,7 +59,7 @@ $(TOOLS)/.checkov-$(CHECKOV_VERSION): | $(UV)
 
 setup: $(VENV)/.synced $(SAM) $(TOOLS)/.checkov-$(CHECKOV_VERSION) ## install the project's tools (.venv and .tools/), nothing global
 
-run: $(VENV)/.synced ## start the local stack on http://127.0.0.1:3000 (ROOMCAST_PORT to change)
+run: $(VENV)/.synced bytecode ## start the local stack on http://127.0.0.1:3000 (ROOMCAST_PORT to change)
 	$(PY) -m roomcast_dev
 
 demo: $(VENV)/.synced ## with `make run` going: one message through PUSH retries and a PULL nack, live
@@ -91,12 +94,23 @@ openapi: $(VENV)/.synced ## merge every function's routes into the docs function
 glue-scripts: $(VENV)/.synced ## write the Glue jobs' one-file script, glue_jobs/bundled/ (committed)
 	$(PY) -m roomcast_dev.glue_assets
 
-template-check: $(VENV)/.synced $(SAM) $(TOOLS)/.checkov-$(CHECKOV_VERSION) ## committed build inputs current, cfn-lint, sam validate --lint, checkov (0 failed), sam build (no Docker)
+template-check: template-inputs template-lint template-validate template-scan template-build ## committed build inputs current, cfn-lint, sam validate --lint, checkov (0 failed), sam build (no Docker)
+
+# template-check's steps are independent of each other: `make test` runs them side by side.
+template-inputs: $(VENV)/.synced
 	$(PY) -m roomcast_dev.openapi --check
 	$(PY) -m roomcast_dev.glue_assets --check
+
+template-lint: $(VENV)/.synced
 	$(VENV)/bin/cfn-lint template.yaml
+
+template-validate: $(SAM)
 	$(SAM) validate --lint
+
+template-scan: $(TOOLS)/.checkov-$(CHECKOV_VERSION)
 	$(CHECKOV) --file template.yaml --framework cloudformation --compact --quiet --skip-download
+
+template-build: $(SAM)
 	PATH="$(PYTHON_BIN_DIR):$$PATH" $(SAM) build --build-dir .aws-sam/build --cache-dir .aws-sam/cache >/dev/null
 	@echo "sam build: ok"
 
@@ -119,8 +133,16 @@ browser: | $(TOOLS)/.python-ok ## find or provide the headless chromium the cons
 	if [ "$$decision" = download ]; then \
 	  $(MAKE) --no-print-directory $(VENV)/.synced && $(PY) -m playwright install chromium; fi
 
-test: browser lint typecheck template-check ## every check: lint, types, template, all test tiers
+# The tools are installed first, one at a time; then the static checks run side by side (each is
+# single-threaded, ~110 s one after another on two cores), then every test tier.
+test: browser setup bytecode ## every check: lint, types, template, all test tiers
+	$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck template-check
 	$(PY) -m pytest -q -n 2 --dist loadgroup
+
+# Our own modules' bytecode, written whatever PYTHONDONTWRITEBYTECODE says (the venv's is written
+# by uv sync): the local stack's function workers and the tests' subprocesses import it.
+bytecode: $(VENV)/.synced
+	$(PY) -m compileall -q -j 0 layers functions tools glue_jobs clients/python/src clients/cli/src bench tests >/dev/null
 
 bench: $(VENV)/.synced ## benchmarks, each next to a reference measured in the same run
 	$(PY) -m bench
