@@ -140,9 +140,10 @@ test: browser setup bytecode ## every check: lint, types, template, all test tie
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 # Our own modules' bytecode, written whatever PYTHONDONTWRITEBYTECODE says (the venv's is written
-# by uv sync): the local stack's function workers and the tests' subprocesses import it.
+# by uv sync): the local stack's function workers and the tests' subprocesses import it. Not the
+# Glue jobs' one-file script: Glue runs it as it is, and its folder holds it alone.
 bytecode: $(VENV)/.synced
-	$(PY) -m compileall -q -j 0 layers functions tools glue_jobs clients/python/src clients/cli/src bench tests >/dev/null
+	$(PY) -m compileall -q -j 0 -x 'glue_jobs/bundled/' layers functions tools glue_jobs clients/python/src clients/cli/src bench tests >/dev/null
 
 bench: $(VENV)/.synced ## benchmarks, each next to a reference measured in the same run
 	$(PY) -m bench
