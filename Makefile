@@ -42,9 +42,10 @@ $(UV): | $(TOOLS)/.python-ok
 	$(PYTHON_REAL) -m venv $(TOOLS)/uv
 	$(TOOLS)/uv/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
-# --compile-bytecode: where PYTHONDONTWRITEBYTECODE is set (as on our CI machines), no process would
-# ever cache its imports' bytecode, and every function worker and subprocess of the tests would
-# compile boto3, pydantic and powertools again: a third of a worker's start-up CPU.
+# --compile-bytecode: where PYTHONDONTWRITEBYTECODE is set (as on the machine the tests were timed
+# on), no process would ever cache its imports' bytecode, and every function worker and subprocess
+# of the tests would compile boto3, pydantic and powertools again (their import: 0.8 s, 0.45 s
+# with bytecode).
 $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 	$(UV) sync --frozen --compile-bytecode --python $(PYTHON_REAL)
 	@touch $@
