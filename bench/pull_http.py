@@ -1,6 +1,7 @@
 """PULL over the HTTP API of the local stack (bench/pull_throughput.py's second figure): a tenant's
 API key, a room with one PULL subscription, messages published in batches of 100, then pull 10 +
-ack 10 over HTTP until empty; bare SQS on the same emulator beside it."""
+ack 10 over HTTP until empty, again with each pull acking the ten before, and by the Python SDK's PullConsumer
+(which acks that way); bare SQS on the same emulator beside it."""
 
 from __future__ import annotations
 
@@ -9,14 +10,23 @@ from typing import Any
 import requests
 
 from bench.harness import FUNCTION_LOG
-from bench.pull_throughput import PULL_MESSAGES, Rates, bare_sqs_rate, drain_rate, pull_and_ack_all
+from bench.pull_throughput import (
+    PULL_MESSAGES,
+    PullRates,
+    Rates,
+    bare_sqs_rate,
+    drain_rate,
+    pull_acking_all,
+    pull_and_ack_all,
+)
 from roomcast.dal.catalog import CatalogStore
+from roomcast_client import Client, PullConsumer
 from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 
 
-def over_http() -> Rates:
+def over_http() -> PullRates:
     """The rates over HTTP and of bare SQS, on a local stack of its own."""
     FUNCTION_LOG.parent.mkdir(parents=True, exist_ok=True)
     stack = LocalStack(
@@ -28,7 +38,8 @@ def over_http() -> Rates:
     try:
         catalog = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
         with requests.Session() as session:
-            session.headers["Authorization"] = f"Bearer {create_api_key(catalog, 'bench-pull')}"
+            key = create_api_key(catalog, "bench-pull")
+            session.headers["Authorization"] = f"Bearer {key}"
             api = stack.api_url
 
             def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -40,19 +51,33 @@ def over_http() -> Rates:
             room_id = post("/rooms", {"name": "bench-pull"})["id"]
             subscription_id = post(f"/rooms/{room_id}/subscriptions", {"type": "PULL"})["id"]
             message = {"eventType": "e", "eventVersion": "1", "payload": {"n": 1}}
-            for _ in range(PULL_MESSAGES // 100):
-                post(f"/rooms/{room_id}/messages/batch", {"messages": [message] * 100})
             base_path = f"/rooms/{room_id}/subscriptions/{subscription_id}"
 
-            def pulled() -> list[str]:
-                answer = post(f"{base_path}/pull", {"maxMessages": 10})
+            def publish_all() -> None:
+                for _ in range(PULL_MESSAGES // 100):
+                    post(f"/rooms/{room_id}/messages/batch", {"messages": [message] * 100})
+
+            def pulled(ack: list[str] | None = None) -> list[str]:
+                answer = post(f"{base_path}/pull", {"maxMessages": 10} | ({"ack": ack} if ack else {}))
                 return [m["receipt"] for m in answer["messages"]]
 
             def ack(receipts: list[str]) -> None:
                 post(f"{base_path}/ack", {"receipts": receipts})
 
-            roomcast_rate = drain_rate(lambda: pull_and_ack_all(pulled, ack))
+            publish_all()
+            separate_rate = drain_rate(lambda: pull_and_ack_all(pulled, ack))
+            publish_all()
+            acking_rate = drain_rate(lambda: pull_acking_all(pulled))
+            publish_all()
+            consumer = PullConsumer(
+                Client(api, key), room_id, subscription_id, lambda message: None, wait_seconds=0
+            )
+            consumer_rate = drain_rate(lambda: consumer.run(until_idle=True).acked)
         bare_rate = bare_sqs_rate(stack.client("sqs"), "bench-reference", PULL_MESSAGES)
     finally:
         stack.stop()
-    return Rates(PULL_MESSAGES, roomcast_rate, bare_rate)
+    return PullRates(
+        Rates(PULL_MESSAGES, separate_rate, bare_rate),
+        Rates(PULL_MESSAGES, acking_rate, bare_rate),
+        Rates(PULL_MESSAGES, consumer_rate, bare_rate),
+    )

@@ -184,7 +184,7 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
             },
         }
     if name == "pull-messages.json":
-        return {"statusCode": 200, "body": {"messages": []}}
+        return {"statusCode": 200, "body": {"messages": [], "acked": None, "ackFailed": None}}
     raise AssertionError(f"no expected response for {name}; add one here")
 
 

@@ -458,6 +458,7 @@ MODEL_OF_SCHEMA: dict[str, type[BaseModel]] = {
     "OrderingKeyList": OrderingKeyList,
     "JobCounts": JobCounts,
     "PulledMessage": models.PulledMessage,
+    "PullResponse": models.PullAndAckResult,
     "ReceiptFailure": models.ReceiptFailure,
     "AckResponse": models.AckResult,
     "NackOutcome": models.NackOutcome,

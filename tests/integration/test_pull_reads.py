@@ -98,3 +98,32 @@ def test_a_changed_ack_wait_reaches_the_next_pull_of_a_container_that_cached_the
     assert read_again == (1, 1)
     assert first["messageId"] in later
     assert second["messageId"] not in later
+
+
+def test_a_pull_with_ack_reads_the_room_once_and_answers_what_the_ack_did(
+    stack_model: StackModel, function_handler: Callable[[str], Handler], aws_calls: Counter[str]
+) -> None:
+    # Given: two messages handed out by a container that has read the subscription once, one waiting
+    manage, publish, pull = _handlers(stack_model, function_handler)
+    for _ in range(3):
+        _ok(publish, "POST", f"/rooms/{SAMPLE_ROOM_ID}/messages", MESSAGE)
+    handed = _ok(pull, "POST", f"{PULL_PATH}/pull", {"maxMessages": 2})["messages"]
+    plain = _ok(pull, "POST", f"{PULL_PATH}/pull", {"maxMessages": 1, "waitSeconds": 0})
+
+    # When: the next pull acks the two
+    aws_calls.clear()
+    status, answer = _answer(
+        pull, "POST", f"{PULL_PATH}/pull", {"maxMessages": 10, "ack": [m["receipt"] for m in handed]}
+    )
+
+    # Then: one read of the room for both; the two acked, the queue empty now (the third is in
+    # flight), both records delivered; a pull without ack answers them null
+    assert status == 200, answer
+    assert (aws_calls["GetItem"], aws_calls["Query"]) == (1, 0)
+    assert sorted(answer["acked"]) == sorted(m["messageId"] for m in handed)
+    assert (answer["ackFailed"], answer["messages"]) == ([], [])
+    assert (plain["acked"], plain["ackFailed"]) == (None, None)
+    for message in handed:
+        stored = _ok(manage, "GET", f"/rooms/{SAMPLE_ROOM_ID}/messages/{message['messageId']}")
+        [record] = [d for d in stored["deliveries"] if d["subscriptionId"] == SAMPLE_SUBSCRIPTION_ID]
+        assert record["status"] == "delivered"

@@ -210,6 +210,22 @@ def test_pull_sends_wait_in_whole_seconds() -> None:
     assert json.loads(seen[0].content) == {"maxMessages": 3, "waitSeconds": 2}
 
 
+def test_pull_and_ack_sends_the_receipts_as_ack_and_reads_what_the_ack_did() -> None:
+    # Given
+    failure = {"receipt": "rcpt_2", "messageId": "msg_2", "error": "ReceiptHandleIsInvalid"}
+    answer = {"messages": [], "acked": ["msg_1"], "ackFailed": [failure]}
+    client, seen = client_answering(lambda request: httpx.Response(200, json=answer))
+
+    # When
+    result = client.pull_and_ack("room_1", "sub_1", ["rcpt_1", "rcpt_2"], max_messages=5, wait_ms=1)
+
+    # Then
+    assert seen[0].url.path.endswith("/rooms/room_1/subscriptions/sub_1/pull")
+    assert json.loads(seen[0].content) == {"maxMessages": 5, "waitSeconds": 1, "ack": ["rcpt_1", "rcpt_2"]}
+    assert (result.messages, result.acked) == ([], ["msg_1"])
+    assert [(f.message_id, f.error) for f in result.ack_failed] == [("msg_2", "ReceiptHandleIsInvalid")]
+
+
 @pytest.mark.parametrize("body", [{"unexpected": True}, [1, 2], "text", None])
 def test_a_2xx_that_is_not_the_documented_answer_is_a_response_error(body: Any) -> None:
     # Given

@@ -46,13 +46,19 @@ class FakeApi:
         self.extend_status = extend_status
         self.extend_calls = 0
         self.extended_twice = threading.Event()
+        self.pull_acks: list[int] = []  # how many receipts each pull acked
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         action = request.url.path.rsplit("/", 1)[-1]
         body = json.loads(request.content) if request.content else {}
         if action == "pull":
             numbers = self.batches.pop(0) if self.batches else []
-            return httpx.Response(200, json={"messages": [pulled(n) for n in numbers]})
+            answer: dict[str, Any] = {"messages": [pulled(n) for n in numbers]}
+            if "ack" in body:
+                self.acked += body["ack"]
+                answer |= {"acked": [r.replace("rcpt", "msg") for r in body["ack"]], "ackFailed": []}
+            self.pull_acks.append(len(body.get("ack", [])))
+            return httpx.Response(200, json=answer)
         if action == "ack":
             self.acked += body["receipts"]
             return httpx.Response(200, json={"acked": [r.replace("rcpt", "msg") for r in body["receipts"]]})
@@ -90,8 +96,9 @@ def test_returns_are_acked_and_raises_are_nacked_until_idle() -> None:
     # When
     stats = consumer_of(api, handler).run(until_idle=True)
 
-    # Then
+    # Then: each handled message acked by the next pull (no ack request of its own)
     assert (api.acked, api.nacked) == (["rcpt_1", "rcpt_3"], ["rcpt_2"])
+    assert api.pull_acks == [0, 1, 1]
     assert (stats.pulls, stats.acked, stats.nacked) == (3, 2, 1)
     assert stats.errors == ["msg_2: ValueError('bad order')"]
 
@@ -104,9 +111,10 @@ def test_a_limit_pulls_no_more_than_it_needs() -> None:
     # When
     consumer_of(api, lambda message: seen.append(message.payload["n"])).run(limit=2)
 
-    # Then
+    # Then: the last one acked on its own, as no pull follows
     assert seen == [1, 2]
     assert api.batches == [[3]]
+    assert (api.pull_acks, api.acked) == ([0, 1], ["rcpt_1", "rcpt_2"])
 
 
 def test_stop_gives_back_the_rest_of_the_batch_at_once() -> None:
@@ -154,8 +162,9 @@ def test_the_async_consumer_runs_the_same_loop() -> None:
     # When
     stats = asyncio.run(consume())
 
-    # Then
+    # Then: each handled message acked by the next pull (no ack request of its own)
     assert (api.acked, api.nacked) == (["rcpt_1", "rcpt_3"], ["rcpt_2"])
+    assert api.pull_acks == [0, 1, 1]
     assert (stats.pulls, stats.acked, stats.nacked) == (3, 2, 1)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pull_api.work import Plan, PullWork
+from pull_api.work import Plan, PullSubscription, PullWork
 from roomcast.dal.queues import visibility_seconds
 from roomcast.dal.sender import SQS_MAX_VISIBILITY_SECONDS, Outgoing, delay_seconds
 from roomcast.domain.clock import iso_from_ms
@@ -56,15 +56,20 @@ class ExtendResult:
     failed: list[RefusedReceipt] = field(default_factory=list)
 
 
-def _receipts(
-    work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]
+def verified(
+    work: PullWork,
+    tenant_id: str,
+    room_id: str,
+    subscription_id: str,
+    tokens: list[str],
+    field: str = "receipts",
 ) -> dict[str, Receipt]:
     """Every token verified (400 at the first bad one, before anything changes); receipts of one
     SQS handle merged (the first one kept): SQS refuses a batch that names a handle twice."""
     receipts: dict[str, Receipt] = {}
     handles: set[str] = set()
     for index, token in enumerate(tokens):
-        receipt = work.signer.decode(token, tenant_id, room_id, subscription_id, index)
+        receipt = work.signer.decode(token, tenant_id, room_id, subscription_id, index, field)
         if receipt.handle not in handles:
             handles.add(receipt.handle)
             receipts[token] = receipt
@@ -79,7 +84,13 @@ def _refused(receipts: dict[str, Receipt], failed: dict[str, str]) -> list[Refus
 
 def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]) -> AckResult:
     target = work.target(tenant_id, room_id, subscription_id)
-    receipts = _receipts(work, tenant_id, room_id, subscription_id, tokens)
+    return acknowledge(work, target, tenant_id, verified(work, tenant_id, room_id, subscription_id, tokens))
+
+
+def acknowledge(
+    work: PullWork, target: PullSubscription, tenant_id: str, receipts: dict[str, Receipt]
+) -> AckResult:
+    """The ack of ``receipts`` (verified) of ``target`` (read): records, then the queue's delete."""
     # Recorded first, deleted second: if the delete fails the message comes back (a duplicate the
     # consumer may see again), never gone from the queue while its record still says pending.
     # Conditional writes: an ack that comes after the message ended dead or expired changes nothing.
@@ -100,7 +111,7 @@ def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, toke
 
 def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]) -> NackResult:
     target = work.target(tenant_id, room_id, subscription_id)
-    receipts = _receipts(work, tenant_id, room_id, subscription_id, tokens)
+    receipts = verified(work, tenant_id, room_id, subscription_id, tokens)
     now = work.clock()
     steps = {token: work.next_step(target.policy, r, now) for token, r in receipts.items()}
     # Within SQS's visibility limit a nack just hides the message for the delay; longer waits and
@@ -190,7 +201,7 @@ def extend(
     message would stay hidden past SQS's 12 hours from its receive) is reported, the others extended.
     """
     target = work.target(tenant_id, room_id, subscription_id)
-    receipts = _receipts(work, tenant_id, room_id, subscription_id, tokens)
+    receipts = verified(work, tenant_id, room_id, subscription_id, tokens)
     seconds = visibility_seconds(ack_wait_ms)
     failed = work.queues.hide(target.queue_url, [(r.handle, seconds) for r in receipts.values()])
     extended = [r for r in receipts.values() if r.handle not in failed]

@@ -16,19 +16,31 @@ _RECEIPT = (
 )
 
 
+Receipts = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=4096)]],
+    Field(min_length=1, max_length=MAX_RECEIPTS_PER_REQUEST),
+]
+
+
 class PullRequest(ApiModel):
-    model_config = examples({"maxMessages": 10, "waitSeconds": 20}, {})
+    model_config = examples(
+        {"maxMessages": 10, "waitSeconds": 20}, {}, {"maxMessages": 10, "ack": [_RECEIPT]}
+    )
 
     maxMessages: Annotated[int, Field(ge=1, le=10, description="At most this many messages."), INTEGRAL] = 10
     waitSeconds: Annotated[
         int, Field(ge=0, le=20, description="Long polling: wait this long for a message."), INTEGRAL
     ] = 0
-
-
-Receipts = Annotated[
-    list[Annotated[str, Field(min_length=1, max_length=4096)]],
-    Field(min_length=1, max_length=MAX_RECEIPTS_PER_REQUEST),
-]
+    ack: Annotated[
+        Receipts | None,
+        Field(
+            description=(
+                "Receipts of messages pulled before, acknowledged by this request as `POST .../ack` "
+                "would (answered under `acked` and `ackFailed`): a consumer that acks what it handled "
+                "with its next pull makes one request instead of two."
+            )
+        ),
+    ] = None
 
 
 class ReceiptsRequest(ApiModel):
@@ -57,6 +69,12 @@ class PulledMessage(MessageView):
     attempt: int = Field(description="0 on the first hand-out; each nack or ack-wait timeout adds one.")
 
 
+class ReceiptFailure(BaseModel):
+    receipt: str
+    messageId: str
+    error: str
+
+
 class PullResponse(BaseModel):
     model_config = examples(
         {
@@ -76,12 +94,16 @@ class PullResponse(BaseModel):
     )
 
     messages: list[PulledMessage]
-
-
-class ReceiptFailure(BaseModel):
-    receipt: str
-    messageId: str
-    error: str
+    acked: list[str] | None = Field(
+        None, description="With `ack`: the messages acknowledged (as `POST .../ack` answers); null without."
+    )
+    ackFailed: list[ReceiptFailure] | None = Field(
+        None,
+        description=(
+            "With `ack`: the receipts SQS no longer accepted (as `POST .../ack` answers `failed`); "
+            "null without."
+        ),
+    )
 
 
 class AckResponse(BaseModel):

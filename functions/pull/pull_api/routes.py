@@ -55,10 +55,19 @@ def pull(
     first (long polling). Each comes with a receipt to ack or nack it; a message neither acked nor
     nacked within the subscription's `ackWaitMs` comes back as the next attempt. 409 for a PUSH
     subscription.
+
+    With `ack`, the request also acknowledges messages pulled before, as `POST .../ack` does, while
+    it receives the next ones: every receipt is verified first (a malformed one, or one of another
+    subscription, refuses the whole request with 400 before anything changes), and the answer
+    says what the ack did under `acked` and `ackFailed`.
     """
-    handed = service.pull(tenant, roomId, subscriptionId, body.maxMessages, body.waitSeconds)
-    metrics.add_metric(name="MessagesPulled", unit=MetricUnit.Count, value=len(handed))
-    return PullResponse(messages=[PulledMessage.of(h.envelope, h) for h in handed])
+    pulled = service.pull(tenant, roomId, subscriptionId, body.maxMessages, body.waitSeconds, body.ack)
+    metrics.add_metric(name="MessagesPulled", unit=MetricUnit.Count, value=len(pulled.handed))
+    answer = PullResponse(messages=[PulledMessage.of(h.envelope, h) for h in pulled.handed])
+    if pulled.acked is None:
+        return answer
+    acked = _answer(AckResponse, "MessagesAcked", pulled.acked)
+    return answer.model_copy(update={"acked": acked.acked, "ackFailed": acked.failed})
 
 
 @routes.post(f"{BASE}/ack", "ackMessages", "Acked, and the receipts that were not", *RECEIPT_ERRORS)

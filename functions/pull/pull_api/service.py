@@ -6,6 +6,7 @@ crash duplicates, never loses.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from pull_api import acknowledging, pulling
@@ -14,14 +15,40 @@ from pull_api.pulling import Handout
 from pull_api.work import PullWork
 
 
+@dataclass(frozen=True)
+class Pulled:
+    """What a pull handed out and, when it carried receipts to ack, what their ack did."""
+
+    handed: list[Handout]
+    acked: AckResult | None = None
+
+
 @dataclass
 class PullService:
     work: PullWork
 
     def pull(
-        self, tenant_id: str, room_id: str, subscription_id: str, max_messages: int, wait_seconds: int
-    ) -> list[Handout]:
-        return pulling.pull(self.work, tenant_id, room_id, subscription_id, max_messages, wait_seconds)
+        self,
+        tenant_id: str,
+        room_id: str,
+        subscription_id: str,
+        max_messages: int,
+        wait_seconds: int,
+        ack: list[str] | None = None,
+    ) -> Pulled:
+        """A pull, acking ``ack`` (receipts of earlier pulls) on the way: one read of the
+        subscription and every receipt verified before anything changes (400 at the first bad one);
+        then the ack's records → its delete, and the pull's receive, side by side — they touch
+        different messages, and each keeps its own order (docs/decisions/0026-pull-ack-waits.md)."""
+        target = self.work.target(tenant_id, room_id, subscription_id)
+        if not ack:
+            return Pulled(pulling.hand_out(self.work, target, max_messages, wait_seconds))
+        receipts = acknowledging.verified(self.work, tenant_id, room_id, subscription_id, ack, "ack")
+        # Leaving the block waits for the ack, also when the pull fails: its writes end before the answer.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as pool:
+            acking = pool.submit(acknowledging.acknowledge, self.work, target, tenant_id, receipts)
+            handed = pulling.hand_out(self.work, target, max_messages, wait_seconds)
+        return Pulled(handed, acking.result())
 
     def ack(self, tenant_id: str, room_id: str, subscription_id: str, receipts: list[str]) -> AckResult:
         return acknowledging.ack(self.work, tenant_id, room_id, subscription_id, receipts)

@@ -2,78 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import pytest
 
-from pull_api.acknowledging import ExtendResult, RefusedReceipt
-from pull_api.service import PullService
-from pull_api.work import PullWork
+from pull_api.acknowledging import RefusedReceipt
 from roomcast.dal.queues import Received
-from roomcast.dal.sender import QueueAddresses
-from roomcast.delivery.endings import Endings
 from roomcast.domain.envelope import first_envelope
-from roomcast.domain.messages import Message
-from roomcast.domain.models import Room, Subscription
-from roomcast.domain.receipts import Receipt, ReceiptSigner
+from roomcast.domain.receipts import Receipt
 from roomcast.errors import Conflict, InvalidRequest, NotFound
-from tests.fakes import FakePullQueue
-from tests.unit.services.management import OTHER_TENANT, PUSH_QUEUE_URL, TENANT, Management
-
-NOW_MS = 1_795_435_200_000
-SIGNER = ReceiptSigner(b"unit-test-receipt-key-of-32-bytes")
-
-
-@dataclass
-class Pull:
-    """A room with one PULL subscription, and the pull service over the same fakes."""
-
-    management: Management = field(default_factory=Management)
-    queue: FakePullQueue = field(default_factory=FakePullQueue)
-
-    def __post_init__(self) -> None:
-        self.room: Room = self.management.room()
-        self.subscription: Subscription = self.management.subscription(self.room, ackWaitMs=1000)
-
-    @property
-    def service(self) -> PullService:
-        m = self.management
-        destinations = QueueAddresses(PUSH_QUEUE_URL)
-        endings = Endings(m.catalog, m.dead_letter_store, m.sender, destinations, m.log)
-        work = PullWork(
-            m.catalog, m.messages, self.queue, m.sender, endings, m.log, SIGNER, clock=lambda: NOW_MS
-        )
-        return PullService(work)
-
-    def handed_out(self, number: int, *, attempt: int = 0, subscription_id: str | None = None) -> str:
-        """The receipt of a message handed out (its handle in flight, unless another subscription's)."""
-        handle = f"handle-{number}"
-        receipt = Receipt(
-            subscription_id or self.subscription.id,
-            f"msg_{number:032x}",
-            attempt,
-            handle,
-            None,
-            f"order-{number}",
-            self.room.id,
-            "2026-11-22T10:00:00.000Z",
-        )
-        if subscription_id is None:
-            self.queue.in_flight[handle] = 1
-        return SIGNER.encode(receipt, TENANT)
-
-    def stale(self, number: int) -> str:
-        """The receipt of a message handed out and acked since: SQS no longer knows its handle."""
-        receipt = self.handed_out(number)
-        del self.queue.in_flight[f"handle-{number}"]
-        return receipt
-
-    def extend(
-        self, receipts: list[str], ack_wait_ms: int, *, tenant_id: str = TENANT, subscription_id: str = ""
-    ) -> ExtendResult:
-        return self.service.extend(
-            tenant_id, self.room.id, subscription_id or self.subscription.id, receipts, ack_wait_ms
-        )
+from tests.unit.services.management import OTHER_TENANT, TENANT
+from tests.unit.services.pulls import NOW_MS, SIGNER, Pull, message_of
 
 
 def test_extend_hides_current_receipts_longer_and_reports_the_ones_sqs_refuses() -> None:
@@ -219,7 +158,7 @@ def test_an_ack_records_the_delivery_before_it_deletes_the_message() -> None:
 def test_a_pull_records_an_expired_message_before_it_deletes_it() -> None:
     # Given: an expired message waiting, and a record store that fails (the worker dies there)
     pull = Pull()
-    envelope = replace(first_envelope(_message(pull, 1), pull.subscription.id), expires_at_ms=NOW_MS - 1)
+    envelope = replace(first_envelope(message_of(pull, 1), pull.subscription.id), expires_at_ms=NOW_MS - 1)
     pull.queue.waiting.append(Received("handle-1", envelope.to_json(), 1))
 
     def failing_update(*args: object, **kwargs: object) -> bool:
@@ -234,22 +173,6 @@ def test_a_pull_records_an_expired_message_before_it_deletes_it() -> None:
     # Then: not deleted: it comes back after its ack wait and ends expired then, never left pending
     assert pull.queue.deleted == []
     assert "handle-1" in pull.queue.in_flight
-
-
-def _message(pull: Pull, number: int) -> Message:
-    return Message(
-        f"msg_{number:032x}",
-        TENANT,
-        pull.room.id,
-        "order.created",
-        "1",
-        f"order-{number}",
-        {"n": number},
-        "2026-11-22T10:00:00.000Z",
-        NOW_MS - 10_000,
-        None,
-        (pull.subscription.id,),
-    )
 
 
 def test_an_ack_sends_its_delivered_records_to_the_log_while_it_deletes_the_messages() -> None:

@@ -1,11 +1,11 @@
-"""What a PULL consumer does, written once as generators of steps: ``consume`` (long-poll, hand
-each message to the handler, ack it when the handler returns, nack it when it raises) and
-``extend_held`` (keep extending the ack wait of what is held, so slow work is not delivered
+"""What a PULL consumer does, written once as generators of steps: ``consume`` (long-poll, hand each
+message to the handler, ack it with the next pull when the handler returns, nack it when it raises)
+and ``extend_held`` (keep extending the ack wait of what is held, so slow work is not delivered
 twice). A step is a ``Call`` to run, a ``PulledMessage`` to hand to the handler, or a ``Wait``;
 ``consumer.py``'s sync and async consumers carry them out, as the clients' executors do for a
-request. A step is answered with what it returned; what it raised is raised in the generator, at
-the ``yield`` of that step, which catches what it answers (a failed handler, a failed extension)
-and lets the rest end the loop.
+request. A step is answered with what it returned; what it raised is raised in the generator, at the
+``yield`` of that step, which catches what it answers (a failed handler, a failed extension) and
+lets the rest end the loop.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any, Protocol
 
 from roomcast_client._core import Call
 from roomcast_client.errors import RoomcastError
-from roomcast_client.models import AckResult, ExtendResult, NackResult, PulledMessage
-from roomcast_client.resources import pull_call, receipts_call
+from roomcast_client.models import AckResult, ExtendResult, NackResult, PullAndAckResult, PulledMessage
+from roomcast_client.resources import pull_and_ack_call, pull_call, receipts_call
 
 # The consumer's logger, by the public module's name: what users configure.
 logger = logging.getLogger("roomcast_client.consumer")
@@ -73,6 +73,12 @@ class Subscription:
             self.room_id, self.subscription_id, max_messages=count, wait_seconds=self.wait_seconds
         )
 
+    def pull_and_ack(self, count: int, receipts: list[str]) -> Call[PullAndAckResult]:
+        self.release(receipts)
+        return pull_and_ack_call(
+            self.room_id, self.subscription_id, receipts, max_messages=count, wait_seconds=self.wait_seconds
+        )
+
     def ack(self, receipts: list[str]) -> Call[AckResult]:
         self.release(receipts)
         return receipts_call("ack", self.room_id, self.subscription_id, receipts, AckResult)
@@ -102,11 +108,21 @@ class Subscription:
 def consume(
     where: Subscription, stop: Stopping, stats: ConsumerStats, limit: int | None, until_idle: bool
 ) -> Generator[ConsumerStep, Any]:
-    """The consumer's loop: pull, handle each message in order, ack or nack it."""
+    """The consumer's loop: pull, handle each message in order, nack it at once when the handler
+    raises; what the handler returned on is acked with the next pull (one request for both; it
+    stays held, its ack wait extended, until then), or on its own when the loop ends."""
     handled = 0
+    done: list[str] = []  # receipts of messages handled, to ack with the next pull
     while not stop.is_set() and (limit is None or handled < limit):
         count = where.max_messages if limit is None else min(where.max_messages, limit - handled)
-        messages: list[PulledMessage] = yield where.pull(count)
+        messages: list[PulledMessage]
+        if done:
+            pulled: PullAndAckResult = yield where.pull_and_ack(count, done)
+            stats.acked += len(pulled.acked)
+            _log_failures("ack", pulled.ack_failed)
+            messages, done = pulled.messages, []
+        else:
+            messages = yield where.pull(count)
         stats.pulls += 1
         if not messages and until_idle:
             return
@@ -115,7 +131,7 @@ def consume(
             if stop.is_set():  # give back the rest at once rather than at their ack wait's end
                 nacked: NackResult = yield where.nack([m.receipt for m in messages[index:]])
                 stats.nacked += len(nacked.nacked)
-                return
+                break
             handled += 1
             try:
                 yield message  # the handler runs: what it raises is raised here
@@ -125,9 +141,11 @@ def consume(
                 nacked = yield where.nack([message.receipt])
                 stats.nacked += len(nacked.nacked)
                 continue
-            acked: AckResult = yield where.ack([message.receipt])
-            stats.acked += len(acked.acked)
-            _log_failures("ack", acked.failed)
+            done.append(message.receipt)
+    if done:
+        acked: AckResult = yield where.ack(done)
+        stats.acked += len(acked.acked)
+        _log_failures("ack", acked.failed)
 
 
 def extend_held(where: Subscription, stats: ConsumerStats) -> Generator[ConsumerStep, Any]:

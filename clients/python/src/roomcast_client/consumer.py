@@ -1,5 +1,6 @@
-"""PULL consumer loops: long-poll, hand each message to a handler, ack when it returns, nack when
-it raises, and keep extending the ack wait of what is held so slow work is not delivered twice.
+"""PULL consumer loops: long-poll, hand each message to a handler, ack (with the next pull) when it
+returns, nack when it raises, and keep extending the ack wait of what is held so slow work is not
+delivered twice.
 
 The loop and the extender are written once, as generators of steps (``_consumer_steps``);
 ``PullConsumer`` carries them out with a thread, ``AsyncPullConsumer`` with a task, as the
@@ -85,11 +86,12 @@ class PullConsumer(_ConsumerBase[Client, Handler]):
     """Consume a PULL subscription: ``PullConsumer(client, room_id, subscription_id, handler).run()``.
 
     Messages are handled one at a time, in the order pulled. ``handler(message)`` returning means
-    done (ack); raising means failed (nack: the message comes back after the subscription's
-    backoff, or ends dead after its last attempt). While messages are held, a background thread
-    extends their ack wait every third of it (``ack_wait_ms``: the subscription's, read at start,
-    unless given), so a handler may take longer than the ack wait. Delivery is at least once:
-    make the handler idempotent (``message.message_id`` is stable across redeliveries).
+    done (acked with the next pull, or alone when the loop ends); raising means failed (nack: the
+    message comes back after the subscription's backoff, or ends dead after its last attempt). While
+    messages are held, a background thread extends their ack wait every third of it
+    (``ack_wait_ms``: the subscription's, read at start, unless given), so a handler may take longer
+    than the ack wait. Delivery is at least once: make the handler idempotent
+    (``message.message_id`` is stable across redeliveries).
     """
 
     def _new_flag(self) -> Flag:

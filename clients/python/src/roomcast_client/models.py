@@ -261,6 +261,12 @@ class AckResult(ApiModel):
     failed: list[ReceiptFailure] = Field(default_factory=list)
 
 
+class PullAndAckResult(ApiModel):  # a pull that acked earlier messages too: its messages, the ack's answer
+    messages: list[PulledMessage]
+    acked: list[str] = Field(default_factory=list)
+    ack_failed: list[ReceiptFailure] = Field(default_factory=list)
+
+
 class NackOutcome(ApiModel):
     message_id: str
     outcome: Literal["retry", "dead", "expired"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -98,17 +99,23 @@ class DeliveryLog:
         self._explicit_client = client
         self._sleep = sleep
         self._records: list[LogRecord] = []
+        # A pull that acks too adds records from two threads while one of them flushes: no record
+        # may land in a list already handed to the send.
+        self._lock = threading.Lock()
 
     def add(self, record: LogRecord) -> None:
-        self._records.append(record)
+        with self._lock:
+            self._records.append(record)
 
     @property
     def pending(self) -> list[LogRecord]:
-        return list(self._records)
+        with self._lock:
+            return list(self._records)
 
     def flush(self, invocation_id: str | None = None) -> int:
         """Send the buffer; returns how many log records Firehose accepted (the others were logged)."""
-        records, self._records = self._records, []
+        with self._lock:
+            records, self._records = self._records, []
         if not records:
             return 0
         if not self._stream_name:

@@ -86,12 +86,14 @@ class Receipt:
         )
 
 
-def _invalid(index: int, problem: str) -> InvalidRequest:
+def _invalid(where: tuple[str, int], problem: str) -> InvalidRequest:
+    """400 for the receipt at ``where``: the request's field holding it, and its index there."""
+    field, index = where
     return InvalidRequest(
-        f"receipts[{index}]: {problem}",
+        f"{field}[{index}]: {problem}",
         code="invalid_receipt",
         http_status=400,
-        details=[{"field": f"body.receipts.{index}", "problem": problem, "type": "invalid_receipt"}],
+        details=[{"field": f"body.{field}.{index}", "problem": problem, "type": "invalid_receipt"}],
     )
 
 
@@ -130,23 +132,30 @@ class ReceiptSigner:
         return f"{RECEIPT_PREFIX}{fields}.{self._signature(tenant_id, fields)}"
 
     def decode(
-        self, token: str, tenant_id: str, room_id: str, subscription_id: str, index: int = 0
+        self,
+        token: str,
+        tenant_id: str,
+        room_id: str,
+        subscription_id: str,
+        index: int = 0,
+        field: str = "receipts",
     ) -> Receipt:
         """The receipt in ``token``, given back on ``subscription_id`` of ``room_id``; InvalidRequest
-        (400) if it is malformed, not signed by this stack for this tenant, or of another
-        subscription or room. Nothing in it is used before all of that is checked."""
+        (400, naming ``field`` and ``index``) if it is malformed, not signed by this stack for this
+        tenant, or of another subscription or room. Nothing in it is used before all of that is checked."""
+        where = (field, index)
         if not token.startswith(RECEIPT_PREFIX) or len(token) > MAX_RECEIPT_LENGTH:
-            raise _invalid(index, "not a roomcast receipt")
+            raise _invalid(where, "not a roomcast receipt")
         fields, _, signature = token[len(RECEIPT_PREFIX) :].partition(".")
-        receipt = _parse(fields, index)
+        receipt = _parse(fields, where)
         if receipt.subscription_id != subscription_id or receipt.room_id != room_id:
-            raise _invalid(index, "belongs to another subscription")
+            raise _invalid(where, "belongs to another subscription")
         if not hmac.compare_digest(signature.encode(), self._signature(tenant_id, fields).encode()):
-            raise _invalid(index, "not a roomcast receipt")
+            raise _invalid(where, "not a roomcast receipt")
         return receipt
 
 
-def _parse(fields: str, index: int) -> Receipt:
+def _parse(fields: str, where: tuple[str, int]) -> Receipt:
     """The fields of a receipt, their types and bounds checked (not yet their signature)."""
     try:
         raw = json.loads(base64.urlsafe_b64decode(fields + "=" * (-len(fields) % 4)))
@@ -164,9 +173,9 @@ def _parse(fields: str, index: int) -> Receipt:
             ordering_number=raw.get("n"),
         )
     except (ValueError, binascii.Error, KeyError, TypeError, AttributeError) as error:
-        raise _invalid(index, "not a roomcast receipt") from error
+        raise _invalid(where, "not a roomcast receipt") from error
     if not _well_formed(receipt):
-        raise _invalid(index, "not a roomcast receipt")
+        raise _invalid(where, "not a roomcast receipt")
     return receipt
 
 

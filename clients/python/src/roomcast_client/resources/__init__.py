@@ -16,7 +16,13 @@ from roomcast_client.resources.filters import Filters
 from roomcast_client.resources.jobs import Jobs
 from roomcast_client.resources.messages import Messages, new_idempotency_key
 from roomcast_client.resources.ordering_keys import OrderingKeys
-from roomcast_client.resources.pull import PullOperations, pull_call, receipts_call, seconds_of_wait
+from roomcast_client.resources.pull import (
+    PullOperations,
+    pull_and_ack_call,
+    pull_call,
+    receipts_call,
+    seconds_of_wait,
+)
 from roomcast_client.resources.rooms import Rooms
 from roomcast_client.resources.subscriptions import Subscriptions
 
@@ -33,6 +39,7 @@ __all__ = [
     "Rooms",
     "Subscriptions",
     "new_idempotency_key",
+    "pull_and_ack_call",
     "pull_call",
     "receipts_call",
     "seconds_of_wait",

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from roomcast_client._core import Call, query, read_list, read_model
 from roomcast_client._executors import E, Resource, operation
-from roomcast_client.models import AckResult, ExtendResult, NackResult, PulledMessage
+from roomcast_client.models import AckResult, ExtendResult, NackResult, PullAndAckResult, PulledMessage
 from roomcast_client.resources.common import subscription_path
 
 Receipts = TypeVar("Receipts", AckResult, NackResult, ExtendResult)
@@ -32,6 +32,23 @@ def pull_call(
     )
 
 
+def pull_and_ack_call(
+    room_id: str,
+    subscription_id: str,
+    receipts: Sequence[str],
+    *,
+    max_messages: int,
+    wait_seconds: int | None,
+) -> Call[PullAndAckResult]:
+    # Retry-safe as a pull and an ack are: the same receipts acked twice have the effect of once.
+    return Call(
+        "POST",
+        f"{subscription_path(room_id, subscription_id)}/pull",
+        read_model(PullAndAckResult),
+        json=query(maxMessages=max_messages, waitSeconds=wait_seconds) | {"ack": list(receipts)},
+    )
+
+
 def receipts_call(
     action: str,
     room_id: str,
@@ -50,7 +67,7 @@ def receipts_call(
 
 
 class PullOperations(Resource[E]):
-    """pull, ack, nack and extend on a PULL subscription (methods of the client itself)."""
+    """pull, pull_and_ack, ack, nack and extend on a PULL subscription (methods of the client itself)."""
 
     @operation
     def pull(
@@ -66,6 +83,24 @@ class PullOperations(Resource[E]):
         ``wait_seconds``, up to 20 s) waits that long for a first message (long polling)."""
         seconds = wait_seconds if wait_seconds is not None else seconds_of_wait(wait_ms)
         return pull_call(room_id, subscription_id, max_messages=max_messages, wait_seconds=seconds)
+
+    @operation
+    def pull_and_ack(
+        self,
+        room_id: str,
+        subscription_id: str,
+        receipts: Sequence[str],
+        *,
+        max_messages: int = 10,
+        wait_ms: int | None = None,
+        wait_seconds: int | None = None,
+    ) -> Call[PullAndAckResult]:
+        """``ack`` these receipts and ``pull`` the next messages, in one request: the ack's
+        writes and the pull's receive run side by side once every receipt is verified."""
+        seconds = wait_seconds if wait_seconds is not None else seconds_of_wait(wait_ms)
+        return pull_and_ack_call(
+            room_id, subscription_id, receipts, max_messages=max_messages, wait_seconds=seconds
+        )
 
     @operation
     def ack(self, room_id: str, subscription_id: str, receipts: Sequence[str]) -> Call[AckResult]:
