@@ -117,12 +117,17 @@ def test_a_pull_with_ack_reads_the_room_once_and_answers_what_the_ack_did(
     )
 
     # Then: one read of the room for both; the two acked, the queue empty now (the third is in
-    # flight), both records delivered; a pull without ack answers them null
+    # flight), both records delivered; a pull without ack answers them null, one with an empty ack empty
     assert status == 200, answer
     assert (aws_calls["GetItem"], aws_calls["Query"]) == (1, 0)
     assert sorted(answer["acked"]) == sorted(m["messageId"] for m in handed)
     assert (answer["ackFailed"], answer["messages"]) == ([], [])
     assert (plain["acked"], plain["ackFailed"]) == (None, None)
+    assert _ok(pull, "POST", f"{PULL_PATH}/pull", {"ack": []}) == {
+        "messages": [],
+        "acked": [],
+        "ackFailed": [],
+    }
     for message in handed:
         stored = _ok(manage, "GET", f"/rooms/{SAMPLE_ROOM_ID}/messages/{message['messageId']}")
         [record] = [d for d in stored["deliveries"] if d["subscriptionId"] == SAMPLE_SUBSCRIPTION_ID]

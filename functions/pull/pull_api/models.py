@@ -16,10 +16,8 @@ _RECEIPT = (
 )
 
 
-Receipts = Annotated[
-    list[Annotated[str, Field(min_length=1, max_length=4096)]],
-    Field(min_length=1, max_length=MAX_RECEIPTS_PER_REQUEST),
-]
+Receipt = Annotated[str, Field(min_length=1, max_length=4096)]
+Receipts = Annotated[list[Receipt], Field(min_length=1, max_length=MAX_RECEIPTS_PER_REQUEST)]
 
 
 class PullRequest(ApiModel):
@@ -32,13 +30,14 @@ class PullRequest(ApiModel):
         int, Field(ge=0, le=20, description="Long polling: wait this long for a message."), INTEGRAL
     ] = 0
     ack: Annotated[
-        Receipts | None,
+        list[Receipt] | None,
         Field(
+            max_length=MAX_RECEIPTS_PER_REQUEST,
             description=(
                 "Receipts of messages pulled before, acknowledged by this request as `POST .../ack` "
-                "would (answered under `acked` and `ackFailed`): a consumer that acks what it handled "
-                "with its next pull makes one request instead of two."
-            )
+                "would (answered under `acked` and `ackFailed`; `[]` acks nothing): a consumer that "
+                "acks what it handled with its next pull makes one request instead of two."
+            ),
         ),
     ] = None
 

@@ -48,17 +48,22 @@ def test_a_pull_with_ack_acks_the_earlier_messages_and_hands_out_the_next() -> N
     assert sorted(pull.management.log.events()) == ["attempt", "delivered", "delivered"]
 
 
-def test_a_pull_without_ack_answers_no_ack() -> None:
+def test_a_pull_without_ack_answers_no_ack_and_one_with_an_empty_ack_acks_nothing() -> None:
     # Given
     pull = Pull()
     _waiting(pull, 1)
+    _waiting(pull, 2)
 
     # When
-    pulled = _pull(pull, [])
+    plain = pull.service.pull(TENANT, pull.room.id, pull.subscription.id, 1, 0)
+    empty = pull.service.pull(TENANT, pull.room.id, pull.subscription.id, 1, 0, [])
 
     # Then
-    assert len(pulled.handed) == 1
-    assert pulled.acked is None
+    assert (len(plain.handed), plain.acked) == (1, None)
+    assert len(empty.handed) == 1
+    assert empty.acked is not None
+    assert (empty.acked.acked, empty.acked.failed) == ([], [])
+    assert pull.queue.deleted == []
     assert pull.management.messages.written == []
 
 
