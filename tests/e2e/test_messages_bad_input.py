@@ -66,8 +66,16 @@ def assert_still_waiting_untouched(
 
 
 def receipts_body(action: str, receipts: list[str]) -> dict[str, Any]:
-    """A valid body of an ack, nack or extend (which also takes the new ack wait) with these receipts."""
+    """A valid body of an ack, nack or extend (which also takes the new ack wait), or of a pull
+    that acks (``ack``), with these receipts."""
+    if action == "pull":
+        return {"ack": receipts}
     return {"receipts": receipts, **({"ackWaitMs": 60_000} if action == "extend" else {})}
+
+
+def receipts_field(action: str) -> str:
+    """The request field that holds the receipts of ``action``."""
+    return "ack" if action == "pull" else "receipts"
 
 
 def encoded_receipt(text: bytes) -> str:
@@ -599,10 +607,10 @@ TAMPERINGS: dict[str, TamperReceipt] = {
     "signature-missing": lambda r: r.partition(".")[0],
     "signature-edited": lambda r: r[:-4] + ("AAAA" if not r.endswith("AAAA") else "BBBB"),
 }
-# ack, nack and extend share the decoding: every tampering on ack, a few on nack and extend.
+# ack, nack, extend and a pull's ack share the decoding: every tampering on ack, a few on the others.
 TAMPERED_RECEIPTS = [pytest.param("ack", tamper, id=f"ack-{name}") for name, tamper in TAMPERINGS.items()] + [
     pytest.param(action, TAMPERINGS[name], id=f"{action}-{name}")
-    for action in ("nack", "extend")
+    for action in ("nack", "extend", "pull")
     for name in ("garbage", "truncated", "not-json", "handle-missing", "attempt-negative")
 ]
 
@@ -621,7 +629,7 @@ def test_a_tampered_receipt_is_refused_with_400_and_changes_nothing(
     )
 
     # Then
-    body = assert_error(response, 400, "body.receipts.0", "not a roomcast receipt")
+    body = assert_error(response, 400, f"body.{receipts_field(action)}.0", "not a roomcast receipt")
     assert body["error"]["code"] == "invalid_receipt"
     assert_still_waiting_untouched(tenant_a, room_id, subscription_id, message_id, receipt)
 
@@ -648,7 +656,7 @@ def test_a_receipt_of_another_subscription_is_refused_and_the_message_comes_back
     assert [(m["messageId"], m["attempt"]) for m in again] == [(message_id, 1)]
 
 
-@pytest.mark.parametrize("action", ["ack", "nack", "extend"])
+@pytest.mark.parametrize("action", ["ack", "nack", "extend", "pull"])
 def test_another_tenants_receipt_is_refused_on_ones_own_subscription(
     tenant_a: ApiClient, tenant_b: ApiClient, action: str
 ) -> None:
