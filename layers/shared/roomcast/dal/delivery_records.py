@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
+from botocore.exceptions import ClientError
+
 from roomcast.dal import items
 from roomcast.dal.message_items import (
     delivery_key,
@@ -14,7 +16,7 @@ from roomcast.dal.message_items import (
     message_partition_key,
     update_expression,
 )
-from roomcast.dal.table import Key, TableAccess, key
+from roomcast.dal.table import Key, TableAccess, is_condition_failure, key
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import Delivery, DeliveryStatus
 
@@ -65,10 +67,33 @@ class DeliveryRecords(TableAccess):
 
     def update_deliveries(self, deliveries: Sequence[Delivery]) -> None:
         """``update_delivery`` of each (an ack's records), side by side: one wait for all, one
-        write unit each (a TransactWriteItems would bill two; docs/decisions/0026-pull-ack-waits.md)."""
+        write unit each (a TransactWriteItems would bill two; docs/decisions/0026-pull-ack-waits.md).
+        A record of a first attempt is usually the destination's first record of its own: it is
+        put if none exists yet, and updated as any other when one does (ADR 0026, amendment 2)."""
         if deliveries:
             with ThreadPoolExecutor(max_workers=min(len(deliveries), 10)) as pool:
-                list(pool.map(self.update_delivery, deliveries))
+                list(pool.map(self._write_delivery, deliveries))
+
+    def _write_delivery(self, delivery: Delivery) -> None:
+        if delivery.attempts > 1 or not self._create_delivery(delivery):
+            self.update_delivery(delivery)
+
+    def _create_delivery(self, delivery: Delivery) -> bool:
+        """Put the record unless the destination has one already (False then: nothing written).
+        On a new record a put and ``update_delivery`` write the same item — one unit, one wait —
+        but a put's one-clause condition is far cheaper for the emulator than an update of a dozen
+        clauses (~5 against ~20 ms in moto)."""
+        try:
+            self._client.put_item(
+                TableName=self._table_name,
+                Item=items.to_attributes(delivery_to_item(delivery)),
+                ConditionExpression="attribute_not_exists(PK)",
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
 
     def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
         """Claim a retrying delivery for one retry-now: only while it is still retrying, due when
