@@ -37,15 +37,9 @@ class Handout:
     attempt: int
 
 
-def pull(
-    work: PullWork, tenant_id: str, room_id: str, subscription_id: str, max_messages: int, wait_seconds: int
-) -> list[Handout]:
-    """Up to ``max_messages`` due messages, waiting up to ``wait_seconds`` for the first one."""
-    return hand_out(work, work.target(tenant_id, room_id, subscription_id), max_messages, wait_seconds)
-
-
 def hand_out(work: PullWork, target: PullSubscription, max_messages: int, wait_seconds: int) -> list[Handout]:
-    """``pull`` of a subscription read already."""
+    """Up to ``max_messages`` due messages of ``target`` (read already by the caller), waiting up
+    to ``wait_seconds`` for the first one."""
     visibility = visibility_seconds(target.subscription.ack_wait_ms or 0)
     deadline = time.monotonic() + wait_seconds
     handed: list[Handout] = []
