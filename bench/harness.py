@@ -120,23 +120,37 @@ class FakeContext:
         return 30_000
 
 
-# moto's server with DynamoDB's atomicity (roomcast_dev.moto_atomic), as the local stack runs it:
-# without it, racing transactions break moto itself (500s), and each copies the whole table.
-_ATOMIC_MOTO = (
-    "import sys; from roomcast_dev.moto_atomic import make_dynamodb_atomic; make_dynamodb_atomic(); "
+# moto's server as the local stack runs it: SQS sends and receives that do not scan the queue
+# (roomcast_dev.moto_fast_sends: moto's receive read every queued message ~30 times per receive of
+# 10, which made bare SQS's own rate a measure of the queue's length), and with "atomic" as the
+# first argument DynamoDB's atomicity (roomcast_dev.moto_atomic): without it, racing transactions
+# break moto itself (500s), and each copies the whole table.
+_BENCH_MOTO = (
+    "import sys; from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue; "
+    "from roomcast_dev.moto_atomic import make_dynamodb_atomic; sqs_calls_without_scanning_the_queue(); "
+    "make_dynamodb_atomic() if sys.argv.pop(1) == 'atomic' else None; "
     "from moto.server import main; main(sys.argv[1:])"
 )
 
 
 @contextmanager
 def bench_stack(*, atomic_dynamodb: bool = False) -> Iterator[tuple[StackModel, str]]:
-    """moto in server mode in a process of its own: like AWS, the emulator's work does not compete
-    with the function for this process's interpreter lock. ``atomic_dynamodb``: one DynamoDB request
-    at a time, as in the local stack (a bench that runs transactions in parallel needs it)."""
+    """moto in server mode in a process of its own, with the local stack's SQS patches: like AWS,
+    the emulator's work does not compete with the function for this process's interpreter lock.
+    ``atomic_dynamodb``: one DynamoDB request at a time, as in the local stack (a bench that runs
+    transactions in parallel needs it)."""
     port = _free_port()
-    launch = ["-c", _ATOMIC_MOTO] if atomic_dynamodb else ["-m", "moto.server"]
     server = subprocess.Popen(
-        [sys.executable, *launch, "-H", "127.0.0.1", "-p", str(port)],
+        [
+            sys.executable,
+            "-c",
+            _BENCH_MOTO,
+            "atomic" if atomic_dynamodb else "plain",
+            "-H",
+            "127.0.0.1",
+            "-p",
+            str(port),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -1,7 +1,8 @@
 """PULL over the HTTP API of the local stack (bench/pull_throughput.py's second figure): a tenant's
 API key, a room with one PULL subscription, messages published in batches of 100, then pull 10 +
 ack 10 over HTTP until empty, again with each pull acking the ten before, and by the Python SDK's PullConsumer
-(which acks that way); bare SQS on the same emulator beside it."""
+(which acks that way); bare SQS on the same emulator beside each, in alternated rounds
+(bench/pull_throughput.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ from bench.harness import FUNCTION_LOG
 from bench.pull_throughput import (
     PULL_MESSAGES,
     PullRates,
-    Rates,
+    alternated,
     bare_sqs_rate,
-    drain_rate,
     pull_acking_all,
     pull_and_ack_all,
 )
@@ -64,20 +64,21 @@ def over_http() -> PullRates:
             def ack(receipts: list[str]) -> None:
                 post(f"{base_path}/ack", {"receipts": receipts})
 
-            publish_all()
-            separate_rate = drain_rate(lambda: pull_and_ack_all(pulled, ack))
-            publish_all()
-            acking_rate = drain_rate(lambda: pull_acking_all(pulled))
-            publish_all()
-            consumer = PullConsumer(
-                Client(api, key), room_id, subscription_id, lambda message: None, wait_seconds=0
+            def bare_rate() -> float:
+                return bare_sqs_rate(stack.client("sqs"), "bench-reference", PULL_MESSAGES)
+
+            def consume_all() -> int:
+                """A new consumer each round: its stats count from its start."""
+                with Client(api, key) as client:
+                    consumer = PullConsumer(
+                        client, room_id, subscription_id, lambda message: None, wait_seconds=0
+                    )
+                    return consumer.run(until_idle=True).acked
+
+            return PullRates(
+                alternated(publish_all, lambda: pull_and_ack_all(pulled, ack), bare_rate),
+                alternated(publish_all, lambda: pull_acking_all(pulled), bare_rate),
+                alternated(publish_all, consume_all, bare_rate),
             )
-            consumer_rate = drain_rate(lambda: consumer.run(until_idle=True).acked)
-        bare_rate = bare_sqs_rate(stack.client("sqs"), "bench-reference", PULL_MESSAGES)
     finally:
         stack.stop()
-    return PullRates(
-        Rates(PULL_MESSAGES, separate_rate, bare_rate),
-        Rates(PULL_MESSAGES, acking_rate, bare_rate),
-        Rates(PULL_MESSAGES, consumer_rate, bare_rate),
-    )

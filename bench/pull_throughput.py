@@ -3,11 +3,17 @@
 in-process (moto in a process of its own), and over the HTTP API of the local stack (gateway,
 authorizer, function workers; bench/pull_http.py). With the calls one pull + ack waits for one
 after another, counted from when each call was in flight (docs/decisions/0026-pull-ack-waits.md).
+
+Each way is measured in ROUNDS rounds, each round one drain of roomcast's and one of bare SQS's
+back to back (which goes first alternates): the emulator's speed moves by half between drains a
+minute apart (bare SQS 124-190 msg/s in three runs of the same code), so a ratio is taken within a
+round and the figure is the rounds' median, printed with their range.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -26,6 +32,7 @@ from bench.harness import (
 from tests.support import api_event
 
 PULL_MESSAGES = 200
+ROUNDS = 3  # rounds of each way, each next to a drain of bare SQS; the figure is their median ratio
 HANDLER_TARGET = 0.5  # pull + ack through the handlers: this share of bare SQS's rate at least
 HTTP_TARGET = 0.35  # the same over the HTTP API
 WAITS_TARGET = 3  # waits one after another per pull + ack, at most
@@ -33,15 +40,28 @@ WAITS_TARGET = 3  # waits one after another per pull + ack, at most
 
 @dataclass(frozen=True)
 class Rates:
-    """Messages per second through roomcast and through bare SQS, in one run on one emulator."""
+    """Messages per second through roomcast and through bare SQS, one pair per round, each pair
+    measured back to back on one emulator."""
 
     messages: int
-    roomcast_per_second: float
-    bare_per_second: float
+    rounds: tuple[tuple[float, float], ...]  # (roomcast, bare SQS) msg/s
+
+    @property
+    def roomcast_per_second(self) -> float:
+        return statistics.median(ours for ours, _ in self.rounds)
+
+    @property
+    def bare_per_second(self) -> float:
+        return statistics.median(bare for _, bare in self.rounds)
+
+    @property
+    def ratios(self) -> list[float]:
+        return sorted(ours / bare for ours, bare in self.rounds)
 
     @property
     def ratio(self) -> float:
-        return self.roomcast_per_second / self.bare_per_second
+        """The median of the rounds' ratios (each round's own reference, not the medians')."""
+        return statistics.median(self.ratios)
 
 
 def drain_rate(drain: Callable[[], int]) -> float:
@@ -52,7 +72,7 @@ def drain_rate(drain: Callable[[], int]) -> float:
 
 
 def bare_sqs_rate(sqs: Any, queue_name: str, messages: int) -> float:
-    """Receive 10 + delete batch until empty, on a new queue of ``messages`` messages."""
+    """Receive 10 + delete batch until empty, on a queue (made if new) of ``messages`` messages."""
     queue_url = sqs.create_queue(QueueName=queue_name)["QueueUrl"]
     for n in range(messages):
         sqs.send_message(QueueUrl=queue_url, MessageBody=json.dumps({"n": n}))
@@ -66,6 +86,26 @@ def bare_sqs_rate(sqs: Any, queue_name: str, messages: int) -> float:
         return done
 
     return drain_rate(drain)
+
+
+def alternated(
+    fill: Callable[[], object],
+    drain: Callable[[], int],
+    bare_rate: Callable[[], float],
+    after_first: Callable[[], object] = lambda: None,
+) -> Rates:
+    """ROUNDS rounds of ``fill`` then ``drain`` (roomcast's; it returns the messages it took) next
+    to ``bare_rate`` (bare SQS's), roomcast first in even rounds and second in odd ones;
+    ``after_first`` runs right after the first round's drain (to read what it did, alone)."""
+    rounds = []
+    for number in range(ROUNDS):
+        bare_before = bare_rate() if number % 2 else None
+        fill()
+        ours = drain_rate(drain)
+        if number == 0:
+            after_first()
+        rounds.append((ours, bare_before if bare_before is not None else bare_rate()))
+    return Rates(PULL_MESSAGES, tuple(rounds))
 
 
 def pull_and_ack_all(pull: Callable[[], list[str]], ack: Callable[[list[str]], object]) -> int:
@@ -136,20 +176,25 @@ def through_handlers() -> tuple[PullRates, list[list[Counter[str]]]]:
                 ]
             )
 
-        publish_all()
-        counter.reset()
-        separate_rate = drain_rate(lambda: pull_and_ack_all(pulled, ack))
-        cycle = [waits(2, 2), waits(3, 2)]
-        publish_all()
-        counter.reset()
-        starts.clear()
-        acking_rate = drain_rate(lambda: pull_acking_all(pulled))
-        cycle.append(waits(2, 1))
-        bare_rate = bare_sqs_rate(sqs_client(), "bench-reference", PULL_MESSAGES)
-    rates = PullRates(
-        Rates(PULL_MESSAGES, separate_rate, bare_rate), Rates(PULL_MESSAGES, acking_rate, bare_rate)
-    )
-    return rates, cycle
+        def fill() -> None:
+            publish_all()
+            counter.reset()
+            starts.clear()
+
+        def bare_rate() -> float:
+            return bare_sqs_rate(sqs_client(), "bench-reference", PULL_MESSAGES)
+
+        cycle: list[list[Counter[str]]] = []
+        separate = alternated(
+            fill,
+            lambda: pull_and_ack_all(pulled, ack),
+            bare_rate,
+            lambda: cycle.extend([waits(2, 2), waits(3, 2)]),
+        )
+        acking = alternated(
+            fill, lambda: pull_acking_all(pulled), bare_rate, lambda: cycle.append(waits(2, 1))
+        )
+    return PullRates(separate, acking), cycle
 
 
 def _usual(cycles: list[list[Counter[str]]]) -> list[Counter[str]]:
@@ -163,7 +208,14 @@ def report(handlers: PullRates, http: PullRates, waits: list[list[Counter[str]]]
     """Prints the figures; the targets with whether each was met — by a consumer's faster way, a
     pull that acks the batch before (both ways printed)."""
     print("\n## PULL throughput: pull 10 + ack 10 vs bare SQS receive 10 + delete batch, one consumer\n")
-    print(f"{'path':<62} {'roomcast msg/s':>15} {'bare SQS msg/s':>15} {'ratio':>7} {'target':>7}")
+    print(
+        f"{ROUNDS} rounds of each way, each next to its own drain of bare SQS: medians, and the "
+        "rounds' ratios\n"
+    )
+    print(
+        f"{'path':<62} {'roomcast msg/s':>15} {'bare SQS msg/s':>15} {'ratio':>7} "
+        f"{'rounds':>17} {'target':>7}"
+    )
     for name, rates, target in (
         ("through the handlers (in-process)", handlers, HANDLER_TARGET),
         ("over the HTTP API (local stack)", http, HTTP_TARGET),
@@ -174,7 +226,8 @@ def report(handlers: PullRates, http: PullRates, waits: list[list[Counter[str]]]
         for way, way_rates in ways:
             print(
                 f"{name + ': ' + way:<62} {way_rates.roomcast_per_second:>15.1f} "
-                f"{way_rates.bare_per_second:>15.1f} {way_rates.ratio:>7.2f} {target:>7.2f}"
+                f"{way_rates.bare_per_second:>15.1f} {way_rates.ratio:>7.2f} "
+                f"{' '.join(f'{r:.2f}' for r in way_rates.ratios):>17} {target:>7.2f}"
             )
     pull_waits, ack_waits, acking_waits = waits
     print(

@@ -34,9 +34,7 @@ STREAM = "roomcast-test-DeliveryLogStream"
 def _noise(size: int, seed: int = 0) -> str:
     """Text that does not compress (as much as printable ASCII can): sizes survive the gzip."""
     rng = random.Random(seed)
-    return "".join(
-        rng.choice("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(size)
-    )
+    return "".join(rng.choices("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", k=size))
 
 
 def _record(n: int, error: str | None = None) -> LogRecord:
