@@ -122,13 +122,11 @@ class FakeContext:
 
 # moto's server as the local stack runs it: SQS sends and receives that do not scan the queue
 # (roomcast_dev.moto_fast_sends: moto's receive read every queued message ~30 times per receive of
-# 10, which made bare SQS's own rate a measure of the queue's length), items measured once
-# (roomcast_dev.moto_fast_items), and with "atomic" as the
+# 10, which made bare SQS's own rate a measure of the queue's length), and with "atomic" as the
 # first argument DynamoDB's atomicity (roomcast_dev.moto_atomic): without it, racing transactions
 # break moto itself (500s), and each copies the whole table.
 _BENCH_MOTO = (
     "import sys; from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue; "
-    "from roomcast_dev.moto_fast_items import build_items_in_one_pass; build_items_in_one_pass(); "
     "from roomcast_dev.moto_atomic import make_dynamodb_atomic; sqs_calls_without_scanning_the_queue(); "
     "make_dynamodb_atomic() if sys.argv.pop(1) == 'atomic' else None; "
     "from moto.server import main; main(sys.argv[1:])"

@@ -22,7 +22,6 @@ from roomcast.dal import aws
 from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
 from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
-from roomcast_dev.moto_fast_items import build_items_in_one_pass
 from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
 from roomcast_dev.openapi import write_document
 from roomcast_dev.provisioning import provision_resources
@@ -49,7 +48,6 @@ def firehose_delivery() -> FirehoseDelivery:
 def moto_endpoint(firehose_delivery: FirehoseDelivery) -> Iterator[str]:
     make_dynamodb_atomic()
     sqs_calls_without_scanning_the_queue()
-    build_items_in_one_pass()
     install_firehose_delivery(firehose_delivery)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()

@@ -21,7 +21,6 @@ from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION, aws_client, a
 from roomcast_dev.local_iam import function_roles
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.moto_dispatch import list_moto_modules_once
-from roomcast_dev.moto_fast_items import build_items_in_one_pass
 from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
 from roomcast_dev.moto_iam import enforce_registered_roles, register_role
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
@@ -97,7 +96,6 @@ class LocalStack:
         install_firehose_delivery(self.firehose)
         end_long_polls_with_their_queue()
         sqs_calls_without_scanning_the_queue()
-        build_items_in_one_pass()
         list_moto_modules_once()
         self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         self._moto.start()
