@@ -121,7 +121,7 @@ class FakeContext:
 
 
 # moto's server as the local stack runs it: SQS sends and receives that do not scan the queue
-# (roomcast_dev.moto_fast_sends: moto's receive read every queued message ~30 times per receive of
+# (roomcast_dev.moto_fast_sends: moto's receive walked the whole queue ~90 times per receive of
 # 10, which made bare SQS's own rate a measure of the queue's length), and with "atomic" as the
 # first argument DynamoDB's atomicity (roomcast_dev.moto_atomic): without it, racing transactions
 # break moto itself (500s), and each copies the whole table.

@@ -97,14 +97,20 @@ def alternated(
     """ROUNDS rounds of ``fill`` then ``drain`` (roomcast's; it returns the messages it took) next
     to ``bare_rate`` (bare SQS's), roomcast first in even rounds and second in odd ones;
     ``after_first`` runs right after the first round's drain (to read what it did, alone)."""
-    rounds = []
-    for number in range(ROUNDS):
-        bare_before = bare_rate() if number % 2 else None
+
+    def ours() -> float:
         fill()
-        ours = drain_rate(drain)
-        if number == 0:
-            after_first()
-        rounds.append((ours, bare_before if bare_before is not None else bare_rate()))
+        return drain_rate(drain)
+
+    first = ours()
+    after_first()
+    rounds = [(first, bare_rate())]
+    for number in range(1, ROUNDS):
+        if number % 2:
+            bare = bare_rate()
+            rounds.append((ours(), bare))
+        else:
+            rounds.append((ours(), bare_rate()))
     return Rates(PULL_MESSAGES, tuple(rounds))
 
 
