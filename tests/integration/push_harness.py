@@ -60,8 +60,14 @@ class SendSpy:
         monkeypatch.setattr(EnvelopeSender, "send", send)
 
 
+def queue_arn(queue_url: str) -> str:
+    """The queue's ARN as the event source mapping stamps its records (the push function tells its
+    lanes apart by the name that ends it)."""
+    return f"arn:aws:sqs:us-east-1:123456789012:{queue_url.rstrip('/').rpartition('/')[2]}"
+
+
 class EventSourceMapping:
-    """Receive from the push queue, invoke the handler, delete what succeeded — like Lambda."""
+    """Receive from a queue, invoke the handler, delete what succeeded — like Lambda."""
 
     def __init__(self, sqs: Any, queue_url: str, handler: Callable[[dict[str, Any], Any], Any]) -> None:
         self.sqs = sqs
@@ -81,11 +87,7 @@ class EventSourceMapping:
         if not messages:
             return 0
         self.invocations += 1
-        event = {
-            "Records": [
-                sqs_record(m, "arn:aws:sqs:us-east-1:123456789012:push", "us-east-1") for m in messages
-            ]
-        }
+        event = {"Records": [sqs_record(m, queue_arn(self.queue_url), "us-east-1") for m in messages]}
         result = self.handler(event, FakeLambdaContext())
         if crash is not None:
             crash()
@@ -94,6 +96,27 @@ class EventSourceMapping:
             if message["MessageId"] not in kept:
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
         return len(messages)
+
+
+class PushLanes:
+    """The push function's two event source mappings, as the template wires them: the push queue
+    (the fast lane) and the slow lane's queue, which a request outlasting the fast lane's budget in
+    real time — a loaded machine's — hands its delivery to (docs/decisions/0031-push-lanes.md).
+    Polling only the first would strand such a delivery."""
+
+    def __init__(self, stack_model: StackModel, push: Callable[[dict[str, Any], Any], Any]) -> None:
+        environment = stack_model.functions["PushFunction"].environment
+        self.sqs = boto3.client("sqs")
+        self.queue_urls = (environment["PUSH_QUEUE_URL"], environment["SLOW_PUSH_QUEUE_URL"])
+        self.fast, self.slow = (EventSourceMapping(self.sqs, url, push) for url in self.queue_urls)
+
+    def poll_once(self, crash: Callable[[], None] | None = None) -> int:
+        """One receive + invoke in each lane with messages visible; how many were received."""
+        return self.fast.poll_once(crash) + self.slow.poll_once(crash)
+
+    def idle(self) -> bool:
+        """Nothing on either lane's queue: visible, in flight or delayed."""
+        return all(queue_empty(self.sqs, url) for url in self.queue_urls)
 
 
 def run_outbox_tasks(stack_model: StackModel, outbox: Callable[[dict[str, Any], Any], Any]) -> int:

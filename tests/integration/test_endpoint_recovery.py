@@ -18,7 +18,7 @@ import time_machine
 
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
-from tests.integration.push_harness import EventSourceMapping, SendSpy, webhook_server
+from tests.integration.push_harness import EventSourceMapping, PushLanes, SendSpy, webhook_server
 from tests.support import FakeLambdaContext, api_event
 
 MINUTE_S = 60
@@ -43,9 +43,9 @@ def test_a_failing_endpoint_is_warned_of_disabled_probed_and_re_enabled_and_what
         spy.install(monkeypatch)
         push_handler, outbox_handler = function_handler("PushFunction"), function_handler("OutboxFunction")
         sqs = boto3.client("sqs")
-        queues = {f: stack_model.functions[f].environment for f in ("PushFunction", "OutboxFunction")}
-        push = EventSourceMapping(sqs, queues["PushFunction"]["PUSH_QUEUE_URL"], push_handler)
-        outbox = EventSourceMapping(sqs, queues["OutboxFunction"]["OUTBOX_QUEUE_URL"], outbox_handler)
+        push = PushLanes(stack_model, push_handler)
+        outbox_queue = stack_model.functions["OutboxFunction"].environment["OUTBOX_QUEUE_URL"]
+        outbox = EventSourceMapping(sqs, outbox_queue, outbox_handler)
 
         def step() -> None:
             if push.poll_once() or outbox.poll_once():

@@ -26,7 +26,7 @@ from roomcast.dal.sender import EnvelopeSender
 from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
-from tests.integration.push_harness import EventSourceMapping, webhook_server
+from tests.integration.push_harness import EventSourceMapping, PushLanes, webhook_server
 from tests.support import FakeLambdaContext, api_event
 
 RUNS = 10
@@ -101,7 +101,7 @@ class World:
         self.pull_handler = function_handler("PullFunction")
         sqs = boto3.client("sqs")
         environment = stack_model.functions["OutboxFunction"].environment
-        self.push = EventSourceMapping(sqs, environment["PUSH_QUEUE_URL"], function_handler("PushFunction"))
+        self.push = PushLanes(stack_model, function_handler("PushFunction"))
         self.outbox_handler = function_handler("OutboxFunction")
         self.outbox = EventSourceMapping(sqs, environment["OUTBOX_QUEUE_URL"], self.outbox_handler)
         self.stream = StreamReader(stack_model)

@@ -12,13 +12,12 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-import boto3
 import pytest
 import time_machine
 
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
-from tests.integration.push_harness import EventSourceMapping, SendSpy, webhook_server
+from tests.integration.push_harness import PushLanes, SendSpy, webhook_server
 from tests.support import FakeLambdaContext, api_event
 
 HOUR_S = 3600
@@ -41,11 +40,10 @@ def _harness(
         push = function_handler("PushFunction")
         spy = SendSpy()
         spy.install(monkeypatch)
-        queue = stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
-        mapping = EventSourceMapping(boto3.client("sqs"), queue, push)
+        lanes = PushLanes(stack_model, push)
 
         def step() -> None:
-            if mapping.poll_once():
+            if lanes.poll_once():
                 return
             now = time.time()
             upcoming = [s.at + s.delay_seconds for s in spy.sends if s.at + s.delay_seconds > now]

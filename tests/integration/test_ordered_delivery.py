@@ -13,14 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import boto3
 import pytest
 
 from roomcast.dal.sender import EnvelopeSender
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import Reply, per_path, statuses
 from tests.integration.conftest import Handler
-from tests.integration.push_harness import EventSourceMapping, OutboxStream, webhook_server
+from tests.integration.push_harness import OutboxStream, PushLanes, webhook_server
 from tests.support import FakeLambdaContext, api_event
 
 
@@ -48,18 +47,14 @@ def _publish(publish: Handler, room_id: str, n: int, key: str | None) -> str:
     return str(message["messageId"])
 
 
-def _deliver(stream: OutboxStream, push: EventSourceMapping, limit_s: float = 20.0) -> None:
-    """Run the outbox on its stream and the push function on its queue until neither has work,
+def _deliver(stream: OutboxStream, push: PushLanes, limit_s: float = 20.0) -> None:
+    """Run the outbox on its stream and the push function on its queues until neither has work,
     nor a delayed retry on its way (a second's wait: the room's first retry delay)."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         if stream.run() or push.poll_once():
             continue
-        counts = push.sqs.get_queue_attributes(QueueUrl=push.queue_url, AttributeNames=["All"])["Attributes"]
-        if not any(
-            int(counts[f"ApproximateNumberOf{k}"])
-            for k in ("Messages", "MessagesDelayed", "MessagesNotVisible")
-        ):
+        if push.idle():
             return
         time.sleep(0.1)
     raise AssertionError(f"still moving after {limit_s} s")
@@ -72,18 +67,17 @@ class Functions:
     manage: Handler
     publish: Handler
     stream: OutboxStream
-    push: EventSourceMapping
+    push: PushLanes
 
 
 @pytest.fixture
 def functions(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> Functions:
     manage = function_handler("ManagementFunction")  # (first: its environment has the region)
-    push_url = stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
     return Functions(
         manage,
         function_handler("PublishFunction"),
         OutboxStream(stack_model, function_handler("OutboxFunction")),
-        EventSourceMapping(boto3.client("sqs"), push_url, function_handler("PushFunction")),
+        PushLanes(stack_model, function_handler("PushFunction")),
     )
 
 

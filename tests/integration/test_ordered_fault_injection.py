@@ -11,7 +11,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import boto3
 import pytest
 import time_machine
 
@@ -21,10 +20,9 @@ from tests.integration.conftest import Handler
 from tests.integration.crash_harness import Crash, Crashes
 from tests.integration.push_harness import (
     PUSH_QUEUE_VISIBILITY_SECONDS,
-    EventSourceMapping,
     OutboxStream,
+    PushLanes,
     SendSpy,
-    queue_empty,
     webhook_server,
 )
 from tests.support import FakeLambdaContext, api_event
@@ -91,21 +89,19 @@ def test_each_keys_messages_stay_in_turn_whatever_step_the_push_function_crashes
         spy.install(monkeypatch)
         crashes.install(monkeypatch)  # the push function's POSTs and sends (and the outbox's sends)
         stream.failures_allowed = True  # an outbox batch whose send crashed comes back
-        push_queue = stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
-        sqs = boto3.client("sqs")
-        mapping = EventSourceMapping(sqs, push_queue, push)
+        lanes = PushLanes(stack_model, push)
 
-        # When: the outbox runs on the table's stream and the push function on its queue until
-        # both are idle, crashing at random; the clock jumps to the next message due
+        # When: the outbox runs on the table's stream and the push function on its queues until
+        # all are idle, crashing at random; the clock jumps to the next message due
         for _ in range(3000):
             try:
-                if stream.run() or mapping.poll_once(crash=crashes.before_acknowledging):
+                if stream.run() or lanes.poll_once(crash=crashes.before_acknowledging):
                     continue
             except Crash:
                 continue  # nothing acknowledged: the batch comes back after the visibility timeout
             now = time.time()
             upcoming = [s.at + s.delay_seconds for s in spy.sends if s.at + s.delay_seconds > now]
-            if not upcoming and queue_empty(sqs, push_queue):
+            if not upcoming and lanes.idle():
                 break
             clock.move_to(
                 datetime.fromtimestamp(min([*upcoming, now + PUSH_QUEUE_VISIBILITY_SECONDS]) + 0.001, UTC)

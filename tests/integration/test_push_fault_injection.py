@@ -9,7 +9,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import boto3
 import pytest
 import time_machine
 
@@ -19,9 +18,8 @@ from tests.integration.conftest import Handler
 from tests.integration.crash_harness import Crash, Crashes
 from tests.integration.push_harness import (
     PUSH_QUEUE_VISIBILITY_SECONDS,
-    EventSourceMapping,
+    PushLanes,
     SendSpy,
-    queue_empty,
     webhook_server,
 )
 from tests.support import FakeLambdaContext, api_event
@@ -91,18 +89,16 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
                 )
                 published.append((room["id"], message["messageId"]))
         monkeypatch.setattr(EnvelopeSender, "send", crashing_send)
-        push_queue = stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
-        sqs = boto3.client("sqs")
-        mapping = EventSourceMapping(sqs, push_queue, push)
+        lanes = PushLanes(stack_model, push)
 
-        # When: the event source mapping runs until the queue is empty, crashing at random
+        # When: the event source mappings run until the queues are empty, crashing at random
         for _ in range(3000):
             try:
-                if mapping.poll_once(crash=crashes.before_acknowledging):
+                if lanes.poll_once(crash=crashes.before_acknowledging):
                     continue
             except Crash:
                 continue  # nothing acknowledged: the batch comes back after the visibility timeout
-            if queue_empty(sqs, push_queue):
+            if lanes.idle():
                 break
             now = time.time()
             upcoming = [s.at + s.delay_seconds for s in spy.sends if s.at + s.delay_seconds > now]
@@ -110,7 +106,7 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
                 datetime.fromtimestamp(min([*upcoming, now + PUSH_QUEUE_VISIBILITY_SECONDS]) + 0.001, UTC)
             )
         else:
-            pytest.fail("the push queue never drained")
+            pytest.fail("the push queues never drained")
 
         # Then: every delivery of every message ended delivered, dead or expired
         assert sum(crashes.counts.values()) > 0, "no crash was injected; the run proves nothing"
@@ -122,6 +118,7 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
         assert len(statuses) == len(published) * 4
         # An envelope the function crashed on 10 times is parked in the poison queue (redrive
         # policy) for an operator: not lost, but not finished either.
+        sqs = lanes.sqs
         poison_queue = sqs.get_queue_url(QueueName=stack_model.queues["PushPoisonQueue"]["QueueName"])[
             "QueueUrl"
         ]

@@ -16,7 +16,7 @@ from standardwebhooks.webhooks import Webhook as Verifier
 
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
-from tests.integration.push_harness import EventSourceMapping, SendSpy, webhook_server
+from tests.integration.push_harness import PushLanes, SendSpy, webhook_server
 from tests.support import FakeLambdaContext, api_event
 
 HOUR_MS = 3_600_000
@@ -60,11 +60,7 @@ def test_five_failures_with_an_hour_base_delay_are_retried_on_time_through_hops(
         push = function_handler("PushFunction")
         spy = SendSpy()
         spy.install(monkeypatch)
-        push_queue = stack_model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]
-        import boto3
-
-        sqs = boto3.client("sqs")
-        mapping = EventSourceMapping(sqs, push_queue, push)
+        lanes = PushLanes(stack_model, push)
 
         # When: the message is published and the event source mapping runs, the clock jumping to
         # the moment the next delayed message becomes visible
@@ -77,7 +73,7 @@ def test_five_failures_with_an_hour_base_delay_are_retried_on_time_through_hops(
         for _ in range(1000):
             if webhook.requests and webhook.requests[-1].json["attempt"] == 5:
                 break
-            if mapping.poll_once():
+            if lanes.poll_once():
                 continue
             now = time.time()
             upcoming = [s.at + s.delay_seconds for s in spy.sends if s.at + s.delay_seconds > now]
@@ -100,7 +96,7 @@ def test_five_failures_with_an_hour_base_delay_are_retried_on_time_through_hops(
             assert due <= arrivals[k] <= due + ON_TIME_SECONDS, (k, arrivals[k] - due)
 
         # and each wait was made of ceil(delay / 900 s) SQS sends (the retry, then hops)
-        push_sends = [s for s in spy.sends if s.queue_url == push_queue]
+        push_sends = [s for s in spy.sends if s.queue_url in lanes.queue_urls]
         for k in range(1, 6):
             delay_s = HOUR_MS * 2 ** (k - 1) / 1000
             window = [s for s in push_sends if json.loads(s.body)["attempt"] == k]
