@@ -165,6 +165,7 @@ class Report:
     lost: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     explained: list[str] = field(default_factory=list)
+    stuck_keys: list[str] = field(default_factory=list)  # tests/soak/key_lines.py
     kill_log: list[str] = field(default_factory=list)
     ordered_keys: int = 0  # (ordered subscription, key) lines checked (tests/soak/ordering_check.py)
     ordered_messages: int = 0  # their messages that reached the subscriber
@@ -210,6 +211,7 @@ class Report:
             f"lost                   {len(self.lost)}",
         ]
         lines += [f"  LOST {line}" for line in self.lost]
+        lines += [f"  STUCK KEY {line}" for line in self.stuck_keys]
         lines += [f"  PROBLEM {line}" for line in self.problems]
         lines += [f"  explained: {line}" for line in self.explained]
         return "\n".join(lines)

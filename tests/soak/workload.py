@@ -29,6 +29,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import RecordedRequest, Reply, WebhookReceiver
+from tests.soak.key_lines import stuck_keys
 from tests.soak.ledger import (
     Ack,
     Destination,
@@ -686,6 +687,7 @@ def run_soak(stack: LocalStack, api_key: str, settings: SoakSettings) -> Report:
         actors.join("consumers", 30)
         final = final_state(api, topology, ledger)
     report = ledger.check(final, crashed_invocations=sum(f.crashes for f in stack.functions.values()))
+    report.stuck_keys = stuck_keys(stack, ledger.publishes, final)
     order = order_figures(
         ledger.destinations, ledger.publishes, ledger.webhook_requests, ledger.handouts, ledger.acks
     )
