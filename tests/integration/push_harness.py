@@ -111,8 +111,8 @@ class PushLanes:
         self.fast, self.slow = (EventSourceMapping(self.sqs, url, push) for url in self.queue_urls)
 
     def poll_once(self, crash: Callable[[], None] | None = None) -> int:
-        """One receive + invoke in each lane with messages visible; how many were received."""
-        return self.fast.poll_once(crash) + self.slow.poll_once(crash)
+        """One receive + invoke from the fast lane, else from the slow one; how many were received."""
+        return self.fast.poll_once(crash) or self.slow.poll_once(crash)
 
     def idle(self) -> bool:
         """Nothing on either lane's queue: visible, in flight or delayed."""

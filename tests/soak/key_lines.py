@@ -12,6 +12,7 @@ from typing import Any
 from roomcast.dal.ordering_keys import OrderingKeys
 from roomcast.domain.ordering import KeyRef
 from roomcast_dev.stack import LocalStack
+from roomcast_dev.stream_sources import StreamPoller
 from tests.soak.ledger import FinalState, Publish
 
 SOAK_TENANT = "soak"  # the tenant of the soak's API key (tests/soak/conftest.py)
@@ -45,4 +46,6 @@ def stuck_keys(stack: LocalStack, publishes: list[Publish], final: FinalState) -
             held = f"{head.state.value}, in flight {head.in_flight} ({status}), claimed by {head.claimed_by}"
         waiting = ", ".join(f"{m} ({_status_of(final, m, ref.subscription_id)})" for m in line.waiting_ids)
         lines.append(f"{ref.subscription_id} key {ref.ordering_key}: {held}; waiting: {waiting or 'none'}")
+    if lines:  # the outbox moves keys from the table's stream: where its poller is
+        lines += [p.state() for p in stack.pollers if isinstance(p, StreamPoller)]
     return lines

@@ -26,6 +26,7 @@ class Poller:
     def __init__(self, function_id: str, threads: int, join_seconds: float) -> None:
         self.function_id = function_id
         self.invocations = 0
+        self.last_error = ""  # the last step's error, for a report on a poller that stopped moving
         self._thread_count = threads
         self._join_seconds = join_seconds
         self._stopping = threading.Event()
@@ -47,6 +48,11 @@ class Poller:
         self._stopping.set()
         for thread in self._threads:
             thread.join(timeout=self._join_seconds)
+
+    @property
+    def running(self) -> bool:
+        """Whether any of its threads is still polling."""
+        return any(thread.is_alive() for thread in self._threads)
 
     def pause(self) -> None:
         self._paused.set()
@@ -76,6 +82,7 @@ class Poller:
             except Exception as error:  # a reset deleted the queue or table, the endpoint restarted, ...
                 if self._paused.is_set():
                     continue  # the source is made again, then polled
+                self.last_error = f"{time.strftime('%H:%M:%S')} {type(error).__name__}: {error}"
                 if not self._stopping.is_set():
                     _log.warning(f"[{self.kind}] {self.function_id}: {type(error).__name__}: {error}")
                     self._after_error()

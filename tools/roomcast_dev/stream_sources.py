@@ -114,6 +114,22 @@ class StreamPoller(Poller):
         self._stream_arn: str | None = None  # None: look the stream up again
         self._shards_arn: str | None = None  # the stream ``_shards`` are positions in
         self._shards: dict[str, _Shard] = {}
+        self.last_invoked_at = 0.0  # epoch seconds
+
+    def state(self) -> str:
+        """Where it is, in a line (a report on a stream that stopped moving)."""
+        pending = sum(len(shard.pending) for shard in self._shards.values())
+        attempts = max((shard.attempts for shard in self._shards.values()), default=0)
+        last = (
+            time.strftime("%H:%M:%S", time.localtime(self.last_invoked_at))
+            if self.last_invoked_at
+            else "never"
+        )
+        return (
+            f"[stream] {self.function_id}: {'running' if self.running else 'STOPPED'}, "
+            f"{self.invocations} invocations (last {last}), {pending} records pending, "
+            f"failed attempts of the current batch {attempts}, last error {self.last_error or 'none'}"
+        )
 
     def resume(self) -> None:
         self._stream_arn = None  # a reset makes the table, and its stream, again
@@ -182,11 +198,13 @@ class StreamPoller(Poller):
     def _deliver(self, shard: _Shard) -> None:
         batch = shard.pending[: self.trigger.batch_size]
         self.invocations += 1
+        self.last_invoked_at = time.time()
         try:
             result = self._invoke(self.trigger.function_id, {"Records": batch})
             resume_at = first_failed_index(result, batch) if self.trigger.report_batch_item_failures else None
         except FunctionError as error:
             _log.warning(f"[stream] {self.trigger.function_id} failed, batch retried: {error}")
+            self.last_error = f"{time.strftime('%H:%M:%S')} {error}"
             resume_at = 0
         if resume_at is None:
             del shard.pending[: len(batch)]
