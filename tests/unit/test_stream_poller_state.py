@@ -3,6 +3,8 @@ prints when ordering keys stop moving, so that a stream stuck on a failing batch
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 from roomcast_dev.functions import FunctionError
@@ -53,3 +55,28 @@ def test_a_poller_failing_on_a_batch_says_how_many_records_wait_behind_it() -> N
     assert "failed attempts of the current batch 2" in state
     assert "Crashed: worker died" in state
     assert "STOPPED" in state  # (driven by the test, not by its threads)
+
+
+def test_a_poller_blocked_in_an_invocation_says_where_it_waits() -> None:
+    # Given: a poller running its thread, whose function does not answer
+    answered = threading.Event()
+
+    def hanging(function_id: str, event: dict[str, Any]) -> Any:
+        answered.wait(10)
+        return None
+
+    poller = StreamPoller(TRIGGER, "table", "us-east-1", lambda name: None, hanging)
+    poller._open = lambda: (_Tables(), _Stream())  # type: ignore[method-assign]
+    poller.start()
+    try:
+        deadline = time.monotonic() + 5
+        while poller.invocations == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+        # When / Then: its state names the call it waits in
+        assert "running" in poller.state()
+        assert "hanging" in poller.where()
+        assert "_deliver" in poller.where()
+    finally:
+        answered.set()
+        poller.stop()

@@ -4,8 +4,10 @@ pause for the emulator's resets (a reset deletes the queues and tables a poller 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
+import traceback
 from typing import Any
 
 # Diagnostics of the local stack's background threads: logged, not printed, so that they reach
@@ -53,6 +55,22 @@ class Poller:
     def running(self) -> bool:
         """Whether any of its threads is still polling."""
         return any(thread.is_alive() for thread in self._threads)
+
+    def where(self, depth: int = 6) -> str:
+        """What its live threads are doing now (their innermost ``depth`` frames): a poller that
+        stopped moving shows whether it waits on a call or polls and finds nothing."""
+        frames = sys._current_frames()
+        lines = []
+        for thread in self._threads:
+            frame = frames.get(thread.ident or -1)
+            if frame is not None:
+                stack = traceback.extract_stack(frame)[-depth:]
+                lines.append(
+                    " <- ".join(
+                        f"{f.name} ({f.filename.rpartition('/')[2]}:{f.lineno})" for f in reversed(stack)
+                    )
+                )
+        return "; ".join(lines) or "no live thread"
 
     def pause(self) -> None:
         self._paused.set()

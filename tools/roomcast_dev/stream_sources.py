@@ -128,7 +128,8 @@ class StreamPoller(Poller):
         return (
             f"[stream] {self.function_id}: {'running' if self.running else 'STOPPED'}, "
             f"{self.invocations} invocations (last {last}), {pending} records pending, "
-            f"failed attempts of the current batch {attempts}, last error {self.last_error or 'none'}"
+            f"failed attempts of the current batch {attempts}, last error {self.last_error or 'none'}; "
+            f"now in {self.where()}"
         )
 
     def resume(self) -> None:
