@@ -13,6 +13,7 @@ import boto3
 
 from roomcast.dal.sender import EnvelopeSender, Outgoing
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
+from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION
 from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import WebhookReceiver, statuses
@@ -63,7 +64,7 @@ class SendSpy:
 def queue_arn(queue_url: str) -> str:
     """The queue's ARN as the event source mapping stamps its records (the push function tells its
     lanes apart by the name that ends it)."""
-    return f"arn:aws:sqs:us-east-1:123456789012:{queue_url.rstrip('/').rpartition('/')[2]}"
+    return f"arn:aws:sqs:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:{queue_url.rstrip('/').rpartition('/')[2]}"
 
 
 class EventSourceMapping:

@@ -65,8 +65,8 @@ def test_a_poller_blocked_in_an_invocation_says_where_it_waits() -> None:
         answered.wait(10)
         return None
 
-    poller = StreamPoller(TRIGGER, "table", "us-east-1", lambda name: None, hanging)
-    poller._open = lambda: (_Tables(), _Stream())  # type: ignore[method-assign]
+    clients = {"dynamodb": _Tables(), "dynamodbstreams": _Stream()}
+    poller = StreamPoller(TRIGGER, "table", "us-east-1", clients.__getitem__, hanging)
     poller.start()
     try:
         deadline = time.monotonic() + 5
