@@ -275,9 +275,13 @@ class FakeMessages:
         self.written.append(replace(delivery, history=kept + delivery.history))
         return True
 
-    def update_deliveries(self, deliveries: Sequence[Delivery]) -> None:
+    def update_deliveries(self, deliveries: Sequence[Delivery]) -> dict[str, DeliveryStatus]:
+        ended: dict[str, DeliveryStatus] = {}
         for delivery in deliveries:
-            self.update_delivery(delivery)
+            current = self.current(delivery.tenant_id, delivery.message_id, delivery.subscription_id)
+            if not self.update_delivery(delivery) and current is not None:
+                ended[delivery.message_id] = current.status
+        return ended
 
     def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
         key = (delivery.tenant_id, delivery.message_id, delivery.subscription_id)

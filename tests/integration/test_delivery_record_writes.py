@@ -1,6 +1,7 @@
 """An ack's records against the emulator (roomcast.dal.delivery_records, ADR 0026 amendment 2): a
 first attempt's record is put when the destination has none yet, and otherwise updated as before —
-conditionally, so that an ack never undoes an ended record, with its history appended."""
+conditionally, so that an ack never undoes an ended record (and learns how it ended), with its
+history appended."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_a_first_attempts_record_is_put_when_the_destination_has_none(
 ) -> None:
     # When: an ack of two first attempts whose destinations have no record of their own
     aws_calls.clear()
-    store.update_deliveries([_acked(1), _acked(2)])
+    assert store.update_deliveries([_acked(1), _acked(2)]) == {}  # none had ended
 
     # Then: two puts, no update; each record whole, with the hand-out and the ack in its history
     assert (aws_calls["PutItem"], aws_calls["UpdateItem"]) == (2, 0)
@@ -63,10 +64,12 @@ def test_an_ack_of_a_first_attempt_does_not_undo_a_record_that_ended(
 
     # When: the ack of its first attempt comes late
     aws_calls.clear()
-    store.update_deliveries([_acked(1)])
+    ended = store.update_deliveries([_acked(1)])
 
-    # Then: the put found a record and the update's condition kept it: still cleared
-    assert (aws_calls["PutItem"], aws_calls["UpdateItem"]) == (1, 1)
+    # Then: the put found a record and the update's condition kept it: still cleared, and the
+    # refusal says so (read with it: no extra call)
+    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["GetItem"]) == (1, 1, 0)
+    assert ended == {f"msg_{1:032x}": DeliveryStatus.CLEARED}
     record = store.get_delivery(TENANT, f"msg_{1:032x}", SUBSCRIPTION)
     assert record is not None
     assert record.status is DeliveryStatus.CLEARED

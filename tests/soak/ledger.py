@@ -197,7 +197,7 @@ class Report:
             f"delivered / dead / expired  {self.outcomes['delivered']} / {self.outcomes['dead']} / "
             f"{self.outcomes['expired']}",
             f"webhook requests       {self.webhook_requests}; PULL hand-outs {self.handouts} "
-            f"(acks refused, ack wait over: {self.acks_refused})",
+            f"(acks refused: {self.acks_refused}, their ack wait over or their message ended)",
             f"duplicates             {self.duplicate_webhooks} webhook requests "
             f"({self.duplicates_after_kill} after a push worker kill; longest push invocation "
             f"{self.longest_push_invocation_seconds:.1f} s), "

@@ -22,6 +22,7 @@ from roomcast.domain.policy import FailureOutcome
 from roomcast.domain.receipts import Receipt
 
 NACKED = "nacked by the consumer"
+ALREADY_ENDED = "the message had already ended"
 
 
 @dataclass(frozen=True)
@@ -93,18 +94,28 @@ def acknowledge(
     """The ack of ``receipts`` (verified) of ``target`` (read): records, then the queue's delete."""
     # Recorded first, deleted second: if the delete fails the message comes back (a duplicate the
     # consumer may see again), never gone from the queue while its record still says pending.
-    # Conditional writes: an ack that comes after the message ended dead or expired changes nothing.
+    # Conditional writes: an ack that comes after the message ended dead, expired or cleared
+    # changes nothing, and says so (SQS hands a message out twice at times: the other hand-out's
+    # nack may have ended it dead; SQS would still take this handle's delete).
     now = work.clock()
     records = [
         r.record(tenant_id, DeliveryStatus.DELIVERED, answered=(AttemptEvent.ACK, now))
         for r in receipts.values()
     ]
-    work.messages.update_deliveries(records)
+    ended = work.messages.update_deliveries(records)
+    too_late = {
+        r.handle: f"{ALREADY_ENDED} {ended[r.message_id].value}: not delivered"
+        for r in receipts.values()
+        if ended.get(r.message_id, DeliveryStatus.DELIVERED) is not DeliveryStatus.DELIVERED
+    }
     # The records say 'delivered' now: logged while the messages are deleted (a handle SQS refuses
-    # brings its message back, which is then delivered, recorded and logged again).
+    # brings its message back, which is then delivered, recorded and logged again). A message
+    # that ended otherwise is deleted too (this copy of it is not owed to anyone), not logged.
     for receipt in receipts.values():
-        work.log_receipt(LogEvent.DELIVERED, tenant_id, receipt)
+        if receipt.handle not in too_late:
+            work.log_receipt(LogEvent.DELIVERED, tenant_id, receipt)
     failed = work.delete_while_logging(target.queue_url, [r.handle for r in receipts.values()])
+    failed = too_late | failed
     acked = [r for r in receipts.values() if r.handle not in failed]
     return AckResult([r.message_id for r in acked], _refused(receipts, failed))
 

@@ -99,8 +99,8 @@ class PullResponse(BaseModel):
     ackFailed: list[ReceiptFailure] | None = Field(
         None,
         description=(
-            "With `ack`: the receipts SQS no longer accepted (as `POST .../ack` answers `failed`); "
-            "null without."
+            "With `ack`: the receipts not acknowledged — SQS no longer accepted them, or their "
+            "message had already ended (as `POST .../ack` answers `failed`); null without."
         ),
     )
 

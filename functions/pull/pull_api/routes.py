@@ -76,9 +76,12 @@ def ack(
 ) -> AckResponse:
     """Acknowledge pulled messages
 
-    The messages are delivered and leave the queue. A receipt SQS no longer accepts (its ack wait
-    ran out and the message was handed out again) is reported under `failed`; a malformed receipt
-    or one of another subscription refuses the whole request (400) before anything changes.
+    The messages are delivered and leave the queue. Reported under `failed`, each with why: a
+    receipt SQS no longer accepts (its ack wait ran out and the message was handed out again), and
+    one whose message had already ended dead, expired or cleared (SQS may hand a message out twice;
+    the other hand-out's nack can end it) — that message is not delivered, and leaves the queue
+    too. A malformed receipt or one of another subscription refuses the whole request (400) before
+    anything changes.
     """
     return _answer(AckResponse, "MessagesAcked", service.ack(tenant, roomId, subscriptionId, body.receipts))
 

@@ -9,6 +9,8 @@ import pytest
 from pull_api.acknowledging import RefusedReceipt
 from roomcast.dal.queues import Received
 from roomcast.domain.envelope import first_envelope
+from roomcast.domain.messages import Delivery, DeliveryStatus
+from roomcast.domain.models import SubscriptionType
 from roomcast.domain.receipts import Receipt
 from roomcast.errors import Conflict, InvalidRequest, NotFound
 from tests.unit.services.management import OTHER_TENANT, TENANT
@@ -196,3 +198,31 @@ def test_an_ack_sends_its_delivered_records_to_the_log_while_it_deletes_the_mess
     assert pull.queue.deleted == ["handle-1"]
     assert result.acked == [f"msg_{1:032x}"]
     assert [f.message_id for f in result.failed] == [f"msg_{2:032x}"]
+
+
+def test_an_ack_of_a_message_that_ended_meanwhile_is_refused_logs_no_delivery_and_leaves_the_queue() -> None:
+    # Given: three messages in flight: message 1 was handed out twice (SQS does so at times) and
+    # the other hand-out's nack of its last attempt ended it dead; message 2 was acked already
+    # (this ack is a retry); message 3 is in flight as usual
+    pull = Pull()
+    receipts = [pull.handed_out(number) for number in (1, 2, 3)]
+    store = pull.management.messages
+    for number, status in ((1, DeliveryStatus.DEAD), (2, DeliveryStatus.DELIVERED)):
+        ended = Delivery(f"msg_{number:032x}", TENANT, pull.subscription.id, SubscriptionType.PULL, status, 3)
+        assert store.update_delivery(ended)
+
+    # When
+    result = pull.service.ack(TENANT, pull.room.id, pull.subscription.id, receipts)
+
+    # Then: message 1 is reported, not acked: it stays dead and no delivery of it is logged; the
+    # ack of an ack stands; every handle leaves the queue (the dead message's copy is owed to no one)
+    assert result.acked == [f"msg_{2:032x}", f"msg_{3:032x}"]
+    assert [(f.message_id, f.error) for f in result.failed] == [
+        (f"msg_{1:032x}", "the message had already ended dead: not delivered")
+    ]
+    dead = store.current(TENANT, f"msg_{1:032x}", pull.subscription.id)
+    assert dead is not None
+    assert dead.status is DeliveryStatus.DEAD
+    assert [r.message_id for r in pull.management.log.records] == [f"msg_{2:032x}", f"msg_{3:032x}"]
+    assert pull.management.log.events() == ["delivered", "delivered"]
+    assert sorted(pull.queue.deleted) == ["handle-1", "handle-2", "handle-3"]

@@ -47,6 +47,13 @@ class DeliveryRecords(TableAccess):
         ``only_if_attempts_below``, only a record with fewer attempts is overwritten.
         Its ``history`` entries are appended to the record's attempt history.
         Returns whether it was written."""
+        return self._refusal(delivery, force=force, only_if_attempts_below=only_if_attempts_below) is None
+
+    def _refusal(
+        self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
+    ) -> str | None:
+        """``update_delivery``'s write: None when written, else the status the record has (read
+        with the refusal itself, so it is the one that refused the write)."""
         update = update_expression(delivery)
         kwargs: dict[str, Any] = {}
         if not force:
@@ -60,23 +67,34 @@ class DeliveryRecords(TableAccess):
             if only_if_attempts_below is not None:
                 condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
                 values[":below"] = {"N": str(only_if_attempts_below)}
-            kwargs = {"ConditionExpression": condition}
+            kwargs = {"ConditionExpression": condition, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
             update["ExpressionAttributeNames"]["#status"] = "status"
             update["ExpressionAttributeValues"] |= values
-        return self._update_if(_key(delivery), **update, **kwargs) is not None
+        try:
+            self._client.update_item(TableName=self._table_name, Key=_key(delivery), **update, **kwargs)
+        except ClientError as error:
+            if is_condition_failure(error):
+                return str(error.response.get("Item", {}).get("status", {}).get("S", ""))  # type: ignore[attr-defined]
+            raise
+        return None
 
-    def update_deliveries(self, deliveries: Sequence[Delivery]) -> None:
+    def update_deliveries(self, deliveries: Sequence[Delivery]) -> dict[str, DeliveryStatus]:
         """``update_delivery`` of each (an ack's records), side by side: one wait for all, one
         write unit each (a TransactWriteItems would bill two; docs/decisions/0026-pull-ack-waits.md).
         A record of a first attempt is usually the destination's first record of its own: it is
-        put if none exists yet, and updated as any other when one does (ADR 0026, amendment 2)."""
-        if deliveries:
-            with ThreadPoolExecutor(max_workers=min(len(deliveries), 10)) as pool:
-                list(pool.map(self._write_delivery, deliveries))
+        put if none exists yet, and updated as any other when one does (ADR 0026, amendment 2).
+        Returns the records that had already ended, which were left as they were: the status each
+        ended with, by message id."""
+        if not deliveries:
+            return {}
+        with ThreadPoolExecutor(max_workers=min(len(deliveries), 10)) as pool:
+            refusals = list(pool.map(self._write_delivery, deliveries))
+        return {d.message_id: DeliveryStatus(r) for d, r in zip(deliveries, refusals, strict=True) if r}
 
-    def _write_delivery(self, delivery: Delivery) -> None:
-        if delivery.attempts > 1 or not self._create_delivery(delivery):
-            self.update_delivery(delivery)
+    def _write_delivery(self, delivery: Delivery) -> str | None:
+        if delivery.attempts == 1 and self._create_delivery(delivery):
+            return None
+        return self._refusal(delivery)
 
     def _create_delivery(self, delivery: Delivery) -> bool:
         """Put the record unless the destination has one already (False then: nothing written).

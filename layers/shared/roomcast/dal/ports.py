@@ -20,7 +20,14 @@ if TYPE_CHECKING:
     from roomcast.domain.event_types import EventType
     from roomcast.domain.jobs import Job
     from roomcast.domain.log_records import LogRecord
-    from roomcast.domain.messages import Delivery, Message, MessageFilter, OwedFilter, TrackedMessage
+    from roomcast.domain.messages import (
+        Delivery,
+        DeliveryStatus,
+        Message,
+        MessageFilter,
+        OwedFilter,
+        TrackedMessage,
+    )
     from roomcast.domain.models import Room, Subscription
     from roomcast.domain.ordering import KeyRef
 
@@ -97,7 +104,7 @@ class MessageRecords(Protocol):
     def update_delivery(
         self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
     ) -> bool: ...
-    def update_deliveries(self, deliveries: Sequence[Delivery]) -> None: ...
+    def update_deliveries(self, deliveries: Sequence[Delivery]) -> dict[str, DeliveryStatus]: ...
     def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool: ...
     def move_claimed_retry(self, delivery: Delivery, claim: str) -> bool: ...
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage: ...
