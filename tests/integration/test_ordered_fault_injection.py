@@ -11,9 +11,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import boto3
 import pytest
 import time_machine
 
+from roomcast.dal.ordering_keys import OrderingKeys
+from roomcast.domain.ordering import KeyRef
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import RecordedRequest
 from tests.integration.conftest import Handler
@@ -32,10 +35,11 @@ KEYS = ("a", "b", "c")
 MESSAGES_PER_KEY = 3
 CRASH_PROBABILITY = 0.05
 TERMINAL = {"delivered", "dead", "expired"}
+TENANT = "acme"
 
 
 def _call(handler: Handler, method: str, path: str, body: Any = None) -> Any:
-    response = handler(api_event(method, path, body, tenant="acme"), FakeLambdaContext())
+    response = handler(api_event(method, path, body, tenant=TENANT), FakeLambdaContext())
     assert response["statusCode"] < 300, response
     return json.loads(response["body"])
 
@@ -54,6 +58,28 @@ def _in_turn(requests: list[RecordedRequest], line: list[str]) -> None:
     assert sorted(seen, key=first.__getitem__) == seen
     for earlier, later in itertools.pairwise(seen):
         assert first[later] >= answered.get(earlier, first[earlier]), (earlier, later)
+
+
+def _unended(stack_model: StackModel, status: dict[str, Any], spy: SendSpy, crashes: Crashes) -> str:
+    """Why a message's delivery did not end, as far as the table and the sends tell: its key's
+    head and line, and every envelope of the message sent (a failure's account)."""
+    keys = OrderingKeys(stack_model.tables["Table"]["TableName"], boto3.client("dynamodb"))
+    lines = [f"message {status['messageId']} (key {status['payload']['key']}): crashes {crashes.counts}"]
+    for delivery in status["deliveries"]:
+        ref = KeyRef(TENANT, status["roomId"], delivery["subscriptionId"], status["payload"]["key"])
+        line = keys.read(ref)
+        lines.append(
+            f"  {delivery['subscriptionId']}: {delivery['status']}, attempts {delivery['attempts']};"
+        )
+        lines.append(f"    key head {line.head}; waiting {list(line.waiting_ids)}")
+    for send in spy.sends:
+        envelope = json.loads(send.body)
+        if envelope.get("message_id") == status["messageId"]:
+            lines.append(
+                f"  sent at {send.at:.3f} to {send.queue_url.rpartition('/')[2]} delay {send.delay_seconds}: "
+                f"{envelope.get('subscription_id')} attempt {envelope.get('attempt')}"
+            )
+    return "\n".join(lines)
 
 
 @pytest.mark.parametrize("seed", range(RUNS))
@@ -113,7 +139,9 @@ def test_each_keys_messages_stay_in_turn_whatever_step_the_push_function_crashes
         assert sum(crashes.counts.values()) > 0, "no crash was injected; the run proves nothing"
         for message_id in itertools.chain.from_iterable(lines.values()):
             status = _call(manage, "GET", f"/rooms/{room['id']}/messages/{message_id}")
-            assert {d["status"] for d in status["deliveries"]} <= TERMINAL, status
+            assert {d["status"] for d in status["deliveries"]} <= TERMINAL, _unended(
+                stack_model, status, spy, crashes
+            )
         for webhook in (flaky, healthy):
             for key in KEYS:
                 requests = [r for r in webhook.requests if r.json["payload"]["key"] == key]
