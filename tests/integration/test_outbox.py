@@ -14,8 +14,9 @@ import time_machine
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 from botocore.exceptions import ClientError
 
+from roomcast.dal.messages import MessageExists, MessageStore
 from roomcast.dal.sender import EnvelopeSender
-from roomcast_dev.stream_sources import matches, stream_record
+from roomcast_dev.stream_sources import StreamPoller, matches, stream_record
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event
@@ -197,3 +198,46 @@ def test_a_keyed_publish_killed_after_storing_is_one_message_when_retried(
     assert [m["messageId"] for m in listed] == [message_id]
     sent = [(b["message_id"], b["subscription_id"]) for b in push_queue_bodies(stack_model)]
     assert sent == [(message_id, push["id"])] * (2 if crash_after_send else 1)
+
+
+def test_the_outbox_hears_of_new_messages_after_a_retried_ordered_publish_was_refused(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    # Given: an ordered subscription, and the outbox on the table's stream as the local stack
+    # runs it (a poller holding its shard iterator), caught up with a first message of key a
+    manage = function_handler("ManagementFunction")
+    room = _call(manage, "POST", "/rooms", {"name": "orders"})
+    body = {"type": "PUSH", "pushUrl": "http://127.0.0.1:9/", "ordered": True}
+    subscription = _call(manage, "POST", f"/rooms/{room['id']}/subscriptions", body)
+    table_name = stack_model.tables["Table"]["TableName"]
+    (trigger,) = [t for t in stack_model.stream_triggers if t.function_id == "OutboxFunction"]
+    outbox = function_handler("OutboxFunction")
+    poller = StreamPoller(
+        trigger, table_name, "us-east-1", boto3.client, lambda _, event: outbox(event, FakeLambdaContext())
+    )
+    clients = boto3.client("dynamodb"), boto3.client("dynamodbstreams")
+    publish = function_handler("PublishFunction")
+    path = f"/rooms/{room['id']}/messages"
+    first = _call(
+        publish, "POST", path, {"eventType": "e", "eventVersion": "1", "payload": {}, "orderingKey": "a"}
+    )
+    while poller.poll_once(*clients):
+        pass
+
+    # When: a publish retried after its first try stored the message (a publish function killed
+    # after storing) is refused by the store — in a transaction, as the message is ordered — and
+    # a message of key b follows
+    store = MessageStore(table_name)
+    tracked = store.get_message("acme", first["messageId"])
+    refused = store.put_messages([(tracked.message, tracked.deliveries)], if_new=True)
+    assert isinstance(refused.get(first["messageId"]), MessageExists)
+    second = _call(
+        publish, "POST", path, {"eventType": "e", "eventVersion": "1", "payload": {}, "orderingKey": "b"}
+    )
+    while poller.poll_once(*clients):
+        pass
+
+    # Then: the outbox heard of it and sent it in key b's turn (the emulator's stream went on: a
+    # cancelled transaction once left every reader on a stream shard nothing was written to)
+    sent = {(b["message_id"], b["subscription_id"]) for b in push_queue_bodies(stack_model)}
+    assert (second["messageId"], subscription["id"]) in sent
