@@ -212,10 +212,15 @@ def test_the_outbox_hears_of_new_messages_after_a_retried_ordered_publish_was_re
     table_name = stack_model.tables["Table"]["TableName"]
     (trigger,) = [t for t in stack_model.stream_triggers if t.function_id == "OutboxFunction"]
     outbox = function_handler("OutboxFunction")
+    opened = {"dynamodb": boto3.client("dynamodb"), "dynamodbstreams": boto3.client("dynamodbstreams")}
     poller = StreamPoller(
-        trigger, table_name, "us-east-1", boto3.client, lambda _, event: outbox(event, FakeLambdaContext())
+        trigger,
+        table_name,
+        "us-east-1",
+        opened.__getitem__,
+        lambda _, event: outbox(event, FakeLambdaContext()),
     )
-    clients = boto3.client("dynamodb"), boto3.client("dynamodbstreams")
+    clients = opened["dynamodb"], opened["dynamodbstreams"]
     publish = function_handler("PublishFunction")
     path = f"/rooms/{room['id']}/messages"
     first = _call(
