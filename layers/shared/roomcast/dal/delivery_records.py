@@ -67,16 +67,11 @@ class DeliveryRecords(TableAccess):
             if only_if_attempts_below is not None:
                 condition += " AND (attribute_not_exists(attempts) OR attempts < :below)"
                 values[":below"] = {"N": str(only_if_attempts_below)}
-            kwargs = {"ConditionExpression": condition, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
+            kwargs = {"ConditionExpression": condition}
             update["ExpressionAttributeNames"]["#status"] = "status"
             update["ExpressionAttributeValues"] |= values
-        try:
-            self._client.update_item(TableName=self._table_name, Key=_key(delivery), **update, **kwargs)
-        except ClientError as error:
-            if is_condition_failure(error):
-                return str(error.response.get("Item", {}).get("status", {}).get("S", ""))  # type: ignore[attr-defined]
-            raise
-        return None
+        refused = self._update_or_refusal(_key(delivery), **update, **kwargs)
+        return None if refused is None else str(refused.get("status", ""))
 
     def update_deliveries(self, deliveries: Sequence[Delivery]) -> dict[str, DeliveryStatus]:
         """``update_delivery`` of each (an ack's records), side by side: one wait for all, one

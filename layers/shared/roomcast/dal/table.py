@@ -74,6 +74,20 @@ class TableAccess:
                 return None
             raise
 
+    def _update_or_refusal(self, item_key: Key, **request: Any) -> items.Item | None:
+        """``_update_if``, answering what refused it instead: None when written, else the item as
+        it was when its ``ConditionExpression`` did not hold (returned with the refusal itself,
+        ``ReturnValuesOnConditionCheckFailure``: no second call, and no other write in between)."""
+        if "ConditionExpression" in request:
+            request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        try:
+            self._client.update_item(TableName=self._table_name, Key=item_key, **request)
+        except ClientError as error:
+            if is_condition_failure(error):
+                return items.from_attributes(error.response.get("Item", {}))  # type: ignore[arg-type]
+            raise
+        return None
+
     def _key_condition(self, partition: str, prefix: str | None) -> dict[str, Any]:
         condition: dict[str, Any] = {
             "TableName": self._table_name,
