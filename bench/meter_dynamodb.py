@@ -10,9 +10,12 @@ import re
 from typing import Any
 
 from bench.meter import KB, METER, StartResponse
+from roomcast_dev.moto_partiql import parameterised_insert
 
 _READS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
-_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
+_WRITES = frozenset(
+    {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems", "BatchExecuteStatement"}
+)
 
 
 def dynamodb_request(
@@ -65,6 +68,12 @@ def _written_items(operation: str, request: dict[str, Any]) -> list[tuple[str, d
             )
             for table, entries in request.get("RequestItems", {}).items()
             for entry in entries
+        ]
+    if operation == "BatchExecuteStatement":  # the PartiQL INSERTs roomcast sends: each a put
+        return [
+            (insert[0], dict(zip(insert[1], statement.get("Parameters", []), strict=False)), 1)
+            for statement in request.get("Statements", [])
+            if (insert := parameterised_insert(statement.get("Statement", ""))) is not None
         ]
     written = []
     for entry in request.get("TransactItems", []):  # TransactWriteItems: every item costs double

@@ -23,6 +23,7 @@ from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
 from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
+from roomcast_dev.moto_partiql import batch_inserts_as_dynamodb_runs_them
 from roomcast_dev.openapi import write_document
 from roomcast_dev.provisioning import provision_resources
 from roomcast_dev.stack import LOCAL_PARAMETERS
@@ -48,6 +49,7 @@ def firehose_delivery() -> FirehoseDelivery:
 def moto_endpoint(firehose_delivery: FirehoseDelivery) -> Iterator[str]:
     make_dynamodb_atomic()
     sqs_calls_without_scanning_the_queue()
+    batch_inserts_as_dynamodb_runs_them()
     install_firehose_delivery(firehose_delivery)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -56,18 +58,23 @@ def moto_endpoint(firehose_delivery: FirehoseDelivery) -> Iterator[str]:
     server.stop()
 
 
-@pytest.fixture
-def moto_sqs(moto_endpoint: str) -> Any:
-    """A bare SQS client of the in-process moto (for the emulator patches' own tests)."""
+def bare_client(moto_endpoint: str, service: str) -> Any:
+    """A client of the in-process moto with no role (for the emulator patches' own tests)."""
     import boto3
 
     return boto3.client(
-        "sqs",
+        service,  # type: ignore[call-overload]
         endpoint_url=moto_endpoint,
         region_name=LOCAL_REGION,
         aws_access_key_id="test",
         aws_secret_access_key="test",
     )
+
+
+@pytest.fixture
+def moto_sqs(moto_endpoint: str) -> Any:
+    """A bare SQS client of the in-process moto."""
+    return bare_client(moto_endpoint, "sqs")
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
-"""An ack's records against the emulator (roomcast.dal.delivery_records, ADR 0026 amendment 2): a
-first attempt's record is put when the destination has none yet, and otherwise updated as before —
-conditionally, so that an ack never undoes an ended record (and learns how it ended), with its
-history appended."""
+"""An ack's records against the emulator (roomcast.dal.delivery_records, ADR 0026 amendments 2
+and 5): the first attempts' records are put in one BatchExecuteStatement where the destination has
+none yet, and otherwise updated as before — conditionally, so that an ack never undoes an ended
+record (and learns how it ended), with its history appended."""
 
 from __future__ import annotations
 
@@ -42,8 +42,9 @@ def test_a_first_attempts_record_is_put_when_the_destination_has_none(
     aws_calls.clear()
     assert store.update_deliveries([_acked(1), _acked(2)]) == {}  # none had ended
 
-    # Then: two puts, no update; each record whole, with the hand-out and the ack in its history
-    assert (aws_calls["PutItem"], aws_calls["UpdateItem"]) == (2, 0)
+    # Then: one call puts both, no update; each record whole, with the hand-out and the ack in its
+    # history
+    assert (aws_calls["BatchExecuteStatement"], aws_calls["PutItem"], aws_calls["UpdateItem"]) == (1, 0, 0)
     record = store.get_delivery(TENANT, f"msg_{1:032x}", SUBSCRIPTION)
     assert record is not None
     assert (record.status, record.attempts, record.last_error) == (DeliveryStatus.DELIVERED, 1, None)
@@ -66,9 +67,9 @@ def test_an_ack_of_a_first_attempt_does_not_undo_a_record_that_ended(
     aws_calls.clear()
     ended = store.update_deliveries([_acked(1)])
 
-    # Then: the put found a record and the update's condition kept it: still cleared, and the
+    # Then: the insert found a record and the update's condition kept it: still cleared, and the
     # refusal says so (read with it: no extra call)
-    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["GetItem"]) == (1, 1, 0)
+    assert (aws_calls["BatchExecuteStatement"], aws_calls["UpdateItem"], aws_calls["GetItem"]) == (1, 1, 0)
     assert ended == {f"msg_{1:032x}": DeliveryStatus.CLEARED}
     record = store.get_delivery(TENANT, f"msg_{1:032x}", SUBSCRIPTION)
     assert record is not None
@@ -94,15 +95,60 @@ def test_a_record_that_exists_is_updated_and_a_later_attempts_record_is_never_pu
     # When: its first attempt is acked, and message 2's second attempt
     aws_calls.clear()
     store.update_deliveries([_acked(1)])
-    first_calls = (aws_calls["PutItem"], aws_calls["UpdateItem"])
+    first_calls = (aws_calls["BatchExecuteStatement"], aws_calls["UpdateItem"])
     aws_calls.clear()
     store.update_deliveries([_acked(2, attempt=1)])
 
-    # Then: the put found message 1's record, so it was updated (delivered, the old error gone);
+    # Then: the insert found message 1's record, so it was updated (delivered, the old error gone);
     # a later attempt's record is updated without a put
     assert first_calls == (1, 1)
-    assert (aws_calls["PutItem"], aws_calls["UpdateItem"]) == (0, 1)
+    assert (aws_calls["BatchExecuteStatement"], aws_calls["PutItem"], aws_calls["UpdateItem"]) == (0, 0, 1)
     record = store.get_delivery(TENANT, f"msg_{1:032x}", SUBSCRIPTION)
     assert record is not None
     assert (record.status, record.attempts, record.last_error) == (DeliveryStatus.DELIVERED, 1, None)
     assert [h.event for h in record.history] == [AttemptEvent.PULL, AttemptEvent.ACK]
+
+
+def test_a_second_receipt_of_one_record_in_an_ack_follows_the_first(
+    store: MessageStore, aws_calls: Counter[str]
+) -> None:
+    # When: one ack holds two receipts of message 1's first attempt (SQS handed it out twice) and
+    # message 2's (a batch may not write one item twice)
+    aws_calls.clear()
+    ended = store.update_deliveries([_acked(1), _acked(1), _acked(2)])
+
+    # Then: one batch puts the two records; the second receipt's put finds its record delivered,
+    # which an ack of a delivered record reports (acknowledging treats it as acked)
+    assert (aws_calls["BatchExecuteStatement"], aws_calls["PutItem"], aws_calls["UpdateItem"]) == (1, 1, 1)
+    assert ended == {f"msg_{1:032x}": DeliveryStatus.DELIVERED}
+    for number in (1, 2):
+        record = store.get_delivery(TENANT, f"msg_{number:032x}", SUBSCRIPTION)
+        assert record is not None
+        assert (record.status, record.attempts) == (DeliveryStatus.DELIVERED, 1)
+        assert [h.event for h in record.history] == [AttemptEvent.PULL, AttemptEvent.ACK]
+
+
+def test_a_statement_dynamodb_did_not_run_is_written_on_its_own(
+    store: MessageStore, aws_calls: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given: DynamoDB throttles the batch's statement of message 2 (an error of that statement
+    # alone: the call answers 200)
+    inserted = store._insert_each
+
+    def throttling_the_second(new_items: list[dict[str, object]]) -> list[str | None]:
+        outcomes = inserted(new_items[:1])
+        return [*outcomes, "ThrottlingError"]
+
+    monkeypatch.setattr(store, "_insert_each", throttling_the_second)
+
+    # When: the ack of two first attempts
+    aws_calls.clear()
+    ended = store.update_deliveries([_acked(1), _acked(2)])
+
+    # Then: message 2's record is put on its own (a single write, retried as any)
+    assert ended == {}
+    assert (aws_calls["BatchExecuteStatement"], aws_calls["PutItem"], aws_calls["UpdateItem"]) == (1, 1, 0)
+    for number in (1, 2):
+        record = store.get_delivery(TENANT, f"msg_{number:032x}", SUBSCRIPTION)
+        assert record is not None
+        assert record.status is DeliveryStatus.DELIVERED

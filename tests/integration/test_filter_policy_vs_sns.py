@@ -23,13 +23,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import boto3
 import pytest
 from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 
 from roomcast.domain.filter_policy import check_policy, evaluate
-from roomcast_dev.local_aws import LOCAL_REGION
+from tests.integration.conftest import bare_client
 
 letters = st.text(alphabet="abA", min_size=1, max_size=2)  # small: values meet their conditions
 lower = st.text(alphabet="ab", min_size=1, max_size=2)
@@ -113,13 +112,7 @@ def messages(draw: st.DrawFn, policy: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture
 def sns_to_sqs(moto_endpoint: str, moto_sqs: Any) -> tuple[Any, Any, str]:
     """SNS and SQS of the integration tests' moto server, and a topic."""
-    sns = boto3.client(
-        "sns",
-        endpoint_url=moto_endpoint,
-        region_name=LOCAL_REGION,
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
-    )
+    sns = bare_client(moto_endpoint, "sns")
     return sns, moto_sqs, sns.create_topic(Name="filters")["TopicArn"]
 
 

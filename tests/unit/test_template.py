@@ -1070,7 +1070,7 @@ TABLE_ACTIONS = {
     "ManagementFunction": {"GetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchGetItem"}
     | {"ConditionCheckItem", "Query"},
     "PublishFunction": PUBLISH_PATH,
-    "PullFunction": PUBLISH_PATH,
+    "PullFunction": PUBLISH_PATH | {"PartiQLInsert"},  # an ack's new records (ADR 0026, amendment 5)
     "PushFunction": PUBLISH_PATH,
     "SlowPushFunction": PUBLISH_PATH,
     "OutboxFunction": PUBLISH_PATH | {"DeleteItem"},

@@ -8,6 +8,7 @@ here, the functions' role sessions, with each request's resources as AWS names t
 - DynamoDB: the table (``…/index/<name>`` for a query of an index); a batch, each table it names;
   a transaction, each item's own action (``dynamodb:PutItem``, ``UpdateItem``, ``DeleteItem``,
   ``ConditionCheckItem``; ``GetItem`` in a read transaction) on its table, as AWS authorizes it;
+  a PartiQL statement (alone or in a batch), ``dynamodb:PartiQL<Verb>`` on the table it names;
 - Firehose: the delivery stream; Secrets Manager: the secret's ARN without its random suffix;
 - EventBridge Scheduler: the schedule (``schedule/<group>/<name>``);
 - SQS: a batch action is authorized as its single one (``SendMessageBatch`` as
@@ -46,6 +47,11 @@ _CREDENTIAL = re.compile(r"Credential=([^/]+)/[^/]+/([^/]+)/([^/]+)/")
 _TRANSACT_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
 _TRANSACT_ACTIONS |= {"ConditionCheck": "ConditionCheckItem", "Get": "GetItem"}
 _JSON_SERVICES = ("dynamodb", "firehose", "secretsmanager")
+# A PartiQL statement's verb and table: IAM authorizes it as dynamodb:PartiQL<Verb> on the table.
+_PARTIQL = re.compile(
+    r'\s*(?P<verb>SELECT|INSERT|UPDATE|DELETE)\b.*?(?:\b(?:INTO|FROM|UPDATE)\s+)?"(?P<table>(?:[^"]|"")+)"',
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def allowed_calls() -> set[tuple[str, str, str]]:
@@ -155,6 +161,15 @@ def _checks(service: str, action: str, response: Any, resource: str) -> list[tup
     return _dynamodb_checks(action, body, f"arn:aws:dynamodb:{region}:{account}:table/")
 
 
+def _partiql_check(statement: str, table_arn: str) -> tuple[str, str]:
+    """``dynamodb:PartiQLInsert`` (Select, Update, Delete) on the statement's table; a statement
+    that names no quoted table is checked against every table (``*``)."""
+    parsed = _PARTIQL.match(statement)
+    if parsed is None:
+        return ("dynamodb:PartiQLSelect", table_arn + "*")
+    return (f"dynamodb:PartiQL{parsed['verb'].capitalize()}", table_arn + parsed["table"].replace('""', '"'))
+
+
 def _json_body(raw: bytes | str | None) -> dict[str, Any]:
     """The request's JSON body (DynamoDB's moto has parsed it already; the others have not)."""
     parsed: dict[str, Any] = json.loads(raw) if raw and raw.lstrip()[:1] in (b"{", "{") else {}
@@ -170,6 +185,9 @@ def _dynamodb_checks(action: str, body: dict[str, Any], table_arn: str) -> list[
             for kind, operation in item.items():
                 checks.append((f"dynamodb:{_TRANSACT_ACTIONS[kind]}", table_arn + operation["TableName"]))
         return checks
+    if action in ("BatchExecuteStatement", "ExecuteStatement"):
+        statements = body.get("Statements", []) if action == "BatchExecuteStatement" else [body]
+        return [_partiql_check(str(statement.get("Statement", "")), table_arn) for statement in statements]
     table = table_arn + str(body.get("TableName", "*"))
     if body.get("IndexName"):
         table += f"/index/{body['IndexName']}"

@@ -24,6 +24,7 @@ from roomcast_dev.moto_dispatch import list_moto_modules_once
 from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
 from roomcast_dev.moto_iam import enforce_registered_roles, register_role
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
+from roomcast_dev.moto_partiql import batch_inserts_as_dynamodb_runs_them
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.provisioning import provision_resources
 from roomcast_dev.schedules import SchedulePoller
@@ -96,6 +97,7 @@ class LocalStack:
         install_firehose_delivery(self.firehose)
         end_long_polls_with_their_queue()
         sqs_calls_without_scanning_the_queue()
+        batch_inserts_as_dynamodb_runs_them()
         list_moto_modules_once()
         self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         self._moto.start()

@@ -76,15 +76,34 @@ class DeliveryRecords(TableAccess):
     def update_deliveries(self, deliveries: Sequence[Delivery]) -> dict[str, DeliveryStatus]:
         """``update_delivery`` of each (an ack's records), side by side: one wait for all, one
         write unit each (a TransactWriteItems would bill two; docs/decisions/0026-pull-ack-waits.md).
-        A record of a first attempt is usually the destination's first record of its own: it is
-        put if none exists yet, and updated as any other when one does (ADR 0026, amendment 2).
-        Returns the records that had already ended, which were left as they were: the status each
-        ended with, by message id."""
+        A record of a first attempt is usually the destination's first record of its own: the
+        first attempts' records are put in one call where none exists yet (amendment 5), and
+        updated as any other where one does (amendment 2). Returns the records that had already
+        ended, which were left as they were: the status each ended with, by message id."""
         if not deliveries:
             return {}
+        first_attempts: dict[tuple[str, str], Delivery] = {}
+        for delivery in deliveries:
+            if delivery.attempts == 1:
+                first_attempts.setdefault((delivery.message_id, delivery.subscription_id), delivery)
+        new = list(first_attempts.values())
+        later = [d for d in deliveries if d.attempts != 1]
+        new_items = [items.to_attributes(delivery_to_item(d)) for d in new]
         with ThreadPoolExecutor(max_workers=min(len(deliveries), 10)) as pool:
-            refusals = list(pool.map(self._write_delivery, deliveries))
-        return {d.message_id: DeliveryStatus(r) for d, r in zip(deliveries, refusals, strict=True) if r}
+            inserting = pool.submit(self._insert_each, new_items)
+            refusals = list(zip(later, pool.map(self._refusal, later), strict=True))
+            codes = dict(zip(map(id, new), inserting.result(), strict=True))
+            # Then what the batch did not put, and a second receipt of a record after its first.
+            rest = [d for d in deliveries if d.attempts == 1 and codes.get(id(d), "second") is not None]
+            written = pool.map(lambda d: self._after_insert(d, codes.get(id(d))), rest)
+            refusals += zip(rest, written, strict=True)
+        return {d.message_id: DeliveryStatus(r) for d, r in refusals if r}
+
+    def _after_insert(self, delivery: Delivery, code: str | None) -> str | None:
+        """A first attempt's record the batch did not put: updated when the record exists (the
+        condition decides, amendment 2); written on its own, a put retried as any single write, when
+        DynamoDB did not run its statement (throttling) or it was a second receipt of one record."""
+        return self._refusal(delivery) if code == "DuplicateItem" else self._write_delivery(delivery)
 
     def _write_delivery(self, delivery: Delivery) -> str | None:
         if delivery.attempts == 1 and self._create_delivery(delivery):

@@ -88,6 +88,26 @@ class TableAccess:
             raise
         return None
 
+    def _insert_each(self, new_items: Sequence[dict[str, Any]]) -> list[str | None]:
+        """Put each item (attribute values) unless an item with its key exists — each on its own,
+        as a conditional PutItem would, but 25 to a call: one ``BatchExecuteStatement`` of PartiQL
+        ``INSERT`` statements, one write unit an item as a PutItem. For each item, in order: None
+        when it was written, else the code DynamoDB gave its statement (``DuplicateItem`` when
+        the key exists; throttling and the like are the caller's to retry, as a single write).
+        The items' keys must differ (a batch may not write one item twice)."""
+        outcomes: list[str | None] = []
+        for start in range(0, len(new_items), BATCH_WRITE_MAX_ITEMS):
+            statements = [
+                {"Statement": _insert_statement(self._table_name, list(item)), "Parameters": [*item.values()]}
+                for item in new_items[start : start + BATCH_WRITE_MAX_ITEMS]
+            ]
+            responses = self._client.batch_execute_statement(Statements=statements)["Responses"]  # type: ignore[arg-type]
+            outcomes.extend(
+                (response["Error"].get("Code") or "Unknown") if "Error" in response else None
+                for response in responses
+            )
+        return outcomes
+
     def _key_condition(self, partition: str, prefix: str | None) -> dict[str, Any]:
         condition: dict[str, Any] = {
             "TableName": self._table_name,
@@ -155,6 +175,13 @@ class TableAccess:
                 time.sleep(min(0.05 * 2**round_number, 1.0))
             else:
                 raise UnprocessedItems(f"DynamoDB left {len(pending)} writes unprocessed")
+
+
+def _insert_statement(table_name: str, names: Sequence[str]) -> str:
+    """``INSERT INTO "<table>" VALUE {'<name>': ?, …}``: the item's values go as parameters."""
+    quoted_table = table_name.replace('"', '""')
+    pairs = ", ".join("'{}': ?".format(name.replace("'", "''")) for name in names)
+    return f'INSERT INTO "{quoted_table}" VALUE {{{pairs}}}'
 
 
 def is_condition_failure(error: Exception) -> bool:
