@@ -120,18 +120,13 @@ class FakeContext:
         return 30_000
 
 
-# moto's server as the local stack runs it: SQS sends and receives that do not scan the queue
-# (roomcast_dev.moto_fast_sends: moto's receive walked the whole queue ~90 times per receive of
-# 10, which made bare SQS's own rate a measure of the queue's length), and with "atomic" as the
-# first argument DynamoDB's atomicity (roomcast_dev.moto_atomic): without it, racing transactions
-# break moto itself (500s), and each copies the whole table. PartiQL INSERT batches as DynamoDB
-# runs them (roomcast_dev.moto_partiql: moto's own ignores the parameters).
+# moto's server as the local stack runs it (roomcast_dev.emulator: SQS sends and receives that do
+# not scan the queue, PartiQL INSERT batches as DynamoDB runs them, moto's modules listed once), and
+# with "atomic" as the first argument DynamoDB's atomicity: without it, racing transactions break
+# moto itself (500s), and each copies the whole table.
 _BENCH_MOTO = (
-    "import sys; from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue; "
-    "from roomcast_dev.moto_atomic import make_dynamodb_atomic; sqs_calls_without_scanning_the_queue(); "
-    "from roomcast_dev.moto_partiql import batch_inserts_as_dynamodb_runs_them; "
-    "batch_inserts_as_dynamodb_runs_them(); "
-    "make_dynamodb_atomic() if sys.argv.pop(1) == 'atomic' else None; "
+    "import sys; from roomcast_dev.emulator import patch_moto; "
+    "patch_moto(atomic_dynamodb=sys.argv.pop(1) == 'atomic'); "
     "from moto.server import main; main(sys.argv[1:])"
 )
 

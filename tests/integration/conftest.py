@@ -19,11 +19,9 @@ from moto.server import ThreadedMotoServer
 from roomcast.api.handlers import tenant_throttle
 from roomcast.config import load_settings
 from roomcast.dal import aws
+from roomcast_dev.emulator import patch_moto
 from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
 from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for
-from roomcast_dev.moto_atomic import make_dynamodb_atomic
-from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
-from roomcast_dev.moto_partiql import batch_inserts_as_dynamodb_runs_them
 from roomcast_dev.openapi import write_document
 from roomcast_dev.provisioning import provision_resources
 from roomcast_dev.stack import LOCAL_PARAMETERS
@@ -47,9 +45,7 @@ def firehose_delivery() -> FirehoseDelivery:
 
 @pytest.fixture(scope="session")
 def moto_endpoint(firehose_delivery: FirehoseDelivery) -> Iterator[str]:
-    make_dynamodb_atomic()
-    sqs_calls_without_scanning_the_queue()
-    batch_inserts_as_dynamodb_runs_them()
+    patch_moto()
     install_firehose_delivery(firehose_delivery)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()

@@ -6,33 +6,27 @@ This module starts, resets and stops them; the resources are created by ``provis
 
 from __future__ import annotations
 
-import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.request import Request, urlopen
 
+from roomcast_dev.emulator import patch_moto
 from roomcast_dev.event_sources import SqsPoller
 from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery, interval_from_environment
 from roomcast_dev.functions import LocalFunction
 from roomcast_dev.gateway import Gateway
 from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION, aws_client, aws_environment, queue_url_for
 from roomcast_dev.local_iam import function_roles
-from roomcast_dev.moto_atomic import make_dynamodb_atomic
-from roomcast_dev.moto_dispatch import list_moto_modules_once
-from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
 from roomcast_dev.moto_iam import enforce_registered_roles, register_role
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
-from roomcast_dev.moto_partiql import batch_inserts_as_dynamodb_runs_them
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.provisioning import provision_resources
 from roomcast_dev.schedules import SchedulePoller
 from roomcast_dev.stack_state import STATE_FILE, write_state
 from roomcast_dev.stream_sources import StreamPoller
 from roomcast_dev.template import TEMPLATE_PATH, StackModel, read_stack
-
-logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 if TYPE_CHECKING:
     from moto.server import ThreadedMotoServer
@@ -93,12 +87,9 @@ class LocalStack:
     def start(self) -> None:
         from moto.server import ThreadedMotoServer
 
-        make_dynamodb_atomic()
+        patch_moto()
         install_firehose_delivery(self.firehose)
         end_long_polls_with_their_queue()
-        sqs_calls_without_scanning_the_queue()
-        batch_inserts_as_dynamodb_runs_them()
-        list_moto_modules_once()
         self._moto = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         self._moto.start()
         host, port = self._moto.get_host_and_port()

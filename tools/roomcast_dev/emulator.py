@@ -1,0 +1,30 @@
+"""moto as the local stack runs it: the patches every in-process moto of this project installs —
+the local stack, the integration tests and the benches' own moto process — so that each measures
+and tests the same emulator.
+
+- DynamoDB's atomicity: one DynamoDB request at a time (``moto_atomic``);
+- SQS sends and receives that do not scan the queue (``moto_fast_sends``);
+- PartiQL INSERT batches as DynamoDB runs them (``moto_partiql``);
+- moto's package listed once, not on every request (``moto_dispatch``);
+- werkzeug's line per request not logged (it is formatted even where it goes nowhere).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from roomcast_dev.moto_atomic import make_dynamodb_atomic
+from roomcast_dev.moto_dispatch import list_moto_modules_once
+from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
+from roomcast_dev.moto_partiql import batch_inserts_as_dynamodb_runs_them
+
+
+def patch_moto(*, atomic_dynamodb: bool = True) -> None:
+    """Install the patches in this process (idempotent). ``atomic_dynamodb=False`` leaves moto's
+    DynamoDB requests running side by side (a bench of calls that never race may want that)."""
+    if atomic_dynamodb:
+        make_dynamodb_atomic()
+    sqs_calls_without_scanning_the_queue()
+    batch_inserts_as_dynamodb_runs_them()
+    list_moto_modules_once()
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
