@@ -138,7 +138,7 @@ browser: | $(TOOLS)/.python-ok ## find or provide the headless chromium the cons
 # single-threaded, ~110 s one after another on two cores), then every test tier.
 test: browser setup bytecode ## every check: lint, types, template, all test tiers
 	$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck template-check
-	$(PY) -m pytest -q -n 2 --dist loadgroup
+	$(PY) -m pytest -q -n 3 --dist loadgroup
 
 # Our own modules' bytecode, written whatever PYTHONDONTWRITEBYTECODE says (the venv's is written
 # by uv sync): the local stack's function workers and the tests' subprocesses import it. Not the

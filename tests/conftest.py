@@ -1,7 +1,8 @@
-"""How `make test` shares the two cores (pytest-xdist, ``--dist loadgroup``).
+"""How `make test` shares the two cores (pytest-xdist, three workers, ``--dist loadgroup``;
+docs/decisions/0042-three-test-workers.md).
 
 Every test that runs Spark runs on the same worker, so two JVMs never compete for the cores; the
-other tests are spread one by one over both workers by load (a whole file per worker left the
+other tests are spread one by one over the workers by load (a whole file per worker left the
 longest files, the API conformance run among them, at the end of the run with the other worker idle:
 over 15 minutes, against 13 with the tests spread).
 """

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 LOCAL_ACCOUNT_ID = "123456789012"  # moto's default account
@@ -21,8 +22,11 @@ def aws_environment(endpoint_url: str) -> dict[str, str]:
     }
 
 
+@functools.cache
 def aws_client(service: str, endpoint_url: str) -> Any:
-    """A boto3 client for the emulator, independent of this process's environment."""
+    """A boto3 client for the emulator, independent of this process's environment; one per
+    service and endpoint in a process (a client is thread-safe, and making one costs ~10 ms, most
+    of it loading the CA bundle into an SSL context: an e2e reset made six)."""
     import boto3
 
     return boto3.client(
