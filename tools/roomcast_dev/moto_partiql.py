@@ -76,19 +76,18 @@ def batch_inserts_as_dynamodb_runs_them() -> None:
 
 
 def _run_insert(backend: Any, table_name: str, names: list[str], parameters: list[Any]) -> dict[str, Any]:
-    from moto.dynamodb.exceptions import ConditionalCheckFailed, DynamodbException, ResourceNotFoundException
+    from moto.dynamodb.exceptions import ConditionalCheckFailed, DynamodbException
 
-    if table_name not in backend.tables:
+    table = backend.tables.get(table_name)
+    if table is None:
         return {"Error": {"Code": "ResourceNotFound", "Message": "Requested resource not found"}}
-    if len(names) != len(parameters) or len(set(names)) != len(names):
-        message = "Number of parameters in request and statement don't match"
-        if len(set(names)) != len(names):
-            message = "Duplicate attribute names in the inserted value"
-        return {"Error": {"Code": "ValidationError", "Message": message}}
-    table = backend.tables[table_name]
     missing = [key for key in table.table_key_attrs if key not in names]
+    if len(set(names)) != len(names):
+        return _invalid("Duplicate attribute names in the inserted value")
+    if len(names) != len(parameters):
+        return _invalid("Number of parameters in request and statement don't match")
     if missing:
-        return {"Error": {"Code": "ValidationError", "Message": f"Missing key attribute: {missing[0]}"}}
+        return _invalid(f"Missing key attribute: {missing[0]}")
     try:
         backend.put_item(
             table_name,
@@ -98,8 +97,10 @@ def _run_insert(backend: Any, table_name: str, names: list[str], parameters: lis
         )
     except ConditionalCheckFailed:
         return {"Error": {"Code": "DuplicateItem", "Message": "Duplicate primary key exists in table"}}
-    except ResourceNotFoundException:
-        return {"Error": {"Code": "ResourceNotFound", "Message": "Requested resource not found"}}
     except DynamodbException as error:
-        return {"Error": {"Code": "ValidationError", "Message": getattr(error, "message", str(error))}}
+        return _invalid(getattr(error, "message", str(error)))
     return {"TableName": table_name}
+
+
+def _invalid(message: str) -> dict[str, Any]:
+    return {"Error": {"Code": "ValidationError", "Message": message}}

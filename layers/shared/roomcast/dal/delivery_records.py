@@ -82,21 +82,25 @@ class DeliveryRecords(TableAccess):
         ended, which were left as they were: the status each ended with, by message id."""
         if not deliveries:
             return {}
-        first_attempts: dict[tuple[str, str], Delivery] = {}
+        new: list[Delivery] = []  # first attempts, one per record: the batch may not write one twice
+        second_receipts: list[Delivery] = []
+        seen: set[tuple[str, str]] = set()
         for delivery in deliveries:
             if delivery.attempts == 1:
-                first_attempts.setdefault((delivery.message_id, delivery.subscription_id), delivery)
-        new = list(first_attempts.values())
+                record = (delivery.message_id, delivery.subscription_id)
+                (second_receipts if record in seen else new).append(delivery)
+                seen.add(record)
         later = [d for d in deliveries if d.attempts != 1]
         new_items = [items.to_attributes(delivery_to_item(d)) for d in new]
         with ThreadPoolExecutor(max_workers=min(len(deliveries), 10)) as pool:
             inserting = pool.submit(self._insert_each, new_items)
             refusals = list(zip(later, pool.map(self._refusal, later), strict=True))
-            codes = dict(zip(map(id, new), inserting.result(), strict=True))
             # Then what the batch did not put, and a second receipt of a record after its first.
-            rest = [d for d in deliveries if d.attempts == 1 and codes.get(id(d), "second") is not None]
-            written = pool.map(lambda d: self._after_insert(d, codes.get(id(d))), rest)
-            refusals += zip(rest, written, strict=True)
+            codes = zip(new, inserting.result(), strict=True)
+            not_put: list[tuple[Delivery, str | None]] = [(d, code) for d, code in codes if code is not None]
+            not_put += [(d, None) for d in second_receipts]
+            written = pool.map(lambda pair: self._after_insert(*pair), not_put)
+            refusals += zip((d for d, _ in not_put), written, strict=True)
         return {d.message_id: DeliveryStatus(r) for d, r in refusals if r}
 
     def _after_insert(self, delivery: Delivery, code: str | None) -> str | None:
