@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from botocore.exceptions import ClientError
 
-from roomcast.dal import items
+from roomcast.dal import first_tries, items
 from roomcast.dal.message_items import (
     delivery_key,
     delivery_to_item,
@@ -30,14 +30,46 @@ RETRY_CLAIM_MS: Final = 30_000
 
 class DeliveryRecords(TableAccess):
     def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
-        """Write 'delivered' records in batches of 25. Unconditional on purpose: a delivered
-        webhook is the truth, whatever an earlier (or a duplicate's) record said."""
+        """Write 'delivered' records. Unconditional on purpose: a delivered webhook is the truth,
+        whatever an earlier (or a duplicate's) record said. Plain first tries of one message, two
+        or more, are entries of its ``FIRST`` item (one update, one write unit:
+        roomcast.dal.first_tries); every other record is its own item, put in batches of 25."""
         # One write per record: a batch may hold the same delivery twice (a duplicate envelope
         # after a crash), which BatchWriteItem refuses as a whole.
         unique = {(d.message_id, d.subscription_id): d for d in deliveries}
+        by_message: dict[tuple[str, str], list[tuple[Delivery, first_tries.Entry]]] = {}
+        own: list[Delivery] = []
+        for delivery in unique.values():
+            compact = first_tries.entry(delivery)
+            if compact is None:
+                own.append(delivery)
+            else:
+                message = (delivery.tenant_id, delivery.message_id)
+                by_message.setdefault(message, []).append((delivery, compact))
+        grouped = [group for group in by_message.values() if len(group) > 1]
+        own += [d for group in by_message.values() if len(group) == 1 for d, _ in group]
+        if not grouped:
+            self._put_records(own)
+            return
+        with ThreadPoolExecutor(max_workers=min(len(grouped) + 1, 10)) as pool:
+            putting = pool.submit(self._put_records, own)
+            not_added = [d for refused in pool.map(self._add_first_tries, grouped) for d in refused]
+            putting.result()
+        self._put_records(not_added)  # a FIRST item that is full: rare, a message of many destinations
+
+    def _put_records(self, deliveries: Sequence[Delivery]) -> None:
         self._batch_write(
-            [{"PutRequest": {"Item": items.to_attributes(delivery_to_item(d))}} for d in unique.values()]
+            [{"PutRequest": {"Item": items.to_attributes(delivery_to_item(d))}} for d in deliveries]
         )
+
+    def _add_first_tries(self, group: Sequence[tuple[Delivery, first_tries.Entry]]) -> list[Delivery]:
+        """One message's first tries as entries of its ``FIRST`` item: [] when added, else the
+        records (the item would hold more than first_tries.MAX_ENTRIES)."""
+        some = group[0][0]
+        item_key = first_tries.first_tries_key(some.tenant_id, some.message_id)
+        entries = {d.subscription_id: compact for d, compact in group}
+        added = self._update_if(item_key, **first_tries.update_request(entries))
+        return [] if added is not None else [d for d, _ in group]
 
     def update_delivery(
         self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None

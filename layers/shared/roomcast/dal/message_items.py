@@ -1,10 +1,11 @@
 """Messages and delivery records as DynamoDB items: keys, the item of a message and of a delivery
 record, and back (the store: roomcast.dal.messages).
 
-| entity   | PK                                   | SK                 |
-| -------- | ------------------------------------ | ------------------ |
-| message  | ``TENANT#<tenant>#MSG#<messageId>``  | ``MSG``            |
-| delivery | ``TENANT#<tenant>#MSG#<messageId>``  | ``DLV#<subId>``    |
+| entity      | PK                                   | SK                 |
+| ----------- | ------------------------------------ | ------------------ |
+| message     | ``TENANT#<tenant>#MSG#<messageId>``  | ``MSG``            |
+| delivery    | ``TENANT#<tenant>#MSG#<messageId>``  | ``DLV#<subId>``    |
+| first tries | ``TENANT#<tenant>#MSG#<messageId>``  | ``FIRST``          |
 
 A message item also carries ``GSI1PK`` = ``TENANT#<tenant>#ROOM#<roomId>#MSGS#<shard>`` (one of
 ROOM_INDEX_SHARDS, from the message id) and ``GSI1SK`` = ``<publishedAt>#<messageId>``: the
@@ -18,9 +19,11 @@ it waits: the sparse ``Scheduled`` index lists what is scheduled, soonest first.
 cancellation removes them (roomcast.dal.schedule_marks).
 
 The message item holds each destination's first record (``pending``), so a publish is one
-write whatever its fan-out; each later change of a destination is its own small ``DLV#`` item.
-One Query reads a message with all its deliveries. Records expire (DynamoDB TTL) a while after
-their last change, so the status stays readable well past the message's own expiry.
+write whatever its fan-out; each later change of a destination is its own small ``DLV#`` item,
+except a delivered first try made beside others of its message, which is an entry of the message's
+``FIRST`` item (roomcast.dal.first_tries). One Query reads a message with all its deliveries.
+Records expire (DynamoDB TTL) a while after their last change, so the status stays readable well
+past the message's own expiry.
 """
 
 from __future__ import annotations

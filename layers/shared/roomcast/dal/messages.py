@@ -15,11 +15,11 @@ from botocore.exceptions import ClientError
 
 from roomcast.dal import items
 from roomcast.dal.delivery_records import DeliveryRecords
+from roomcast.dal.first_tries import FIRST_TRIES_SORT_KEY, current_records, first_tries_key
 from roomcast.dal.key_numbers import KeyNumbers
 from roomcast.dal.message_items import (
     DELIVERY_PREFIX,
     MESSAGE_SORT_KEY,
-    delivery_from_item,
     embedded_deliveries,
     message_from_item,
     message_partition_key,
@@ -175,23 +175,23 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
         message_items = [row for row in found if row["SK"] == MESSAGE_SORT_KEY]
         if not message_items:
             raise NotFound(f"message {message_id} not found")
-        # A destination's own item, once written, supersedes the first record inside the message.
+        # A destination's own item (or its FIRST entry), once written, supersedes the first record
+        # inside the message.
         latest = {d.subscription_id: d for d in embedded_deliveries(message_items[0])}
-        latest.update(
-            (d.subscription_id, d)
-            for d in (delivery_from_item(row) for row in found if row["SK"].startswith(DELIVERY_PREFIX))
-        )
+        latest.update((subscription_id, d) for (_, subscription_id), d in current_records(found).items())
         deliveries = tuple(sorted(latest.values(), key=lambda d: d.subscription_id))
         return TrackedMessage(message_from_item(message_items[0]), deliveries)
 
     def get_delivery(self, tenant_id: str, message_id: str, subscription_id: str) -> Delivery | None:
-        """A destination's own record (None while only its first record, inside the message, exists)."""
-        response = self._client.get_item(
-            TableName=self._table_name,
-            Key=key(message_partition_key(tenant_id, message_id), f"{DELIVERY_PREFIX}{subscription_id}"),
-            ConsistentRead=True,
+        """A destination's own record, or its delivered first try in the message's FIRST item
+        (None while only its first record, inside the message, exists): one BatchGetItem."""
+        found = self._batch_get(
+            [
+                key(message_partition_key(tenant_id, message_id), f"{DELIVERY_PREFIX}{subscription_id}"),
+                first_tries_key(tenant_id, message_id),
+            ]
         )
-        return delivery_from_item(items.from_attributes(response["Item"])) if "Item" in response else None
+        return current_records(found).get((message_id, subscription_id))
 
     def open_deliveries(
         self, tenant_id: str, owed: OwedFilter, start: Position | None, limit: int
@@ -204,14 +204,11 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
         page = self._room_index.page(tenant_id, owed.room_id, limit, start, until=owed.published_until)
         wanted = list(owed.subscriptions)
         found_items = self._batch_get(
-            [key(row["PK"], MESSAGE_SORT_KEY) for row in page.rows]
+            [key(row["PK"], sk) for row in page.rows for sk in (MESSAGE_SORT_KEY, FIRST_TRIES_SORT_KEY)]
             + [key(row["PK"], f"{DELIVERY_PREFIX}{s}") for row in page.rows for s in wanted]
         )
         stored = {row["id"]: message_from_item(row) for row in found_items if row["SK"] == MESSAGE_SORT_KEY}
-        written = {
-            (d.message_id, d.subscription_id): d
-            for d in (delivery_from_item(row) for row in found_items if row["SK"] != MESSAGE_SORT_KEY)
-        }
+        written = current_records(found_items)
         found: list[tuple[str, Delivery]] = []
         for row in page.rows:
             message_id = str(row["GSI1SK"]).rpartition("#")[2]
@@ -280,8 +277,9 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
                 for pk, row in stored.items()
                 for subscription_id in row.get("destinations") or []
             ]
+            + [key(pk, FIRST_TRIES_SORT_KEY) for pk, row in stored.items() if row.get("destinations")]
         )
-        written = {(d.message_id, d.subscription_id): d for d in map(delivery_from_item, records)}
+        written = current_records(records)
         tracked = []
         # A message whose item expired between the Query and the read is left out.
         for row in (stored[r["PK"]] for r in index_rows if r["PK"] in stored):

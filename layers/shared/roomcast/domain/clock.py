@@ -7,7 +7,7 @@ tests can move time; these are the defaults and the conversions.
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 SECOND_MS: Final = 1_000
@@ -36,3 +36,14 @@ def now_iso() -> str:
 def iso_from_ms(epoch_ms: int) -> str:
     """Epoch milliseconds as the ISO-8601 text roomcast writes."""
     return iso_timestamp(datetime.fromtimestamp(epoch_ms / 1000, UTC))
+
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def ms_from_iso(text: str) -> int:
+    """Epoch milliseconds of an ISO-8601 timestamp with its offset (ValueError when it is not one)."""
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(f"no UTC offset: {text!r}")
+    return (moment - _EPOCH) // timedelta(milliseconds=1)

@@ -1,0 +1,187 @@
+"""A message's delivered first tries in one FIRST item, against the emulator (roomcast.dal.first_tries,
+ADR 0023 "Issue 29: a message's first tries in one item"): a push batch's plain first tries of one
+message are one UpdateItem; every reader sees them as the records they stand for, and over any record
+a late duplicate writes; what an entry cannot hold is its destination's own item, as before."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+
+from roomcast.dal.first_tries import MAX_ENTRIES
+from roomcast.dal.messages import MessageStore
+from roomcast.domain.clock import iso_from_ms
+from roomcast.domain.messages import (
+    AttemptEvent,
+    AttemptRecord,
+    Delivery,
+    DeliveryStatus,
+    Message,
+    MessageFilter,
+    OwedFilter,
+    first_record,
+)
+from roomcast.domain.models import SubscriptionType
+from roomcast_dev.template import StackModel
+from tests.integration.conftest import Handler
+
+TENANT = "ten_first"
+ROOM = "room_" + "f" * 32
+PUBLISHED_MS = 1_795_435_200_000
+SUBSCRIPTIONS = tuple(f"sub_{n:032x}" for n in range(1, 13))
+
+
+def _message(number: int, destinations: tuple[str, ...] = SUBSCRIPTIONS[:5]) -> Message:
+    return Message(
+        f"msg_{number:032x}",
+        TENANT,
+        ROOM,
+        "order.created",
+        "1",
+        f"order-{number}",
+        {"n": number},
+        iso_from_ms(PUBLISHED_MS + number),
+        PUBLISHED_MS + number,
+        None,
+        destinations,
+    )
+
+
+def _delivered(message: Message, subscription_id: str, *, body: str | None = None) -> Delivery:
+    """The record a push batch writes for a first try answered 2xx."""
+    started_ms = PUBLISHED_MS + 40 + int(subscription_id[-2:], 16)
+    tried = AttemptRecord(0, AttemptEvent.POST, iso_from_ms(started_ms), 12, 204, None, body)
+    return Delivery(
+        message.id,
+        TENANT,
+        subscription_id,
+        SubscriptionType.PUSH,
+        DeliveryStatus.DELIVERED,
+        1,
+        updated_at=iso_from_ms(started_ms + 15),
+        history=(tried,),
+    )
+
+
+@pytest.fixture
+def store(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> MessageStore:
+    function_handler("PushFunction")  # the push function's environment: the emulator, its region
+    return MessageStore(stack_model.tables["Table"]["TableName"])
+
+
+def _publish(store: MessageStore, *messages: Message) -> None:
+    published = [(m, [first_record(m, s, SubscriptionType.PUSH) for s in m.destinations]) for m in messages]
+    assert store.put_messages(published) == {}
+
+
+def test_a_messages_first_tries_are_one_write_and_read_back_as_their_records(
+    store: MessageStore, aws_calls: Counter[str]
+) -> None:
+    # Given: two messages to five subscriptions
+    first, second = _message(1), _message(2)
+    _publish(store, first, second)
+    written = [_delivered(m, s) for m in (first, second) for s in SUBSCRIPTIONS[:5]]
+
+    # When: a push batch delivered all ten at their first try
+    aws_calls.clear()
+    store.record_delivered(written)
+
+    # Then: one update per message, no record item put
+    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"], aws_calls["PutItem"]) == (2, 0, 0)
+    # and every reader gives back exactly the records written
+    expected = {(d.message_id, d.subscription_id): d for d in written}
+    for message in (first, second):
+        tracked = store.get_message(TENANT, message.id)
+        assert {(d.message_id, d.subscription_id): d for d in tracked.deliveries} == {
+            k: v for k, v in expected.items() if k[0] == message.id
+        }
+        for subscription_id in SUBSCRIPTIONS[:5]:
+            assert (
+                store.get_delivery(TENANT, message.id, subscription_id)
+                == expected[(message.id, subscription_id)]
+            )
+    listed = store.list_room_messages(TENANT, ROOM, 10, None, MessageFilter())
+    assert {(d.message_id, d.subscription_id): d for t in listed.items for d in t.deliveries} == expected
+    owed = store.open_deliveries(
+        TENANT, OwedFilter(ROOM, dict.fromkeys(SUBSCRIPTIONS[:5], SubscriptionType.PUSH)), None, 10
+    )
+    assert owed.found == []
+
+
+def test_what_an_entry_cannot_hold_is_its_destinations_own_item(
+    store: MessageStore, aws_calls: Counter[str]
+) -> None:
+    # Given: a message to five subscriptions and one to a single subscription
+    many, single = _message(1), _message(2, SUBSCRIPTIONS[:1])
+    _publish(store, many, single)
+    with_body = _delivered(many, SUBSCRIPTIONS[0], body='{"ok":true}')  # an answer body: history to keep
+    retried = Delivery(
+        many.id, TENANT, SUBSCRIPTIONS[1], SubscriptionType.PUSH, DeliveryStatus.DELIVERED, 2,
+        history=(AttemptRecord(1, AttemptEvent.POST, iso_from_ms(PUBLISHED_MS + 2_000), 9, 200),),
+    )  # fmt: skip
+    plain = [_delivered(many, s) for s in SUBSCRIPTIONS[2:5]]
+    alone = _delivered(single, SUBSCRIPTIONS[0])
+
+    # When: one batch delivers them all
+    aws_calls.clear()
+    store.record_delivered([with_body, retried, *plain, alone])
+
+    # Then: the three plain first tries of one message are one update; the others (a body, a
+    # second attempt, the only one of its message) are put as their own items in one call
+    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1)
+    assert store.get_delivery(TENANT, many.id, SUBSCRIPTIONS[0]) == with_body
+    assert store.get_delivery(TENANT, single.id, SUBSCRIPTIONS[0]) == alone
+    record = store.get_delivery(TENANT, many.id, SUBSCRIPTIONS[1])
+    assert record is not None
+    assert (record.status, record.attempts) == (DeliveryStatus.DELIVERED, 2)
+    assert [store.get_delivery(TENANT, many.id, s) for s in SUBSCRIPTIONS[2:5]] == plain
+
+
+def test_a_late_duplicates_record_does_not_undo_a_delivered_first_try(store: MessageStore) -> None:
+    # Given: a message's first tries delivered, as FIRST entries
+    message = _message(1)
+    _publish(store, message)
+    delivered = [_delivered(message, s) for s in SUBSCRIPTIONS[:5]]
+    store.record_delivered(delivered)
+
+    # and another message whose first try failed (no FIRST entry)
+    other = _message(2, SUBSCRIPTIONS[:1])
+    _publish(store, other)
+
+    # When: a duplicate envelope's first try failed afterwards, and wrote its destination's record
+    def failed(of: Message) -> Delivery:
+        return Delivery(
+            of.id, TENANT, SUBSCRIPTIONS[0], SubscriptionType.PUSH, DeliveryStatus.RETRYING, 1, "HTTP 500",
+            iso_from_ms(PUBLISHED_MS + 61_000),
+        )  # fmt: skip
+
+    assert store.update_delivery(failed(message))  # the destination had no item of its own
+    assert store.update_delivery(failed(other))
+
+    # Then: every reader still says delivered (what retry-now and a retry read), and nothing is owed
+    assert store.get_delivery(TENANT, message.id, SUBSCRIPTIONS[0]) == delivered[0]
+    assert store.get_message(TENANT, message.id).deliveries[0] == delivered[0]
+    owed = store.open_deliveries(
+        TENANT, OwedFilter(ROOM, {SUBSCRIPTIONS[0]: SubscriptionType.PUSH}), None, 10
+    )
+    assert [(message_id, d.status) for message_id, d in owed.found] == [(other.id, DeliveryStatus.RETRYING)]
+
+
+def test_a_full_first_tries_item_leaves_the_rest_to_their_own_items(
+    store: MessageStore, aws_calls: Counter[str]
+) -> None:
+    # Given: a message to twelve subscriptions, ten of them delivered as FIRST entries
+    message = _message(1, SUBSCRIPTIONS)
+    _publish(store, message)
+    written = [_delivered(message, s) for s in SUBSCRIPTIONS]
+    store.record_delivered(written[:MAX_ENTRIES])
+
+    # When: a later batch delivers the last two
+    aws_calls.clear()
+    store.record_delivered(written[MAX_ENTRIES:])
+
+    # Then: the item refused them (it stays under 1 KB) and they were put as their own items
+    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1)
+    assert set(store.get_message(TENANT, message.id).deliveries) == set(written)
