@@ -88,8 +88,8 @@ def test_a_messages_first_tries_are_one_write_and_read_back_as_their_records(
     aws_calls.clear()
     store.record_delivered(written)
 
-    # Then: one update per message, no record item put
-    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"], aws_calls["PutItem"]) == (2, 0, 0)
+    # Then: one put of a FIRST item per message, no record item
+    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (2, 0, 0)
     # and every reader gives back exactly the records written
     expected = {(d.message_id, d.subscription_id): d for d in written}
     for message in (first, second):
@@ -128,9 +128,9 @@ def test_what_an_entry_cannot_hold_is_its_destinations_own_item(
     aws_calls.clear()
     store.record_delivered([with_body, retried, *plain, alone])
 
-    # Then: the three plain first tries of one message are one update; the others (a body, a
+    # Then: the three plain first tries of one message are one item; the others (a body, a
     # second attempt, the only one of its message) are put as their own items in one call
-    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1)
+    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 0, 1)
     assert store.get_delivery(TENANT, many.id, SUBSCRIPTIONS[0]) == with_body
     assert store.get_delivery(TENANT, single.id, SUBSCRIPTIONS[0]) == alone
     record = store.get_delivery(TENANT, many.id, SUBSCRIPTIONS[1])
@@ -183,5 +183,23 @@ def test_a_full_first_tries_item_leaves_the_rest_to_their_own_items(
     store.record_delivered(written[MAX_ENTRIES:])
 
     # Then: the item refused them (it stays under 1 KB) and they were put as their own items
-    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1)
+    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1, 1)
+    assert set(store.get_message(TENANT, message.id).deliveries) == set(written)
+
+
+def test_a_messages_later_first_tries_are_added_to_its_item(
+    store: MessageStore, aws_calls: Counter[str]
+) -> None:
+    # Given: a message's first two first tries written by one batch
+    message = _message(1)
+    _publish(store, message)
+    written = [_delivered(message, s) for s in SUBSCRIPTIONS[:5]]
+    store.record_delivered(written[:2])
+
+    # When: the next batch delivers the other three
+    aws_calls.clear()
+    store.record_delivered(written[2:])
+
+    # Then: its put found the item and the update added them: all five read back
+    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1, 0)
     assert set(store.get_message(TENANT, message.id).deliveries) == set(written)

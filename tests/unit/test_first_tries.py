@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomcast.dal import items
-from roomcast.dal.first_tries import MAX_ENTRIES, entry, from_entry, update_request
+from roomcast.dal.first_tries import MAX_ENTRIES, entry, from_entry, new_item, update_request
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot
 from roomcast.domain.models import SubscriptionType
@@ -78,22 +77,9 @@ def test_an_update_is_refused_past_the_items_bound() -> None:
 
 def test_a_full_first_tries_item_is_one_write_unit() -> None:
     # A tenant id of 40 characters, a request of a minute answered with a 3-digit status
-    tenant = "t" * 40
     slow = _first_try(1_795_435_200_000, 59_999, 204, 1_795_435_260_001)
-    request = update_request({f"sub_{n:032x}": entry(slow) or {} for n in range(MAX_ENTRIES)})
-    values = request["ExpressionAttributeValues"]
-    stored: dict[str, object] = {
-        "PK": f"TENANT#{tenant}#MSG#{MESSAGE}",
-        "SK": "FIRST",
-        "entity": values[":entity"]["S"],
-        "ttl": int(values[":ttl"]["N"]),
-        "entries": MAX_ENTRIES,
-    } | {
-        request["ExpressionAttributeNames"][name.replace(":", "#")]: items.from_attributes({"v": value})["v"]
-        for name, value in values.items()
-        if name.startswith(":d")
-    }
-    assert sum(len(name.encode()) + _billed_size(v) for name, v in stored.items()) <= 1024
+    item = new_item("t" * 40, MESSAGE, {f"sub_{n:032x}": entry(slow) or {} for n in range(MAX_ENTRIES)})
+    assert sum(len(name.encode()) + _billed_size(value) for name, value in item.items()) <= 1024
 
 
 def _billed_size(value: object) -> int:

@@ -114,6 +114,19 @@ def is_first_tries(item: items.Item) -> bool:
     return item.get("SK") == FIRST_TRIES_SORT_KEY
 
 
+def new_item(tenant_id: str, message_id: str, entries: Mapping[str, Entry]) -> items.Item:
+    """A message's ``FIRST`` item holding ``entries`` (by subscription id): what a put writes when
+    the message has none yet — the usual case, and a far cheaper request than the update for the
+    emulator."""
+    return {
+        "PK": message_partition_key(tenant_id, message_id),
+        "SK": FIRST_TRIES_SORT_KEY,
+        "entity": FIRST_TRIES_ENTITY,
+        "ttl": ttl(),
+        _COUNT: len(entries),
+    } | {f"{DELIVERY_PREFIX}{subscription_id}": dict(compact) for subscription_id, compact in entries.items()}
+
+
 def update_request(entries: Mapping[str, Entry]) -> dict[str, Any]:
     """UpdateItem arguments adding ``entries`` (by subscription id) to a message's ``FIRST`` item,
     unless it would then hold more than MAX_ENTRIES (its condition refuses the whole update)."""

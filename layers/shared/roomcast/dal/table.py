@@ -64,6 +64,22 @@ class TableAccess:
             return failed[0] if failed else -1
         return None
 
+    def _put_new(self, item: items.Item) -> bool:
+        """Put ``item`` unless an item with its key exists (False then: nothing written). A put's
+        one-clause condition is far cheaper for the emulator than an update of a dozen clauses
+        (~5 against ~20 ms in moto), for the same unit and wait on AWS."""
+        try:
+            self._client.put_item(
+                TableName=self._table_name,
+                Item=items.to_attributes(item),
+                ConditionExpression="attribute_not_exists(PK)",
+            )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
     def _update_if(self, item_key: Key, **request: Any) -> UpdateItemOutputTypeDef | None:
         """UpdateItem of one item of the table under its ``ConditionExpression``: the answer, or
         None when the condition did not hold (any other error raises)."""
