@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
@@ -88,8 +89,8 @@ def test_a_messages_first_tries_are_one_write_and_read_back_as_their_records(
     aws_calls.clear()
     store.record_delivered(written)
 
-    # Then: one put of a FIRST item per message, no record item
-    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (2, 0, 0)
+    # Then: one update of a FIRST item per message, no record item
+    assert (aws_calls["UpdateItem"], aws_calls["PutItem"], aws_calls["BatchWriteItem"]) == (2, 0, 0)
     # and every reader gives back exactly the records written
     expected = {(d.message_id, d.subscription_id): d for d in written}
     for message in (first, second):
@@ -130,7 +131,7 @@ def test_what_an_entry_cannot_hold_is_its_destinations_own_item(
 
     # Then: the three plain first tries of one message are one item; the others (a body, a
     # second attempt, the only one of its message) are put as their own items in one call
-    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 0, 1)
+    assert (aws_calls["UpdateItem"], aws_calls["PutItem"], aws_calls["BatchWriteItem"]) == (1, 0, 1)
     assert store.get_delivery(TENANT, many.id, SUBSCRIPTIONS[0]) == with_body
     assert store.get_delivery(TENANT, single.id, SUBSCRIPTIONS[0]) == alone
     record = store.get_delivery(TENANT, many.id, SUBSCRIPTIONS[1])
@@ -183,7 +184,7 @@ def test_a_full_first_tries_item_leaves_the_rest_to_their_own_items(
     store.record_delivered(written[MAX_ENTRIES:])
 
     # Then: the item refused them (it stays under 1 KB) and they were put as their own items
-    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1, 1)
+    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1)
     assert set(store.get_message(TENANT, message.id).deliveries) == set(written)
 
 
@@ -200,6 +201,25 @@ def test_a_messages_later_first_tries_are_added_to_its_item(
     aws_calls.clear()
     store.record_delivered(written[2:])
 
-    # Then: its put found the item and the update added them: all five read back
-    assert (aws_calls["PutItem"], aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1, 0)
+    # Then: one update added them: all five read back
+    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 0)
     assert set(store.get_message(TENANT, message.id).deliveries) == set(written)
+
+
+def test_a_destination_delivered_twice_reads_as_one_record_on_every_read(store: MessageStore) -> None:
+    # Given: a message's first tries of two destinations, then a duplicate batch that delivered the
+    # first again (a later request) with a third
+    message = _message(1)
+    _publish(store, message)
+    first = _delivered(message, SUBSCRIPTIONS[0])
+    again = replace(first, updated_at=iso_from_ms(PUBLISHED_MS + 5_000))
+    store.record_delivered([first, _delivered(message, SUBSCRIPTIONS[1])])
+    store.record_delivered([again, _delivered(message, SUBSCRIPTIONS[2])])
+
+    # Then: one record for the destination, the same one from every reader
+    records = [
+        d for d in store.get_message(TENANT, message.id).deliveries if d.subscription_id == SUBSCRIPTIONS[0]
+    ]
+    assert len(records) == 1
+    assert records[0] in (first, again)
+    assert store.get_delivery(TENANT, message.id, SUBSCRIPTIONS[0]) == records[0]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomcast.dal.first_tries import MAX_ENTRIES, entry, from_entry, new_item, update_request
+from roomcast.dal.first_tries import MAX_ENTRIES, entry, from_entry, update_request
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot
 from roomcast.domain.models import SubscriptionType
@@ -37,7 +37,7 @@ def test_a_plain_first_try_reads_back_equal(
     delivery = _first_try(started_ms, duration_ms, http_status, started_ms + after_ms)
     compact = entry(delivery)
     assert compact is not None
-    assert from_entry(TENANT, MESSAGE, SUBSCRIPTION, compact) == delivery
+    assert from_entry(TENANT, MESSAGE, compact) == delivery
 
 
 PLAIN = _first_try(1_795_435_200_000, 12, 204, 1_795_435_200_015)
@@ -68,26 +68,28 @@ def test_a_record_that_says_more_keeps_its_own_item(record: Delivery) -> None:
     assert entry(record) is None
 
 
-def test_an_update_is_refused_past_the_items_bound() -> None:
-    request = update_request({f"sub_{n:032x}": entry(PLAIN) or {} for n in range(3)})
-    assert request["ConditionExpression"] == "attribute_not_exists(#count) OR #count <= :room"
-    assert request["ExpressionAttributeValues"][":room"] == {"N": str(MAX_ENTRIES - 3)}
-    assert request["ExpressionAttributeValues"][":added"] == {"N": "3"}
-
-
 def test_a_full_first_tries_item_is_one_write_unit() -> None:
-    # A tenant id of 40 characters, a request of a minute answered with a 3-digit status
+    # A tenant id of 40 characters, ten requests of a minute answered with a 3-digit status
     slow = _first_try(1_795_435_200_000, 59_999, 204, 1_795_435_260_001)
-    item = new_item("t" * 40, MESSAGE, {f"sub_{n:032x}": entry(slow) or {} for n in range(MAX_ENTRIES)})
+    texts = [entry(replace(slow, subscription_id=f"sub_{n:032x}")) for n in range(MAX_ENTRIES)]
+    values = update_request([t for t in texts if t is not None])["ExpressionAttributeValues"]
+    item = {
+        "PK": f"TENANT#{'t' * 40}#MSG#{MESSAGE}",
+        "SK": "FIRST",
+        "entity": values[":entity"]["S"],
+        "ttl": int(values[":ttl"]["N"]),
+        "entries": values[":added"]["SS"],
+    }
+    assert len(item["entries"]) == MAX_ENTRIES
     assert sum(len(name.encode()) + _billed_size(value) for name, value in item.items()) <= 1024
 
 
 def _billed_size(value: object) -> int:
-    """DynamoDB's size of an item (or a value): names and strings in UTF-8, a number 1 byte plus 1
-    per two significant digits, 3 bytes per map plus 1 per element."""
+    """DynamoDB's size of a value: strings in UTF-8, a number 1 byte plus 1 per two significant
+    digits, a set its elements (counted here with 1 byte more each)."""
     if isinstance(value, str):
         return len(value.encode())
     if isinstance(value, int):
         return 1 + (len(str(abs(value)).strip("0") or "0") + 1) // 2
-    assert isinstance(value, dict)
-    return 3 + sum(1 + len(str(k).encode()) + _billed_size(v) for k, v in value.items())
+    assert isinstance(value, list)
+    return sum(1 + _billed_size(v) for v in value)

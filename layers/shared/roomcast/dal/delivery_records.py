@@ -61,15 +61,11 @@ class DeliveryRecords(TableAccess):
         )
 
     def _add_first_tries(self, group: Sequence[tuple[Delivery, first_tries.Entry]]) -> list[Delivery]:
-        """One message's first tries as entries of its ``FIRST`` item — put when the message has
-        none, else added to it: [] when written, else the records (the item would hold more than
-        first_tries.MAX_ENTRIES)."""
+        """One message's first tries added to its ``FIRST`` item: [] when added, else the records
+        (the item would hold more than first_tries.MAX_ENTRIES)."""
         some = group[0][0]
-        entries = {d.subscription_id: compact for d, compact in group}
-        if self._put_new(first_tries.new_item(some.tenant_id, some.message_id, entries)):
-            return []
         item_key = first_tries.first_tries_key(some.tenant_id, some.message_id)
-        added = self._update_if(item_key, **first_tries.update_request(entries))
+        added = self._update_if(item_key, **first_tries.update_request([text for _, text in group]))
         return [] if added is not None else [d for d, _ in group]
 
     def update_delivery(

@@ -1,16 +1,19 @@
 """A message's first-try deliveries in one item (``FIRST`` under its message; ADR 0023, "Issue 29:
 a message's first tries in one item").
 
-| PK                                  | SK        | attributes                                              |
-| ----------------------------------- | --------- | ------------------------------------------------------- |
-| ``TENANT#<tenant>#MSG#<messageId>`` | ``FIRST`` | ``DLV#<subId>`` = ``{at, ms, http, wrote}``, ``entries`` |
+| PK                                  | SK        | attributes                                       |
+| ----------------------------------- | --------- | ------------------------------------------------ |
+| ``TENANT#<tenant>#MSG#<messageId>`` | ``FIRST`` | ``entries``: ``<subId> <at> <ms> <http> <wrote>`` |
+
+(``entries`` is a string set.)
 
 Most deliveries end at their first try: a webhook answering 2xx with no body. Such a record says
 the same thing for every destination — ``delivered``, one attempt, one ``post`` in its history — so
-what tells one from another is its request's start, duration and HTTP status and the record's time.
-A push batch that delivered several destinations of one message at their first try writes them as
-entries of this one item (one UpdateItem, one write unit while the item is under 1 KB) instead of a
-record item each (one unit each).
+what tells one from another is its request's start (``at``, epoch ms), its duration (``ms``), the
+answer's HTTP status (``http``) and when the record was made (``wrote``, ms after the start). A push
+batch that delivered several destinations of one message at their first try adds them to this one
+item (one UpdateItem of one ``ADD`` to a string set, one write unit while the item is under 1 KB)
+instead of writing a record item each (one unit each).
 
 - **What it holds:** only a record that reads back equal to what was written (``entry`` checks the
   round trip): delivered, at the first try, no error, no answer body, not ordered. Any other record
@@ -18,14 +21,15 @@ record item each (one unit each).
 - **Precedence:** an entry here is a delivered webhook, and a delivered webhook is the truth
   whatever a record said before or says after (a late duplicate's, as ``record_delivered``'s
   unconditional put already made it): a reader takes the entry over the destination's own item, and
-  that over the first record inside the message.
+  that over the first record inside the message. Two entries of one destination (a duplicate
+  delivered twice) read as the first of them in text order, on every read.
 - **Bounded:** at most ``MAX_ENTRIES`` entries (the item stays under 1 KB); an update that would go
   past them is refused by its condition and its records are put as their own items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable
 from typing import Any, Final
 
 from roomcast.dal import items
@@ -37,13 +41,12 @@ from roomcast.domain.models import SubscriptionType
 
 FIRST_TRIES_SORT_KEY: Final = "FIRST"
 FIRST_TRIES_ENTITY: Final = "firstTries"
-# An entry is ~75 bytes (its name is the subscription id): ten and the keys stay under 1 KB.
+# An entry is ~65 bytes: ten and the keys stay under 1 KB.
 MAX_ENTRIES: Final = 10
-_COUNT: Final = "entries"
+_ENTRIES: Final = "entries"
 
-# An entry: the request's start (``at``, epoch ms), its duration (``ms``), the answer's HTTP status
-# (``http``), and when the record was made, in ms after the start (``wrote``).
-Entry = dict[str, int]
+# An entry: ``<subscriptionId> <at> <ms> <http> <wrote>`` (module docstring).
+Entry = str
 
 
 def first_tries_key(tenant_id: str, message_id: str) -> Key:
@@ -51,8 +54,8 @@ def first_tries_key(tenant_id: str, message_id: str) -> Key:
 
 
 def entry(delivery: Delivery) -> Entry | None:
-    """The compact entry of a plain first-try 'delivered' record, or None when the record says more
-    than an entry can hold (it is then written as the destination's own item)."""
+    """The entry of a plain first-try 'delivered' record, or None when the record says more than an
+    entry can hold (it is then written as the destination's own item)."""
     if (
         delivery.status is not DeliveryStatus.DELIVERED
         or delivery.attempts != 1
@@ -64,20 +67,18 @@ def entry(delivery: Delivery) -> Entry | None:
     if tried.duration_ms is None or tried.http_status is None:
         return None
     try:
-        compact = {
-            "at": ms_from_iso(tried.started_at),
-            "ms": tried.duration_ms,
-            "http": tried.http_status,
-        }
-        compact["wrote"] = ms_from_iso(delivery.updated_at) - compact["at"]
+        started_ms = ms_from_iso(tried.started_at)
+        wrote_ms = ms_from_iso(delivery.updated_at) - started_ms
     except ValueError:
         return None
-    read_back = from_entry(delivery.tenant_id, delivery.message_id, delivery.subscription_id, compact)
-    return compact if read_back == delivery else None
+    text = f"{delivery.subscription_id} {started_ms} {tried.duration_ms} {tried.http_status} {wrote_ms}"
+    return text if from_entry(delivery.tenant_id, delivery.message_id, text) == delivery else None
 
 
-def from_entry(tenant_id: str, message_id: str, subscription_id: str, compact: Mapping[str, Any]) -> Delivery:
+def from_entry(tenant_id: str, message_id: str, text: Entry) -> Delivery:
     """The record an entry stands for: the destination's delivered first try."""
+    subscription_id, at, ms, http, wrote = text.split(" ")
+    started_ms = int(at)
     return Delivery(
         message_id,
         tenant_id,
@@ -85,75 +86,40 @@ def from_entry(tenant_id: str, message_id: str, subscription_id: str, compact: M
         SubscriptionType.PUSH,
         DeliveryStatus.DELIVERED,
         1,
-        updated_at=iso_from_ms(int(compact["at"]) + int(compact["wrote"])),
-        history=(
-            AttemptRecord(
-                0,
-                AttemptEvent.POST,
-                iso_from_ms(int(compact["at"])),
-                int(compact["ms"]),
-                int(compact["http"]),
-            ),
-        ),
+        updated_at=iso_from_ms(started_ms + int(wrote)),
+        history=(AttemptRecord(0, AttemptEvent.POST, iso_from_ms(started_ms), int(ms), int(http)),),
     )
 
 
 def deliveries_in(item: items.Item) -> dict[str, Delivery]:
     """The records a ``FIRST`` item holds, by subscription id."""
     tenant_id, message_id = _ids(str(item["PK"]))
-    return {
-        name.removeprefix(DELIVERY_PREFIX): from_entry(
-            tenant_id, message_id, name.removeprefix(DELIVERY_PREFIX), value
-        )
-        for name, value in item.items()
-        if name.startswith(DELIVERY_PREFIX)
-    }
+    found: dict[str, Delivery] = {}
+    for text in sorted(item.get(_ENTRIES) or ()):
+        record = from_entry(tenant_id, message_id, text)
+        found.setdefault(record.subscription_id, record)
+    return found
 
 
 def is_first_tries(item: items.Item) -> bool:
     return item.get("SK") == FIRST_TRIES_SORT_KEY
 
 
-def new_item(tenant_id: str, message_id: str, entries: Mapping[str, Entry]) -> items.Item:
-    """A message's ``FIRST`` item holding ``entries`` (by subscription id): what a put writes when
-    the message has none yet — the usual case, and a far cheaper request than the update for the
-    emulator."""
+def update_request(entries: Collection[Entry]) -> dict[str, Any]:
+    """UpdateItem arguments adding ``entries`` to a message's ``FIRST`` item (made by the update
+    when the message has none), unless it would then hold more than MAX_ENTRIES (its condition
+    refuses the whole update). Three clauses whatever the count: the emulator parses each."""
     return {
-        "PK": message_partition_key(tenant_id, message_id),
-        "SK": FIRST_TRIES_SORT_KEY,
-        "entity": FIRST_TRIES_ENTITY,
-        "ttl": ttl(),
-        _COUNT: len(entries),
-    } | {f"{DELIVERY_PREFIX}{subscription_id}": dict(compact) for subscription_id, compact in entries.items()}
-
-
-def update_request(entries: Mapping[str, Entry]) -> dict[str, Any]:
-    """UpdateItem arguments adding ``entries`` (by subscription id) to a message's ``FIRST`` item,
-    unless it would then hold more than MAX_ENTRIES (its condition refuses the whole update)."""
-    names: dict[str, str] = {"#count": _COUNT, "#entity": "entity", "#ttl": "ttl"}
-    values: dict[str, Any] = {
-        ":added": {"N": str(len(entries))},
-        ":room": {"N": str(MAX_ENTRIES - len(entries))},
-        ":entity": {"S": FIRST_TRIES_ENTITY},
-        ":ttl": {"N": str(ttl())},
+        "UpdateExpression": "SET #entity = :entity, #ttl = :ttl ADD #entries :added",
+        "ConditionExpression": "attribute_not_exists(#entries) OR size(#entries) <= :room",
+        "ExpressionAttributeNames": {"#entries": _ENTRIES, "#entity": "entity", "#ttl": "ttl"},
+        "ExpressionAttributeValues": {
+            ":added": {"SS": sorted(entries)},
+            ":room": {"N": str(MAX_ENTRIES - len(entries))},
+            ":entity": {"S": FIRST_TRIES_ENTITY},
+            ":ttl": {"N": str(ttl())},
+        },
     }
-    sets = ["#entity = :entity", "#ttl = :ttl"]
-    for index, (subscription_id, compact) in enumerate(entries.items()):
-        names[f"#d{index}"] = f"{DELIVERY_PREFIX}{subscription_id}"
-        values[f":d{index}"] = items.to_attributes({"v": dict(compact)})["v"]
-        sets.append(f"#d{index} = :d{index}")
-    return {
-        "UpdateExpression": "SET " + ", ".join(sets) + " ADD #count :added",
-        "ConditionExpression": "attribute_not_exists(#count) OR #count <= :room",
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
-    }
-
-
-def _ids(partition_key: str) -> tuple[str, str]:
-    """(tenant id, message id) from ``TENANT#<tenant>#MSG#<messageId>``."""
-    tenant_part, _, message_id = partition_key.rpartition("#MSG#")
-    return tenant_part.removeprefix("TENANT#"), message_id
 
 
 def current_records(rows: Iterable[items.Item]) -> dict[tuple[str, str], Delivery]:
@@ -170,3 +136,9 @@ def current_records(rows: Iterable[items.Item]) -> dict[tuple[str, str], Deliver
     for row in first_tries:
         records |= {(d.message_id, d.subscription_id): d for d in deliveries_in(row).values()}
     return records
+
+
+def _ids(partition_key: str) -> tuple[str, str]:
+    """(tenant id, message id) from ``TENANT#<tenant>#MSG#<messageId>``."""
+    tenant_part, _, message_id = partition_key.rpartition("#MSG#")
+    return tenant_part.removeprefix("TENANT#"), message_id
