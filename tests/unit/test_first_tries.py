@@ -58,10 +58,11 @@ TRIED = PLAIN.history[0]
         replace(PLAIN, subscription_type=SubscriptionType.PULL),
         replace(PLAIN, ordering=KeySlot("room_a", "k", 1)),
         replace(PLAIN, updated_at="2026-11-22T10:00:00.015+01:00"),  # not the form roomcast writes
+        replace(PLAIN, subscription_id="sub a"),
     ],
     ids=[
         "retrying", "second attempt", "answer body", "attempt number", "two entries", "no history",
-        "no status", "error", "pull", "ordered", "offset",
+        "no status", "error", "pull", "ordered", "offset", "id with a space",
     ],
 )  # fmt: skip
 def test_a_record_that_says_more_keeps_its_own_item(record: Delivery) -> None:

@@ -69,10 +69,11 @@ def entry(delivery: Delivery) -> Entry | None:
     try:
         started_ms = ms_from_iso(tried.started_at)
         wrote_ms = ms_from_iso(delivery.updated_at) - started_ms
-    except ValueError:
+        text = f"{delivery.subscription_id} {started_ms} {tried.duration_ms} {tried.http_status} {wrote_ms}"
+        read_back = from_entry(delivery.tenant_id, delivery.message_id, text)
+    except ValueError:  # a time roomcast does not write, or an id that is not one word
         return None
-    text = f"{delivery.subscription_id} {started_ms} {tried.duration_ms} {tried.http_status} {wrote_ms}"
-    return text if from_entry(delivery.tenant_id, delivery.message_id, text) == delivery else None
+    return text if read_back == delivery else None
 
 
 def from_entry(tenant_id: str, message_id: str, text: Entry) -> Delivery:
