@@ -40,6 +40,7 @@ from roomcast.domain.messages import (
     TrackedMessage,
     first_record,
 )
+from roomcast.domain.models import SubscriptionType
 from roomcast.errors import NotFound
 
 # Writes of one batch publish running at once (PutItems of keyed messages, BatchWriteItems).
@@ -203,8 +204,11 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
         records."""
         page = self._room_index.page(tenant_id, owed.room_id, limit, start, until=owed.published_until)
         wanted = list(owed.subscriptions)
+        # Only a PUSH destination's first try can be a FIRST entry.
+        pushed = SubscriptionType.PUSH in owed.subscriptions.values()
+        message_keys = (MESSAGE_SORT_KEY, FIRST_TRIES_SORT_KEY) if pushed else (MESSAGE_SORT_KEY,)
         found_items = self._batch_get(
-            [key(row["PK"], sk) for row in page.rows for sk in (MESSAGE_SORT_KEY, FIRST_TRIES_SORT_KEY)]
+            [key(row["PK"], sk) for row in page.rows for sk in message_keys]
             + [key(row["PK"], f"{DELIVERY_PREFIX}{s}") for row in page.rows for s in wanted]
         )
         stored = {row["id"]: message_from_item(row) for row in found_items if row["SK"] == MESSAGE_SORT_KEY}
