@@ -258,11 +258,26 @@ class FakeMessages:
     def mark_sent(self, tenant_id: str, message_id: str) -> None:
         self.unsent.pop((tenant_id, message_id), None)
 
-    def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
-        # A put: the record (and its history) as given.
-        self.written.extend(deliveries)
+    def record_first_tries(self, deliveries: Sequence[Delivery]) -> None:
+        # Delivered: a put, the record (and its history) as given; retrying: as update_delivery.
+        # One per destination, its delivered try where the batch holds two.
+        unique: dict[tuple[str, str], Delivery] = {}
+        for delivery in deliveries:
+            held = unique.get((delivery.message_id, delivery.subscription_id))
+            if held is None or delivery.status is DeliveryStatus.DELIVERED:
+                unique[(delivery.message_id, delivery.subscription_id)] = delivery
+        for delivery in unique.values():
+            if delivery.status is DeliveryStatus.DELIVERED:
+                self.written.append(delivery)
+            else:
+                self._update(delivery)
 
     def update_delivery(
+        self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
+    ) -> bool:
+        return self._update(delivery, force=force, only_if_attempts_below=only_if_attempts_below)
+
+    def _update(
         self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
     ) -> bool:
         current = self.current(delivery.tenant_id, delivery.message_id, delivery.subscription_id)

@@ -1,4 +1,4 @@
-"""A message's delivered first tries in one FIRST item, against the emulator (roomcast.dal.first_tries,
+"""A message's first tries in one FIRST item, against the emulator (roomcast.dal.first_tries,
 ADR 0023 "Issue 29: a message's first tries in one item"): a push batch's plain first tries of one
 message are one UpdateItem; every reader sees them as the records they stand for, and over any record
 a late duplicate writes; what an entry cannot hold is its destination's own item, as before."""
@@ -87,7 +87,7 @@ def test_a_messages_first_tries_are_one_write_and_read_back_as_their_records(
 
     # When: a push batch delivered all ten at their first try
     aws_calls.clear()
-    store.record_delivered(written)
+    store.record_first_tries(written)
 
     # Then: one update of a FIRST item per message, no record item
     assert (aws_calls["UpdateItem"], aws_calls["PutItem"], aws_calls["BatchWriteItem"]) == (2, 0, 0)
@@ -127,7 +127,7 @@ def test_what_an_entry_cannot_hold_is_its_destinations_own_item(
 
     # When: one batch delivers them all
     aws_calls.clear()
-    store.record_delivered([with_body, retried, *plain, alone])
+    store.record_first_tries([with_body, retried, *plain, alone])
 
     # Then: the three plain first tries of one message are one item; the others (a body, a
     # second attempt, the only one of its message) are put as their own items in one call
@@ -145,7 +145,7 @@ def test_a_late_duplicates_record_does_not_undo_a_delivered_first_try(store: Mes
     message = _message(1)
     _publish(store, message)
     delivered = [_delivered(message, s) for s in SUBSCRIPTIONS[:5]]
-    store.record_delivered(delivered)
+    store.record_first_tries(delivered)
 
     # and another message whose first try failed (no FIRST entry)
     other = _message(2, SUBSCRIPTIONS[:1])
@@ -177,11 +177,11 @@ def test_a_full_first_tries_item_leaves_the_rest_to_their_own_items(
     message = _message(1, SUBSCRIPTIONS)
     _publish(store, message)
     written = [_delivered(message, s) for s in SUBSCRIPTIONS]
-    store.record_delivered(written[:MAX_ENTRIES])
+    store.record_first_tries(written[:MAX_ENTRIES])
 
     # When: a later batch delivers the last two
     aws_calls.clear()
-    store.record_delivered(written[MAX_ENTRIES:])
+    store.record_first_tries(written[MAX_ENTRIES:])
 
     # Then: the item refused them (it stays under 1 KB) and they were put as their own items
     assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 1)
@@ -195,11 +195,11 @@ def test_a_messages_later_first_tries_are_added_to_its_item(
     message = _message(1)
     _publish(store, message)
     written = [_delivered(message, s) for s in SUBSCRIPTIONS[:5]]
-    store.record_delivered(written[:2])
+    store.record_first_tries(written[:2])
 
     # When: the next batch delivers the other three
     aws_calls.clear()
-    store.record_delivered(written[2:])
+    store.record_first_tries(written[2:])
 
     # Then: one update added them: all five read back
     assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (1, 0)
@@ -213,8 +213,8 @@ def test_a_destination_delivered_twice_reads_as_one_record_on_every_read(store: 
     _publish(store, message)
     first = _delivered(message, SUBSCRIPTIONS[0])
     again = replace(first, updated_at=iso_from_ms(PUBLISHED_MS + 5_000))
-    store.record_delivered([first, _delivered(message, SUBSCRIPTIONS[1])])
-    store.record_delivered([again, _delivered(message, SUBSCRIPTIONS[2])])
+    store.record_first_tries([first, _delivered(message, SUBSCRIPTIONS[1])])
+    store.record_first_tries([again, _delivered(message, SUBSCRIPTIONS[2])])
 
     # Then: one record for the destination, the same one from every reader
     records = [
@@ -223,3 +223,99 @@ def test_a_destination_delivered_twice_reads_as_one_record_on_every_read(store: 
     assert len(records) == 1
     assert records[0] in (first, again)
     assert store.get_delivery(TENANT, message.id, SUBSCRIPTIONS[0]) == records[0]
+
+
+def _failed(message: Message, subscription_id: str, *, error: str = "HTTP 503") -> Delivery:
+    """The record a push batch writes for a first try that failed and is retried in 1 s."""
+    started_ms = PUBLISHED_MS + 40 + int(subscription_id[-2:], 16)
+    tried = AttemptRecord(0, AttemptEvent.POST, iso_from_ms(started_ms), 12, 503, error)
+    return Delivery(
+        message.id, TENANT, subscription_id, SubscriptionType.PUSH, DeliveryStatus.RETRYING, 1, error,
+        iso_from_ms(started_ms + 1_012), updated_at=iso_from_ms(started_ms + 13), history=(tried,),
+    )  # fmt: skip
+
+
+def test_a_failed_first_try_shares_the_item_and_every_reader_sees_it_retrying(
+    store: MessageStore, aws_calls: Counter[str]
+) -> None:
+    # Given: a message to five subscriptions
+    message = _message(1)
+    _publish(store, message)
+    written = [_delivered(message, s) for s in SUBSCRIPTIONS[:4]] + [_failed(message, SUBSCRIPTIONS[4])]
+
+    # When: a push batch delivered four at their first try, and the fifth failed
+    aws_calls.clear()
+    store.record_first_tries(written)
+
+    # Then: one update for the five, no record item
+    assert (aws_calls["UpdateItem"], aws_calls["PutItem"], aws_calls["BatchWriteItem"]) == (1, 0, 0)
+    # and every reader gives back the records written: the failed one retrying, with its error,
+    # its due time and its attempt; it is owed (a Clear All or a retry-now finds it)
+    assert set(store.get_message(TENANT, message.id).deliveries) == set(written)
+    assert store.get_delivery(TENANT, message.id, SUBSCRIPTIONS[4]) == written[4]
+    listed = store.list_room_messages(TENANT, ROOM, 10, None, MessageFilter())
+    assert set(listed.items[0].deliveries) == set(written)
+    owed = store.open_deliveries(
+        TENANT, OwedFilter(ROOM, dict.fromkeys(SUBSCRIPTIONS[:5], SubscriptionType.PUSH)), None, 10
+    )
+    assert owed.found == [(message.id, written[4])]
+
+
+def test_a_retrying_entry_gives_way_to_what_happens_after_it(store: MessageStore) -> None:
+    # Given: three destinations' first tries failed, as entries of their message's item
+    message = _message(1)
+    _publish(store, message)
+    failed = [_failed(message, s) for s in SUBSCRIPTIONS[:3]]
+    store.record_first_tries(failed)
+
+    # When: the first one's retry is delivered, the second is cleared (a Clear All), and a retry-now
+    # claims the third and makes it due now
+    retried = Delivery(
+        message.id, TENANT, SUBSCRIPTIONS[0], SubscriptionType.PUSH, DeliveryStatus.DELIVERED, 2,
+        history=(AttemptRecord(1, AttemptEvent.POST, iso_from_ms(PUBLISHED_MS + 2_000), 9, 200),),
+    )  # fmt: skip
+    assert store.update_delivery(retried)
+    cleared = replace(failed[1], status=DeliveryStatus.CLEARED, next_attempt_at=None, history=())
+    assert store.update_delivery(replace(cleared, updated_at=iso_from_ms(PUBLISHED_MS + 3_000)))
+    now_ms = PUBLISHED_MS + 100
+    assert store.claim_retry(failed[2], "claim-1", now_ms)
+    assert not store.claim_retry(failed[2], "claim-2", now_ms)  # held by the first
+    moved = replace(
+        failed[2], next_attempt_at=iso_from_ms(now_ms), updated_at=iso_from_ms(now_ms), history=()
+    )
+    assert store.move_claimed_retry(moved, "claim-1")
+
+    # Then: every reader reads the destinations' own items: delivered at the retry, cleared, and
+    # due now with the first try's history kept
+    records = {d.subscription_id: d for d in store.get_message(TENANT, message.id).deliveries}
+    delivered, cleared_read = records[SUBSCRIPTIONS[0]], records[SUBSCRIPTIONS[1]]
+    assert (delivered.status, delivered.attempts) == (DeliveryStatus.DELIVERED, 2)
+    assert delivered.history == failed[0].history + retried.history
+    assert (cleared_read.status, cleared_read.history) == (DeliveryStatus.CLEARED, failed[1].history)
+    assert records[SUBSCRIPTIONS[2]].next_attempt_at == iso_from_ms(now_ms)
+    assert records[SUBSCRIPTIONS[2]].history == failed[2].history
+    for subscription_id in SUBSCRIPTIONS[:3]:
+        assert store.get_delivery(TENANT, message.id, subscription_id) == records[subscription_id]
+    owed = store.open_deliveries(
+        TENANT, OwedFilter(ROOM, dict.fromkeys(SUBSCRIPTIONS[:3], SubscriptionType.PUSH)), None, 10
+    )
+    assert [d.subscription_id for _, d in owed.found] == [SUBSCRIPTIONS[2]]
+
+
+def test_a_failed_first_try_never_undoes_an_end(store: MessageStore) -> None:
+    # Given: a message whose first destination was cleared before its first try's record was written
+    message = _message(1)
+    _publish(store, message)
+    failed = [_failed(message, s) for s in SUBSCRIPTIONS[:2]]
+    cleared = replace(failed[0], status=DeliveryStatus.CLEARED, next_attempt_at=None, history=())
+    assert store.update_delivery(replace(cleared, updated_at=iso_from_ms(PUBLISHED_MS)))
+
+    # When: the batch writes the failed first tries, one of them a second time (a duplicate envelope)
+    # beside its delivered try
+    store.record_first_tries([*failed, _delivered(message, SUBSCRIPTIONS[1])])
+
+    # Then: the first stays cleared, and the second is delivered, on every read
+    records = {d.subscription_id: d for d in store.get_message(TENANT, message.id).deliveries}
+    assert records[SUBSCRIPTIONS[0]].status is DeliveryStatus.CLEARED
+    assert records[SUBSCRIPTIONS[1]] == _delivered(message, SUBSCRIPTIONS[1])
+    assert store.get_delivery(TENANT, message.id, SUBSCRIPTIONS[0]) == records[SUBSCRIPTIONS[0]]

@@ -3,9 +3,11 @@ only module of the push function that writes a delivery's record.
 
 Each plan sends first (a hop, a hold, a retry, a failover) and records second, so a crash in
 between repeats the work — a duplicate webhook at worst — and never loses the message. A batch's
-``delivered`` records are written together by ``finish_batch`` before the batch is acknowledged
-(docs/decisions/0013-push-batch-bookkeeping.md): a destination's first attempt ever in one batch
-of puts, any other (its record has a history) appended to its record one by one."""
+``delivered`` records, and the ``retrying`` records of first attempts (their retries already
+sent), are written together by ``finish_batch`` before the batch is acknowledged
+(docs/decisions/0013-push-batch-bookkeeping.md, docs/decisions/0023-write-units.md): destinations'
+first attempts ever together (roomcast.dal.first_tries), any other delivered one (its record has a
+history) appended to its record one by one."""
 
 from __future__ import annotations
 
@@ -58,8 +60,9 @@ class PushApply:
     clock: Callable[[], int] = now_ms
     # Retry waits past the crossover on a schedule (LongRetriesOnScheduler); None: SQS delays only.
     long_waits: LongWaits | None = None
-    # The batch's 'delivered' records, each with whether it is its destination's first attempt ever.
-    _delivered: list[tuple[Delivery, bool]] = field(default_factory=list)
+    # The records finish_batch writes: 'delivered' ones, each with whether it is its destination's
+    # first attempt ever, and first attempts' 'retrying' ones.
+    _batched: list[tuple[Delivery, bool]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, envelope: Envelope, plan: Plan, lane: Lane = Lane.FAST) -> DeliveryOutcome:
@@ -107,20 +110,20 @@ class PushApply:
                 raise TypeError(f"not a plan to apply: {plan!r}")
 
     def finish_batch(self) -> None:
-        """Write the batch's 'delivered' records (one call per 25 first attempts)."""
+        """Write the batch's 'delivered' records and its first attempts' 'retrying' ones."""
         with self._lock:
-            delivered, self._delivered = self._delivered, []
-        first_tries = [record for record, first in delivered if first]
+            batched, self._batched = self._batched, []
+        first_tries = [record for record, first in batched if first]
         if first_tries:
-            self.messages.record_delivered(first_tries)
-        for later in (record for record, first in delivered if not first):
+            self.messages.record_first_tries(first_tries)
+        for later in (record for record, first in batched if not first):
             self.messages.update_delivery(later)
 
     def _deliver(self, envelope: Envelope, plan: Deliver) -> DeliveryOutcome:
         self._log_posted(envelope, plan.posted)
         record = envelope.record(PUSH, DeliveryStatus.DELIVERED, envelope.attempt + 1, history=plan.history)
         with self._lock:
-            self._delivered.append((record, envelope.attempt == 0 and envelope.queued_at_ms == 0))
+            self._batched.append((record, _first_ever(envelope)))
         posted = plan.posted
         self._log(LogEvent.DELIVERED, envelope, http_status=posted.http_status, latency_ms=posted.latency_ms)
         if plan.disable is not None:  # delivered, and the receiver asks for nothing more
@@ -131,9 +134,13 @@ class PushApply:
         self._log_posted(envelope, plan.posted)
         retry = envelope.next_attempt(plan.next_attempt, plan.delay_ms, plan.due_at_ms)
         self._send_later(retry, plan.due_at_ms, lane)
-        error = plan.posted.error
-        due = iso_from_ms(plan.due_at_ms)
-        self._record(envelope, DeliveryStatus.RETRYING, envelope.attempt + 1, error, due, plan.history)
+        error, due, made = plan.posted.error, iso_from_ms(plan.due_at_ms), envelope.attempt + 1
+        record = envelope.record(PUSH, DeliveryStatus.RETRYING, made, error, due, plan.history)
+        if _first_ever(envelope):  # with the batch's other first tries (its retry is sent already)
+            with self._lock:
+                self._batched.append((record, True))
+        else:
+            self.messages.update_delivery(record)
         self._log(
             LogEvent.RETRY_SCHEDULED,
             envelope,
@@ -212,3 +219,8 @@ class PushApply:
     def _log(self, event: LogEvent, envelope: Envelope, **details: Detail) -> None:
         """A delivery-log record of this envelope's current attempt."""
         self.log.add(LogRecord.about(envelope, event, PUSH, attempt=envelope.attempt, **details))
+
+
+def _first_ever(envelope: Envelope) -> bool:
+    """The destination's first attempt ever (not a retry, a hop's or a hold's return, a replay)."""
+    return envelope.attempt == 0 and envelope.queued_at_ms == 0

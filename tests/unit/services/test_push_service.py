@@ -144,8 +144,9 @@ def test_a_5xx_is_retried_after_the_backoff_delay_on_the_tenants_group() -> None
     push = Push()
     service = push.service(ScriptedWebhook([answer(503)]))
 
-    # When
+    # When: an envelope of a batch, and the batch's end (a first try's record is written there)
     outcome = service.deliver(push.envelope())
+    service.apply.finish_batch()
 
     # Then
     assert outcome is DeliveryOutcome.RETRY
@@ -347,10 +348,10 @@ def test_a_host_that_does_not_resolve_at_delivery_time_is_retried_like_a_network
     # Given: DNS fails for a moment
     push = Push()
 
-    # When
-    outcome = push.service(ScriptedWebhook([PushUrlUnresolvable("host 'x' does not resolve")])).deliver(
-        push.envelope()
-    )
+    # When: the batch's end writes its first tries' records
+    service = push.service(ScriptedWebhook([PushUrlUnresolvable("host 'x' does not resolve")]))
+    outcome = service.deliver(push.envelope())
+    service.apply.finish_batch()
 
     # Then
     assert outcome is DeliveryOutcome.RETRY

@@ -37,9 +37,9 @@ class WhoWrites(FakeMessages):
         self._caller()
         return super().update_delivery(delivery, force=force, only_if_attempts_below=only_if_attempts_below)
 
-    def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
+    def record_first_tries(self, deliveries: Sequence[Delivery]) -> None:
         self._caller()
-        super().record_delivered(deliveries)
+        super().record_first_tries(deliveries)
 
 
 def _push(**subscription: Any) -> Push:

@@ -27,14 +27,20 @@ RETRY_CLAIM_MS: Final = 30_000
 
 
 class DeliveryRecords(TableAccess):
-    def record_delivered(self, deliveries: Sequence[Delivery]) -> None:
-        """Write 'delivered' records. Unconditional on purpose: a delivered webhook is the truth,
-        whatever an earlier (or a duplicate's) record said. Plain first tries of one message, two
-        or more, are entries of its ``FIRST`` item (one update, one write unit:
-        roomcast.dal.first_tries); every other record is its own item, put in batches of 25."""
+    def record_first_tries(self, deliveries: Sequence[Delivery]) -> None:
+        """Write a push batch's first tries' records: 'delivered' unconditionally, on purpose (a
+        delivered webhook is the truth, whatever an earlier or a duplicate's record said),
+        'retrying' as ``update_delivery`` does (never over a record that ended). Plain first tries
+        of one message, two or more, are entries of its ``FIRST`` item (one update, one write
+        unit: roomcast.dal.first_tries); every other record is its own item, delivered ones put in
+        batches of 25."""
         # One write per record: a batch may hold the same delivery twice (a duplicate envelope
-        # after a crash), which BatchWriteItem refuses as a whole.
-        unique = {(d.message_id, d.subscription_id): d for d in deliveries}
+        # after a crash), which BatchWriteItem refuses as a whole; its delivered try is the one.
+        unique: dict[tuple[str, str], Delivery] = {}
+        for delivery in deliveries:
+            held = unique.get((delivery.message_id, delivery.subscription_id))
+            if held is None or delivery.status is DeliveryStatus.DELIVERED:
+                unique[(delivery.message_id, delivery.subscription_id)] = delivery
         by_message: dict[tuple[str, str], list[tuple[Delivery, first_tries.Entry]]] = {}
         own: list[Delivery] = []
         for delivery in unique.values():
@@ -47,13 +53,24 @@ class DeliveryRecords(TableAccess):
         grouped = [group for group in by_message.values() if len(group) > 1]
         own += [d for group in by_message.values() if len(group) == 1 for d, _ in group]
         if not grouped:
-            self._put_records(own)
+            self._write_own(own)
             return
-        with ThreadPoolExecutor(max_workers=min(len(grouped) + 1, 10)) as pool:
-            putting = pool.submit(self._put_records, own)
+        delivered = [d for d in own if d.status is DeliveryStatus.DELIVERED]
+        others = [d for d in own if d.status is not DeliveryStatus.DELIVERED]
+        with ThreadPoolExecutor(max_workers=min(len(grouped) + len(others) + 1, 10)) as pool:
+            putting = pool.submit(self._put_records, delivered)
+            updating = [pool.submit(self.update_delivery, d) for d in others]
             not_added = [d for refused in pool.map(self._add_first_tries, grouped) for d in refused]
             putting.result()
-        self._put_records(not_added)  # a FIRST item that is full: rare, a message of many destinations
+            for update in updating:
+                update.result()
+        self._write_own(not_added)  # a FIRST item that is full: rare, a message of many destinations
+
+    def _write_own(self, deliveries: Sequence[Delivery]) -> None:
+        """First tries' records as their destinations' own items (``record_first_tries``)."""
+        self._put_records([d for d in deliveries if d.status is DeliveryStatus.DELIVERED])
+        for other in (d for d in deliveries if d.status is not DeliveryStatus.DELIVERED):
+            self.update_delivery(other)
 
     def _put_records(self, deliveries: Sequence[Delivery]) -> None:
         self._batch_write(
@@ -153,7 +170,15 @@ class DeliveryRecords(TableAccess):
         """Claim a retrying delivery for one retry-now: only while it is still retrying, due when
         ``delivery`` (as read) said and later than now (one made due already has nothing to
         wait for), and no other retry-now holds a claim younger than RETRY_CLAIM_MS. Of
-        concurrent retry-nows on one delivery exactly one gets it."""
+        concurrent retry-nows on one delivery exactly one gets it. A first try's record read from
+        its message's ``FIRST`` entry has no item to hold the claim: it is put first, as read (only
+        where the destination has no item), and claimed there."""
+        if self._claim(delivery, claim, now_ms):
+            return True
+        from_entry = delivery.attempts == 1 and self._create_delivery(delivery)
+        return from_entry and self._claim(delivery, claim, now_ms)
+
+    def _claim(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
         claimed = self._update_if(
             _key(delivery),
             UpdateExpression="SET #claim = :claim, #claimedAt = :now",
