@@ -319,3 +319,20 @@ def test_a_failed_first_try_never_undoes_an_end(store: MessageStore) -> None:
     assert records[SUBSCRIPTIONS[0]].status is DeliveryStatus.CLEARED
     assert records[SUBSCRIPTIONS[1]] == _delivered(message, SUBSCRIPTIONS[1])
     assert store.get_delivery(TENANT, message.id, SUBSCRIPTIONS[0]) == records[SUBSCRIPTIONS[0]]
+
+
+def test_a_failed_first_try_alone_in_its_batch_is_its_own_record(
+    store: MessageStore, aws_calls: Counter[str]
+) -> None:
+    # Given: three messages, each to one subscription
+    messages = [_message(n, SUBSCRIPTIONS[:1]) for n in (1, 2, 3)]
+    _publish(store, *messages)
+    failed = [_failed(m, SUBSCRIPTIONS[0]) for m in messages]
+
+    # When: one batch's first tries of the three failed (each the only one of its message)
+    aws_calls.clear()
+    store.record_first_tries(failed)
+
+    # Then: each is its destination's own record, written by its own conditional update
+    assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (3, 0)
+    assert [store.get_delivery(TENANT, m.id, SUBSCRIPTIONS[0]) for m in messages] == failed

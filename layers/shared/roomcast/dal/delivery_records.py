@@ -52,11 +52,12 @@ class DeliveryRecords(TableAccess):
                 by_message.setdefault(message, []).append((delivery, compact))
         grouped = [group for group in by_message.values() if len(group) > 1]
         own += [d for group in by_message.values() if len(group) == 1 for d, _ in group]
-        if not grouped:
-            self._write_own(own)
-            return
         delivered = [d for d in own if d.status is DeliveryStatus.DELIVERED]
         others = [d for d in own if d.status is not DeliveryStatus.DELIVERED]
+        if not grouped and len(others) <= 1:
+            self._write_own(own)
+            return
+        # Side by side: the items' put, the other records' conditional updates, the FIRST updates.
         with ThreadPoolExecutor(max_workers=min(len(grouped) + len(others) + 1, 10)) as pool:
             putting = pool.submit(self._put_records, delivered)
             updating = [pool.submit(self.update_delivery, d) for d in others]
