@@ -54,8 +54,8 @@ class DeliveryRecords(TableAccess):
         own += [d for group in by_message.values() if len(group) == 1 for d, _ in group]
         delivered = [d for d in own if d.status is DeliveryStatus.DELIVERED]
         others = [d for d in own if d.status is not DeliveryStatus.DELIVERED]
-        if not grouped and len(others) <= 1:
-            self._write_own(own)
+        if not grouped and not others:
+            self._put_records(delivered)
             return
         # Side by side: the items' put, the other records' conditional updates, the FIRST updates.
         with ThreadPoolExecutor(max_workers=min(len(grouped) + len(others) + 1, 10)) as pool:
