@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from roomcast.dal.catalog_keys import FailoverLink
 from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
 from roomcast.dal.delivery_records import RETRY_CLAIM_MS
+from roomcast.dal.first_tries import one_per_destination
 from roomcast.dal.flow_gate import FlowKey, RateAnswer, RateKey
 from roomcast.dal.messages import DeliveryPage, MessageExists
 from roomcast.dal.pages import Page, Position
@@ -260,13 +261,7 @@ class FakeMessages:
 
     def record_first_tries(self, deliveries: Sequence[Delivery]) -> None:
         # Delivered: a put, the record (and its history) as given; retrying: as update_delivery.
-        # One per destination, its delivered try where the batch holds two.
-        unique: dict[tuple[str, str], Delivery] = {}
-        for delivery in deliveries:
-            held = unique.get((delivery.message_id, delivery.subscription_id))
-            if held is None or delivery.status is DeliveryStatus.DELIVERED:
-                unique[(delivery.message_id, delivery.subscription_id)] = delivery
-        for delivery in unique.values():
+        for delivery in one_per_destination(deliveries):
             if delivery.status is DeliveryStatus.DELIVERED:
                 self.written.append(delivery)
             else:

@@ -123,7 +123,7 @@ class PushApply:
         self._log_posted(envelope, plan.posted)
         record = envelope.record(PUSH, DeliveryStatus.DELIVERED, envelope.attempt + 1, history=plan.history)
         with self._lock:
-            self._batched.append((record, _first_ever(envelope)))
+            self._batched.append((record, envelope.first_attempt_ever))
         posted = plan.posted
         self._log(LogEvent.DELIVERED, envelope, http_status=posted.http_status, latency_ms=posted.latency_ms)
         if plan.disable is not None:  # delivered, and the receiver asks for nothing more
@@ -136,7 +136,7 @@ class PushApply:
         self._send_later(retry, plan.due_at_ms, lane)
         error, due, made = plan.posted.error, iso_from_ms(plan.due_at_ms), envelope.attempt + 1
         record = envelope.record(PUSH, DeliveryStatus.RETRYING, made, error, due, plan.history)
-        if _first_ever(envelope):  # with the batch's other first tries (its retry is sent already)
+        if envelope.first_attempt_ever:  # with the batch's other first tries (its retry is sent already)
             with self._lock:
                 self._batched.append((record, True))
         else:
@@ -219,8 +219,3 @@ class PushApply:
     def _log(self, event: LogEvent, envelope: Envelope, **details: Detail) -> None:
         """A delivery-log record of this envelope's current attempt."""
         self.log.add(LogRecord.about(envelope, event, PUSH, attempt=envelope.attempt, **details))
-
-
-def _first_ever(envelope: Envelope) -> bool:
-    """The destination's first attempt ever (not a retry, a hop's or a hold's return, a replay)."""
-    return envelope.attempt == 0 and envelope.queued_at_ms == 0

@@ -34,16 +34,10 @@ class DeliveryRecords(TableAccess):
         of one message, two or more, are entries of its ``FIRST`` item (one update, one write
         unit: roomcast.dal.first_tries); every other record is its own item, delivered ones put in
         batches of 25."""
-        # One write per record: a batch may hold the same delivery twice (a duplicate envelope
-        # after a crash), which BatchWriteItem refuses as a whole; its delivered try is the one.
-        unique: dict[tuple[str, str], Delivery] = {}
-        for delivery in deliveries:
-            held = unique.get((delivery.message_id, delivery.subscription_id))
-            if held is None or delivery.status is DeliveryStatus.DELIVERED:
-                unique[(delivery.message_id, delivery.subscription_id)] = delivery
+        # One write per record: BatchWriteItem refuses a batch that writes one item twice.
         by_message: dict[tuple[str, str], list[tuple[Delivery, first_tries.Entry]]] = {}
         own: list[Delivery] = []
-        for delivery in unique.values():
+        for delivery in first_tries.one_per_destination(deliveries):
             compact = first_tries.entry(delivery)
             if compact is None:
                 own.append(delivery)
@@ -52,26 +46,27 @@ class DeliveryRecords(TableAccess):
                 by_message.setdefault(message, []).append((delivery, compact))
         grouped = [group for group in by_message.values() if len(group) > 1]
         own += [d for group in by_message.values() if len(group) == 1 for d, _ in group]
-        delivered = [d for d in own if d.status is DeliveryStatus.DELIVERED]
-        others = [d for d in own if d.status is not DeliveryStatus.DELIVERED]
-        if not grouped and not others:
-            self._put_records(delivered)
+        if not grouped:
+            self._write_own(own)
             return
-        # Side by side: the items' put, the other records' conditional updates, the FIRST updates.
-        with ThreadPoolExecutor(max_workers=min(len(grouped) + len(others) + 1, 10)) as pool:
-            putting = pool.submit(self._put_records, delivered)
-            updating = [pool.submit(self.update_delivery, d) for d in others]
+        with ThreadPoolExecutor(max_workers=min(len(grouped) + 1, 10)) as pool:
+            writing = pool.submit(self._write_own, own)
             not_added = [d for refused in pool.map(self._add_first_tries, grouped) for d in refused]
-            putting.result()
-            for update in updating:
-                update.result()
+            writing.result()
         self._write_own(not_added)  # a FIRST item that is full: rare, a message of many destinations
 
     def _write_own(self, deliveries: Sequence[Delivery]) -> None:
-        """First tries' records as their destinations' own items (``record_first_tries``)."""
-        self._put_records([d for d in deliveries if d.status is DeliveryStatus.DELIVERED])
-        for other in (d for d in deliveries if d.status is not DeliveryStatus.DELIVERED):
-            self.update_delivery(other)
+        """First tries' records as their destinations' own items, side by side: the delivered ones
+        put in batches of 25, the others updated one by one under their condition."""
+        delivered = [d for d in deliveries if d.status is DeliveryStatus.DELIVERED]
+        others = [d for d in deliveries if d.status is not DeliveryStatus.DELIVERED]
+        if not others:
+            self._put_records(delivered)
+            return
+        with ThreadPoolExecutor(max_workers=min(len(others) + 1, 10)) as pool:
+            putting = pool.submit(self._put_records, delivered)
+            list(pool.map(self.update_delivery, others))
+            putting.result()
 
     def _put_records(self, deliveries: Sequence[Delivery]) -> None:
         self._batch_write(
@@ -176,8 +171,8 @@ class DeliveryRecords(TableAccess):
         where the destination has no item), and claimed there."""
         if self._claim(delivery, claim, now_ms):
             return True
-        from_entry = delivery.attempts == 1 and self._create_delivery(delivery)
-        return from_entry and self._claim(delivery, claim, now_ms)
+        put_as_read = delivery.attempts == 1 and self._create_delivery(delivery)
+        return put_as_read and self._claim(delivery, claim, now_ms)
 
     def _claim(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
         claimed = self._update_if(

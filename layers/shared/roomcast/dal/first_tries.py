@@ -94,6 +94,22 @@ def entry(delivery: Delivery) -> Entry | None:
     return text if fits and read_back == delivery else None
 
 
+def one_per_destination(deliveries: Iterable[Delivery]) -> list[Delivery]:
+    """A batch's first tries, one per destination: a batch may hold one destination twice (a
+    duplicate envelope after a crash); its delivered try wins, else the first given."""
+    kept: dict[tuple[str, str], Delivery] = {}
+    for delivery in deliveries:
+        destination = (delivery.message_id, delivery.subscription_id)
+        held = kept.get(destination)
+        if held is None or _delivered_over(delivery, held):
+            kept[destination] = delivery
+    return list(kept.values())
+
+
+def _delivered_over(delivery: Delivery, held: Delivery) -> bool:
+    return delivery.status is DeliveryStatus.DELIVERED and held.status is not DeliveryStatus.DELIVERED
+
+
 def from_entry(tenant_id: str, message_id: str, text: Entry) -> Delivery:
     """The record an entry stands for: the destination's first try, delivered or retrying."""
     fields = text.split(" ", 6)
@@ -130,7 +146,7 @@ def deliveries_in(item: items.Item) -> dict[str, Delivery]:
     for text in sorted(item.get(_ENTRIES) or ()):
         record = from_entry(tenant_id, message_id, text)
         held = found.get(record.subscription_id)
-        if held is None or (held.status is not record.status and record.status is DeliveryStatus.DELIVERED):
+        if held is None or _delivered_over(record, held):
             found[record.subscription_id] = record
     return found
 

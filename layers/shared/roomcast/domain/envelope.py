@@ -55,6 +55,12 @@ class Envelope:
             cleared_before_ms is not None and (self.queued_at_ms or self.published_at_ms) <= cleared_before_ms
         )
 
+    @property
+    def first_attempt_ever(self) -> bool:
+        """Its destination's first attempt ever: attempt 0 as published (a hop's or a hold's return
+        of it included), not a retry, a replay or a retry-now, which queue it again."""
+        return self.attempt == 0 and self.queued_at_ms == 0
+
     def to_json(self) -> str:
         return json.dumps({"v": ENVELOPE_VERSION, **asdict(self)}, separators=(",", ":"))
 
