@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.compaction_duckdb import differing_records, duckdb_compaction
+from bench.compaction_floor import floor_compaction
 from bench.compaction_input import DAY, FILES_A_DAY, day_of_lines
 from bench.harness import FUNCTION_LOG
 
@@ -43,9 +44,10 @@ GLUE_JOBS_DIR = Path(__file__).resolve().parents[1] / "glue_jobs"
 _HEAP_AFTER_GC = re.compile(r"Pause .*?\d+M->(\d+)M\(\d+M\)")
 
 
-def measure(lines_total: int) -> dict[str, Any]:
+def measure(lines_total: int, floor: bool = False) -> dict[str, Any]:
     """Compact ``lines_total`` lines (generated once, then kept) with DuckDB and with the job, each
-    in a fresh process of its own; compare the outputs; the figures."""
+    in a fresh process of its own; compare the outputs; the figures. With ``floor``, also Spark's
+    floor (bench/compaction_floor.py), compared with DuckDB's output too."""
     started = time.perf_counter()
     source = day_of_lines(lines_total)
     prepared_s = time.perf_counter() - started
@@ -56,7 +58,15 @@ def measure(lines_total: int) -> dict[str, Any]:
         duck = _in_a_process_of_its_own("duckdb", source, duck_out, lines_total)
         spark = _in_a_process_of_its_own("spark", source, spark_out, lines_total)
         compared = "failed" not in spark
+        floor_figures: dict[str, Any] = {}
+        if floor:
+            floor_out = Path(work) / "floor-out"
+            floor_run = _in_a_process_of_its_own("spark-floor", source, floor_out, lines_total)
+            floor_figures["floor"] = floor_run
+            if "failed" not in floor_run:
+                floor_figures["floor_differing_records"] = differing_records(floor_out, duck_out)
         return {
+            **floor_figures,
             "lines": lines_total,
             "files_in": len(list(source.rglob("*.ndjson.gz"))),
             "gzip_mb": sum(path.stat().st_size for path in source.rglob("*.ndjson.gz")) / 1e6,
@@ -89,6 +99,17 @@ def compact_with(engine: str, source: Path, target: Path, lines: int) -> dict[st
     if engine == "duckdb":
         counts = duckdb_compaction(source, target, lines, DAY)
         return {"seconds": time.perf_counter() - started, "counts": counts}
+    if engine == "spark-floor":
+        from roomcast_dev.glue_local import local_spark
+
+        spark = local_spark(jvm_log=FUNCTION_LOG.with_name("spark.log"))
+        try:
+            floor_compaction(spark, source, target, DAY)
+            seconds = time.perf_counter() - started
+            jvm = _jvm_figures(spark.sparkContext._gateway.proc.pid)
+        finally:
+            spark.stop()
+        return {"seconds": seconds, **jvm}
     sys.path.insert(0, str(GLUE_JOBS_DIR))
     from compact_job import run_compaction
     from roomcast_dev.glue_local import local_spark
@@ -175,6 +196,7 @@ def report(runs: list[dict[str, Any]]) -> dict[str, bool]:
             f" DuckDB {duck[0]:,.0f}: ratio {ratio:.2f} (target >= {TARGET_SHARE});"
             f" fixed part (time at zero lines): job {job[1]:.1f} s, DuckDB {duck[1]:.1f} s"
         )
+    _report_floor(runs, duck)
     completed = [run for run in runs if "failed" not in run["spark"]]
     heaps = [run["spark"]["peak_heap_after_gc_mb"] for run in completed]
     sizes = ", ".join(f"{run['lines']:,}" for run in runs)
@@ -193,13 +215,38 @@ def report(runs: list[dict[str, Any]]) -> dict[str, bool]:
     }
 
 
+def _report_floor(runs: list[dict[str, Any]], duck: tuple[float, float] | None) -> None:
+    """Spark's floor at the first two sizes (bench/compaction_floor.py), when they measured it."""
+    floors = [run for run in runs[:2] if "floor" in run]
+    if len(floors) < 2 or duck is None:
+        return
+    for run in floors:
+        figures = run["floor"]
+        if "failed" in figures:
+            print(f"Spark's floor at {run['lines']:,} lines FAILED: {figures['failed']}")
+            return
+        print(
+            f"Spark's floor at {run['lines']:,} lines: {figures['seconds']:.1f} s, JVM CPU"
+            f" {figures['jvm_cpu_seconds']:.1f} s; {run['floor_differing_records']} records differ"
+            " from DuckDB's"
+        )
+    floor = marginal(floors, "floor")
+    if floor:
+        print(
+            f"Spark's floor (bench/compaction_floor.py: its JSON reader, no rejected lines, no counts,"
+            f" no persist), marginal records/s {floor[0]:,.0f}: {floor[0] / duck[0]:.2f}x DuckDB's,"
+            f" fixed part {floor[1]:.1f} s; a target above the floor cannot be met on Spark here"
+        )
+
+
 def run(lines: tuple[int, ...] = SIZES) -> dict[str, bool]:
     """What make bench runs: each size measured in a process of its own, one after another (the
     16 M run takes minutes on 2 cores); the targets {name: met}."""
     runs = []
-    for count in lines:
+    for index, count in enumerate(lines):
+        floor = ["--floor"] if index < 2 else []  # the marginal's two sizes
         measured = subprocess.run(
-            [sys.executable, "-m", "bench.compaction", "--measure", str(count)],
+            [sys.executable, "-m", "bench.compaction", "--measure", str(count), *floor],
             check=True,
             capture_output=True,
             text=True,
@@ -214,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--lines", default=",".join(map(str, SIZES)), help="comma-separated line counts")
     parser.add_argument("--measure", type=int, help=argparse.SUPPRESS)  # one size, JSON out (run())
+    parser.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)  # with --measure
     # one engine on one generated day, JSON out (measure())
     parser.add_argument(
         "--engine", nargs=4, metavar=("ENGINE", "SOURCE", "TARGET", "LINES"), help=argparse.SUPPRESS
@@ -224,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(compact_with(engine, Path(source), Path(target), int(lines))))
         return 0
     if options.measure:
-        print(json.dumps(measure(options.measure)))
+        print(json.dumps(measure(options.measure, options.floor)))
         return 0
     verdicts = run(tuple(int(count) for count in options.lines.split(",")))
     for name, met in verdicts.items():

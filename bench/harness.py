@@ -39,6 +39,7 @@ class AwsCallCounter:
         self.calls: Counter[str] = Counter()
         self.intervals: list[tuple[float, float]] = []  # perf_counter() start and end of each call
         self.operations: list[str] = []  # the operation of each interval
+        self.requests: list[tuple[Any, dict[str, Any]]] = []  # each call's client and parameters
 
     @classmethod
     def installed(cls) -> AwsCallCounter:
@@ -61,6 +62,7 @@ class AwsCallCounter:
             finally:
                 counter.intervals.append((started, time.perf_counter()))
                 counter.operations.append(operation_name)
+                counter.requests.append((client, api_params))
 
         setattr(BaseClient, "_make_api_call", counting)  # noqa: B010
 
@@ -71,6 +73,7 @@ class AwsCallCounter:
         self.calls.clear()
         self.intervals.clear()
         self.operations.clear()
+        self.requests.clear()
 
     def in_flight_seconds(self, *operations: str) -> float:
         """How long at least one call (of ``operations``, or any) was in flight, overlapping calls

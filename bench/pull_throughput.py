@@ -29,6 +29,7 @@ from bench.harness import (
     room_with,
     waits_in_sequence,
 )
+from bench.pull_floor import FLOOR_OPERATIONS, RawCall, floor_drain
 from tests.support import api_event
 
 PULL_MESSAGES = 200
@@ -142,6 +143,7 @@ class PullRates:
     separate: Rates
     acking: Rates
     consumer: Rates | None = None  # the Python SDK's PullConsumer (over HTTP only)
+    floors: tuple[Rates, Rates] | None = None  # bench/pull_floor.py's three and four calls (handlers only)
 
 
 def through_handlers() -> tuple[PullRates, list[list[Counter[str]]]]:
@@ -200,7 +202,22 @@ def through_handlers() -> tuple[PullRates, list[list[Counter[str]]]]:
         acking = alternated(
             fill, lambda: pull_acking_all(pulled), bare_rate, lambda: cycle.append(waits(2, 1))
         )
-    return PullRates(separate, acking), cycle
+        fill()
+        receipts = pulled([])
+        counter.reset()
+        receipts = pulled(receipts)  # a pull acking ten: the floor's calls are its own
+        calls = {
+            operation: RawCall(client, parameters)
+            for (client, parameters), operation in zip(counter.requests, counter.operations, strict=True)
+            if operation in FLOOR_OPERATIONS
+        }
+        while receipts:
+            receipts = pulled(receipts)
+        floors = (
+            alternated(fill, floor_drain(calls, room_read=False), bare_rate),
+            alternated(fill, floor_drain(calls, room_read=True), bare_rate),
+        )
+    return PullRates(separate, acking, floors=floors), cycle
 
 
 def _usual(cycles: list[list[Counter[str]]]) -> list[Counter[str]]:
@@ -229,12 +246,23 @@ def report(handlers: PullRates, http: PullRates, waits: list[list[Counter[str]]]
         ways = [("pull, then ack", rates.separate), ("pull acking the ten before", rates.acking)]
         if rates.consumer is not None:
             ways.append(("the SDK's PullConsumer", rates.consumer))
+        if rates.floors is not None:
+            three, four = rates.floors
+            ways += [("floor: 3 calls raw, no handler", three), ("floor: 4 calls raw, no handler", four)]
         for way, way_rates in ways:
             print(
                 f"{name + ': ' + way:<62} {way_rates.roomcast_per_second:>15.1f} "
                 f"{way_rates.bare_per_second:>15.1f} {way_rates.ratio:>7.2f} "
                 f"{' '.join(f'{r:.2f}' for r in way_rates.ratios):>17} {target:>7.2f}"
             )
+    if handlers.floors is not None:
+        three_calls, four_calls = (floor.ratio for floor in handlers.floors)
+        print(
+            "\nfloor (bench/pull_floor.py): the calls a pull acking ten cannot do without while it keeps "
+            "PULL's guarantees, made raw with the handler's parameters (no handler, no log, no HTTP): "
+            f"receive beside the ack's records, then delete: {three_calls:.2f}x; after the room's read: "
+            f"{four_calls:.2f}x. A target above the floor cannot be met on this emulator by any handler."
+        )
     pull_waits, ack_waits, acking_waits = waits
     print(
         f"\nwaits one after another per pull + ack: {len(pull_waits) + len(ack_waits)} as two requests "
