@@ -99,17 +99,6 @@ def compact_with(engine: str, source: Path, target: Path, lines: int) -> dict[st
     if engine == "duckdb":
         counts = duckdb_compaction(source, target, lines, DAY)
         return {"seconds": time.perf_counter() - started, "counts": counts}
-    if engine == "spark-floor":
-        from roomcast_dev.glue_local import local_spark
-
-        spark = local_spark(jvm_log=FUNCTION_LOG.with_name("spark.log"))
-        try:
-            floor_compaction(spark, source, target, DAY)
-            seconds = time.perf_counter() - started
-            jvm = _jvm_figures(spark.sparkContext._gateway.proc.pid)
-        finally:
-            spark.stop()
-        return {"seconds": seconds, **jvm}
     sys.path.insert(0, str(GLUE_JOBS_DIR))
     from compact_job import run_compaction
     from roomcast_dev.glue_local import local_spark
@@ -119,11 +108,17 @@ def compact_with(engine: str, source: Path, target: Path, lines: int) -> dict[st
     spark = local_spark(jvm_log=FUNCTION_LOG.with_name("spark.log"))
     try:
         start_seconds = time.perf_counter() - started
-        summary = run_compaction(spark, str(source), str(target), DAY)
+        if engine == "spark-floor":
+            floor_compaction(spark, source, target, DAY)
+            summary = None
+        else:
+            summary = run_compaction(spark, str(source), str(target), DAY)
         seconds = time.perf_counter() - started
         jvm = _jvm_figures(spark.sparkContext._gateway.proc.pid)
     finally:
         spark.stop()
+    if summary is None:
+        return {"seconds": seconds, "start_seconds": start_seconds, **jvm}
     heap = [int(after) for after in _HEAP_AFTER_GC.findall(gc_log.read_text())]
     counts = {name: int(summary[name]) for name in ("records", "duplicates_dropped", "rejected")}
     return {

@@ -52,9 +52,8 @@ def floor_drain(calls: dict[str, RawCall], *, room_read: bool) -> Callable[[], i
                 written.result()
                 if not received:
                     return taken
-                handles = [message["ReceiptHandle"] for message in received]
-                entries = [{"Id": str(i), "ReceiptHandle": handle} for i, handle in enumerate(handles)]
-                delete.client.delete_message_batch(QueueUrl=delete.parameters["QueueUrl"], Entries=entries)
+                queue_url = delete.parameters["QueueUrl"]
+                delete.client.delete_message_batch(QueueUrl=queue_url, Entries=delete_entries(received))
                 taken += len(received)
 
     return drain
@@ -70,3 +69,8 @@ def new_records(parameters: dict[str, Any]) -> dict[str, Any]:
         new_partition = {"S": f"{tenant}#MSG#msg_{uuid.uuid4().hex}"}
         statements.append({**statement, "Parameters": [new_partition, *values]})
     return {**parameters, "Statements": statements}
+
+
+def delete_entries(received: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """``DeleteMessageBatch`` entries for the messages a ``ReceiveMessage`` answered with."""
+    return [{"Id": str(i), "ReceiptHandle": message["ReceiptHandle"]} for i, message in enumerate(received)]

@@ -29,7 +29,7 @@ from bench.harness import (
     room_with,
     waits_in_sequence,
 )
-from bench.pull_floor import FLOOR_OPERATIONS, RawCall, floor_drain
+from bench.pull_floor import FLOOR_OPERATIONS, RawCall, delete_entries, floor_drain
 from tests.support import api_event
 
 PULL_MESSAGES = 200
@@ -81,8 +81,7 @@ def bare_sqs_rate(sqs: Any, queue_name: str, messages: int) -> float:
     def drain() -> int:
         done = 0
         while received := sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10).get("Messages", []):
-            entries = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(received)]
-            sqs.delete_message_batch(QueueUrl=queue_url, Entries=entries)
+            sqs.delete_message_batch(QueueUrl=queue_url, Entries=delete_entries(received))
             done += len(received)
         return done
 
