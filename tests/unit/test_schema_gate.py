@@ -19,7 +19,7 @@ from roomcast.domain.messages import Publication
 from roomcast.domain.models import Room
 from roomcast.domain.payloads import JsonValue
 
-SCHEMA = checked_schema("1", {"type": "object", "required": ["orderId"]})
+SCHEMA = checked_schema("1", {"type": "object", "required": ["orderId"]}).text
 DIGEST = schema_digest(SCHEMA)
 ROOM = Room("room_1", "t", "orders", None, 1000, 2.0, 5, (), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
 

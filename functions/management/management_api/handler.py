@@ -18,6 +18,7 @@ from management_api.schedule.routes import routes as schedule_routes
 from management_api.signing_secrets.routes import routes as secret_routes
 from management_api.subscriptions.routes import routes as subscription_routes
 from roomcast.api.handlers import http_handler, new_api
+from roomcast.domain import limits
 
 app = new_api(
     *(
@@ -47,4 +48,4 @@ def _flush_log(request_id: str) -> None:
         dependencies.delivery_log().flush(request_id)
 
 
-lambda_handler = http_handler(app, _flush_log)
+lambda_handler = http_handler(app, _flush_log, max_body_bytes=limits.MAX_MANAGEMENT_BODY_BYTES)

@@ -14,27 +14,10 @@ from publish_api.models import PublishBatchMessage, PublishRequest
 from roomcast.api.errors import validation_error
 from roomcast.delivery.operational import OperationalEvents
 from roomcast.delivery.publishing import Publisher
-from roomcast.domain import limits
 from roomcast.domain.messages import Message, Publication
-from roomcast.domain.payloads import JsonValue, payload_size_bytes
+from roomcast.domain.payloads import check_payload_size
 from roomcast.errors import InvalidRequest, RoomcastError
 from roomcast.observability import logger
-
-
-class PayloadTooLarge(RoomcastError):
-    def __init__(self, size_bytes: int) -> None:
-        super().__init__(
-            f"payload is {size_bytes} bytes as stored (compact JSON, non-ASCII characters escaped"
-            f" as \\uXXXX); the limit is {limits.MAX_PAYLOAD_BYTES}",
-            code="payload_too_large",
-            http_status=413,
-        )
-
-
-def _checked_payload(payload: JsonValue) -> None:
-    payload_size = payload_size_bytes(payload)
-    if payload_size > limits.MAX_PAYLOAD_BYTES:
-        raise PayloadTooLarge(payload_size)
 
 
 def _at(error: RoomcastError, index: int) -> RoomcastError:
@@ -65,7 +48,7 @@ class PublishService:
         for index, raw in enumerate(messages):
             try:
                 request = PublishBatchMessage.model_validate(raw)
-                _checked_payload(request.payload)
+                check_payload_size(request.payload)
                 publication = _publication(request, request.idempotencyKey)
             except ValidationError as invalid:
                 answers[index] = validation_error(invalid.errors(), ("body", "messages", index))
@@ -87,7 +70,7 @@ class PublishService:
     ) -> Message:
         """A publish request: its payload size checked, then published (roomcast.delivery.publishing);
         with an ``idempotency_key``, under the message id that key names."""
-        _checked_payload(request.payload)
+        check_payload_size(request.payload)
         message = self.publisher.publish_message(tenant_id, room_id, _publication(request, idempotency_key))
         self._report([message])
         return message

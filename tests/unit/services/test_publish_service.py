@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from publish_api.models import PublishRequest
-from publish_api.service import PayloadTooLarge, PublishService
+from publish_api.service import PublishService
 from roomcast.dal.sender import Outgoing, QueueAddresses, Unsent
 from roomcast.delivery.keyed_messages import PUBLISH_IN_PROGRESS_MS
 from roomcast.delivery.publishing import Publisher
@@ -17,6 +17,7 @@ from roomcast.domain.envelope import Envelope
 from roomcast.domain.messages import DeliveryStatus, Message, Publication
 from roomcast.domain.models import Room, Subscription
 from roomcast.domain.outbox_tasks import PublishCheck, task_from_json
+from roomcast.domain.payloads import PayloadTooLarge
 from roomcast.errors import InvalidRequest, RoomcastError
 from tests.fakes import FakeLog, FakeMessages, FakeSender
 from tests.unit.services.management import PUSH_QUEUE_URL, SETTLE_SECONDS, TENANT, Management

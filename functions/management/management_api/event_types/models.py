@@ -146,6 +146,11 @@ class ValidateResponse(BaseModel):
     errors: list[SchemaError] = Field(
         description=f"At most {limits.MAX_SCHEMA_ERRORS}, in the schema's order."
     )
+    detailsCutShort: bool = Field(
+        default=False,
+        description="True when `errors` may not be all of them: collecting every error of this payload "
+        "would cost more than a check may (then the first error is given, or none).",
+    )
 
 
 class CatalogDocument(BaseModel):

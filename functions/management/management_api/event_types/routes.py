@@ -117,7 +117,7 @@ def restore_event_type(name: Name, tenant: Tenant, service: EventTypes) -> Event
 
 
 @routes.post(
-    f"{EVENT_TYPE}/validate", "validatePayload", "Whether the payload meets its schema", 400, 404, 415
+    f"{EVENT_TYPE}/validate", "validatePayload", "Whether the payload meets its schema", 400, 404, 413, 415
 )
 def validate_payload(
     name: Name, body: ValidateRequest, tenant: Tenant, service: EventTypes
@@ -125,11 +125,19 @@ def validate_payload(
     """Check a payload against its schema
 
     What publishing this payload as `eventVersion` of this event type would find, whatever the
-    event type's `validation`: each error's path in the payload and reason. Nothing is published.
+    event type's `validation`: each error's path in the payload and reason (`detailsCutShort` when
+    collecting every error would cost more than a check may: then the first one, or none). Nothing
+    is published. 413 for a payload a publish would refuse as too large; 422
+    `schema_check_too_costly` for one a publish would refuse as too costly to check.
     """
     found = service.validate(tenant, _unescaped(name), body.eventVersion, body.payload)
-    errors = [SchemaError(path=p.path, message=p.message) for p in found or []]
-    return ValidateResponse(valid=not errors, checked=found is not None, errors=errors)
+    errors = [SchemaError(path=p.path, message=p.message) for p in found.problems] if found else []
+    return ValidateResponse(
+        valid=found is None or found.valid,
+        checked=found is not None,
+        errors=errors,
+        detailsCutShort=found is not None and found.cut_short,
+    )
 
 
 @routes.get("/catalog/openapi.json", "exportCatalog", "The catalog as OpenAPI 3.1 webhooks")

@@ -12,19 +12,21 @@ from management_api.event_types.export import webhooks_document
 from management_api.event_types.models import EventTypeCreate, EventTypePatch
 from roomcast.dal.pages import Page, Position
 from roomcast.dal.ports import EventTypeRecords
+from roomcast.delivery.schema_gate import check_too_costly
 from roomcast.domain import limits
 from roomcast.domain.clock import now_iso
 from roomcast.domain.event_types import (
     EventType,
     InvalidSchema,
-    SchemaProblem,
+    SavedSchema,
+    SchemaCheck,
     Validation,
+    check_payload,
     checked_schema,
     compile_schema,
-    problems,
     schema_digest,
 )
-from roomcast.domain.payloads import JsonValue
+from roomcast.domain.payloads import JsonValue, check_payload_size
 from roomcast.errors import InvalidRequest, NotFound
 
 
@@ -39,7 +41,7 @@ class EventTypesService:
     store: EventTypeRecords
 
     def create(self, tenant_id: str, request: EventTypeCreate) -> EventTypeWithSchemas:
-        texts = _checked(request.schemas)
+        saved = _checked(request.schemas)
         now = now_iso()
         event_type = EventType(
             tenant_id=tenant_id,
@@ -49,10 +51,10 @@ class EventTypesService:
             updated_at=now,
             description=request.description,
             deprecated=request.deprecated,
-            schema_digests={version: schema_digest(text) for version, text in texts.items()},
+            schema_digests={version: schema_digest(s.text) for version, s in saved.items()},
         )
-        self.store.create(event_type, _by_digest(texts))
-        return EventTypeWithSchemas(event_type, _parsed(texts))
+        self.store.create(event_type, _by_digest(saved))
+        return EventTypeWithSchemas(event_type, _parsed(saved))
 
     def get(self, tenant_id: str, name: str, *, archived_too: bool = False) -> EventTypeWithSchemas:
         """An event type with its schemas; an archived one is not found unless ``archived_too``."""
@@ -75,10 +77,10 @@ class EventTypesService:
         if not changed:
             return current
         given = patch.schemas or {}
-        texts = _checked({version: schema for version, schema in given.items() if schema is not None})
+        saved = _checked({version: schema for version, schema in given.items() if schema is not None})
         digests = {
             **{v: d for v, d in current.event_type.schema_digests.items() if v not in given},
-            **{version: schema_digest(text) for version, text in texts.items()},
+            **{version: schema_digest(s.text) for version, s in saved.items()},
         }
         if len(digests) > limits.MAX_SCHEMA_VERSIONS:
             raise _refused("body.schemas", f"an event type has at most {limits.MAX_SCHEMA_VERSIONS} schemas")
@@ -91,9 +93,9 @@ class EventTypesService:
             schema_digests=dict(sorted(digests.items())),
             updated_at=updated_now(kept.updated_at),
         )
-        self.store.replace(updated, kept.updated_at, _by_digest(texts))
-        schemas = {v: s for v, s in current.schemas.items() if v in digests and v not in texts} | _parsed(
-            texts
+        self.store.replace(updated, kept.updated_at, _by_digest(saved))
+        schemas = {v: s for v, s in current.schemas.items() if v in digests and v not in saved} | _parsed(
+            saved
         )
         return EventTypeWithSchemas(updated, dict(sorted(schemas.items())))
 
@@ -126,27 +128,38 @@ class EventTypesService:
         catalog = [(t, {v: json.loads(texts[d]) for v, d in t.schema_digests.items()}) for t in live]
         return webhooks_document(tenant_id, catalog)
 
-    def validate(
-        self, tenant_id: str, name: str, version: str, payload: JsonValue
-    ) -> list[SchemaProblem] | None:
-        """The payload's problems against the schema of ``version``; None when it has none."""
+    def validate(self, tenant_id: str, name: str, version: str, payload: JsonValue) -> SchemaCheck | None:
+        """The payload checked against the schema of ``version``, as a publish checks it (422
+        ``schema_check_too_costly`` where a publish would refuse it so); None when that version has
+        no schema."""
+        check_payload_size(payload)  # what a publish takes, and no more: 413 before any read
         event_type = self._live(tenant_id, name)
         digest = event_type.schema_digests.get(version)
         if digest is None:
             return None
         text = self.store.schemas(tenant_id, [digest])[digest]
-        return problems(compile_schema(text, version), payload)
+        try:
+            compiled = compile_schema(text, version)
+        except InvalidSchema as error:  # saved before today's rules, and refused by them
+            raise InvalidRequest(
+                f"the schema of {name} version {version} {error.problem}; save it again",
+                code="schema_unusable",
+            ) from error
+        check = check_payload(compiled, payload)
+        if not check.checked:
+            raise check_too_costly(event_type, version, check)
+        return check
 
 
-def _checked(schemas: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
-    """Each version's schema text; 400 ``invalid_schema`` naming the version and the problem."""
-    texts: dict[str, str] = {}
+def _checked(schemas: Mapping[str, Mapping[str, Any]]) -> dict[str, SavedSchema]:
+    """Each version's schema text and cost; 400 ``invalid_schema`` naming the version and the problem."""
+    saved: dict[str, SavedSchema] = {}
     for version, schema in schemas.items():
         try:
-            texts[version] = checked_schema(version, dict(schema))
+            saved[version] = checked_schema(version, dict(schema))
         except InvalidSchema as error:
             raise _refused(f"body.schemas.{version}", error.problem, str(error)) from error
-    return texts
+    return saved
 
 
 def _refused(field: str, problem: str, message: str | None = None) -> InvalidRequest:
@@ -158,9 +171,9 @@ def _refused(field: str, problem: str, message: str | None = None) -> InvalidReq
     )
 
 
-def _by_digest(texts: Mapping[str, str]) -> dict[str, str]:
-    return {schema_digest(text): text for text in texts.values()}
+def _by_digest(saved: Mapping[str, SavedSchema]) -> dict[str, str]:
+    return {schema_digest(s.text): s.text for s in saved.values()}
 
 
-def _parsed(texts: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    return {version: json.loads(text) for version, text in sorted(texts.items())}
+def _parsed(saved: Mapping[str, SavedSchema | str]) -> dict[str, dict[str, Any]]:
+    return {version: json.loads(s if isinstance(s, str) else s.text) for version, s in sorted(saved.items())}

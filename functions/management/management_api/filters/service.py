@@ -14,6 +14,7 @@ from management_api.filters.models import (
 from management_api.filters.policy import checked_policy
 from roomcast.dal.ports import Catalog
 from roomcast.domain.messages import Publication
+from roomcast.domain.payloads import check_payload_size
 from roomcast.domain.routing import explain_routing
 
 
@@ -22,11 +23,12 @@ class FiltersService:
     catalog: Catalog
 
     def test(self, tenant_id: str, room_id: str, request: FilterTestRequest) -> FilterTestResponse:
+        check_payload_size(request.payload)  # what a publish takes, and no more: 413 before any read
         candidate = checked_policy(request.filterPolicy)  # an invalid one: 400 before any read
         room, subscriptions = self.catalog.routing_view(tenant_id, room_id)  # what a publish reads
         publication = Publication(request.eventType, request.eventVersion, request.payload)
         refused, explained = explain_routing(room, subscriptions, publication)
-        tried = candidate.evaluate(request.payload) if candidate is not None else None
+        tried = candidate.evaluate(request.payload) if candidate is not None else None  # once: no index
         return FilterTestResponse(
             accepted=refused is None,
             reason=refused,

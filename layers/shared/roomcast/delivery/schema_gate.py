@@ -13,23 +13,23 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from roomcast.dal.ports import EventTypeRecords
+from roomcast.domain import limits
 from roomcast.domain.event_types import (
+    CompiledSchema,
     EventType,
-    SchemaProblem,
+    InvalidSchema,
+    SchemaCheck,
     UndeclaredEventTypes,
     Validation,
+    check_payload,
     compile_schema,
-    problems,
 )
 from roomcast.domain.messages import Publication
 from roomcast.domain.models import Room
 from roomcast.errors import InvalidRequest, RoomcastError
-
-if TYPE_CHECKING:
-    import jsonschema_rs
 
 COMPILED_SCHEMAS: Final = 64  # per container
 MAX_KEPT_ERROR_BYTES: Final = 300  # each error kept on a warned message
@@ -46,30 +46,52 @@ class Admission:
 ADMITTED: Final = Admission()
 
 
-def schema_violation(event_type: EventType, version: str, found: Sequence[SchemaProblem]) -> RoomcastError:
-    return InvalidRequest(
-        f"the payload breaks the schema of {event_type.name} version {version}: {found[0]}"
-        + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""),
-        code="schema_violation",
-        details=[
-            {"field": f"body.{p.path}", "problem": p.message, "type": "schema_violation"} for p in found
-        ],
+def schema_violation(event_type: EventType, version: str, check: SchemaCheck) -> RoomcastError:
+    found = check.problems
+    where = f"the payload breaks the schema of {event_type.name} version {version}"
+    if not found:
+        message = f"{where} (details cut short: collecting them would cost more than a check may)"
+    elif check.cut_short:
+        message = f"{where}: {found[0]} (and maybe more: details cut short)"
+    else:
+        message = f"{where}: {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
+    if not found:
+        return _refusal("schema_violation", "body.payload", message)
+    details = [{"field": f"body.{p.path}", "problem": p.message, "type": "schema_violation"} for p in found]
+    return InvalidRequest(message, code="schema_violation", details=details)
+
+
+def check_too_costly(event_type: EventType, version: str, check: SchemaCheck) -> RoomcastError:
+    problem = (
+        f"checking this payload against the schema of {event_type.name} version {version} would cost"
+        f" {check.cost} evaluations, more than one check may ({limits.SCHEMA_CHECK_BUDGET}): send a"
+        " smaller payload, or simplify the schema (docs/event-types.md#what-a-schema-may-cost)"
     )
+    return _refusal("schema_check_too_costly", "body.payload", problem)
+
+
+def schema_unusable(event_type: EventType, version: str, error: InvalidSchema) -> RoomcastError:
+    problem = (
+        f"the schema of {event_type.name} version {version} {error.problem}; save it again in a form"
+        " roomcast accepts now (PATCH /event-types/{name})"
+    )
+    return _refusal("schema_unusable", "body.eventVersion", problem)
 
 
 def undeclared(room: Room, name: str) -> RoomcastError:
     problem = f"event type {name!r} is not in the catalog, and room {room.id} refuses undeclared event types"
-    return InvalidRequest(
-        problem,
-        code="undeclared_event_type",
-        details=[{"field": "body.eventType", "problem": problem, "type": "undeclared_event_type"}],
-    )
+    return _refusal("undeclared_event_type", "body.eventType", problem)
+
+
+def _refusal(code: str, field: str, problem: str) -> RoomcastError:
+    """A 422 naming one field: ``code`` is its type too."""
+    return InvalidRequest(problem, code=code, details=[{"field": field, "problem": problem, "type": code}])
 
 
 class SchemaGate:
     def __init__(self, store: EventTypeRecords) -> None:
         self.store = store
-        self._compiled: OrderedDict[str, jsonschema_rs.Validator] = OrderedDict()
+        self._compiled: OrderedDict[str, CompiledSchema] = OrderedDict()
 
     def event_types(self, tenant_id: str, publications: Sequence[Publication]) -> dict[str, EventType]:
         """The catalog's entries for the event types these messages name (read beside the room)."""
@@ -92,22 +114,34 @@ class SchemaGate:
         digest = event_type.schema_digests.get(publication.event_version)
         if event_type.validation is Validation.OFF or digest is None:
             return ADMITTED
-        found = problems(self._validator(room.tenant_id, digest), publication.payload)
-        if not found:
+        try:
+            compiled = self._compiled_schema(room.tenant_id, event_type, digest)
+        except InvalidSchema as error:  # saved before today's rules, and refused by them
+            return Admission(refused=schema_unusable(event_type, publication.event_version, error))
+        check = check_payload(compiled, publication.payload)
+        if check.valid:
             return ADMITTED
+        version = publication.event_version
+        if not check.checked:
+            refused = check_too_costly(event_type, version, check)
+            if event_type.validation is Validation.REJECT:
+                return Admission(refused=refused)
+            return Admission(warnings=(f"not checked: {refused.message}"[:MAX_KEPT_ERROR_BYTES],))
         if event_type.validation is Validation.REJECT:
-            return Admission(refused=schema_violation(event_type, publication.event_version, found))
-        kept = tuple(str(p).encode()[:MAX_KEPT_ERROR_BYTES].decode(errors="ignore") for p in found)
-        return Admission(warnings=kept)
+            return Admission(refused=schema_violation(event_type, version, check))
+        kept = [str(p).encode()[:MAX_KEPT_ERROR_BYTES].decode(errors="ignore") for p in check.problems]
+        if check.cut_short:
+            kept.append("details cut short")
+        return Admission(warnings=tuple(kept))
 
-    def _validator(self, tenant_id: str, digest: str) -> jsonschema_rs.Validator:
-        validator = self._compiled.get(digest)
-        if validator is None:
+    def _compiled_schema(self, tenant_id: str, event_type: EventType, digest: str) -> CompiledSchema:
+        compiled = self._compiled.get(digest)
+        if compiled is None:
             text = self.store.schemas(tenant_id, [digest])[digest]
-            validator = compile_schema(text)
-            self._compiled[digest] = validator
+            compiled = compile_schema(text)
+            self._compiled[digest] = compiled
             if len(self._compiled) > COMPILED_SCHEMAS:
                 self._compiled.popitem(last=False)
         else:
             self._compiled.move_to_end(digest)
-        return validator
+        return compiled

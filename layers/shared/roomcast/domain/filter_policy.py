@@ -11,8 +11,12 @@ The language, as SNS documents it (docs.aws.amazon.com/sns/latest/dg/sns-message
   list of values, or ``{"prefix": …}``/``{"suffix": …}``), ``numeric`` (``["=", 5]``,
   ``[">", 0, "<=", 100]``), ``exists`` (``true``/``false``);
 - a payload property that is an array holds when any of its elements does;
-- limits: at most 5 keys at the top level, at most 150 combinations of values (each array's length
-  times its nesting depth, multiplied together, as SNS counts them), 256 KiB of JSON.
+- limits: at most 5 keys at the top level, at most 150 combinations of values (each array's count
+  of values times its nesting depth, multiplied together, as SNS counts them; every value an
+  ``anything-but`` lists counts as one, ADR 0043), 256 KiB of JSON.
+
+Evaluation (``roomcast.domain.filter_matching``) looks values up in sets and sorted lists, so its
+work is the payload's long arrays once per message plus each listed value times log(array size).
 
 Not for now: ``cidr`` (IP addresses, for message attributes in SNS).
 """
@@ -21,20 +25,22 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
 
+from roomcast.domain.filter_evaluation import MAX_REASON_BYTES, Compiled, Verdict, compile_policy, evaluate
+from roomcast.domain.filter_index import PayloadIndex
 from roomcast.domain.payloads import JsonValue
+
+__all__ = ["MAX_REASON_BYTES", "FilterPolicy", "InvalidFilterPolicy", "Verdict", "check_policy", "evaluate"]
 
 MAX_KEYS: Final = 5
 MAX_COMBINATIONS: Final = 150
 MAX_POLICY_BYTES: Final = 256 * 1024
-MAX_REASON_BYTES: Final = 300  # UTF-8; a reason is kept on the message, once per subscription it missed
 _OPERATORS: Final = ("prefix", "suffix", "equals-ignore-case", "anything-but", "numeric", "exists")
 _COMPARISONS: Final = ("=", "<", "<=", ">", ">=")
-_MISSING: Final = object()
 
 
 class InvalidFilterPolicy(ValueError):
@@ -47,15 +53,6 @@ class InvalidFilterPolicy(ValueError):
         self.path = path
         self.rule = rule
         self.kind = kind
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether a payload matched, and if not, the first condition that failed (``payload.amount: 50
-    is not >= 100``)."""
-
-    matched: bool
-    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -76,8 +73,13 @@ class FilterPolicy:
         rules: dict[str, object] = json.loads(self.text)
         return rules
 
-    def evaluate(self, payload: JsonValue) -> Verdict:
-        return evaluate(self.rules, payload)
+    @cached_property
+    def matchers(self) -> Compiled:
+        return compile_policy(self.rules)
+
+    def evaluate(self, payload: JsonValue, index: PayloadIndex | None = None) -> Verdict:
+        """``index``: the message's, when several policies are evaluated on one payload."""
+        return evaluate(self.matchers, payload, index=index)
 
 
 def check_policy(policy: object) -> None:
@@ -120,12 +122,19 @@ def _check_object(policy: Mapping[str, object], path: str, depth: int) -> int:
                 raise InvalidFilterPolicy(where, "must not be an empty array")
             for index, condition in enumerate(value):
                 _check_condition(condition, f"{where}[{index}]")
-            combinations *= len(value) * depth
+            combinations *= sum(_values_listed(condition) for condition in value) * depth
         else:
             raise InvalidFilterPolicy(
                 where, "must be an object (a nested property) or an array of conditions"
             )
     return combinations
+
+
+def _values_listed(condition: object) -> int:
+    """What a condition counts towards the combinations: one, or each value ``anything-but`` lists."""
+    if isinstance(condition, dict) and isinstance(condition.get("anything-but"), list):
+        return len(condition["anything-but"])
+    return 1
 
 
 def _check_condition(condition: object, where: str) -> None:
@@ -187,110 +196,3 @@ def _check_anything_but(argument: object, at: str) -> None:
     values = argument if isinstance(argument, list) else [argument]
     if not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
         raise InvalidFilterPolicy(at, "must be a string, a number, or a non-empty list of them")
-
-
-# -- evaluation -----------------------------------------------------------------------------------
-
-
-def evaluate(policy: Mapping[str, object], payload: JsonValue, root: str = "payload") -> Verdict:
-    """Whether ``payload`` matches a policy ``check_policy`` accepted; the first failed condition."""
-    reason = _object_fails(policy, payload, root)
-    if reason is None:
-        return Verdict(True)
-    return Verdict(False, reason.encode()[:MAX_REASON_BYTES].decode(errors="ignore"))
-
-
-def _object_fails(policy: Mapping[str, object], value: object, path: str) -> str | None:
-    for key, rule in policy.items():
-        if key == "$or":
-            assert isinstance(rule, list)
-            failures = [_object_fails(branch, value, path) for branch in rule]
-            if all(failures):
-                return " and ".join(f for f in failures if f)
-            continue
-        where = f"{path}.{key}"
-        found = value.get(key, _MISSING) if isinstance(value, dict) else _MISSING
-        if isinstance(rule, dict):  # a nested property: its conditions see a missing one as missing
-            failure = _object_fails(rule, found, where)
-        else:
-            assert isinstance(rule, list)
-            failure = _leaf_fails(rule, found, where)
-        if failure is not None:
-            return failure
-    return None
-
-
-def _leaf_fails(conditions: Sequence[object], found: object, where: str) -> str | None:
-    candidates = found if isinstance(found, list) else [found]
-    if any(_holds(condition, candidate) for condition in conditions for candidate in candidates):
-        return None
-    if found is _MISSING:
-        return f"{where}: missing; it " + _describe(conditions)
-    return f"{where}: {json.dumps(found)[:80]} " + _describe(conditions)
-
-
-def _describe(conditions: Sequence[object]) -> str:
-    if len(conditions) == 1 and isinstance(conditions[0], dict) and "numeric" in conditions[0]:
-        comparisons = conditions[0]["numeric"]
-        return "is not " + " and ".join(
-            f"{op} {bound}" for op, bound in zip(comparisons[::2], comparisons[1::2], strict=True)
-        )
-    return ("does not match " + " or ".join(json.dumps(c) for c in conditions))[:200]
-
-
-def _holds(condition: object, value: object) -> bool:
-    if not isinstance(condition, dict):
-        return _equal(condition, value)
-    ((operator, argument),) = condition.items()
-    if operator == "exists":
-        return (value is not _MISSING) is argument
-    if value is _MISSING:
-        return False
-    if operator == "prefix":
-        return isinstance(value, str) and value.startswith(argument)
-    if operator == "suffix":
-        return isinstance(value, str) and value.endswith(argument)
-    if operator == "equals-ignore-case":
-        return isinstance(value, str) and value.casefold() == str(argument).casefold()
-    if operator == "numeric":
-        return (
-            _is_number(value)
-            and all(
-                _compare(value, op, bound)  # type: ignore[arg-type]
-                for op, bound in zip(argument[::2], argument[1::2], strict=True)
-            )
-        )
-    return _anything_but(argument, value)
-
-
-def _anything_but(argument: object, value: object) -> bool:
-    if isinstance(argument, dict):
-        ((kind, text),) = argument.items()
-        if not isinstance(value, str):
-            return True
-        return not (value.startswith(text) if kind == "prefix" else value.endswith(text))
-    excluded = argument if isinstance(argument, list) else [argument]
-    return value is not None and not any(_equal(e, value) for e in excluded)
-
-
-def _equal(expected: object, value: object) -> bool:
-    """An exact value: strings, booleans and null by identity of type; numbers by value (5 = 5.0)."""
-    if _is_number(expected):
-        return _is_number(value) and math.isclose(float(value), float(expected), rel_tol=0, abs_tol=1e-6)  # type: ignore[arg-type]
-    if isinstance(expected, bool) or expected is None:
-        return value is expected
-    return isinstance(value, str) and value == expected
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _compare(value: float, operator: str, bound: float) -> bool:
-    return {
-        "=": value == bound,
-        "<": value < bound,
-        "<=": value <= bound,
-        ">": value > bound,
-        ">=": value >= bound,
-    }[operator]

@@ -69,6 +69,9 @@ MAX_PUBLISH_BODY_BYTES: Final = 256 * 1024
 # the function's 29 s, and far below Lambda's 6 MB request limit.
 MAX_PUBLISH_BATCH_MESSAGES: Final = 100
 MAX_PUBLISH_BATCH_BODY_BYTES: Final = 1024 * 1024
+# A management request body: an event type with all its schemas (20 × 32 KiB as compact JSON) fits
+# twice over, whitespace and all; anything larger is refused before it is parsed.
+MAX_MANAGEMENT_BODY_BYTES: Final = 2 * 1024 * 1024
 
 # How long the outbox's tasks wait to outlive every request running when they were sent: above
 # the publish function's 29 s timeout (API Gateway's), with margin; SQS delays at most 15 minutes
@@ -82,3 +85,14 @@ MAX_SCHEMA_BYTES: Final = 32 * 1024  # one version's JSON Schema, as compact JSO
 MAX_SCHEMA_VERSIONS: Final = 20  # schemas of one event type
 MAX_DESCRIPTION_LENGTH: Final = 1_024
 MAX_SCHEMA_ERRORS: Final = 20  # what a refusal or a warned message names, at most
+# How deep a schema's JSON may nest (a payload may nest deeper: a recursive schema follows it).
+MAX_SCHEMA_DEPTH: Final = 64
+# The work a rule may cause, in evaluation units (about 20 ns of one core each; ADR 0043): the most
+# one payload value may cost against a schema, and what checking one payload may cost in all (a
+# payload whose check would cost more is refused, 422 ``schema_check_too_costly``: ~50 ms).
+MAX_SCHEMA_COST_PER_VALUE: Final = 100_000
+SCHEMA_CHECK_BUDGET: Final = 2_500_000
+# A refusal lists each error (quoting its value) only for a payload this small and a check this
+# cheap; past them, the first error without its value (or only the verdict), "details cut short".
+SCHEMA_DETAILS_BUDGET: Final = 10_000
+SCHEMA_DETAILS_VALUES: Final = 2_000

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from roomcast.domain import limits
+from roomcast.errors import RoomcastError
+
 type JsonValue = dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None
 
 
@@ -17,3 +20,35 @@ def payload_text(payload: JsonValue) -> str:
 def payload_size_bytes(payload: JsonValue) -> int:
     """The stored size of a payload (ASCII text: one byte per character)."""
     return len(payload_text(payload))
+
+
+class PayloadTooLarge(RoomcastError):
+    def __init__(self, size_bytes: int) -> None:
+        super().__init__(
+            f"payload is {size_bytes} bytes as stored (compact JSON, non-ASCII characters escaped"
+            f" as \\uXXXX); the limit is {limits.MAX_PAYLOAD_BYTES}",
+            code="payload_too_large",
+            http_status=413,
+        )
+
+
+def check_payload_size(payload: JsonValue) -> None:
+    """PayloadTooLarge (413) for a payload over MAX_PAYLOAD_BYTES as stored: what a publish, a
+    filter dry run and a schema check take alike."""
+    payload_size = payload_size_bytes(payload)
+    if payload_size > limits.MAX_PAYLOAD_BYTES:
+        raise PayloadTooLarge(payload_size)
+
+
+def value_count(payload: object, most: int) -> int:
+    """How many values ``payload`` holds (itself, each member and item, all the way down), counted
+    no further than ``most + 1``."""
+    count, stack = 0, [payload]
+    while stack and count <= most:
+        value = stack.pop()
+        count += 1
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return count

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from roomcast.domain.filter_index import PayloadIndex
 from roomcast.domain.messages import FilteredOut, Publication
 from roomcast.domain.models import Room, Subscription, accepts_event
 from roomcast.errors import InvalidRequest
@@ -90,9 +91,10 @@ def route_message(room: Room, subscriptions: Sequence[Subscription], publication
     )
     destinations: list[Subscription] = []
     filtered_out: list[FilteredOut] = []
+    index = PayloadIndex()  # the payload's long arrays, indexed once for every policy (ADR 0043)
     for subscription in chosen:
         policy = subscription.filter_policy
-        verdict = policy.evaluate(publication.payload) if policy is not None else None
+        verdict = policy.evaluate(publication.payload, index) if policy is not None else None
         if verdict is None or verdict.matched:
             destinations.append(subscription)
         else:
@@ -123,6 +125,7 @@ def explain_routing(
     except InvalidRequest as error:
         refused = error.message
     answers: list[Explained] = []
+    index = PayloadIndex()
     for subscription in sorted(subscriptions, key=lambda s: s.id):
         policy = subscription.filter_policy
         if refused is not None:
@@ -135,6 +138,6 @@ def explain_routing(
         elif policy is None:
             answers.append(Explained(subscription, True))
         else:
-            verdict = policy.evaluate(publication.payload)
+            verdict = policy.evaluate(publication.payload, index)
             answers.append(Explained(subscription, verdict.matched, verdict.reason))
     return refused, answers
