@@ -3,7 +3,9 @@ its time, its worker's CPU time and peak memory, as bench/cost_model.py prices L
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -43,3 +45,28 @@ def test_a_failed_invocation_is_timed_too(sleeper: LocalFunction) -> None:
     [failed] = sleeper.timings
     assert failed.duration_ms > 0
     assert failed.max_memory_mb > 0
+
+
+def test_an_invocation_past_its_timeout_is_stopped_and_logged_as_lambda_logs_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Given: a warm worker of a function with a one-second timeout
+    function = LocalFunction(replace(SLEEPER, timeout_seconds=1), {}, max_concurrency=1)
+    try:
+        function.invoke({"sleepSeconds": 0})
+
+        # When: an invocation runs past it
+        with (
+            caplog.at_level(logging.WARNING, logger="roomcast_dev.functions"),
+            pytest.raises(FunctionError) as raised,
+        ):
+            function.invoke({"sleepSeconds": 30})
+    finally:
+        function.stop()
+
+    # Then: it fails as a timeout, and the stack's log says so, as the function's log would on Lambda
+    assert raised.value.kind == "Timeout"
+    assert any(
+        "SleeperFunction" in r.message and "Task timed out after 1.00 seconds" in r.message
+        for r in caplog.records
+    )

@@ -14,6 +14,7 @@ This module is the pool, in the stack's process; what runs inside a worker is ``
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -28,6 +29,9 @@ from typing import Any
 from roomcast_dev.function_worker import InvocationContext, worker_main
 from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
 from roomcast_dev.template import FunctionSpec
+
+# `make run`'s terminal (logging is set up there) and pytest's log capture.
+_log = logging.getLogger(__name__)
 
 _SPAWN = multiprocessing.get_context("spawn")
 
@@ -70,6 +74,7 @@ class _Worker:
         )
         self.process.start()
         child.close()
+        self.warm = False  # its first invocation also imports the function (its init)
 
     @property
     def pid(self) -> int | None:
@@ -152,17 +157,32 @@ class LocalFunction:
             started = time.perf_counter()
             try:
                 worker.connection.send((event, context))
-                # The first call also pays the import (cold start), which Lambda's timeout does not count.
-                if not worker.connection.poll(timeout_seconds + 10):
+                # The first call also pays the import (cold start): Lambda's timeout does not count
+                # its init, which may take up to 10 s.
+                if not worker.connection.poll(timeout_seconds + (0 if worker.warm else 10)):
                     self._discard(worker)
+                    # What Lambda writes to the function's log when it stops a run at its timeout.
+                    _log.warning(
+                        "%s %s Task timed out after %d.00 seconds",
+                        self.spec.logical_id,
+                        context.aws_request_id,
+                        timeout_seconds,
+                    )
                     raise FunctionError("Timeout", f"Task timed out after {timeout_seconds} seconds")
                 reply = worker.connection.recv()
+                worker.warm = True
                 duration_ms = (time.perf_counter() - started) * 1000
             except (EOFError, OSError) as error:  # BrokenPipeError and ConnectionResetError are OSErrors
                 self._discard(worker)
                 with self._lock:
                     self.crashes += 1
                 exit_code = worker.process.exitcode
+                _log.warning(
+                    "%s %s worker died (exit code %s)",
+                    self.spec.logical_id,
+                    context.aws_request_id,
+                    exit_code,
+                )
                 raise FunctionError(
                     "Crashed", f"{self.spec.logical_id} worker died (exit code {exit_code}): {error!r}"
                 ) from error

@@ -37,11 +37,13 @@ MessageIdPath = Annotated[
 Limit = Annotated[
     int, Query(ge=1, le=limits.MAX_PAGE_SIZE, description=f"Page size, default {limits.DEFAULT_PAGE_SIZE}.")
 ]
+# The length is documented, not checked here: a longer cursor is one this stack never sealed,
+# answered 400 ``invalid_cursor`` like any other (roomcast.api.cursors), not 422.
 Cursor = Annotated[
     str | None,
     Query(
-        max_length=MAX_CURSOR_LENGTH,
         description="The `nextCursor` of the previous page of this list; absent for the first page.",
+        json_schema_extra={"maxLength": MAX_CURSOR_LENGTH},
     ),
 ]
 

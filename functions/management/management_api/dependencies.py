@@ -174,13 +174,15 @@ def signing_secrets_service() -> SigningSecretsService:
 
 def ordering_keys_service() -> OrderingKeysService:
     from management_api.ordering_keys.service import OrderingKeysService
+    from roomcast.dal.dead_letters import DeadLetterStore
     from roomcast.dal.ordering_keys import OrderingKeys
+    from roomcast.delivery.key_resumes import KeyResumes
     from roomcast.delivery.key_steps import KeySteps
     from roomcast.delivery.ordered_sends import OrderedSends
 
     keys = OrderingKeys.sharing(messages())
     sends = OrderedSends(KeySteps(keys), catalog(), messages(), sender(), addresses())
-    return OrderingKeysService(catalog(), keys, sends)
+    return OrderingKeysService(catalog(), keys, KeyResumes(sends, DeadLetterStore.sharing(catalog())))
 
 
 def schedule_service() -> ScheduleService:

@@ -20,24 +20,22 @@ from management_api.subscriptions.routes import routes as subscription_routes
 from roomcast.api.handlers import http_handler, new_api
 from roomcast.domain import limits
 
+ROUTES = (
+    room_routes,
+    subscription_routes,
+    filter_routes,
+    event_type_routes,
+    message_routes,
+    delivery_routes,
+    secret_routes,
+    schedule_routes,
+    ordering_key_routes,
+    dead_letter_routes,
+    job_routes,
+    api_key_routes,
+)
 app = new_api(
-    *(
-        r.router
-        for r in (
-            room_routes,
-            subscription_routes,
-            filter_routes,
-            event_type_routes,
-            message_routes,
-            delivery_routes,
-            secret_routes,
-            schedule_routes,
-            ordering_key_routes,
-            dead_letter_routes,
-            job_routes,
-            api_key_routes,
-        )
-    ),
+    *(r.router for r in ROUTES),
     # API Gateway sends POST here to the publish function, every other method to this one.
     served_elsewhere=[("POST", "/rooms/{roomId}/messages"), ("POST", "/rooms/{roomId}/messages/batch")],
 )

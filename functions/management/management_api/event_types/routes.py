@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
-from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
@@ -21,7 +20,9 @@ from management_api.event_types.models import (
 )
 from roomcast.api.cursors import list_scope
 from roomcast.api.documented_routes import Routes
+from roomcast.api.models import EventTypeName
 from roomcast.api.tenancy import Tenant
+from roomcast.domain import limits
 from roomcast.domain.event_types import EventType
 
 if TYPE_CHECKING:  # the service is imported by its factory, on the first request that needs it
@@ -81,7 +82,7 @@ def get_event_type(name: Name, tenant: Tenant, service: EventTypes) -> EventType
 
     With every version's schema. Another tenant's event type is not found.
     """
-    return _view(service.get(tenant, _unescaped(name)))
+    return _view(service.get(tenant, name))
 
 
 @routes.patch(EVENT_TYPE, "updateEventType", "The event type as changed", 400, 404, 409, 415)
@@ -92,7 +93,7 @@ def update_event_type(name: Name, body: EventTypePatch, tenant: Tenant, service:
     each given null loses its schema. `archived: false` restores an archived event type. A change
     applies to the publishes that start after it. 409 when it changed meanwhile: read it again.
     """
-    return _view(service.update(tenant, _unescaped(name), body))
+    return _view(service.update(tenant, name, body))
 
 
 @routes.delete(EVENT_TYPE, "archiveEventType", "The event type, archived", 404, 409)
@@ -103,17 +104,17 @@ def archive_event_type(name: Name, tenant: Tenant, service: EventTypes) -> Event
     event types refuses it), while what is in flight still delivers. It keeps its name (a new event
     type of that name is 409) and `POST …/restore` brings it back.
     """
-    return _view(service.archive(tenant, _unescaped(name)))
+    return _view(service.archive(tenant, name))
 
 
 @routes.post(f"{EVENT_TYPE}/restore", "restoreEventType", "The event type, back in the catalog", 404, 409)
 def restore_event_type(name: Name, tenant: Tenant, service: EventTypes) -> EventTypeView:
     """Restore an archived event type
 
-    Back in the catalog as it was when archived, checked at publish again. An event type that is
-    not archived is answered as it is.
+    Back in the catalog as it was when archived, checked at publish again. 409 `not_archived` for
+    an event type that is not archived.
     """
-    return _view(service.restore(tenant, _unescaped(name)))
+    return _view(service.restore(tenant, name))
 
 
 @routes.post(
@@ -130,7 +131,7 @@ def validate_payload(
     is published. 413 for a payload a publish would refuse as too large; 422
     `schema_check_too_costly` for one a publish would refuse as too costly to check.
     """
-    found = service.validate(tenant, _unescaped(name), body.eventVersion, body.payload)
+    found = service.validate(tenant, name, body.eventVersion, body.payload)
     errors = [SchemaError(path=p.path, message=p.message) for p in found.problems] if found else []
     return ValidateResponse(
         valid=found is None or found.valid,
@@ -140,22 +141,28 @@ def validate_payload(
     )
 
 
-@routes.get("/catalog/openapi.json", "exportCatalog", "The catalog as OpenAPI 3.1 webhooks")
-def export_catalog(tenant: Tenant, service: EventTypes) -> CatalogDocument:
+@routes.get("/catalog/openapi.json", "exportCatalog", "The catalog as OpenAPI 3.1 webhooks", 404, 422)
+def export_catalog(
+    tenant: Tenant,
+    service: EventTypes,
+    eventType: Annotated[
+        list[EventTypeName] | None,
+        Query(
+            max_length=limits.MAX_PAGE_SIZE,
+            description="Only these event types (repeat the parameter); every one when absent.",
+        ),
+    ] = None,
+) -> CatalogDocument:
     """Export the catalog
 
     Your tenant's catalog as an OpenAPI 3.1 document of `webhooks`: one per event type and version
     (archived ones left out), whose request body is the webhook a PUSH subscription receives, the
     payload's schema inside, with the signature headers. Generate receivers' code from it with any
-    OpenAPI 3.1 tool.
+    OpenAPI 3.1 tool. `eventType` (repeatable) exports only those event types (404 for one not in the
+    catalog). A document over {MAX_EXPORT_BYTES} bytes is refused (422 `export_too_large`): export a
+    few event types at a time.
     """
-    return CatalogDocument.model_validate(service.export(tenant))
-
-
-def _unescaped(name: str) -> str:
-    """A name as given in the path: a `/` in it comes as %2F, which a name never has otherwise
-    (its pattern has no `%`), so unquoting is right whether the gateway decoded it or not."""
-    return unquote(name)
+    return CatalogDocument.model_validate(service.export(tenant, eventType or ()))
 
 
 def _summary(event_type: EventType) -> EventTypeView:

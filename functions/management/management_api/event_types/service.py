@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from management_api.common import updated_now
 from management_api.event_types.export import webhooks_document
@@ -27,7 +28,7 @@ from roomcast.domain.event_types import (
     schema_digest,
 )
 from roomcast.domain.payloads import JsonValue, check_payload_size
-from roomcast.errors import InvalidRequest, NotFound
+from roomcast.errors import Conflict, InvalidRequest, NotFound
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,13 @@ class EventTypesService:
         return self._set_archived(self.get(tenant_id, name), archived=True)
 
     def restore(self, tenant_id: str, name: str) -> EventTypeWithSchemas:
-        """An archived event type back in the catalog (one that is not archived stays as it is)."""
-        return self._set_archived(self.get(tenant_id, name, archived_too=True), archived=False)
+        """An archived event type back in the catalog; 409 ``not_archived`` for one that is not."""
+        current = self.get(tenant_id, name, archived_too=True)
+        if not current.event_type.archived:
+            raise Conflict(
+                f"event type {name} is not archived: there is nothing to restore", code="not_archived"
+            )
+        return self._set_archived(current, archived=False)
 
     def _set_archived(self, current: EventTypeWithSchemas, *, archived: bool) -> EventTypeWithSchemas:
         kept = current.event_type
@@ -121,12 +127,32 @@ class EventTypesService:
             raise NotFound(f"event type {name} is archived (restore it with POST …/restore)")
         return event_type
 
-    def export(self, tenant_id: str) -> dict[str, Any]:
-        """The catalog (archived event types left out) as OpenAPI 3.1 ``webhooks``."""
+    def export(self, tenant_id: str, names: Sequence[str] = ()) -> dict[str, Any]:
+        """The catalog (archived event types left out), or the event types ``names``, as OpenAPI 3.1
+        ``webhooks``; 422 ``export_too_large`` past MAX_EXPORT_BYTES, found before every schema is
+        read (they are read a few at a time, their size added up)."""
         live = [t for t in self.store.every(tenant_id) if not t.archived]
-        texts = self.store.schemas(tenant_id, [d for t in live for d in t.schema_digests.values()])
+        if names:
+            missing = sorted(set(names) - {t.name for t in live})
+            if missing:
+                raise NotFound(f"event type {missing[0][:128]} not found")
+            live = [t for t in live if t.name in names]
+        uses = Counter(d for t in live for d in t.schema_digests.values())  # a schema in each of its webhooks
+        digests = list(uses)
+        texts: dict[str, str] = {}
+        size = uses.total() * _OPERATION_BYTES
+        for start in range(0, len(digests), _SCHEMAS_READ_AT_ONCE):
+            found = self.store.schemas(tenant_id, digests[start : start + _SCHEMAS_READ_AT_ONCE])
+            size += sum(len(text) * uses[digest] for digest, text in found.items())
+            if size > limits.MAX_EXPORT_BYTES:
+                raise _export_too_large(size)
+            texts.update(found)
         catalog = [(t, {v: json.loads(texts[d]) for v, d in t.schema_digests.items()}) for t in live]
-        return webhooks_document(tenant_id, catalog)
+        document = webhooks_document(tenant_id, catalog)
+        size = len(json.dumps(document, separators=(",", ":")))
+        if size > limits.MAX_EXPORT_BYTES:
+            raise _export_too_large(size)
+        return document
 
     def validate(self, tenant_id: str, name: str, version: str, payload: JsonValue) -> SchemaCheck | None:
         """The payload checked against the schema of ``version``, as a publish checks it (422
@@ -160,6 +186,22 @@ def _checked(schemas: Mapping[str, Mapping[str, Any]]) -> dict[str, SavedSchema]
         except InvalidSchema as error:
             raise _refused(f"body.schemas.{version}", error.problem, str(error)) from error
     return saved
+
+
+# What one webhook of the export holds beside its payload's schema (its envelope and headers), at most.
+_OPERATION_BYTES: Final = 4 * 1024
+_SCHEMAS_READ_AT_ONCE: Final = 25  # 800 KiB at most
+
+
+def _export_too_large(size: int) -> InvalidRequest:
+    return InvalidRequest(
+        f"the catalog's export would be {size} bytes or more; the limit is {limits.MAX_EXPORT_BYTES}:"
+        " export a few event types at a time (?eventType=order.created&eventType=order.paid)",
+        code="export_too_large",
+        details=[
+            {"field": "query.eventType", "problem": "the export is too large", "type": "export_too_large"}
+        ],
+    )
 
 
 def _refused(field: str, problem: str, message: str | None = None) -> InvalidRequest:

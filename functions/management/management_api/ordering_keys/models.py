@@ -3,11 +3,11 @@ contract; see /openapi.json)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from roomcast.api.models import ApiModel, examples
+from roomcast.api.models import NOT_NULL, ApiModel, examples
 from roomcast.domain.clock import iso_from_ms
 from roomcast.domain.ordering import KeyHead
 
@@ -17,13 +17,13 @@ OnDeadKeyName = Literal["pause", "skip"]
 class OrderingFields(ApiModel):
     """A subscription's ordering: the messages of one ordering key one at a time, in publish order."""
 
-    ordered: bool | None = Field(
+    ordered: Annotated[bool | None, NOT_NULL] = Field(
         default=None,
         description="Give the messages of one orderingKey one at a time, in publish order: the next is "
         "not sent (PUSH) or handed out (PULL) until the previous one is delivered or acked, dead, "
         "expired or cleared. Messages without a key, and other keys, flow at once. Default false.",
     )
-    onDeadKey: OnDeadKeyName | None = Field(
+    onDeadKey: Annotated[OnDeadKeyName | None, NOT_NULL] = Field(
         default=None,
         description="When a key's message ends dead: `pause` (default) holds the key's later messages "
         "until resumeOrderingKey; `skip` goes on with the next one.",

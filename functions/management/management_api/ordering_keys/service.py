@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from roomcast.dal.ordering_keys import OrderingKeys
 from roomcast.dal.ports import Catalog
-from roomcast.delivery.ordered_sends import OrderedSends
+from roomcast.delivery.key_resumes import KeyResumes
 from roomcast.domain.ordering import KeyHead, KeyRef, is_ordering_key
 from roomcast.errors import Conflict, NotFound
 
@@ -15,7 +15,7 @@ from roomcast.errors import Conflict, NotFound
 class OrderingKeysService:
     catalog: Catalog
     keys: OrderingKeys
-    sends: OrderedSends
+    resumes: KeyResumes
 
     def paused(self, tenant_id: str, room_id: str, subscription_id: str, limit: int) -> list[KeyHead]:
         """The subscription's paused keys, longest paused first (404: no such subscription)."""
@@ -25,8 +25,9 @@ class OrderingKeysService:
     def resume(
         self, tenant_id: str, room_id: str, subscription_id: str, ordering_key: str, skip: bool
     ) -> KeyHead:
-        """Resume a paused key: its dead message sent again first, or skipped. 404: no such
-        subscription or key; 409 ``not_paused``: the key flows."""
+        """Resume a paused key: its dead message sent again first (its dead letter ended), or
+        skipped. 404: no such subscription or key; 409 ``not_paused``: the key flows (of two
+        resumes at once, one gets it)."""
         subscription = self.catalog.get_subscription(tenant_id, room_id, subscription_id)
         ref = KeyRef(tenant_id, room_id, subscription_id, ordering_key)
         head = self.keys.read(ref).head if is_ordering_key(ordering_key) else None
@@ -34,5 +35,5 @@ class OrderingKeysService:
             raise NotFound(f"ordering key {ordering_key} not found")
         if not head.paused:
             raise Conflict(f"ordering key {ordering_key} is not paused", code="not_paused")
-        self.sends.resume(subscription, ordering_key, skip)
+        self.resumes.resume(subscription, ordering_key, skip)
         return self.keys.read(ref).head or head

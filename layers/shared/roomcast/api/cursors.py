@@ -130,7 +130,10 @@ class ListCursors:
         return self._sealer
 
     def open(self, cursor: str | None, tenant_id: str, scope: str) -> Position | None:
-        """Where to start: None for the first page, else the position of a cursor of this list."""
+        """Where to start: None for the first page, else the position of a cursor of this list
+        (one longer than any this stack seals is refused before the key is read)."""
+        if cursor is not None and len(cursor) > MAX_CURSOR_LENGTH:
+            raise invalid_cursor()
         return None if cursor is None else self._made().open(cursor, tenant_id, scope)
 
     def seal(self, position: Position | None, tenant_id: str, scope: str) -> str | None:

@@ -197,7 +197,14 @@ def _iso_text(value: object) -> object:
 
 
 def _in_utc(moment: datetime) -> datetime:
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    """The moment in UTC; one whose UTC falls outside years 1 to 9999 (``9999-12-31T23:59:59-01:00``)
+    is a validation error, not an overflow."""
+    try:
+        return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    except OverflowError:
+        raise PydanticCustomError(
+            "datetime_out_of_range", "Input is out of range: in UTC it falls outside the years 1 to 9999"
+        ) from None
 
 
 # An ISO-8601 date-time in JSON or a query string, as an aware UTC datetime (UTC when it names no zone).

@@ -18,7 +18,7 @@ from roomcast.domain.clock import now_ms
 from roomcast.domain.envelope import first_envelope
 from roomcast.domain.messages import TERMINAL_STATUSES, Delivery, DeliveryStatus, Message
 from roomcast.domain.models import Subscription, SubscriptionType
-from roomcast.domain.ordering import Arrived, Ended, KeyEvent, KeyRef, Resumed
+from roomcast.domain.ordering import Arrived, Ended, KeyEvent, KeyRef
 from roomcast.errors import NotFound
 from roomcast.observability import logger
 
@@ -62,11 +62,6 @@ class OrderedSends:
         event = Ended(delivery.message_id, delivery.status, delivery.last_error, failed_over)
         return self._step(ref, event, slot.number)
 
-    def resume(self, subscription: Subscription, ordering_key: str, skip: bool) -> list[str]:
-        """An operator's resume of a paused key: its dead message sent again first, or skipped."""
-        ref = KeyRef(subscription.tenant_id, subscription.room_id, subscription.id, ordering_key)
-        return self._step_for(subscription, ref, Resumed(skip=skip, at_ms=self.clock()), 0)
-
     def _step(self, ref: KeyRef, event: KeyEvent, number: int = 0) -> list[str]:
         try:
             subscription = self.catalog.get_subscription(ref.tenant_id, ref.room_id, ref.subscription_id)
@@ -77,13 +72,15 @@ class OrderedSends:
     def _step_for(self, subscription: Subscription, ref: KeyRef, event: KeyEvent, number: int) -> list[str]:
         steps = self.keys.step(ref, event, subscription.on_dead_key, self.clock(), number)
         to_send = steps.sends
-        if to_send is None or not self._send(subscription, to_send, again=steps.replay is not None):
+        if to_send is None or not self.send_in_turn(subscription, to_send, again=steps.replay is not None):
             return []
         return [to_send]
 
-    def _send(self, subscription: Subscription, message_id: str, *, again: bool) -> bool:
+    def send_in_turn(self, subscription: Subscription, message_id: str, *, again: bool) -> bool:
         """Send a message's envelope to the subscription in its key's turn; ``again``: a dead one
-        resumed (its record back to pending first). False when it ended meanwhile, or is gone."""
+        resumed (its record back to pending first; not sent unless its record is dead: a replay of
+        it is on its way, whose ending moves the key on). False when it was not sent: it ended
+        meanwhile, or is gone."""
         try:
             tracked = self.messages.get_message(subscription.tenant_id, message_id)
         except NotFound:
@@ -92,6 +89,8 @@ class OrderedSends:
         record = next((d for d in tracked.deliveries if d.subscription_id == subscription.id), None)
         if record is None or (record.status in TERMINAL_STATUSES and not again):
             return False  # its ending is on its way to the key, which moves on then
+        if again and record.status is not DeliveryStatus.DEAD:
+            return False  # replayed from the dead letters meanwhile: that replay sends it
         if subscription.type is SubscriptionType.PULL and not subscription.queue_url:
             return False
         envelope = first_envelope(tracked.message, subscription.id)

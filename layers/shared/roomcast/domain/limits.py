@@ -85,6 +85,9 @@ MAX_SCHEMA_BYTES: Final = 32 * 1024  # one version's JSON Schema, as compact JSO
 MAX_SCHEMA_VERSIONS: Final = 20  # schemas of one event type
 MAX_DESCRIPTION_LENGTH: Final = 1_024
 MAX_SCHEMA_ERRORS: Final = 20  # what a refusal or a warned message names, at most
+# The catalog's export (GET /catalog/openapi.json): under Lambda's 6 MB response, with room to spare;
+# a larger one is refused (422 export_too_large) and can be exported a few event types at a time.
+MAX_EXPORT_BYTES: Final = 5 * 1024 * 1024
 # How deep a schema's JSON may nest (a payload may nest deeper: a recursive schema follows it).
 MAX_SCHEMA_DEPTH: Final = 64
 # The work a rule may cause, in evaluation units (about 20 ns of one core each; ADR 0043): the most

@@ -89,10 +89,12 @@ class Ended:
 @dataclass(frozen=True)
 class Resumed:
     """An operator resumed a paused key: ``skip`` drops its dead message, else it is sent again
-    first (its replay keeps the order)."""
+    first (its replay keeps the order). ``request``: the resume's own id, so that two resumes in
+    one millisecond are two triggers."""
 
     skip: bool
     at_ms: int
+    request: str = ""
 
 
 type KeyEvent = Arrived | Ended | Resumed
@@ -125,8 +127,8 @@ def trigger_of(event: KeyEvent) -> str:
             return f"arrived:{message_id}"
         case Ended(message_id=message_id):
             return f"ended:{message_id}"
-        case Resumed(at_ms=at_ms):
-            return f"resumed:{at_ms}"
+        case Resumed(at_ms=at_ms, request=request):
+            return f"resumed:{at_ms}:{request}" if request else f"resumed:{at_ms}"
 
 
 @dataclass(frozen=True)
