@@ -16,6 +16,7 @@ from bench import (
     ordering,
     pull_throughput,
     push,
+    rule_budget,
 )
 
 
@@ -25,6 +26,7 @@ def main() -> int:
         **messaging.run(),
         **pull_throughput.run(),
         **filters.run(),
+        **rule_budget.run(),
         **push.run(),
         **guards.run(),
         **cost.run(),

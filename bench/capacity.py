@@ -11,16 +11,19 @@ from typing import Any
 
 import requests
 
+from bench import rule_budget
 from bench.capacity_model import (
     LAMBDA_CONCURRENCY,
     QUOTAS_AS_OF,
     MessageCost,
     Settings,
+    TenantHold,
     Verdict,
     busy_room,
     many_tenants,
     pull_consumers,
     slow_endpoint,
+    tenant_hold,
     waiting_retries,
 )
 from bench.cost_scenario import metered_stack
@@ -48,6 +51,7 @@ def template_settings() -> Settings:
         else LAMBDA_CONCURRENCY,
         api_rate=float(defaults["ApiRateLimit"]),
         tenant_rate=float(defaults["TenantRequestsPerSecond"]),
+        tenant_burst=int(defaults["TenantRequestBurst"]),
     )
 
 
@@ -108,8 +112,44 @@ def report(verdicts: list[Verdict], costs: list[MessageCost]) -> None:
             print(f"{bound.limit[:64]:<64} {_rate(bound.allows):>12}  {single:<10}  {bound.raised_by} {mark}")
 
 
+# Each kind of request: a route it takes (for the weight the API gives it), and its AWS calls' time,
+# sequential waits at ~10-30 ms each on AWS (docs/benchmarks.md counts them), rounded up: what a
+# request holds its execution for besides its rules.
+REQUESTS = {
+    "publish": ("POST", "/rooms/room_x/messages", 0.1),
+    "publish a batch": ("POST", "/rooms/room_x/messages/batch", 0.3),
+    "filter dry run": ("POST", "/rooms/room_x/filters/test", 0.05),
+    "validate a payload": ("POST", "/event-types/order.created/validate", 0.05),
+    "save an event type": ("POST", "/event-types", 0.1),
+}
+
+
+def report_tenant_holds(settings: Settings) -> list[TenantHold]:
+    """The executions one tenant holds sending each kind of request at its whole rate, every rule it
+    writes at its limit (the rules' CPU measured here: bench/rule_budget.py)."""
+    from management_api.handler import request_weight
+
+    print(
+        f"\n## One tenant at its rate ({settings.tenant_rate:g}/s, a burst of {settings.tenant_burst}) with"
+        f" every rule at its limit, against the account's {LAMBDA_CONCURRENCY:,} executions\n"
+    )
+    print(f"{'request':<22} {'rules here':>10} {'weight':>6} {'on Lambda':>10} {'held':>6} {'at peak':>8}")
+    holds = []
+    for work in rule_budget.measure():
+        method, path, io_seconds = REQUESTS[work.request]
+        weight = request_weight({"rawPath": path, "requestContext": {"http": {"method": method}}})
+        hold = tenant_hold(settings, work.request, work.rule_cpu_ms, io_seconds, weight)
+        holds.append(hold)
+        print(
+            f"{hold.request:<22} {work.rule_cpu_ms:>7.0f} ms {hold.weight:>6} {hold.seconds:>8.2f} s"
+            f" {hold.sustained:>6.0f} {hold.peak:>8.0f}   ({work.what})"
+        )
+    return holds
+
+
 def main() -> int:
     settings = template_settings()
+    report_tenant_holds(settings)
     with metered_stack() as stack:
         costs = [measure(stack, subscriptions, messages) for subscriptions, messages in MEASURED]
     wide, narrow = costs

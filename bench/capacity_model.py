@@ -31,6 +31,7 @@ class Settings:
     pull_concurrency: int
     api_rate: float
     tenant_rate: float
+    tenant_burst: int = 200
 
 
 @dataclass(frozen=True)
@@ -222,3 +223,32 @@ def pull_consumers(settings: Settings, consumers: int) -> Verdict:
         ),
     ]
     return Verdict(f"{consumers} consumers of one PULL subscription", "consumers", consumers, tuple(bounds))
+
+
+# -- what one tenant can hold of the account's concurrency (docs/decisions/0043-bounded-rule-work.md)
+
+LAMBDA_FULL_CORE_MB = 1_769  # Lambda: the memory at which a function gets one whole vCPU
+API_FUNCTION_MB = 512  # the publish and management functions (template Globals)
+
+
+@dataclass(frozen=True)
+class TenantHold:
+    """A kind of request sent at a tenant's whole rate (``weight`` requests' worth each): how long
+    one lasts on Lambda, and the executions the tenant then holds: ``sustained`` (rate x duration,
+    Little's law) and ``peak`` (its burst at once, each for that long, on top)."""
+
+    request: str
+    weight: int
+    seconds: float
+    sustained: float
+    peak: float
+
+
+def tenant_hold(
+    settings: Settings, request: str, rule_cpu_ms: float, io_seconds: float, weight: int = 1
+) -> TenantHold:
+    """``rule_cpu_ms``: the request's rule work measured on one full core; on a 512 MB function it
+    takes LAMBDA_FULL_CORE_MB / 512 times longer. ``io_seconds``: its AWS calls' time."""
+    seconds = rule_cpu_ms / 1000 * (LAMBDA_FULL_CORE_MB / API_FUNCTION_MB) + io_seconds
+    sustained = settings.tenant_rate / weight * seconds
+    return TenantHold(request, weight, seconds, sustained, sustained + settings.tenant_burst / weight)

@@ -89,3 +89,17 @@ def test_pull_consumers_are_bound_by_the_pull_function_s_concurrency() -> None:
     assert verdict.binding.limit == "pull function concurrency"
     assert verdict.binding.allows == 100
     assert not verdict.sustained
+
+
+def test_a_tenants_held_executions_are_its_rate_times_how_long_a_request_lasts_on_lambda() -> None:
+    from bench.capacity_model import LAMBDA_FULL_CORE_MB, tenant_hold
+
+    # Given: 100 ms of rules on a full core, 0.1 s of AWS calls; a 512 MB function has 512/1769 of a core
+    hold = tenant_hold(SETTINGS, "publish", rule_cpu_ms=100, io_seconds=0.1)
+    weighted = tenant_hold(SETTINGS, "save", rule_cpu_ms=100, io_seconds=0.1, weight=20)
+
+    # Then
+    assert round(hold.seconds, 3) == round(0.1 * LAMBDA_FULL_CORE_MB / 512 + 0.1, 3)
+    assert round(hold.sustained, 1) == round(100 * hold.seconds, 1)
+    assert hold.peak == hold.sustained + SETTINGS.tenant_burst
+    assert round(weighted.sustained, 1) == round(5 * hold.seconds, 1)

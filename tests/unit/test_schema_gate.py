@@ -3,11 +3,13 @@ validation mode, undeclared and archived event types, and each schema read and c
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from roomcast.dal.pages import Page, Position
 from roomcast.delivery.schema_gate import ADMITTED, Admission, SchemaGate
+from roomcast.domain import limits
 from roomcast.domain.event_types import (
     EventType,
     UndeclaredEventTypes,
@@ -27,6 +29,7 @@ ROOM = Room("room_1", "t", "orders", None, 1000, 2.0, 5, (), "2026-01-01T00:00:0
 @dataclass
 class OneSchemaCatalog:
     schema_reads: int = 0
+    text: str = SCHEMA
     types: dict[str, EventType] = field(default_factory=dict)
 
     def find(self, tenant_id: str, names: Sequence[str]) -> dict[str, EventType]:
@@ -34,7 +37,7 @@ class OneSchemaCatalog:
 
     def schemas(self, tenant_id: str, digests: Sequence[str]) -> dict[str, str]:
         self.schema_reads += 1
-        return {DIGEST: SCHEMA}
+        return {DIGEST: self.text}
 
     def create(self, event_type: EventType, schemas: Mapping[str, str]) -> None: ...
     def replace(
@@ -89,3 +92,27 @@ def test_a_schema_is_read_and_compiled_once_per_container() -> None:
     for _ in range(5):
         _admit(gate, {}, {"orderId": 1})
     assert catalog.schema_reads == 1
+
+
+def test_a_batch_of_costly_checks_stops_at_the_requests_budget_and_refuses_only_the_rest() -> None:
+    # Given: a schema at the cost limit (1,300 fractional numbers) and a batch of 100 payloads,
+    # each as costly as one check may be
+    enum = [n + 0.5 for n in range(1_300)]
+    saved = checked_schema("1", {"type": "array", "items": {"enum": enum}})
+    per_value = saved.cost.worst
+    gate, catalog = _gate(Validation.REJECT)
+    catalog.text = saved.text
+    payload: JsonValue = [enum[-1]] * (limits.SCHEMA_CHECK_BUDGET // per_value - 1)
+
+    # When
+    started = time.thread_time()
+    answers = _admit(gate, *[payload] * limits.MAX_PUBLISH_BATCH_MESSAGES)
+    spent_ms = (time.thread_time() - started) * 1000
+
+    # Then: as many checked as the request's budget takes; the rest refused, to be sent again
+    checked = limits.SCHEMA_REQUEST_BUDGET // (len(payload) * per_value + per_value)
+    assert answers[:checked] == [ADMITTED] * checked
+    refused = [a.refused for a in answers[checked:]]
+    assert all(r is not None and r.code == "schema_check_too_costly" for r in refused)
+    assert "publish this message in another request" in str(refused[0])
+    assert spent_ms < 10 * 100  # the ADR's ~100 ms for a batch, with a tenfold margin

@@ -124,3 +124,29 @@ def test_no_limit_is_the_default_and_a_limit_is_read() -> None:
         {"TABLE_NAME": "roomcast-table", "TENANT_REQUESTS_PER_SECOND": "2.5", "TENANT_REQUEST_BURST": "5"}
     )
     assert (limited.tenant_requests_per_second, limited.tenant_request_burst) == (2.5, 5)
+
+
+def test_a_weighted_request_counts_as_that_many_of_the_tenants_rate() -> None:
+    # Given: 100 per second, a burst of 200
+    throttle, _, _ = _throttle(100, 200)
+
+    # When: requests that count as 20 each are sent at once
+    answers = [throttle.check(_event("tenant-a"), weight=20) for _ in range(20)]
+
+    # Then: about a tenth of them pass (the burst's 200, with the second's allowance)
+    passed = sum(a is None for a in answers)
+    assert 9 <= passed <= 11, passed
+
+
+def test_catalog_writes_count_as_many_requests_and_everything_else_as_one() -> None:
+    from management_api.handler import request_weight
+    from roomcast.domain import limits
+
+    def weight(method: str, path: str) -> int:
+        return request_weight({"rawPath": path, "requestContext": {"http": {"method": method}}})
+
+    assert weight("POST", "/event-types") == limits.CATALOG_WRITE_WEIGHT
+    assert weight("PATCH", "/event-types/order.created") == limits.CATALOG_WRITE_WEIGHT
+    assert weight("POST", "/event-types/order.created/validate") == 1
+    assert weight("GET", "/event-types") == 1
+    assert weight("POST", "/rooms") == 1

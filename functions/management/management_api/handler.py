@@ -4,6 +4,8 @@ each route's models and OpenAPI live beside it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from management_api import dependencies
 from management_api.api_keys.routes import routes as api_key_routes
 from management_api.dead_letters.routes import routes as dead_letter_routes
@@ -46,4 +48,18 @@ def _flush_log(request_id: str) -> None:
         dependencies.delivery_log().flush(request_id)
 
 
-lambda_handler = http_handler(app, _flush_log, max_body_bytes=limits.MAX_MANAGEMENT_BODY_BYTES)
+def request_weight(event: dict[str, Any]) -> int:
+    """A write of the event-type catalog counts as CATALOG_WRITE_WEIGHT requests of the tenant's
+    rate: each of its schemas is counted before it is saved, up to ~1 s of CPU in all
+    (docs/decisions/0043-bounded-rule-work.md); every other request counts as one."""
+    method = str(event.get("requestContext", {}).get("http", {}).get("method", "")).upper()
+    path = str(event.get("rawPath", "")).rstrip("/")
+    catalog_write = (method == "POST" and path == "/event-types") or (
+        method == "PATCH" and path.startswith("/event-types/") and path.count("/") == 2
+    )
+    return limits.CATALOG_WRITE_WEIGHT if catalog_write else 1
+
+
+lambda_handler = http_handler(
+    app, _flush_log, max_body_bytes=limits.MAX_MANAGEMENT_BODY_BYTES, request_weight=request_weight
+)

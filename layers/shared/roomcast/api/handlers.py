@@ -71,19 +71,21 @@ def http_handler(
     flush_log: Callable[[str], object],
     max_body_bytes: int | Callable[[dict[str, Any]], int] | None = None,
     throttle: Callable[[], TenantThrottle | None] = tenant_throttle,
+    request_weight: Callable[[dict[str, Any]], int] = lambda event: 1,
 ) -> LambdaHandler:
     """``lambda_handler`` of an API function: the tenant's request rate first, then guards (body
     size, JSON), then the routes; every answer carries ``X-Content-Type-Options: nosniff``;
     ``flush_log(request_id)`` writes the invocation's delivery-log records whatever happened.
     ``max_body_bytes``: one limit, or the limit for an event (routes with different limits);
-    ``throttle``: the tenants' request rate, made on the first request that has a tenant."""
+    ``throttle``: the tenants' request rate, made on the first request that has a tenant;
+    ``request_weight``: how many requests of that rate a request counts as (ADR 0043)."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         try:
             tenants = throttle() if tenant_of(event) is not None else None
-            over_rate = tenants.check(event) if tenants is not None else None
+            over_rate = tenants.check(event, request_weight(event)) if tenants is not None else None
             if over_rate is not None:
                 return over_rate
             limit = max_body_bytes(event) if callable(max_body_bytes) else max_body_bytes

@@ -31,12 +31,13 @@ class TenantThrottle:
     _taken: dict[str, tuple[int, int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def check(self, event: dict[str, Any]) -> dict[str, Any] | None:
-        """None when the request may go on; else the 429 answer."""
+    def check(self, event: dict[str, Any], weight: int = 1) -> dict[str, Any] | None:
+        """None when the request may go on; else the 429 answer. ``weight``: how many requests of
+        the tenant's rate it counts as (a request whose rules may cost a second counts as many)."""
         tenant = tenant_of(event)
         if tenant is None:
             return None
-        retry_after_s = self.admit(tenant)
+        retry_after_s = self.admit(tenant, weight)
         if retry_after_s is None:
             return None
         message = (
@@ -47,16 +48,18 @@ class TenantThrottle:
         response.setdefault("headers", {})["Retry-After"] = str(retry_after_s)
         return response
 
-    def admit(self, tenant_id: str) -> int | None:
-        """None when one more request of the tenant fits; else the seconds until one does."""
+    def admit(self, tenant_id: str, weight: int = 1) -> int | None:
+        """None when one more request of the tenant fits (``weight`` requests' worth); else the
+        seconds until it does."""
         now = self.clock()
+        weight = max(1, min(weight, self.limit.burst))
         with self._lock:
             left, until = self._taken.get(tenant_id, (0, 0))
-            if left > 0 and now < until:
-                self._taken[tenant_id] = (left - 1, until)
+            if left >= weight and now < until:
+                self._taken[tenant_id] = (left - weight, until)
                 return None
         booked_until = now
-        for requests in sorted({self.limit.chunk(), 1}, reverse=True):
+        for requests in sorted({max(self.limit.chunk(), weight), weight}, reverse=True):
             answer = self.gate.reserve_rate(
                 TenantRequestsKey(tenant_id),
                 self.limit.interval_ms(requests),
@@ -65,7 +68,7 @@ class TenantThrottle:
             )
             if answer.reserved:
                 with self._lock:
-                    self._taken[tenant_id] = (requests - 1, now + TOKEN_LIFE_MS)
+                    self._taken[tenant_id] = (requests - weight, now + TOKEN_LIFE_MS)
                 return None
             booked_until = answer.reservation.start_at_ms
         return self.limit.retry_after_s(booked_until, now)

@@ -61,12 +61,21 @@ def schema_violation(event_type: EventType, version: str, check: SchemaCheck) ->
     return InvalidRequest(message, code="schema_violation", details=details)
 
 
-def check_too_costly(event_type: EventType, version: str, check: SchemaCheck) -> RoomcastError:
-    problem = (
-        f"checking this payload against the schema of {event_type.name} version {version} would cost"
-        f" {check.cost} evaluations, more than one check may ({limits.SCHEMA_CHECK_BUDGET}): send a"
-        " smaller payload, or simplify the schema (docs/event-types.md#what-a-schema-may-cost)"
-    )
+def check_too_costly(
+    event_type: EventType, version: str, check: SchemaCheck, *, batch_spent: bool = False
+) -> RoomcastError:
+    checking = f"checking this payload against the schema of {event_type.name} version {version}"
+    if batch_spent:
+        problem = (
+            f"{checking} would pass what the batch's checks may cost together"
+            f" ({limits.SCHEMA_REQUEST_BUDGET} evaluations): publish this message in another request"
+        )
+    else:
+        problem = (
+            f"{checking} would cost {check.cost} evaluations, more than one check may"
+            f" ({limits.SCHEMA_CHECK_BUDGET}): send a smaller payload, or simplify the schema"
+            " (docs/event-types.md#what-a-schema-may-cost)"
+        )
     return _refusal("schema_check_too_costly", "body.payload", problem)
 
 
@@ -88,6 +97,14 @@ def _refusal(code: str, field: str, problem: str) -> RoomcastError:
     return InvalidRequest(problem, code=code, details=[{"field": field, "problem": problem, "type": code}])
 
 
+@dataclass
+class _RequestBudget:
+    """What a request's schema checks may still cost (``counted``: a batch counts every check)."""
+
+    counted: bool
+    left: int = limits.SCHEMA_REQUEST_BUDGET
+
+
 class SchemaGate:
     def __init__(self, store: EventTypeRecords) -> None:
         self.store = store
@@ -100,13 +117,18 @@ class SchemaGate:
     def admit(
         self, room: Room, publications: Sequence[Publication], declared: Mapping[str, EventType]
     ) -> list[Admission]:
-        """Each message's admission, in order."""
+        """Each message's admission, in order. A batch's checks together stay within
+        SCHEMA_REQUEST_BUDGET: a message whose check would pass what is left is refused (422
+        ``schema_check_too_costly``: publish it in another request)."""
+        budget = _RequestBudget(counted=len(publications) > 1)
         return [
-            self._admit(room, publication, declared.get(publication.event_type))
+            self._admit(room, publication, declared.get(publication.event_type), budget)
             for publication in publications
         ]
 
-    def _admit(self, room: Room, publication: Publication, event_type: EventType | None) -> Admission:
+    def _admit(
+        self, room: Room, publication: Publication, event_type: EventType | None, budget: _RequestBudget
+    ) -> Admission:
         if event_type is None or event_type.archived:
             if room.undeclared_event_types is UndeclaredEventTypes.REJECT:
                 return Admission(refused=undeclared(room, publication.event_type))
@@ -118,12 +140,16 @@ class SchemaGate:
             compiled = self._compiled_schema(room.tenant_id, event_type, digest)
         except InvalidSchema as error:  # saved before today's rules, and refused by them
             return Admission(refused=schema_unusable(event_type, publication.event_version, error))
-        check = check_payload(compiled, publication.payload)
+        allowed = min(limits.SCHEMA_CHECK_BUDGET, budget.left)
+        check = check_payload(compiled, publication.payload, allowed, counted=budget.counted)
+        budget.left -= check.cost if check.checked else 0
         if check.valid:
             return ADMITTED
         version = publication.event_version
         if not check.checked:
-            refused = check_too_costly(event_type, version, check)
+            refused = check_too_costly(
+                event_type, version, check, batch_spent=allowed < limits.SCHEMA_CHECK_BUDGET
+            )
             if event_type.validation is Validation.REJECT:
                 return Admission(refused=refused)
             return Admission(warnings=(f"not checked: {refused.message}"[:MAX_KEPT_ERROR_BYTES],))

@@ -42,6 +42,9 @@ MAX_DISABLE_AFTER_FAILING_MS: Final = 30 * DAY_MS
 
 MAX_NAME_LENGTH: Final = 128
 MAX_EVENT_TYPES: Final = 100
+# A write of the event-type catalog (POST /event-types, PATCH /event-types/{name}) counts as this many
+# requests of the tenant's rate: counting its schemas' cost may take up to ~1 s (ADR 0043).
+CATALOG_WRITE_WEIGHT: Final = 20
 MAX_VERSIONS_PER_EVENT_TYPE: Final = 50
 MAX_PUSH_URL_LENGTH: Final = 2_048
 MAX_SUBSCRIPTIONS_PER_ROOM: Final = 200
@@ -95,6 +98,8 @@ MAX_SCHEMA_DEPTH: Final = 64
 # payload whose check would cost more is refused, 422 ``schema_check_too_costly``: ~50 ms).
 MAX_SCHEMA_COST_PER_VALUE: Final = 100_000
 SCHEMA_CHECK_BUDGET: Final = 2_500_000
+# What a batch publish's checks may cost together (~100 ms); a message past it: publish it again.
+SCHEMA_REQUEST_BUDGET: Final = 2 * SCHEMA_CHECK_BUDGET
 # A refusal lists each error (quoting its value) only for a payload this small and a check this
 # cheap; past them, the first error without its value (or only the verdict), "details cut short".
 SCHEMA_DETAILS_BUDGET: Final = 10_000

@@ -118,17 +118,25 @@ class SchemaCheck:
 _MOST_PAYLOAD_VALUES: Final = limits.MAX_PAYLOAD_BYTES // 2 + 1
 
 
-def check_payload(schema: CompiledSchema, payload: JsonValue) -> SchemaCheck:
-    """``payload`` against ``schema`` within SCHEMA_CHECK_BUDGET: the verdict by the fast path;
-    then every error while the payload is small (SCHEMA_DETAILS_VALUES, SCHEMA_DETAILS_BUDGET: each
-    error quotes its value), else the first one without its value, or none."""
-    cost = None  # not counted while no payload of the largest size could pass the budget
-    if schema.cost.worst * _MOST_PAYLOAD_VALUES > limits.SCHEMA_CHECK_BUDGET:
-        cost = schema.cost.of_payload(payload, limits.SCHEMA_CHECK_BUDGET)
-        if cost > limits.SCHEMA_CHECK_BUDGET:
+def check_payload(
+    schema: CompiledSchema,
+    payload: JsonValue,
+    budget: int = limits.SCHEMA_CHECK_BUDGET,
+    *,
+    counted: bool = False,
+) -> SchemaCheck:
+    """``payload`` against ``schema`` within ``budget`` (at most SCHEMA_CHECK_BUDGET): the verdict
+    by the fast path; then every error while the payload is small (SCHEMA_DETAILS_VALUES,
+    SCHEMA_DETAILS_BUDGET: each error quotes its value), else the first one without its value, or
+    none. The cost is counted when a payload of the largest size could pass the budget, or when
+    ``counted`` (a batch adds its messages' costs up); else it is 0 in the answer."""
+    cost = None
+    if counted or schema.cost.worst * _MOST_PAYLOAD_VALUES > budget:
+        cost = schema.cost.of_payload(payload, budget)
+        if cost > budget:
             return SchemaCheck(valid=False, checked=False, cost=cost)
     if schema.validator.is_valid(payload):
-        return SchemaCheck(valid=True)
+        return SchemaCheck(valid=True, cost=cost or 0)
     if cost is None:
         cost = schema.cost.of_payload(payload, limits.SCHEMA_DETAILS_BUDGET)
     small = value_count(payload, limits.SCHEMA_DETAILS_VALUES) <= limits.SCHEMA_DETAILS_VALUES
