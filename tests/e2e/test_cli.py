@@ -648,13 +648,13 @@ def test_ordered_subscription_keys_pause_on_a_dead_message_and_resume_skipping_i
                 "-t",
                 "order.paid",
                 "--ordering-key",
-                "o-7",
+                "order:1001",
                 "--json",
             )
         )
         for n in range(2)
     ]
-    assert [p["orderingKey"] for p in published] == ["o-7", "o-7"]
+    assert [p["orderingKey"] for p in published] == ["order:1001", "order:1001"]
 
     # When the key's first message is pulled and nacked (dead)
     pulled = json_of(roomcast(tenant_a, tmp_path, "pull", room["id"], sub_id, "--wait", "5", "--json"))
@@ -670,19 +670,29 @@ def test_ordered_subscription_keys_pause_on_a_dead_message_and_resume_skipping_i
         return listed["orderingKeys"]
 
     (key,) = wait_until(paused, "the key paused")
-    assert (key["orderingKey"], key["deadMessageId"]) == ("o-7", published[0]["messageId"])
+    assert (key["orderingKey"], key["deadMessageId"]) == ("order:1001", published[0]["messageId"])
     table = human(roomcast(tenant_a, tmp_path, "ordering-keys", "paused", room["id"], sub_id))
-    assert "o-7" in table
+    assert "order:1001" in table
     assert published[0]["messageId"] in table
 
     # When resumed skipping it, the key's next message is handed out
     resumed = json_of(
-        roomcast(tenant_a, tmp_path, "ordering-keys", "resume", room["id"], sub_id, "o-7", "--skip", "--json")
+        roomcast(
+            tenant_a,
+            tmp_path,
+            "ordering-keys",
+            "resume",
+            room["id"],
+            sub_id,
+            "order:1001",
+            "--skip",
+            "--json",
+        )
     )
     assert (resumed["status"], resumed["inFlight"]) == ("flowing", published[1]["messageId"])
     again = json_of(roomcast(tenant_a, tmp_path, "pull", room["id"], sub_id, "--wait", "5", "--json"))
     assert [m["messageId"] for m in again["messages"]] == [published[1]["messageId"]]
     # and resuming a flowing key is refused with the API's code
-    flowing = roomcast(tenant_a, tmp_path, "ordering-keys", "resume", room["id"], sub_id, "o-7")
+    flowing = roomcast(tenant_a, tmp_path, "ordering-keys", "resume", room["id"], sub_id, "order:1001")
     assert flowing.returncode == REFUSED
     assert "not_paused" in flowing.stderr

@@ -60,7 +60,8 @@ def answered(response: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     assert status < 500, response
     body: dict[str, Any] = json.loads(response["body"])
     if status >= 400:
-        assert body["error"]["code"] and body["error"]["message"], body
+        assert body["error"]["code"], body
+        assert body["error"]["message"], body
     return status, body
 
 

@@ -416,3 +416,24 @@ def test_every_delivery_status_is_documented_where_the_api_names_one() -> None:
     assert all(
         f'"{status}"' in console.partition("DELIVERY_STATUSES")[2].partition("];")[0] for status in documented
     )
+
+
+@pytest.mark.parametrize("field", ["ordered", "onDeadKey"])
+def test_ordering_fields_may_be_absent_but_not_null(field: str) -> None:
+    with pytest.raises(ValidationError) as refused:
+        SUBSCRIPTION.validate_python({"type": "PULL", field: None})
+    assert ((field,), "null_not_allowed") in {(tuple(e["loc"])[-1:], e["type"]) for e in refused.value.errors()}
+    with pytest.raises(ValidationError):
+        SubscriptionPatch.model_validate({field: None})
+
+
+def test_a_schema_nested_past_pydantics_depth_reaches_roomcasts_own_check() -> None:
+    # Given: a schema 600 levels deep (pydantic's own JSON type stops near 255)
+    from management_api.event_types.models import EventTypeCreate
+
+    deep: dict[str, Any] = {}
+    for _ in range(600):
+        deep = {"items": deep}
+
+    # Then: the request model takes it, so the catalog's check answers 400 invalid_schema
+    assert EventTypeCreate.model_validate({"name": "x", "schemas": {"1": deep}}).schemas["1"] == deep

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Route, expect, sync_playwright
@@ -131,11 +131,14 @@ def test_an_id_from_the_api_that_is_a_dot_segment_is_never_put_in_a_path(tab: Ta
     assert set(tab.asked) <= set(tab.answers), tab.asked
 
 
-def test_an_ordered_subscriptions_paused_keys_show_their_dead_message_and_reason_and_resume(tab: Tab) -> None:
+@pytest.mark.parametrize("name", ["order-7", "order:1001"])  # reserved characters go percent-encoded
+def test_an_ordered_subscriptions_paused_keys_show_their_dead_message_and_reason_and_resume(
+    tab: Tab, name: str
+) -> None:
     # Given: an ordered subscription with one paused key
     subscription = "/rooms/room_1/subscriptions/sub_1"
     key = {
-        "orderingKey": "order-7",
+        "orderingKey": name,
         "status": "paused",
         "deadMessageId": "msg_dead",
         "reason": "HTTP 500 after 3 attempts",
@@ -158,7 +161,7 @@ def test_an_ordered_subscriptions_paused_keys_show_their_dead_message_and_reason
             f"{subscription}/deliveries": {"deliveries": [], "nextCursor": None},
             f"{subscription}/dead-letters": {"deadLetters": [], "nextCursor": None},
             f"{subscription}/ordering-keys": {"orderingKeys": [key]},
-            f"{subscription}/ordering-keys/order-7/resume": {
+            f"{subscription}/ordering-keys/{quote(name, safe='')}/resume": {
                 **key,
                 "status": "flowing",
                 "inFlight": "msg_next",
@@ -172,12 +175,12 @@ def test_an_ordered_subscriptions_paused_keys_show_their_dead_message_and_reason
     # Then: the screen says it is ordered, and lists the paused key with its dead message and why
     expect(tab.page.get_by_text("ordered: a key's messages one at a time")).to_be_visible()
     keys = tab.page.get_by_role("table", name="Paused ordering keys, longest paused first")
-    expect(keys).to_contain_text("order-7")
+    expect(keys).to_contain_text(name)
     expect(keys).to_contain_text("msg_dead")
     expect(keys).to_contain_text("HTTP 500 after 3 attempts")
     # and skipping its dead message asks the API to resume it
-    tab.page.get_by_role("button", name="Skip and resume order-7").click()
+    tab.page.get_by_role("button", name=f"Skip and resume {name}").click()
     expect(tab.page.get_by_role("status")).to_contain_text(
-        "Ordering key order-7 resumed, its dead message skipped"
+        f"Ordering key {name} resumed, its dead message skipped"
     )
-    assert f"{subscription}/ordering-keys/order-7/resume" in tab.asked
+    assert f"{subscription}/ordering-keys/{quote(name, safe='')}/resume" in tab.asked

@@ -102,7 +102,8 @@ def test_a_batch_of_costly_checks_stops_at_the_requests_budget_and_refuses_only_
     per_value = saved.cost.worst
     gate, catalog = _gate(Validation.REJECT)
     catalog.text = saved.text
-    payload: JsonValue = [enum[-1]] * (limits.SCHEMA_CHECK_BUDGET // per_value - 1)
+    items = [enum[-1]] * (limits.SCHEMA_CHECK_BUDGET // per_value - 1)
+    payload: JsonValue = list(items)
 
     # When
     started = time.thread_time()
@@ -110,7 +111,7 @@ def test_a_batch_of_costly_checks_stops_at_the_requests_budget_and_refuses_only_
     spent_ms = (time.thread_time() - started) * 1000
 
     # Then: as many checked as the request's budget takes; the rest refused, to be sent again
-    checked = limits.SCHEMA_REQUEST_BUDGET // (len(payload) * per_value + per_value)
+    checked = limits.SCHEMA_REQUEST_BUDGET // (len(items) * per_value + per_value)
     assert answers[:checked] == [ADMITTED] * checked
     refused = [a.refused for a in answers[checked:]]
     assert all(r is not None and r.code == "schema_check_too_costly" for r in refused)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -18,11 +18,15 @@ from roomcast.api.models import (
 from roomcast.domain import limits
 
 Validation = Literal["reject", "warn", "off"]
+# ``Any`` inside, not JsonValue: the body is JSON already, and a schema nested past pydantic's depth
+# must reach roomcast's own check (400 invalid_schema, "nests deeper than 64 levels"), not a 422.
 Schema = Annotated[
-    dict[str, JsonValue],
+    dict[str, Any],
     Field(
         description=f"A JSON Schema (2020-12) of the payload, at most {limits.MAX_SCHEMA_BYTES // 1024} KiB; "
-        "checked against the meta-schema when saved (400 `invalid_schema`). No `$ref` outside itself.",
+        "checked against the meta-schema when saved (400 `invalid_schema`): references are fragments "
+        "of itself, patterns without backreferences or lookaround, its cost bounded "
+        "(docs/event-types.md).",
         examples=[
             {"type": "object", "required": ["orderId"], "properties": {"orderId": {"type": "integer"}}}
         ],
