@@ -83,3 +83,20 @@ def test_another_tenants_room_is_not_found() -> None:
     # When / Then
     with pytest.raises(NotFound):
         FiltersService(management.catalog).test(TENANT, room.id, _dry_run())
+
+
+def test_a_dry_run_takes_at_most_a_publishs_payload_and_reads_nothing_past_it() -> None:
+    # Given: a payload one byte over a publish's limit (as stored: compact JSON)
+    from roomcast.domain import limits
+    from roomcast.domain.payloads import PayloadTooLarge
+
+    management = Management()
+    room = management.room()
+    payload = {"note": "x" * (limits.MAX_PAYLOAD_BYTES - len('{"note":""}') + 1)}
+
+    # Then: 413, as a publish would answer, before the room is read
+    with pytest.raises(PayloadTooLarge) as refused:
+        FiltersService(management.catalog).test(TENANT, room.id, _dry_run(payload=payload))
+    assert refused.value.http_status == 413
+    smaller = {"note": "x" * (limits.MAX_PAYLOAD_BYTES - len('{"note":""}'))}
+    assert FiltersService(management.catalog).test(TENANT, room.id, _dry_run(payload=smaller)).accepted
