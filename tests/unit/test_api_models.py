@@ -422,7 +422,9 @@ def test_every_delivery_status_is_documented_where_the_api_names_one() -> None:
 def test_ordering_fields_may_be_absent_but_not_null(field: str) -> None:
     with pytest.raises(ValidationError) as refused:
         SUBSCRIPTION.validate_python({"type": "PULL", field: None})
-    assert ((field,), "null_not_allowed") in {(tuple(e["loc"])[-1:], e["type"]) for e in refused.value.errors()}
+    assert ((field,), "null_not_allowed") in {
+        (tuple(e["loc"])[-1:], e["type"]) for e in refused.value.errors()
+    }
     with pytest.raises(ValidationError):
         SubscriptionPatch.model_validate({field: None})
 
