@@ -28,7 +28,7 @@ from bench.capacity_model import (
 )
 from bench.cost_scenario import metered_stack
 from bench.meter import METER
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.template import load_template

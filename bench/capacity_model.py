@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.dal.message_items import ROOM_INDEX_SHARDS
+from roomcast.messages.items import ROOM_INDEX_SHARDS
 
 QUOTAS_AS_OF = "2026-11, AWS service-quotas documentation, default values"
 PARTITION_WRU_PER_S = 1_000  # DynamoDB: writes to one partition-key value (table or index), hard

@@ -2,8 +2,8 @@
 
 Firehose (template.yaml, DeliveryLogStream) flushes every 900 s or 128 MB, so a day is 96 files,
 ``raw/dt=D/hour=H/<stream>-1-<yyyy-MM-dd-HH-mm-ss>-<uuid>.ndjson.gz``, each the concatenation of
-the records the functions sent: one gzip member per invocation's lines (roomcast.dal.delivery_log).
-The lines have the shape roomcast.domain.log_records.LogRecord.to_json writes (its own output,
+the records the functions sent: one gzip member per invocation's lines (roomcast.log.delivery_log).
+The lines have the shape roomcast.log.records.LogRecord.to_json writes (its own output,
 turned into a template once, so 16 M lines take a minute, not ten); 1 % of them are a copy of an
 earlier line (a retried write), 0.1 % are cut short (malformed), and the last file's records run a
 few seconds past midnight (the next day's, which the job leaves to that day's run).
@@ -23,9 +23,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from roomcast.dal.delivery_log import gzip_member
-from roomcast.domain.log_records import LogEvent, LogRecord
-from roomcast.domain.models import SubscriptionType
+from roomcast.catalog.model import SubscriptionType
+from roomcast.log.delivery_log import gzip_member
+from roomcast.log.records import LogEvent, LogRecord
 from roomcast_dev.firehose_objects import object_body, object_key
 from roomcast_dev.template import load_template
 

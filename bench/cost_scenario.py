@@ -18,7 +18,7 @@ import requests
 from bench.cost_model import FunctionUsage, Run, WriteKind
 from bench.harness import FUNCTION_LOG
 from bench.meter import METER, install_meter
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack

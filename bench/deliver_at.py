@@ -31,9 +31,9 @@ from bench.cost_model import (
     SQS_REQUEST_PER_MILLION,
 )
 from bench.harness import AwsCallCounter, FakeContext, bench_stack, call, load_handlers, room_with
-from roomcast.domain.clock import DAY_MS, HOUR_MS, MINUTE_MS
-from roomcast.domain.outbox_tasks import Release
-from roomcast.domain.scheduling import HOP_MAX_MS, SCHEDULER_ABOVE_MS, SCHEDULER_LEAD_MS, hops_for
+from roomcast.deliver_at.rules import HOP_MAX_MS, SCHEDULER_ABOVE_MS, SCHEDULER_LEAD_MS, hops_for
+from roomcast.outbox.tasks import Release
+from roomcast.platform.clock import DAY_MS, HOUR_MS, MINUTE_MS
 from roomcast_dev.samples import SAMPLE_TENANT
 from tests.support import api_event
 

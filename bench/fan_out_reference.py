@@ -18,11 +18,11 @@ def bare_fan_out_ms(
     subscriptions makes, made bare: a PutItem of a message item with ``count`` records, then
     count/10 SendMessageBatch calls of envelope-sized bodies, 8 at a time, to the emptied push
     queue."""
-    from roomcast.dal import items
-    from roomcast.dal.message_items import stored_message_item
-    from roomcast.domain.envelope import first_envelope
-    from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-    from roomcast.domain.models import SubscriptionType
+    from roomcast.catalog.model import SubscriptionType
+    from roomcast.messages.envelope import first_envelope
+    from roomcast.messages.items import stored_message_item
+    from roomcast.messages.model import Delivery, DeliveryStatus, Message
+    from roomcast.platform import items
 
     subscription_ids = [f"sub_{n:032x}" for n in range(count)]
 

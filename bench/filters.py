@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.harness import AwsCallCounter, bench_stack, call, load_handlers, median_ms
 from bench.messaging import Drained
-from roomcast.domain.payloads import JsonValue
+from roomcast.platform.payloads import JsonValue
 from tests.support import api_event
 
 SUBSCRIPTIONS = 100
@@ -79,16 +79,16 @@ def _routing_ms() -> tuple[float, float]:
     """``route_message`` over 100 subscriptions, without and with matching filters (ms per call)."""
     from dataclasses import replace
 
-    from roomcast.domain.filter_policy import FilterPolicy
-    from roomcast.domain.messages import Publication
-    from roomcast.domain.models import (
+    from roomcast.catalog.model import (
         DeliveryOverrides,
         Room,
         Subscription,
         SubscriptionStatus,
         SubscriptionType,
     )
-    from roomcast.domain.routing import route_message
+    from roomcast.filters.policy import FilterPolicy
+    from roomcast.messages.model import Publication
+    from roomcast.publishing.routing import route_message
 
     room = Room(
         "room_1", "t", "orders", None, 1000, 2.0, 5, (), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
@@ -127,7 +127,7 @@ def _routing_ms() -> tuple[float, float]:
 
 def _schema_check_us() -> float:
     """One payload checked by the compiled validator (µs per check, best of 5 rounds)."""
-    from roomcast.domain.event_types import check_payload, checked_schema, compile_schema
+    from roomcast.event_types.model import check_payload, checked_schema, compile_schema
 
     validator = compile_schema(checked_schema("1", ORDER_SCHEMA).text)
     best = float("inf")
@@ -144,7 +144,7 @@ def run() -> dict[str, bool]:
     counter = AwsCallCounter.installed()
     with bench_stack() as (model, _endpoint):
         manage, publish = load_handlers(model, "ManagementFunction", "PublishFunction")
-        from roomcast.dal.aws import sqs_client
+        from roomcast.platform.aws import sqs_client
 
         sqs = sqs_client()
         push_queue_url = model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]

@@ -201,7 +201,7 @@ def _wait_until_up(endpoint: str) -> None:
 
 def load_handler(model: StackModel, function_id: str) -> Handler:
     """A function's handler, imported with the function's template environment."""
-    from roomcast.config import load_settings
+    from roomcast.platform.config import load_settings
 
     spec = model.functions[function_id]
     for path in (str(spec.code_path), *(str(p) for p in spec.layer_paths)):
@@ -209,7 +209,7 @@ def load_handler(model: StackModel, function_id: str) -> Handler:
             sys.path.insert(0, path)
     os.environ.update(spec.environment)
     load_settings.cache_clear()
-    from roomcast.dal.aws import reset_clients
+    from roomcast.platform.aws import reset_clients
 
     reset_clients()  # an earlier bench may have pointed them at another emulator
     module_name, _, attribute = spec.handler.rpartition(".")

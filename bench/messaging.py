@@ -82,7 +82,7 @@ def run() -> dict[str, bool]:
     counter = AwsCallCounter.installed()
     with bench_stack() as (model, endpoint):
         manage, publish = load_handlers(model, "ManagementFunction", "PublishFunction")
-        from roomcast.dal.aws import dynamodb_client, sqs_client
+        from roomcast.platform.aws import dynamodb_client, sqs_client
 
         dynamodb, sqs = dynamodb_client(), sqs_client()
         table = model.tables["Table"]["TableName"]

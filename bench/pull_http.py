@@ -19,7 +19,7 @@ from bench.pull_throughput import (
     pull_acking_all,
     pull_and_ack_all,
 )
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_client import Client, PullConsumer
 from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key

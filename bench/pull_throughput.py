@@ -152,7 +152,7 @@ def through_handlers() -> tuple[PullRates, list[list[Counter[str]]]]:
     counter = AwsCallCounter.installed()
     with bench_stack(atomic_dynamodb=True) as (model, _endpoint):
         manage, publish, pull = load_handlers(model, "ManagementFunction", "PublishFunction", "PullFunction")
-        from roomcast.dal.aws import sqs_client
+        from roomcast.platform.aws import sqs_client
 
         room_id = room_with(manage, "PULL", 1)
         listed = call(manage, api_event("GET", f"/rooms/{room_id}/subscriptions", None))

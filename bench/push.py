@@ -24,7 +24,7 @@ from bench.harness import (
     reset,
     timed,
 )
-from roomcast.domain.lanes import SLOW_ENDPOINT_MS
+from roomcast.catalog.lanes import SLOW_ENDPOINT_MS
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always
 from tests.support import api_event
@@ -101,8 +101,8 @@ def run() -> dict[str, bool]:
     with bench_stack() as (model, endpoint_url):
         manage, publish, push = load_handlers(model, "ManagementFunction", "PublishFunction", "PushFunction")
         from push_worker.webhook import WebhookBody  # importable once the handler is loaded
-        from roomcast.dal.aws import sqs_client
-        from roomcast.domain.envelope import Envelope
+        from roomcast.messages.envelope import Envelope
+        from roomcast.platform.aws import sqs_client
 
         sqs = sqs_client()
         push_queue = model.functions["PushFunction"].environment["PUSH_QUEUE_URL"]

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from roomcast.domain import limits
-from roomcast.domain.event_types import InvalidSchema, check_payload, checked_schema, compile_schema
-from roomcast.domain.filter_index import PayloadIndex
-from roomcast.domain.filter_policy import FilterPolicy
-from roomcast.domain.payloads import JsonValue
+from roomcast.event_types.model import InvalidSchema, check_payload, checked_schema, compile_schema
+from roomcast.filters.index import PayloadIndex
+from roomcast.filters.policy import FilterPolicy
+from roomcast.platform import limits
+from roomcast.platform.payloads import JsonValue
 
 # A schema at the cost limit: 1,300 fractional numbers, each ~1.5 µs to compare with a number.
 ENUM = [n + 0.5 for n in range(1_300)]

@@ -1,4 +1,4 @@
-"""In-memory stand-ins for the data-access interfaces (roomcast.dal.ports), for service tests.
+"""In-memory stand-ins for the data-access interfaces (roomcast.ports), for service tests.
 
 They keep the rules the real stores enforce that services rely on — tenant-scoped keys,
 NotFound for what is missing, optimistic locking on subscriptions, a delivery record that
@@ -10,20 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from roomcast.dal.catalog_keys import FailoverLink
-from roomcast.dal.dead_letters import Claimed, DeadLetter, ReplayClaim
-from roomcast.dal.delivery_records import RETRY_CLAIM_MS
-from roomcast.dal.first_tries import one_per_destination
-from roomcast.dal.flow_gate import FlowKey, RateAnswer, RateKey
-from roomcast.dal.messages import DeliveryPage, MessageExists
-from roomcast.dal.pages import Page, Position
-from roomcast.dal.queues import PullQueues, Received
-from roomcast.dal.sender import Outgoing, Unsent
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.flow_control import live_leases, reserve_start
-from roomcast.domain.jobs import Job
-from roomcast.domain.log_records import LogRecord
-from roomcast.domain.messages import (
+from roomcast.catalog.keys import FailoverLink
+from roomcast.catalog.model import Room, Subscription, SubscriptionStatus
+from roomcast.dead_letters.store import Claimed, DeadLetter, ReplayClaim
+from roomcast.flow.rules import live_leases, reserve_start
+from roomcast.flow.store import FlowKey, RateAnswer, RateKey
+from roomcast.jobs.model import Job
+from roomcast.log.records import LogRecord
+from roomcast.messages.deliveries import RETRY_CLAIM_MS
+from roomcast.messages.first_tries import one_per_destination
+from roomcast.messages.model import (
     TERMINAL_STATUSES,
     Delivery,
     DeliveryStatus,
@@ -32,8 +28,12 @@ from roomcast.domain.messages import (
     OwedFilter,
     TrackedMessage,
 )
-from roomcast.domain.models import Room, Subscription, SubscriptionStatus
-from roomcast.errors import Conflict, LimitExceeded, NotFound
+from roomcast.messages.sender import Outgoing, Unsent
+from roomcast.messages.store import DeliveryPage, MessageExists
+from roomcast.platform.clock import iso_from_ms
+from roomcast.platform.errors import Conflict, LimitExceeded, NotFound
+from roomcast.platform.pages import Page, Position
+from roomcast.pull.queues import PullQueues, Received
 
 
 def _page[T](items: list[T], limit: int, start: Position | None) -> Page[T]:

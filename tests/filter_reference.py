@@ -1,6 +1,6 @@
 """The straightforward evaluation of a filter policy, as roomcast first wrote it: every condition
 against every candidate, every listed value compared in turn. Slow on long arrays and long lists,
-and plainly right: the compiled evaluation (roomcast.domain.filter_matching) must agree with it."""
+and plainly right: the compiled evaluation (roomcast.filters.matching) must agree with it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from roomcast.domain.filter_policy import MAX_REASON_BYTES, Verdict
+from roomcast.filters.policy import MAX_REASON_BYTES, Verdict
 
 _MISSING: Final = object()
 JsonValue = Any

@@ -201,9 +201,8 @@ def seed_copies(repository: Any, template: Any, copies: int) -> None:
     every transaction, so 200 creates take seconds apiece at the end)."""
     import dataclasses
 
-    from roomcast.dal import items
-    from roomcast.dal.catalog_keys import SUBSCRIPTION_COUNT, SUBSCRIPTIONS_VERSION
-    from roomcast.domain import ids
+    from roomcast.catalog.keys import SUBSCRIPTION_COUNT, SUBSCRIPTIONS_VERSION
+    from roomcast.platform import ids, items
 
     subscriptions = [dataclasses.replace(template, id=ids.new_subscription_id()) for _ in range(copies)]
     client, table = repository._client, repository._table_name

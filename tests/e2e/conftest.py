@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from tests.e2e.partition_keys import PartitionRecorder, shared

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from tests.support import PROJECT_ROOT

@@ -9,7 +9,7 @@ from typing import Any
 
 import requests
 
-from roomcast.domain.limits import MAX_API_KEYS_PER_TENANT
+from roomcast.platform.limits import MAX_API_KEYS_PER_TENANT
 from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 

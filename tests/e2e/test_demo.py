@@ -10,8 +10,8 @@ import time
 
 import requests
 
-from roomcast.credentials import new_signing_secret
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
+from roomcast.platform.credentials import new_signing_secret
 from roomcast.webhooks.signing import webhook_headers
 from roomcast_dev.demo import run_demo
 from roomcast_dev.demo_timeline import Timeline

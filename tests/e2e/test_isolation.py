@@ -1,5 +1,5 @@
 """Isolation on the local stack: one endpoint taking 8 s per request, with 80 messages queued for
-it, does not slow another endpoint's deliveries (roomcast.domain.lanes; the stack's usual two
+it, does not slow another endpoint's deliveries (roomcast.catalog.lanes; the stack's usual two
 pollers and two invocations at once per function, real webhook servers on loopback, real time).
 
 The fast endpoint's latency (publish answered → request arrived) is measured alone, then beside

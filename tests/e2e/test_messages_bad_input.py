@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from roomcast.domain import limits
+from roomcast.platform import limits
 from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 from tests.e2e.test_publish_and_pull import delivery_of, publish, pull, pull_until, status

@@ -14,7 +14,7 @@ import time
 
 import requests
 
-from roomcast.domain import limits
+from roomcast.platform import limits
 from tests.e2e.conftest import ApiClient
 from tests.e2e.test_publish_and_pull import publish
 

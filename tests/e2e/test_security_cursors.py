@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.dead_letters import DeadLetterStore
+from roomcast.catalog.store import CatalogStore
+from roomcast.dead_letters.store import DeadLetterStore
 from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 from tests.e2e.test_publish_and_pull import publish

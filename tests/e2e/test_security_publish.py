@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast.domain import limits
+from roomcast.catalog.store import CatalogStore
+from roomcast.platform import limits
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
 from tests.e2e.conftest import ApiClient, assert_error, wait_until

@@ -1,5 +1,5 @@
 """Delivery-log lines and raw files for the Glue tests: lines by the functions' own writer
-(roomcast.domain.log_records, a gzip member per record as roomcast.dal.delivery_log sends them),
+(roomcast.log.records, a gzip member per record as roomcast.log.delivery_log sends them),
 files named and written as the template's Firehose stream delivers them
 (the local stack's stand-in, roomcast_dev.firehose_objects), so the jobs are tested against what is really
 written."""
@@ -13,9 +13,9 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
-from roomcast.dal.delivery_log import gzip_member
-from roomcast.domain.log_records import LogEvent, LogRecord
-from roomcast.domain.models import SubscriptionType
+from roomcast.catalog.model import SubscriptionType
+from roomcast.log.delivery_log import gzip_member
+from roomcast.log.records import LogEvent, LogRecord
 from roomcast_dev.firehose_objects import object_body, object_key
 from roomcast_dev.template import load_template
 

@@ -66,7 +66,7 @@ def test_an_event_name_the_jobs_do_not_know_is_refused() -> None:
 
 def test_the_jobs_know_exactly_the_events_the_functions_write() -> None:
     # Given: the layer's events (the jobs ship without the layer, so they keep their own list)
-    from roomcast.domain.log_records import LogEvent
+    from roomcast.log.records import LogEvent
 
     # Then
     assert sorted(EVENTS) == sorted(event.value for event in LogEvent)

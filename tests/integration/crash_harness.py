@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from roomcast.dal.sender import EnvelopeSender
+from roomcast.messages.sender import EnvelopeSender
 
 BOUNDARIES = ("before the POST", "after the POST", "after the re-send", "before the acknowledgement")
 

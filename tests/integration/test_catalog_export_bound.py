@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from roomcast.domain import limits
+from roomcast.platform import limits
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event

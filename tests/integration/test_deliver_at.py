@@ -16,8 +16,8 @@ import boto3
 import pytest
 import time_machine
 
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.domain.outbox_tasks import Release
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.outbox.tasks import Release
 from roomcast_dev.local_aws import queue_url_for
 from roomcast_dev.schedules import fire_due
 from roomcast_dev.template import StackModel
@@ -289,7 +289,7 @@ def test_a_batch_schedules_some_and_sends_the_others_at_once(
 def test_with_long_retries_on_the_scheduler_a_two_hour_retry_wait_is_one_schedule_not_eight_hops(
     stack_model: StackModel, function_handler: Callable[[str], Handler], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from roomcast.config import load_settings
+    from roomcast.platform.config import load_settings
 
     manage = function_handler("ManagementFunction")
     scheduler, sqs = boto3.client("scheduler"), boto3.client("sqs")

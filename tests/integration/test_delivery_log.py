@@ -88,7 +88,7 @@ def test_a_failed_log_write_does_not_stop_or_delay_deliveries(
     function_handler: Callable[[str], Handler],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from roomcast import observability
+    from roomcast.platform import observability
 
     logged: list[tuple[str, dict[str, Any]]] = []
     counted: list[tuple[str, float]] = []

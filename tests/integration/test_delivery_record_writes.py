@@ -1,4 +1,4 @@
-"""An ack's records against the emulator (roomcast.dal.delivery_records, ADR 0026 amendments 2
+"""An ack's records against the emulator (roomcast.messages.deliveries, ADR 0026 amendments 2
 and 5): the first attempts' records are put in one BatchExecuteStatement where the destination has
 none yet, and otherwise updated as before — conditionally, so that an ack never undoes an ended
 record (and learns how it ended), with its history appended."""
@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from roomcast.dal.messages import MessageStore
-from roomcast.domain.messages import AttemptEvent, Delivery, DeliveryStatus
-from roomcast.domain.receipts import Receipt
+from roomcast.messages.model import AttemptEvent, Delivery, DeliveryStatus
+from roomcast.messages.store import MessageStore
+from roomcast.pull.receipts import Receipt
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 

@@ -20,9 +20,9 @@ import boto3
 import pytest
 import time_machine
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.messages import MessageStore
-from roomcast.dal.sender import EnvelopeSender
+from roomcast.catalog.store import CatalogStore
+from roomcast.messages.sender import EnvelopeSender
+from roomcast.messages.store import MessageStore
 from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler

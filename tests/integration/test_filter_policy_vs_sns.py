@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 
-from roomcast.domain.filter_policy import check_policy, evaluate
+from roomcast.filters.policy import check_policy, evaluate
 from tests.integration.conftest import bare_client
 
 letters = st.text(alphabet="abA", min_size=1, max_size=2)  # small: values meet their conditions

@@ -16,7 +16,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from roomcast.dal.delivery_log import gzip_member
+from roomcast.log.delivery_log import gzip_member
 from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
 from roomcast_dev.template import StackModel
 

@@ -1,4 +1,4 @@
-"""A message's first tries in one FIRST item, against the emulator (roomcast.dal.first_tries,
+"""A message's first tries in one FIRST item, against the emulator (roomcast.messages.first_tries,
 ADR 0023 "Issue 29: a message's first tries in one item"): a push batch's plain first tries of one
 message are one UpdateItem; every reader sees them as the records they stand for, and over any record
 a late duplicate writes; what an entry cannot hold is its destination's own item, as before."""
@@ -11,10 +11,9 @@ from dataclasses import replace
 
 import pytest
 
-from roomcast.dal.first_tries import MAX_ENTRIES
-from roomcast.dal.messages import MessageStore
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.messages import (
+from roomcast.catalog.model import SubscriptionType
+from roomcast.messages.first_tries import MAX_ENTRIES
+from roomcast.messages.model import (
     AttemptEvent,
     AttemptRecord,
     Delivery,
@@ -24,7 +23,8 @@ from roomcast.domain.messages import (
     OwedFilter,
     first_record,
 )
-from roomcast.domain.models import SubscriptionType
+from roomcast.messages.store import MessageStore
+from roomcast.platform.clock import iso_from_ms
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 

@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 
-from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.flow_gate import FlowKey, FlowStore
+from roomcast.catalog.store import CatalogStore
+from roomcast.flow.store import FlowKey, FlowStore
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event

@@ -22,12 +22,12 @@ from typing import Any
 import pytest
 
 from outbox_worker.jobs import JobRunner
-from roomcast.config import load_settings
-from roomcast.dal.dead_letters import DeadLetter, DeadLetterStore
-from roomcast.dal.messages import MessageStore
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.envelope import first_envelope
-from roomcast.domain.messages import Message
+from roomcast.dead_letters.store import DeadLetter, DeadLetterStore
+from roomcast.messages.envelope import first_envelope
+from roomcast.messages.model import Message
+from roomcast.messages.store import MessageStore
+from roomcast.platform.clock import iso_from_ms
+from roomcast.platform.config import load_settings
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.integration.push_harness import run_outbox_tasks

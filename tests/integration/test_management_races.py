@@ -26,23 +26,23 @@ import pytest
 from management_api.dead_letters.service import DeadLettersService
 from management_api.subscriptions.models import SubscriptionPatch
 from management_api.subscriptions.service import SubscriptionsService
-from roomcast.config import load_settings
-from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.catalog_keys import SUBSCRIPTION_COUNT
-from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.delivery_log import DeliveryLog
-from roomcast.dal.messages import MessageStore
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import Catalog, Sender
-from roomcast.dal.queues import QueueAdmin
-from roomcast.dal.sender import EnvelopeSender, Outgoing, QueueAddresses
-from roomcast.delivery.replays import Replayer
-from roomcast.domain import limits
-from roomcast.domain.clock import now_iso
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.models import Room, Subscription
-from roomcast.domain.push_urls import PushUrlPolicy
-from roomcast.errors import RoomcastError
+from roomcast.catalog.keys import SUBSCRIPTION_COUNT
+from roomcast.catalog.model import Room, Subscription
+from roomcast.catalog.store import CatalogStore
+from roomcast.dead_letters.replays import Replayer
+from roomcast.dead_letters.store import DeadLetterStore
+from roomcast.log.delivery_log import DeliveryLog
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.sender import EnvelopeSender, Outgoing, QueueAddresses
+from roomcast.messages.store import MessageStore
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.platform import limits
+from roomcast.platform.clock import now_iso
+from roomcast.platform.config import load_settings
+from roomcast.platform.errors import RoomcastError
+from roomcast.ports import Catalog, Sender
+from roomcast.pull.queues import QueueAdmin
+from roomcast.webhooks.urls import PushUrlPolicy
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import seed_copies
@@ -274,7 +274,7 @@ def test_creates_racing_for_the_last_place_of_a_catalog_store_only_one(
     # Given: a catalog one event type short of its (lowered) limit
     from management_api.event_types.models import EventTypeCreate
     from management_api.event_types.service import EventTypesService
-    from roomcast.dal.event_types import EventTypeStore
+    from roomcast.event_types.store import EventTypeStore
 
     monkeypatch.setattr(limits, "MAX_CATALOG_EVENT_TYPES", 2)
     catalog = EventTypesService(EventTypeStore.sharing(stores.catalog))

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from roomcast.dal.sender import EnvelopeSender
+from roomcast.messages.sender import EnvelopeSender
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import Reply, per_path, statuses
 from tests.integration.conftest import Handler

@@ -15,8 +15,8 @@ import boto3
 import pytest
 import time_machine
 
-from roomcast.dal.ordering_keys import OrderingKeys
-from roomcast.domain.ordering import KeyRef
+from roomcast.ordering.model import KeyRef
+from roomcast.ordering.store import OrderingKeys
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import RecordedRequest
 from tests.integration.conftest import Handler

@@ -1,5 +1,5 @@
-"""Ordering keys in DynamoDB (moto server): a key's head and line as roomcast.dal.ordering_keys
-writes them, stepped by roomcast.delivery.key_steps — one message in flight, in publish order;
+"""Ordering keys in DynamoDB (moto server): a key's head and line as roomcast.ordering.store
+writes them, stepped by roomcast.ordering.steps — one message in flight, in publish order;
 a dead one pauses the key, which is listed with its reason and resumed with or without it; keys
 and subscriptions never hold each other up; racing steps claim a key once."""
 
@@ -13,12 +13,12 @@ from typing import Any
 
 import boto3
 
-from roomcast.dal import items
-from roomcast.dal.ordering_keys import OrderingKeys, key_partition, waiting_sort_key
-from roomcast.delivery.key_steps import KeySteps
-from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.models import OnDeadKey
-from roomcast.domain.ordering import Arrived, Ended, KeyRef, KeyState, Resumed
+from roomcast.catalog.model import OnDeadKey
+from roomcast.messages.model import DeliveryStatus
+from roomcast.ordering.model import Arrived, Ended, KeyRef, KeyState, Resumed
+from roomcast.ordering.steps import KeySteps
+from roomcast.ordering.store import OrderingKeys, key_partition, waiting_sort_key
+from roomcast.platform import items
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 

@@ -14,8 +14,8 @@ import time_machine
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 from botocore.exceptions import ClientError
 
-from roomcast.dal.messages import MessageExists, MessageStore
-from roomcast.dal.sender import EnvelopeSender
+from roomcast.messages.sender import EnvelopeSender
+from roomcast.messages.store import MessageExists, MessageStore
 from roomcast_dev.stream_sources import StreamPoller, matches, stream_record
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler

@@ -13,7 +13,7 @@ import boto3
 import pytest
 import time_machine
 
-from roomcast.dal.sender import EnvelopeSender
+from roomcast.messages.sender import EnvelopeSender
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event

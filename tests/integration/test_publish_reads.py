@@ -13,9 +13,9 @@ from typing import Any
 
 import time_machine
 
-from roomcast.dal import items
-from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.routing_cache import TTL_SECONDS
+from roomcast.catalog.routing_cache import TTL_SECONDS
+from roomcast.catalog.store import CatalogStore
+from roomcast.platform import items
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event

@@ -11,7 +11,7 @@ from typing import Any
 
 import boto3
 
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_dev.firehose import FirehoseDelivery
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler

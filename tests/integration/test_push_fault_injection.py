@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import time_machine
 
-from roomcast.dal.sender import EnvelopeSender
+from roomcast.messages.sender import EnvelopeSender
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.integration.crash_harness import Crash, Crashes

@@ -12,7 +12,7 @@ import pytest
 import requests
 from samtranslator.yaml_helper import yaml_parse
 
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.local_iam import function_roles
 from roomcast_dev.moto_iam import refusals

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack

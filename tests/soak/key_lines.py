@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from roomcast.dal.ordering_keys import OrderingKeys
-from roomcast.domain.ordering import KeyRef
+from roomcast.ordering.model import KeyRef
+from roomcast.ordering.store import OrderingKeys
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.stream_sources import StreamPoller
 from tests.soak.ledger import FinalState, Publish

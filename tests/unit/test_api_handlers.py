@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from roomcast.api.documented_routes import new_router
 from roomcast.api.handlers import http_handler, new_api
-from roomcast.errors import NotFound
+from roomcast.platform.errors import NotFound
 from tests.support import FakeLambdaContext, api_event
 
 

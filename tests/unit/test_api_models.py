@@ -18,7 +18,7 @@ from management_api.subscriptions.models import (
     SubscriptionCreate,
     SubscriptionPatch,
 )
-from roomcast.domain import limits
+from roomcast.platform import limits
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SUBSCRIPTION = TypeAdapter[PushSubscriptionCreate | PullSubscriptionCreate](SubscriptionCreate)
@@ -406,7 +406,7 @@ def test_the_replay_schema_says_ids_and_a_window_exclude_each_other_as_the_model
 
 def test_every_delivery_status_is_documented_where_the_api_names_one() -> None:
     from management_api.messages.models import DeliveryStatusName
-    from roomcast.domain.messages import DeliveryStatus
+    from roomcast.messages.model import DeliveryStatus
     from roomcast_cli.commands.deliveries import DeliveryStatus as CliStatus
 
     documented = set(get_args(DeliveryStatusName))

@@ -12,8 +12,8 @@ from openapi_spec_validator import validate
 
 from management_api.event_types.export import webhooks_document
 from push_worker.webhook import WebhookBody
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.event_types import EventType, Validation
+from roomcast.event_types.model import EventType, Validation
+from roomcast.messages.envelope import Envelope
 
 ORDER = {
     "$defs": {"money": {"type": "number", "minimum": 0}},

@@ -45,7 +45,7 @@ def test_management_imports_no_service_and_no_data_access_before_a_request() -> 
     # Then: each route's service (and the data access behind it) comes with its first request
     assert "management_api.rooms.routes" in loaded
     assert not {m for m in loaded if m.startswith("management_api.") and m.endswith(".service")}
-    assert not {m for m in loaded if m.startswith("roomcast.dal.") and m not in ("roomcast.dal.pages",)}
+    assert not {m for m in loaded if m.startswith("roomcast.dal.") and m not in ("roomcast.platform.pages",)}
     assert "boto3" not in loaded
     assert "botocore.exceptions" not in loaded  # powertools itself imports botocore (its user agent)
 

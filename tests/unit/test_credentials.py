@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from standardwebhooks import Webhook, WebhookVerificationError
 
-from roomcast.credentials import (
+from roomcast.platform.credentials import (
     API_KEY_PREFIX,
     SIGNING_SECRET_BYTES,
     SIGNING_SECRET_PREFIX,

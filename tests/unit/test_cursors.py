@@ -23,8 +23,8 @@ from roomcast.api.cursors import (
     ListCursors,
     list_scope,
 )
-from roomcast.dal.pages import MAX_POSITION_VALUE_LENGTH, Position
-from roomcast.errors import InvalidRequest
+from roomcast.platform.errors import InvalidRequest
+from roomcast.platform.pages import MAX_POSITION_VALUE_LENGTH, Position
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from bench.deliver_at import UnitCosts, crossover_ms, unit_costs
-from roomcast.domain.clock import DAY_MS, MINUTE_MS
-from roomcast.domain.scheduling import SCHEDULER_ABOVE_MS
+from roomcast.deliver_at.rules import SCHEDULER_ABOVE_MS
+from roomcast.platform.clock import DAY_MS, MINUTE_MS
 
 
 def test_hops_pay_per_fifteen_minutes_and_a_schedule_once() -> None:

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomcast import observability
-from roomcast.dal.delivery_log import (
+from roomcast.catalog.model import SubscriptionType
+from roomcast.log.delivery_log import (
     MAX_BYTES_PER_CALL,
     MAX_RECORD_BYTES,
     MAX_RECORDS_PER_CALL,
@@ -25,8 +25,8 @@ from roomcast.dal.delivery_log import (
     call_batches,
     pack_lines,
 )
-from roomcast.domain.log_records import LogEvent, LogRecord
-from roomcast.domain.models import SubscriptionType
+from roomcast.log.records import LogEvent, LogRecord
+from roomcast.platform import observability
 
 STREAM = "roomcast-test-DeliveryLogStream"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from roomcast.domain.filter_policy import FilterPolicy
+from roomcast.filters.policy import FilterPolicy
 from tests.filter_guide import EXAMPLES
 
 

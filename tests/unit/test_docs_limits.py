@@ -11,10 +11,10 @@ import pytest
 
 from pull_api.models import MAX_RECEIPTS_PER_REQUEST
 from roomcast.api.cursors import MAX_CURSOR_LENGTH
-from roomcast.dal.routing_cache import MAX_ROOMS, TTL_SECONDS
-from roomcast.domain import limits
-from roomcast.domain.receipts import MAX_RECEIPT_LENGTH
-from roomcast.domain.scheduling import DELIVER_AT_PAST_TOLERANCE_MS, MAX_DELIVER_AHEAD_MS
+from roomcast.catalog.routing_cache import MAX_ROOMS, TTL_SECONDS
+from roomcast.deliver_at.rules import DELIVER_AT_PAST_TOLERANCE_MS, MAX_DELIVER_AHEAD_MS
+from roomcast.platform import limits
+from roomcast.pull.receipts import MAX_RECEIPT_LENGTH
 
 LIMITS_DOC = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text(encoding="utf-8")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roomcast.domain.models import EventTypeFilter, accepts_event
+from roomcast.catalog.model import EventTypeFilter, accepts_event
 
 ORDERS_V1_V2 = EventTypeFilter(name="order.created", versions=("1", "2"))
 ANY_INVOICE = EventTypeFilter(name="invoice.paid")

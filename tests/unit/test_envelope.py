@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roomcast.domain.envelope import ENVELOPE_VERSION, Envelope, EnvelopeError, first_envelope
-from roomcast.domain.messages import Message
+from roomcast.messages.envelope import ENVELOPE_VERSION, Envelope, EnvelopeError, first_envelope
+from roomcast.messages.model import Message
 
 PUBLISHED_AT_MS = 1_700_000_000_000
 

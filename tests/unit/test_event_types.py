@@ -1,4 +1,4 @@
-"""The event-type catalog's schemas (roomcast.domain.event_types): what may be saved, what a
+"""The event-type catalog's schemas (roomcast.event_types.model): what may be saved, what a
 payload is told, and that nothing is ever fetched."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from roomcast.domain import limits
-from roomcast.domain.event_types import (
+from roomcast.event_types.model import (
     CompiledSchema,
     InvalidSchema,
     SchemaProblem,
@@ -18,7 +17,8 @@ from roomcast.domain.event_types import (
     schema_digest,
     schema_text,
 )
-from roomcast.domain.payloads import JsonValue
+from roomcast.platform import limits
+from roomcast.platform.payloads import JsonValue
 
 
 def problems(schema: CompiledSchema, payload: JsonValue) -> list[SchemaProblem]:

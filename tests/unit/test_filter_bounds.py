@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from roomcast.domain import limits
-from roomcast.domain.filter_index import PayloadIndex
-from roomcast.domain.filter_policy import FilterPolicy, InvalidFilterPolicy, check_policy, evaluate
-from roomcast.domain.payloads import payload_size_bytes
+from roomcast.filters.index import PayloadIndex
+from roomcast.filters.policy import FilterPolicy, InvalidFilterPolicy, check_policy, evaluate
+from roomcast.platform import limits
+from roomcast.platform.payloads import payload_size_bytes
 from tests import filter_reference
 
 # Numbers close to each other (within and past the 1e-6 tolerance), strings sharing prefixes and

@@ -1,4 +1,4 @@
-"""Payload filters (roomcast.domain.filter_policy): every operator of SNS's filter-policy language
+"""Payload filters (roomcast.filters.policy): every operator of SNS's filter-policy language
 on a message body, its limits and its validation, and the first failed condition named."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from jsonschema_rs import Draft202012Validator
 from pydantic import TypeAdapter
 
-from roomcast.api.filter_policy_schema import FilterPolicy
-from roomcast.domain.filter_policy import InvalidFilterPolicy, check_policy, evaluate
+from roomcast.filters.policy import InvalidFilterPolicy, check_policy, evaluate
+from roomcast.filters.schema import FilterPolicy
 
 ORDER: dict[str, Any] = {
     "customer": {"tier": "gold", "country": "DE", "id": "cus_123"},
@@ -190,7 +190,7 @@ def test_or_of_two_policies_matches_exactly_when_one_of_them_does(
     assert evaluate(either, payload).matched == (evaluate(policy, payload).matched or "z" in payload)
 
 
-# -- the shape the OpenAPI document states (roomcast.api.filter_policy_schema) ---------------------
+# -- the shape the OpenAPI document states (roomcast.filters.schema) ---------------------
 
 SHAPE = Draft202012Validator(TypeAdapter(FilterPolicy).json_schema())
 

@@ -1,5 +1,5 @@
 """Which delivery records a message's FIRST item can hold, and that each reads back as written
-(roomcast.dal.first_tries: pure, no table)."""
+(roomcast.messages.first_tries: pure, no table)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomcast.dal.first_tries import (
+from roomcast.catalog.model import SubscriptionType
+from roomcast.messages.first_tries import (
     MAX_ENTRIES,
     MAX_ENTRY_BYTES,
     current_records,
@@ -18,10 +19,9 @@ from roomcast.dal.first_tries import (
     from_entry,
     update_request,
 )
-from roomcast.dal.message_items import delivery_to_item
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot
-from roomcast.domain.models import SubscriptionType
+from roomcast.messages.items import delivery_to_item
+from roomcast.messages.model import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot
+from roomcast.platform.clock import iso_from_ms
 
 MESSAGE, TENANT, SUBSCRIPTION = "msg_" + "1" * 32, "ten_a", "sub_" + "2" * 32
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from push_worker.admission import Admitted, FlowControl, HeldBack
-from roomcast.domain import flow_control as flow
-from roomcast.domain.models import DeliveryOverrides, Subscription, SubscriptionStatus, SubscriptionType
+from roomcast.catalog.model import DeliveryOverrides, Subscription, SubscriptionStatus, SubscriptionType
+from roomcast.flow import rules as flow
 from tests.fakes import FakeFlowGate
 
 SUBSCRIPTION = Subscription(

@@ -10,18 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from management_api.subscriptions.models import PushSubscriptionCreate
-from roomcast.dal.items import (
-    from_attributes,
-    room_from_item,
-    room_to_item,
-    subscription_from_item,
-    subscription_to_item,
-    to_attributes,
-)
-from roomcast.dal.message_items import message_from_item, message_to_item
-from roomcast.domain.filter_policy import FilterPolicy
-from roomcast.domain.messages import FilteredOut, Message
-from roomcast.domain.models import (
+from roomcast.catalog.model import (
     DeliveryOverrides,
     EventTypeFilter,
     Room,
@@ -29,6 +18,17 @@ from roomcast.domain.models import (
     Subscription,
     SubscriptionStatus,
     SubscriptionType,
+)
+from roomcast.filters.policy import FilterPolicy
+from roomcast.messages.items import message_from_item, message_to_item
+from roomcast.messages.model import FilteredOut, Message
+from roomcast.platform.items import (
+    from_attributes,
+    room_from_item,
+    room_to_item,
+    subscription_from_item,
+    subscription_to_item,
+    to_attributes,
 )
 
 CREATED = "2025-01-02T03:04:05.678Z"
@@ -327,9 +327,9 @@ def test_a_message_keeps_the_subscriptions_it_was_filtered_out_of_and_stores_not
 
 
 def test_an_ordered_destinations_first_record_waits_and_carries_its_place_in_the_keys_line() -> None:
-    from roomcast.dal.message_items import embedded_deliveries, stored_message_item
-    from roomcast.domain.messages import Delivery, DeliveryStatus, KeySlot
-    from roomcast.domain.models import SubscriptionType
+    from roomcast.catalog.model import SubscriptionType
+    from roomcast.messages.items import embedded_deliveries, stored_message_item
+    from roomcast.messages.model import Delivery, DeliveryStatus, KeySlot
 
     message = Message(
         "msg_" + "1" * 32, "acme", "room_1", "e", "1", "c", {}, "2026-11-22T10:00:00.000Z", 1, None,

@@ -10,10 +10,10 @@ from typing import cast
 import pytest
 
 from outbox_worker.jobs import JobRunner
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.delivery.job_steps import JobSteps
-from roomcast.domain.jobs import JOB_STEP_TRIES, Job, JobKind, JobState, Progress
-from roomcast.domain.outbox_tasks import RunJob, task_from_json
+from roomcast.jobs.model import JOB_STEP_TRIES, Job, JobKind, JobState, Progress
+from roomcast.jobs.steps import JobSteps
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.outbox.tasks import RunJob, task_from_json
 from tests.fakes import FakeJobs, FakeSender
 
 NOW_MS = 1_795_435_200_000

@@ -16,11 +16,11 @@ FUNCTIONS = ROOT / "functions"
 # Lowest first. A module's floor is its package's (roomcast.<package>, or the function's package).
 FLOORS: dict[str, int] = {
     "roomcast": 0,
-    "roomcast.errors": 0,
+    "roomcast.platform.errors": 0,
     "roomcast.domain": 1,
-    "roomcast.config": 2,
-    "roomcast.credentials": 2,
-    "roomcast.observability": 2,
+    "roomcast.platform.config": 2,
+    "roomcast.platform.credentials": 2,
+    "roomcast.platform.observability": 2,
     "roomcast.dal": 3,
     "roomcast.webhooks": 4,
     "roomcast.delivery": 4,

@@ -10,13 +10,13 @@ from typing import Any, cast
 
 import pytest
 
-from roomcast.dal.api_keys import ApiKeyStore
-from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.messages import MessageStore
-from roomcast.dal.pages import Page, Position
-from roomcast.domain.messages import MessageFilter
-from roomcast.errors import InvalidRequest
+from roomcast.catalog.store import CatalogStore
+from roomcast.dead_letters.store import DeadLetterStore
+from roomcast.keys.store import ApiKeyStore
+from roomcast.messages.model import MessageFilter
+from roomcast.messages.store import MessageStore
+from roomcast.platform.errors import InvalidRequest
+from roomcast.platform.pages import Page, Position
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security
 

@@ -14,12 +14,12 @@ from typing import Any, Final
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roomcast.dal.message_items import stored_message_item
-from roomcast.domain import ids, limits
-from roomcast.domain.filter_policy import MAX_REASON_BYTES
-from roomcast.domain.messages import Delivery, DeliveryStatus, FilteredOut, Message
-from roomcast.domain.models import SubscriptionType
-from roomcast.domain.payloads import JsonValue, payload_size_bytes, payload_text
+from roomcast.catalog.model import SubscriptionType
+from roomcast.filters.policy import MAX_REASON_BYTES
+from roomcast.messages.items import stored_message_item
+from roomcast.messages.model import Delivery, DeliveryStatus, FilteredOut, Message
+from roomcast.platform import ids, limits
+from roomcast.platform.payloads import JsonValue, payload_size_bytes, payload_text
 
 DYNAMODB_MAX_ITEM_BYTES: Final = 400 * 1024
 AT = "2026-11-23T10:00:00.000Z"

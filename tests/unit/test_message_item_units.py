@@ -8,11 +8,10 @@ from pathlib import Path
 
 import yaml
 
-from roomcast.dal import items
-from roomcast.dal.message_items import embedded_deliveries, stored_message_item
-from roomcast.domain import ids
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import SubscriptionType
+from roomcast.catalog.model import SubscriptionType
+from roomcast.messages.items import embedded_deliveries, stored_message_item
+from roomcast.messages.model import Delivery, DeliveryStatus, Message
+from roomcast.platform import ids, items
 from tests.unit.test_message_item_size import item_size
 
 AT = "2026-11-23T10:00:00.000Z"

@@ -1,4 +1,4 @@
-"""The ordering-key rule (roomcast.domain.ordering), pure: examples of each event, then a model of
+"""The ordering-key rule (roomcast.ordering.model), pure: examples of each event, then a model of
 one key driven by random publishes, endings, operator resumes and stream records handed back
 (duplicates, and crashes between a claim and its send), checking that a key sends its messages
 one at a time, in publish order, and never stalls."""
@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.models import OnDeadKey
-from roomcast.domain.ordering import (
+from roomcast.catalog.model import OnDeadKey
+from roomcast.messages.model import DeliveryStatus
+from roomcast.ordering.model import (
     Arrived,
     Ended,
     KeyEvent,
@@ -231,8 +231,8 @@ def test_a_key_sends_one_message_at_a_time_in_publish_order_whatever_happens(
 
 
 def test_keyed_messages_with_ordered_destinations_are_numbered_per_key_in_request_order() -> None:
-    from roomcast.domain.messages import Message
-    from roomcast.domain.ordering import number_in_lines
+    from roomcast.messages.model import Message
+    from roomcast.ordering.model import number_in_lines
 
     def message(number: int, key: str | None, ordered: bool) -> Message:
         return Message(

@@ -9,10 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roomcast.domain import limits
-from roomcast.domain.clock import DAY_MS
-from roomcast.domain.models import DeliveryOverrides, Room, Subscription, SubscriptionStatus, SubscriptionType
-from roomcast.domain.policy import (
+from roomcast.catalog.model import DeliveryOverrides, Room, Subscription, SubscriptionStatus, SubscriptionType
+from roomcast.catalog.policy import (
     DeliveryPolicy,
     FailureOutcome,
     NextStep,
@@ -25,6 +23,8 @@ from roomcast.domain.policy import (
     retry_delay_ms,
     schedule,
 )
+from roomcast.platform import limits
+from roomcast.platform.clock import DAY_MS
 
 SEVEN_DAYS_MS = limits.MAX_SINGLE_DELAY_MS
 # The DESIGN example: delay 1 000 ms, multiplier 2, attempts 4 → tries at +0, +1 s, +3 s, +7 s, +15 s.

@@ -13,7 +13,7 @@ from typing import Any, cast
 import pytest
 
 from roomcast.api.handlers import tenant_throttle
-from roomcast.config import load_settings
+from roomcast.platform.config import load_settings
 from tests.support import FakeLambdaContext, api_event
 
 ENVIRONMENT = {

@@ -8,7 +8,7 @@ import pytest
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
-from roomcast.dal.queues import QueueClient, TooManyInFlight
+from roomcast.pull.queues import QueueClient, TooManyInFlight
 
 QUEUE_URL = "https://sqs.us-east-1.amazonaws.com/123456789012/roomcast-pull-sub"
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomcast.domain.limits import MAX_PUSH_URL_LENGTH
-from roomcast.domain.push_urls import (
+from roomcast.platform.limits import MAX_PUSH_URL_LENGTH
+from roomcast.webhooks.urls import (
     PushUrlPolicy,
     PushUrlRejected,
     Resolver,
@@ -416,7 +416,7 @@ def test_any_address_in_a_forbidden_network_is_refused_behind_a_hostname(
 
 def test_a_name_that_does_not_resolve_is_refused_as_unresolvable_a_temporary_kind() -> None:
     # Given
-    from roomcast.domain.push_urls import PushUrlUnresolvable, system_resolver
+    from roomcast.webhooks.urls import PushUrlUnresolvable, system_resolver
 
     # When / Then: refused at subscribe time, and the push function can tell it apart (retries it)
     with pytest.raises(PushUrlUnresolvable, match="does not resolve"):

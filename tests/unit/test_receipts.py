@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roomcast.domain.receipts import RECEIPT_PREFIX, Receipt, ReceiptSigner
-from roomcast.errors import InvalidRequest
+from roomcast.platform.errors import InvalidRequest
+from roomcast.pull.receipts import RECEIPT_PREFIX, Receipt, ReceiptSigner
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security
 

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roomcast.dal.message_items import room_index_shard, room_shard_key, scheduled_shard_key
-from roomcast.dal.pages import Position
-from roomcast.dal.room_index import RoomIndex, ScheduledIndex
+from roomcast.messages.items import room_index_shard, room_shard_key, scheduled_shard_key
+from roomcast.messages.room_index import RoomIndex, ScheduledIndex
+from roomcast.platform.pages import Position
 
 TENANT, ROOM = "tenant-a", "room_" + "1" * 32
 

@@ -7,9 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from roomcast.domain.filter_policy import FilterPolicy
-from roomcast.domain.messages import FilteredOut, Publication
-from roomcast.domain.models import (
+from roomcast.catalog.model import (
     DeliveryOverrides,
     EventTypeFilter,
     Room,
@@ -17,9 +15,16 @@ from roomcast.domain.models import (
     SubscriptionStatus,
     SubscriptionType,
 )
-from roomcast.domain.payloads import JsonValue
-from roomcast.domain.routing import check_room_accepts, explain_routing, resolve_destinations, route_message
-from roomcast.errors import InvalidRequest
+from roomcast.filters.policy import FilterPolicy
+from roomcast.messages.model import FilteredOut, Publication
+from roomcast.platform.errors import InvalidRequest
+from roomcast.platform.payloads import JsonValue
+from roomcast.publishing.routing import (
+    check_room_accepts,
+    explain_routing,
+    resolve_destinations,
+    route_message,
+)
 
 ORDERS_V1_V2 = EventTypeFilter(name="order.created", versions=("1", "2"))
 ORDERS_V1 = EventTypeFilter(name="order.created", versions=("1",))

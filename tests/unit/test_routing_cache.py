@@ -3,7 +3,7 @@ version is the one it was read at, and never past its time to live."""
 
 from __future__ import annotations
 
-from roomcast.dal.routing_cache import SubscriptionCache
+from roomcast.catalog.routing_cache import SubscriptionCache
 from tests.unit.services.management import Management
 
 

@@ -1,4 +1,4 @@
-"""Deliver-at's rules (roomcast.domain.scheduling), its release task, and how a scheduled message is
+"""Deliver-at's rules (roomcast.deliver_at.rules), its release task, and how a scheduled message is
 stored: its index keys while it waits, and its destinations' first records through its life."""
 
 from __future__ import annotations
@@ -9,12 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roomcast.dal.message_items import embedded_deliveries, message_from_item, stored_message_item
-from roomcast.domain.clock import DAY_MS, MINUTE_MS, SECOND_MS, iso_from_ms
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import SubscriptionType
-from roomcast.domain.outbox_tasks import Release, TaskError, task_from_json
-from roomcast.domain.scheduling import (
+from roomcast.catalog.model import SubscriptionType
+from roomcast.deliver_at.rules import (
     HOP_MAX_MS,
     MAX_DELIVER_AHEAD_MS,
     SCHEDULER_ABOVE_MS,
@@ -25,7 +21,11 @@ from roomcast.domain.scheduling import (
     release_at_ms,
     schedule_fires_at_ms,
 )
-from roomcast.errors import InvalidRequest
+from roomcast.messages.items import embedded_deliveries, message_from_item, stored_message_item
+from roomcast.messages.model import Delivery, DeliveryStatus, Message
+from roomcast.outbox.tasks import Release, TaskError, task_from_json
+from roomcast.platform.clock import DAY_MS, MINUTE_MS, SECOND_MS, iso_from_ms
+from roomcast.platform.errors import InvalidRequest
 
 NOW = 1_795_000_000_000
 

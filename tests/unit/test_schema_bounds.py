@@ -17,15 +17,15 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, target
 from hypothesis import strategies as st
 
-from roomcast.domain import limits
-from roomcast.domain.event_types import (
+from roomcast.event_types.model import (
     InvalidSchema,
     SchemaCheck,
     check_payload,
     checked_schema,
     compile_schema,
 )
-from roomcast.domain.payloads import payload_size_bytes
+from roomcast.platform import limits
+from roomcast.platform.payloads import payload_size_bytes
 
 MARGIN_MS = int(__import__("os").environ.get("MARGIN_MS", 10 * 50))
 

@@ -1,4 +1,4 @@
-"""The catalog at publish (roomcast.delivery.schema_gate) over an in-memory catalog: each
+"""The catalog at publish (roomcast.event_types.gate) over an in-memory catalog: each
 validation mode, undeclared and archived event types, and each schema read and compiled once."""
 
 from __future__ import annotations
@@ -7,19 +7,19 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from roomcast.dal.pages import Page, Position
-from roomcast.delivery.schema_gate import ADMITTED, Admission, SchemaGate
-from roomcast.domain import limits
-from roomcast.domain.event_types import (
+from roomcast.catalog.model import Room
+from roomcast.event_types.gate import ADMITTED, Admission, SchemaGate
+from roomcast.event_types.model import (
     EventType,
     UndeclaredEventTypes,
     Validation,
     checked_schema,
     schema_digest,
 )
-from roomcast.domain.messages import Publication
-from roomcast.domain.models import Room
-from roomcast.domain.payloads import JsonValue
+from roomcast.messages.model import Publication
+from roomcast.platform import limits
+from roomcast.platform.pages import Page, Position
+from roomcast.platform.payloads import JsonValue
 
 SCHEMA = checked_schema("1", {"type": "object", "required": ["orderId"]}).text
 DIGEST = schema_digest(SCHEMA)

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import pytest
 
-from roomcast.dal.secrets import CURSOR_KEY_LABEL, MissingKey, StackSecrets
+from roomcast.platform.secrets import CURSOR_KEY_LABEL, MissingKey, StackSecrets
 
 SECRET = "a" * 64  # what GenerateSecretString makes: 64 letters and digits
 

@@ -547,8 +547,8 @@ def test_push_queue_age_threshold_defaults_above_the_longest_sqs_delay(template:
 
 def test_delivery_log_alarm_watches_the_metric_the_log_writer_emits(template: dict[str, Any]) -> None:
     # Given
-    from roomcast.dal import delivery_log as log
-    from roomcast.observability import SERVICE_NAME, metrics
+    from roomcast.log import delivery_log as log
+    from roomcast.platform.observability import SERVICE_NAME, metrics
 
     # When
     alarm = _alarms(template)["DeliveryLogWriteFailedAlarm"]

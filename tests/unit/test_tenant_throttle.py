@@ -1,4 +1,4 @@
-"""Each tenant's request rate (roomcast.api.throttle, roomcast.domain.request_limits) over the
+"""Each tenant's request rate (roomcast.api.throttle, roomcast.flow.request_limits) over the
 flow store's rules in memory: a burst, then 429 with Retry-After; other tenants untouched; one
 write per chunk of requests, not per request."""
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from roomcast.api.throttle import TenantThrottle
-from roomcast.config import SettingsError, settings_from
-from roomcast.domain.request_limits import TOKEN_LIFE_MS, RequestLimit
+from roomcast.flow.request_limits import TOKEN_LIFE_MS, RequestLimit
+from roomcast.platform.config import SettingsError, settings_from
 from tests.fakes import FakeFlowGate
 
 NOW_MS = 1_795_435_200_000
@@ -140,7 +140,7 @@ def test_a_weighted_request_counts_as_that_many_of_the_tenants_rate() -> None:
 
 def test_catalog_writes_count_as_many_requests_and_everything_else_as_one() -> None:
     from management_api.handler import request_weight
-    from roomcast.domain import limits
+    from roomcast.platform import limits
 
     def weight(method: str, path: str) -> int:
         return request_weight({"rawPath": path, "requestContext": {"http": {"method": method}}})

@@ -21,8 +21,7 @@ from typing import Any
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from roomcast.credentials import new_signing_secret
-from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
+from roomcast.platform.credentials import new_signing_secret
 from roomcast.webhooks.answers import (
     MAX_RETRY_AFTER_MS,
     DeliveryControl,
@@ -33,6 +32,7 @@ from roomcast.webhooks.answers import (
 )
 from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.signing import webhook_headers
+from roomcast.webhooks.urls import PushUrlPolicy, PushUrlRejected
 
 LOCAL = PushUrlPolicy(allow_loopback=True)
 STRICT = PushUrlPolicy(allow_loopback=False)

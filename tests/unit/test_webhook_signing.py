@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from roomcast.credentials import new_signing_secret
+from roomcast.platform.credentials import new_signing_secret
 from roomcast.webhooks.signing import sign, webhook_headers
 
 # The published Standard Webhooks / Svix example: secret, id, timestamp, payload, signature.

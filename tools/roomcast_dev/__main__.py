@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 
-from roomcast.dal.catalog import CatalogStore
+from roomcast.catalog.store import CatalogStore
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _create_demo_key(state: dict[str, Any]) -> str:
-    from roomcast.dal.catalog import CatalogStore
+    from roomcast.catalog.store import CatalogStore
     from roomcast_dev.keys import create_api_key
     from roomcast_dev.local_aws import aws_client
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
-from roomcast.domain.clock import utc_now
+from roomcast.platform.clock import utc_now
 from roomcast_dev.firehose_objects import object_body, object_key
 
 _log = logging.getLogger(__name__)

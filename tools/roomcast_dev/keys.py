@@ -17,11 +17,11 @@ from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from roomcast.credentials import API_KEY_PREFIX
-from roomcast.dal.api_keys import ApiKeyStore, issue_api_key
-from roomcast.dal.catalog import CatalogStore
-from roomcast.dal.table import TableAccess
-from roomcast.domain.clock import now_iso
+from roomcast.catalog.store import CatalogStore
+from roomcast.keys.store import ApiKeyStore, issue_api_key
+from roomcast.platform.clock import now_iso
+from roomcast.platform.credentials import API_KEY_PREFIX
+from roomcast.platform.table import TableAccess
 from roomcast_dev.template import PROJECT_ROOT
 
 TENANT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")

@@ -1,7 +1,7 @@
 """PartiQL ``INSERT`` in a ``BatchExecuteStatement``, for moto in-process, as DynamoDB runs it.
 
 roomcast writes an ack's new delivery records as one ``BatchExecuteStatement`` of ``INSERT``
-statements (roomcast.dal.table ``_insert_each``; docs/decisions/0026-pull-ack-waits.md,
+statements (roomcast.platform.table ``_insert_each``; docs/decisions/0026-pull-ack-waits.md,
 amendment 5). DynamoDB runs each statement of a batch on its own: an ``INSERT`` puts its item
 unless an item with its primary key exists, and then that statement alone fails with the error
 code ``DuplicateItem`` (API_BatchStatementError); the others are written whatever it does. moto

@@ -33,11 +33,7 @@ SAMPLE_ROOM: dict[str, Any] = {
 
 def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None, sqs: Any = None) -> None:
     """What the sample events refer to: the sample key, its tenant's room and a PULL subscription."""
-    from roomcast.credentials import hash_api_key
-    from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore
-    from roomcast.dal.catalog import CatalogStore
-    from roomcast.dal.queues import QueueAdmin
-    from roomcast.domain.models import (
+    from roomcast.catalog.model import (
         DeliveryOverrides,
         Room,
         SigningSecret,
@@ -45,6 +41,10 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
         SubscriptionStatus,
         SubscriptionType,
     )
+    from roomcast.catalog.store import CatalogStore
+    from roomcast.keys.store import ApiKeyEntry, ApiKeyStore
+    from roomcast.platform.credentials import hash_api_key
+    from roomcast.pull.queues import QueueAdmin
 
     repository = CatalogStore(table_name, client=dynamodb)
     stamp = SAMPLE_STAMP
@@ -91,8 +91,8 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
 
 def sample_tenant_present(table_name: str, dynamodb: Any = None) -> bool:
     """Whether the sample room is in the table already."""
-    from roomcast.dal.catalog import CatalogStore
-    from roomcast.errors import NotFound
+    from roomcast.catalog.store import CatalogStore
+    from roomcast.platform.errors import NotFound
 
     try:
         CatalogStore(table_name, client=dynamodb).get_room(SAMPLE_TENANT, SAMPLE_ROOM_ID)

@@ -29,7 +29,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from roomcast.api.errors import error_response, install_error_handlers
 from roomcast.api.handlers import with_nosniff
-from roomcast.observability import logger
+from roomcast.platform.observability import logger
 
 DOCUMENT_PATH = Path(__file__).with_name("openapi.json")
 CONSOLE_DIRECTORY = Path(__file__).with_name("console")

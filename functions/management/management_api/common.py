@@ -10,8 +10,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from roomcast.api.cursors import MAX_CURSOR_LENGTH
-from roomcast.domain import limits
-from roomcast.domain.clock import iso_timestamp, now_iso
+from roomcast.platform import limits
+from roomcast.platform.clock import iso_timestamp, now_iso
 
 RoomId = Annotated[
     str,

@@ -32,13 +32,13 @@ if TYPE_CHECKING:
     from management_api.signing_secrets.service import SigningSecretsService
     from management_api.subscriptions.service import SubscriptionsService
     from roomcast.api.cursors import ListCursors, TenantCursors
-    from roomcast.config import Settings
-    from roomcast.dal.catalog import CatalogStore
-    from roomcast.dal.delivery_log import DeliveryLog
-    from roomcast.dal.messages import MessageStore
-    from roomcast.dal.outbox_queue import OutboxQueue
-    from roomcast.dal.queues import QueueAdmin
-    from roomcast.dal.sender import EnvelopeSender, QueueAddresses
+    from roomcast.catalog.store import CatalogStore
+    from roomcast.log.delivery_log import DeliveryLog
+    from roomcast.messages.sender import EnvelopeSender, QueueAddresses
+    from roomcast.messages.store import MessageStore
+    from roomcast.outbox.queue import OutboxQueue
+    from roomcast.platform.config import Settings
+    from roomcast.pull.queues import QueueAdmin
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
@@ -52,54 +52,54 @@ else:
 
 @cache
 def settings() -> Settings:
-    from roomcast.config import load_settings
+    from roomcast.platform.config import load_settings
 
     return load_settings()
 
 
 @cache
 def catalog() -> CatalogStore:
-    from roomcast.dal.catalog import CatalogStore
+    from roomcast.catalog.store import CatalogStore
 
     return CatalogStore(settings().table_name)
 
 
 @cache
 def messages() -> MessageStore:
-    from roomcast.dal.messages import MessageStore
+    from roomcast.messages.store import MessageStore
 
     return MessageStore(settings().table_name)
 
 
 @cache
 def sender() -> EnvelopeSender:
-    from roomcast.dal.sender import EnvelopeSender
+    from roomcast.messages.sender import EnvelopeSender
 
     return EnvelopeSender()
 
 
 @cache
 def delivery_log() -> DeliveryLog:
-    from roomcast.dal.delivery_log import DeliveryLog
+    from roomcast.log.delivery_log import DeliveryLog
 
     return DeliveryLog(settings().delivery_stream, "management")
 
 
 @cache
 def queue_admin() -> QueueAdmin:
-    from roomcast.dal.queues import QueueAdmin
+    from roomcast.pull.queues import QueueAdmin
 
     return QueueAdmin(settings().pull_queue_prefix)
 
 
 def addresses() -> QueueAddresses:
-    from roomcast.delivery.wiring import queue_addresses
+    from roomcast.wiring import queue_addresses
 
     return queue_addresses(settings())
 
 
 def outbox() -> OutboxQueue:
-    from roomcast.delivery.wiring import outbox_queue
+    from roomcast.wiring import outbox_queue
 
     return outbox_queue(settings(), sender())
 
@@ -115,7 +115,7 @@ def rooms_service() -> RoomsService:
 
 def subscriptions_service() -> SubscriptionsService:
     from management_api.subscriptions.service import SubscriptionsService
-    from roomcast.domain.push_urls import PushUrlPolicy
+    from roomcast.webhooks.urls import PushUrlPolicy
 
     policy = PushUrlPolicy(allow_loopback=settings().allow_loopback_push_urls)
     return SubscriptionsService(catalog(), queue_admin(), outbox(), policy)
@@ -129,7 +129,7 @@ def filters_service() -> FiltersService:
 
 def event_types_service() -> EventTypesService:
     from management_api.event_types.service import EventTypesService
-    from roomcast.dal.event_types import EventTypeStore
+    from roomcast.event_types.store import EventTypeStore
 
     return EventTypesService(EventTypeStore.sharing(catalog()))
 
@@ -142,7 +142,7 @@ def messages_service() -> MessagesService:
 
 def deliveries_service() -> DeliveriesService:
     from management_api.deliveries.service import DeliveriesService
-    from roomcast.delivery.retry_now import RetryNow
+    from roomcast.jobs.retry_now import RetryNow
 
     return DeliveriesService(
         catalog(), messages(), RetryNow(messages(), sender(), addresses(), delivery_log())
@@ -151,8 +151,8 @@ def deliveries_service() -> DeliveriesService:
 
 def dead_letters_service() -> DeadLettersService:
     from management_api.dead_letters.service import DeadLettersService
-    from roomcast.dal.dead_letters import DeadLetterStore
-    from roomcast.delivery.replays import Replayer
+    from roomcast.dead_letters.replays import Replayer
+    from roomcast.dead_letters.store import DeadLetterStore
 
     dead_letters = DeadLetterStore.sharing(catalog())
     replayer = Replayer(dead_letters, messages(), sender(), addresses(), delivery_log())
@@ -161,7 +161,7 @@ def dead_letters_service() -> DeadLettersService:
 
 def jobs_service() -> JobsService:
     from management_api.jobs.service import JobsService
-    from roomcast.dal.jobs import JobStore
+    from roomcast.jobs.store import JobStore
 
     return JobsService(catalog(), JobStore.sharing(catalog()), outbox())
 
@@ -174,11 +174,11 @@ def signing_secrets_service() -> SigningSecretsService:
 
 def ordering_keys_service() -> OrderingKeysService:
     from management_api.ordering_keys.service import OrderingKeysService
-    from roomcast.dal.dead_letters import DeadLetterStore
-    from roomcast.dal.ordering_keys import OrderingKeys
-    from roomcast.delivery.key_resumes import KeyResumes
-    from roomcast.delivery.key_steps import KeySteps
-    from roomcast.delivery.ordered_sends import OrderedSends
+    from roomcast.dead_letters.store import DeadLetterStore
+    from roomcast.ordering.resumes import KeyResumes
+    from roomcast.ordering.sends import OrderedSends
+    from roomcast.ordering.steps import KeySteps
+    from roomcast.ordering.store import OrderingKeys
 
     keys = OrderingKeys.sharing(messages())
     sends = OrderedSends(KeySteps(keys), catalog(), messages(), sender(), addresses())
@@ -193,7 +193,7 @@ def schedule_service() -> ScheduleService:
 
 def api_keys_service() -> ApiKeysService:
     from management_api.api_keys.service import ApiKeysService
-    from roomcast.dal.api_keys import ApiKeyStore
+    from roomcast.keys.store import ApiKeyStore
 
     return ApiKeysService(ApiKeyStore.sharing(catalog()))
 
@@ -203,7 +203,7 @@ def list_cursors() -> ListCursors:
     """The sealer of every list's cursors; its key (Secrets Manager) is read on the first cursor a
     list takes or hands out, not before (docs/decisions/0027-sealed-list-cursors.md)."""
     from roomcast.api.cursors import ListCursors
-    from roomcast.dal.secrets import StackSecrets
+    from roomcast.platform.secrets import StackSecrets
 
     secrets = StackSecrets(settings().receipt_key_secret)
     return ListCursors(secrets.cursor_key)

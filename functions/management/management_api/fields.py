@@ -1,6 +1,6 @@
 """Field types of the management API's request models, shared by rooms and subscriptions.
 
-Bounds come from ``roomcast.domain.limits`` (documented in docs/limits.md), so what the schema
+Bounds come from ``roomcast.platform.limits`` (documented in docs/limits.md), so what the schema
 says and what is enforced are one thing.
 """
 
@@ -12,8 +12,8 @@ from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
 from roomcast.api.models import INTEGRAL, ApiModel, EventTypeName, EventVersion
-from roomcast.domain import limits
-from roomcast.domain.models import EventTypeFilter
+from roomcast.catalog.model import EventTypeFilter
+from roomcast.platform import limits
 
 
 def _unique(values: list[str], what: str) -> list[str]:

@@ -20,7 +20,7 @@ from management_api.schedule.routes import routes as schedule_routes
 from management_api.signing_secrets.routes import routes as secret_routes
 from management_api.subscriptions.routes import routes as subscription_routes
 from roomcast.api.handlers import http_handler, new_api
-from roomcast.domain import limits
+from roomcast.platform import limits
 
 ROUTES = (
     room_routes,

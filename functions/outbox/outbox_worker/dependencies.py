@@ -7,17 +7,17 @@ from functools import cache, partial
 from outbox_worker.jobs import JobRunner
 from outbox_worker.probes import ProbeService
 from outbox_worker.service import OutboxService
-from roomcast.dal.dead_letters import DeadLetterStore
-from roomcast.dal.jobs import JobStore
-from roomcast.dal.ordering_keys import OrderingKeys
-from roomcast.dal.queues import QueueAdmin
-from roomcast.delivery import wiring
-from roomcast.delivery.job_steps import JobSteps
-from roomcast.delivery.key_steps import KeySteps
-from roomcast.delivery.ordered_sends import OrderedSends
-from roomcast.delivery.replays import Replayer
-from roomcast.delivery.retry_now import RetryNow
-from roomcast.domain.push_urls import PushUrlPolicy
+from roomcast import wiring
+from roomcast.dead_letters.replays import Replayer
+from roomcast.dead_letters.store import DeadLetterStore
+from roomcast.jobs.retry_now import RetryNow
+from roomcast.jobs.steps import JobSteps
+from roomcast.jobs.store import JobStore
+from roomcast.ordering.sends import OrderedSends
+from roomcast.ordering.steps import KeySteps
+from roomcast.ordering.store import OrderingKeys
+from roomcast.pull.queues import QueueAdmin
+from roomcast.webhooks.urls import PushUrlPolicy
 
 delivery_log = cache(partial(wiring.delivery_log, "outbox"))
 

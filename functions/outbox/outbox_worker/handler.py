@@ -1,9 +1,9 @@
 """Outbox function, with two triggers (template.yaml):
 
 - the table's stream, filtered to message items marked ``unsent``, messages stored with ordered
-  destinations and ordered deliveries' records that ended (roomcast.delivery.ordered_sends);
+  destinations and ordered deliveries' records that ended (roomcast.ordering.sends);
 - its own queue (OutboxQueue): publish checks, sweeps, jobs and the releases of scheduled messages
-  (roomcast.domain.outbox_tasks).
+  (roomcast.outbox.tasks).
 
 Partial batch responses for both, so one record that still fails is retried alone while the
 others of the batch are done."""
@@ -21,8 +21,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from outbox_worker.dependencies import delivery_log, job_runner, ordered_sends, outbox_service, probe_service
 from outbox_worker.service import OutboxResult
-from roomcast.dal import items
-from roomcast.dal.message_items import (
+from roomcast.messages.items import (
     DELIVERY_PREFIX,
     MESSAGE_SORT_KEY,
     ORDERED_ATTRIBUTE,
@@ -31,8 +30,9 @@ from roomcast.dal.message_items import (
     delivery_from_item,
     message_from_item,
 )
-from roomcast.domain.outbox_tasks import Probe, PublishCheck, Release, RunJob, task_from_json
-from roomcast.observability import logger, metrics
+from roomcast.outbox.tasks import Probe, PublishCheck, Release, RunJob, task_from_json
+from roomcast.platform import items
+from roomcast.platform.observability import logger, metrics
 
 stream_processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 queue_processor = BatchProcessor(event_type=EventType.SQS)

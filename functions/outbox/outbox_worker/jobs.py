@@ -1,5 +1,5 @@
-"""Running a job (roomcast.domain.jobs) one task at a time: read its record, do steps
-(roomcast.delivery.job_steps) and save each over the step it read, until it is done or the
+"""Running a job (roomcast.jobs.model) one task at a time: read its record, do steps
+(roomcast.jobs.steps) and save each over the step it read, until it is done or the
 budget is spent; then the task sends itself on. A step that raises hands the task back to SQS
 (it comes again after the queue's visibility timeout); the last try ends the job ``failed``."""
 
@@ -10,13 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import JobRecords
-from roomcast.delivery.job_steps import JobSteps
-from roomcast.domain.clock import now_ms
-from roomcast.domain.jobs import JOB_STEP_TRIES, Job
-from roomcast.domain.outbox_tasks import RunJob
-from roomcast.observability import logger
+from roomcast.jobs.model import JOB_STEP_TRIES, Job
+from roomcast.jobs.steps import JobSteps
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.outbox.tasks import RunJob
+from roomcast.platform.clock import now_ms
+from roomcast.platform.observability import logger
+from roomcast.ports import JobRecords
 
 # How long one invocation works on a job before it hands the rest on (well inside the function's
 # 60 s timeout; one step is a page: a few seconds at most).

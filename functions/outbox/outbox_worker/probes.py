@@ -1,4 +1,4 @@
-"""Recovery probes (roomcast.domain.recovery): a subscription disabled automatically is probed with
+"""Recovery probes (roomcast.catalog.recovery): a subscription disabled automatically is probed with
 a signed ``roomcast.ping`` request, one at a time with backoff, until it answers 2xx (re-enabled,
 ``subscription.enabled`` to the operations room), someone re-enables or deletes it, or its
 ``recoveryProbes`` is turned off.
@@ -13,19 +13,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import Catalog
-from roomcast.delivery.operational import SUBSCRIPTION_ENABLED, OperationalEvents
-from roomcast.domain.clock import now_iso, now_ms
-from roomcast.domain.models import Subscription
-from roomcast.domain.outbox_tasks import Probe
-from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
-from roomcast.domain.recovery import RECOVERED, ping_body, probe_delay_ms, probe_message_id, probing
-from roomcast.errors import Conflict, NotFound
-from roomcast.observability import logger
+from roomcast.catalog.model import Subscription
+from roomcast.catalog.recovery import RECOVERED, ping_body, probe_delay_ms, probe_message_id, probing
+from roomcast.operations.events import SUBSCRIPTION_ENABLED, OperationalEvents
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.outbox.tasks import Probe
+from roomcast.platform.clock import now_iso, now_ms
+from roomcast.platform.errors import Conflict, NotFound
+from roomcast.platform.observability import logger
+from roomcast.ports import Catalog
 from roomcast.webhooks.answers import AnswerClass, HttpResult, classify
 from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.signed_post import PostWebhook, post_signed
+from roomcast.webhooks.urls import PushUrlPolicy, PushUrlRejected
 
 # A probe received up to this long before its due time is made (SQS delays are whole seconds).
 _DUE_TOLERANCE_MS = 1_000

@@ -1,13 +1,13 @@
 """The outbox: every delivery a stored message owes is sent, or ends.
 
 - **Unsent marks** (the table's stream): a message item whose first envelopes were not all sent
-  carries ``outbox`` = ``unsent`` and the destinations in ``unsent`` (roomcast.delivery.publishing).
+  carries ``outbox`` = ``unsent`` and the destinations in ``unsent`` (roomcast.publishing.publisher).
 - **Publish checks** (the outbox queue, after the settle time): a publish request that did not
   record its first sends done died between storing and sending; the messages it stored are sent.
 - **Sweeps** (the outbox queue, at a subscription's or room's deletion and again after the settle
   time): the open deliveries of deleted subscriptions end ``cleared``.
 - **Releases** (the outbox queue, or a schedule that puts them there): a scheduled message's time
-  has come; its first envelopes are sent (roomcast.domain.scheduling). A scheduled message met by
+  has come; its first envelopes are sent (roomcast.deliver_at.rules). A scheduled message met by
   an unsent mark or a publish check has its release armed instead.
 
 Each destination is sent again, unless its subscription (or its PULL queue) is gone: then its
@@ -22,19 +22,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from roomcast.dal import items
-from roomcast.dal.message_items import UNSENT_ATTRIBUTE, message_from_item
-from roomcast.dal.pages import Position
-from roomcast.dal.sender import Outgoing
-from roomcast.delivery.clearing import end_cleared
-from roomcast.delivery.first_sends import MessageSending, release_of
-from roomcast.domain.clock import now_ms
-from roomcast.domain.envelope import first_envelope
-from roomcast.domain.log_records import LogEvent, LogRecord
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message, OwedFilter
-from roomcast.domain.models import Subscription, SubscriptionType
-from roomcast.domain.outbox_tasks import PublishCheck, Release, Sweep
-from roomcast.errors import NotFound
+from roomcast.catalog.model import Subscription, SubscriptionType
+from roomcast.endings.clearing import end_cleared
+from roomcast.log.records import LogEvent, LogRecord
+from roomcast.messages.envelope import first_envelope
+from roomcast.messages.items import UNSENT_ATTRIBUTE, message_from_item
+from roomcast.messages.model import Delivery, DeliveryStatus, Message, OwedFilter
+from roomcast.messages.sender import Outgoing
+from roomcast.outbox.tasks import PublishCheck, Release, Sweep
+from roomcast.platform import items
+from roomcast.platform.clock import now_ms
+from roomcast.platform.errors import NotFound
+from roomcast.platform.pages import Position
+from roomcast.publishing.first_sends import MessageSending, release_of
 
 GONE = "the subscription or its queue was deleted before the message could be sent"
 # Messages of a room a sweep looks at per page, and how long one invocation sweeps before it
@@ -170,7 +170,7 @@ class OutboxService(MessageSending):
         """Send a message's first envelope to each of these destinations, clearing those whose
         subscription or PULL queue is gone (``kinds``: their types, as far as known); raises when
         SQS refused some (after clearing)."""
-        # An ordered destination is sent in its key's turn (roomcast.delivery.ordered_sends).
+        # An ordered destination is sent in its key's turn (roomcast.ordering.sends).
         subscription_ids = [s for s in subscription_ids if s not in message.ordered_to]
         subscriptions = self._subscriptions(message)
         outgoing: list[Outgoing] = []

@@ -9,9 +9,9 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.depends import Depends
 
 from publish_api.service import PublishService
-from roomcast.dal.event_types import EventTypeStore
-from roomcast.delivery import wiring
-from roomcast.delivery.schema_gate import SchemaGate
+from roomcast import wiring
+from roomcast.event_types.gate import SchemaGate
+from roomcast.event_types.store import EventTypeStore
 
 delivery_log = cache(partial(wiring.delivery_log, "publish"))
 

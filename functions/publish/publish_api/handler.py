@@ -8,7 +8,7 @@ from typing import Any
 from publish_api.dependencies import delivery_log
 from publish_api.routes import routes
 from roomcast.api.handlers import http_handler, new_api
-from roomcast.domain import limits
+from roomcast.platform import limits
 
 
 def body_limit_bytes(event: dict[str, Any]) -> int:

@@ -1,12 +1,12 @@
 """The ``Idempotency-Key`` header: checked here (400 when malformed); what a key does is
-roomcast.delivery.keyed_messages (the message id comes from it; a retry answers what is stored)."""
+roomcast.publishing.keyed_messages (the message id comes from it; a retry answers what is stored)."""
 
 from __future__ import annotations
 
 import re
 
 from publish_api.models import IDEMPOTENCY_KEY_REGEX
-from roomcast.errors import InvalidRequest
+from roomcast.platform.errors import InvalidRequest
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(IDEMPOTENCY_KEY_REGEX)
 

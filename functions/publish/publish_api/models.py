@@ -20,11 +20,11 @@ from roomcast.api.models import (
     ZonedInstant,
     examples,
 )
-from roomcast.domain import limits
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.messages import Message
-from roomcast.domain.ordering import ORDERING_KEY_PATTERN
-from roomcast.domain.scheduling import MAX_DELIVER_AHEAD_MS
+from roomcast.deliver_at.rules import MAX_DELIVER_AHEAD_MS
+from roomcast.messages.model import Message
+from roomcast.ordering.model import ORDERING_KEY_PATTERN
+from roomcast.platform import limits
+from roomcast.platform.clock import iso_from_ms
 
 CORRELATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
 

@@ -1,5 +1,5 @@
 """POST /rooms/{roomId}/messages and /messages/batch: thin — parse, publish (at most once per
-idempotency key: roomcast.delivery.keyed_messages), map."""
+idempotency key: roomcast.publishing.keyed_messages), map."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from publish_api.models import (
 )
 from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
-from roomcast.errors import RoomcastError
-from roomcast.observability import metrics
+from roomcast.platform.errors import RoomcastError
+from roomcast.platform.observability import metrics
 
 routes = Routes("messages")
 RoomId = Annotated[

@@ -1,5 +1,5 @@
 """Publishing over the API: the request's payload checked, then routed, stored and enqueued like
-every message (roomcast.delivery.publishing). Durable before the 202: a failure before the end
+every message (roomcast.publishing.publisher). Durable before the 202: a failure before the end
 answers 5xx and the publisher retries."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pydantic import ValidationError
 
 from publish_api.models import PublishBatchMessage, PublishRequest
 from roomcast.api.errors import validation_error
-from roomcast.delivery.operational import OperationalEvents
-from roomcast.delivery.publishing import Publisher
-from roomcast.domain.messages import Message, Publication
-from roomcast.domain.payloads import check_payload_size
-from roomcast.errors import InvalidRequest, RoomcastError
-from roomcast.observability import logger
+from roomcast.messages.model import Message, Publication
+from roomcast.operations.events import OperationalEvents
+from roomcast.platform.errors import InvalidRequest, RoomcastError
+from roomcast.platform.observability import logger
+from roomcast.platform.payloads import check_payload_size
+from roomcast.publishing.publisher import Publisher
 
 
 def _at(error: RoomcastError, index: int) -> RoomcastError:
@@ -42,7 +42,7 @@ class PublishService:
         self, tenant_id: str, room_id: str, messages: Sequence[dict[str, Any]]
     ) -> list[Message | RoomcastError]:
         """A batch publish: each message validated and size-checked on its own, then the valid
-        ones published together (roomcast.delivery.publishing); one answer per message, in order."""
+        ones published together (roomcast.publishing.publisher); one answer per message, in order."""
         answers: list[Message | RoomcastError | None] = [None] * len(messages)
         valid: list[tuple[int, Publication]] = []
         for index, raw in enumerate(messages):
@@ -68,7 +68,7 @@ class PublishService:
     def publish(
         self, tenant_id: str, room_id: str, request: PublishRequest, idempotency_key: str | None = None
     ) -> Message:
-        """A publish request: its payload size checked, then published (roomcast.delivery.publishing);
+        """A publish request: its payload size checked, then published (roomcast.publishing.publisher);
         with an ``idempotency_key``, under the message id that key names."""
         check_payload_size(request.payload)
         message = self.publisher.publish_message(tenant_id, room_id, _publication(request, idempotency_key))

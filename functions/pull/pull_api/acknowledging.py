@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pull_api.work import Plan, PullSubscription, PullWork
-from roomcast.dal.queues import visibility_seconds
-from roomcast.dal.sender import SQS_MAX_VISIBILITY_SECONDS, Outgoing, delay_seconds
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.envelope import first_envelope
-from roomcast.domain.log_records import LogEvent
-from roomcast.domain.messages import AttemptEvent, DeliveryStatus
-from roomcast.domain.policy import FailureOutcome
-from roomcast.domain.receipts import Receipt
+from roomcast.catalog.policy import FailureOutcome
+from roomcast.log.records import LogEvent
+from roomcast.messages.envelope import first_envelope
+from roomcast.messages.model import AttemptEvent, DeliveryStatus
+from roomcast.messages.sender import SQS_MAX_VISIBILITY_SECONDS, Outgoing, delay_seconds
+from roomcast.platform.clock import iso_from_ms
+from roomcast.pull.queues import visibility_seconds
+from roomcast.pull.receipts import Receipt
 
 NACKED = "nacked by the consumer"
 ALREADY_ENDED = "the message had already ended"

@@ -10,10 +10,10 @@ from aws_lambda_powertools.event_handler.depends import Depends
 
 from pull_api.service import PullService
 from pull_api.work import PullWork
-from roomcast.dal.queues import QueueClient
-from roomcast.dal.secrets import StackSecrets
-from roomcast.delivery import wiring
-from roomcast.domain.receipts import ReceiptSigner
+from roomcast import wiring
+from roomcast.platform.secrets import StackSecrets
+from roomcast.pull.queues import QueueClient
+from roomcast.pull.receipts import ReceiptSigner
 
 delivery_log = cache(partial(wiring.delivery_log, "pull"))
 

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from roomcast.api.models import INTEGRAL, ApiModel, MessageView, examples
-from roomcast.domain import limits
+from roomcast.platform import limits
 
 MAX_RECEIPTS_PER_REQUEST = 100
 _RECEIPT = (

@@ -11,16 +11,16 @@ import time
 from dataclasses import dataclass, replace
 
 from pull_api.work import Plan, PullSubscription, PullWork
-from roomcast.dal.queues import Received, visibility_seconds
-from roomcast.dal.sender import Outgoing, delay_seconds
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.envelope import Envelope, EnvelopeError
-from roomcast.domain.log_records import LogEvent
-from roomcast.domain.messages import AttemptEvent, AttemptRecord, DeliveryStatus
-from roomcast.domain.models import SubscriptionType
-from roomcast.domain.policy import is_expired
-from roomcast.domain.receipts import Receipt
-from roomcast.observability import logger
+from roomcast.catalog.model import SubscriptionType
+from roomcast.catalog.policy import is_expired
+from roomcast.log.records import LogEvent
+from roomcast.messages.envelope import Envelope, EnvelopeError
+from roomcast.messages.model import AttemptEvent, AttemptRecord, DeliveryStatus
+from roomcast.messages.sender import Outgoing, delay_seconds
+from roomcast.platform.clock import iso_from_ms
+from roomcast.platform.observability import logger
+from roomcast.pull.queues import Received, visibility_seconds
+from roomcast.pull.receipts import Receipt
 
 # A message received this close to its due time is handed out (SQS delays are whole seconds).
 DUE_TOLERANCE_MS = 1_000

@@ -24,8 +24,8 @@ from pull_api.models import (
 from roomcast.api.documented_routes import Routes
 from roomcast.api.openapi import link
 from roomcast.api.tenancy import Tenant
-from roomcast.domain.fields import camel_fields
-from roomcast.observability import metrics
+from roomcast.platform.fields import camel_fields
+from roomcast.platform.observability import metrics
 
 routes = Routes("pull")
 BASE = "/rooms/<roomId>/subscriptions/<subscriptionId>"

@@ -9,17 +9,17 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from roomcast.dal.ports import Catalog, LogSink, MessageRecords, PullQueue, Sender
-from roomcast.dal.sender import Outgoing
-from roomcast.delivery.endings import Endings
-from roomcast.domain.clock import now_ms
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.log_records import Detail, LogEvent, LogRecord
-from roomcast.domain.messages import Delivery
-from roomcast.domain.models import Subscription, SubscriptionType
-from roomcast.domain.policy import DeliveryPolicy, NextStep, after_failure, effective_policy
-from roomcast.domain.receipts import Receipt, ReceiptSigner
-from roomcast.errors import Conflict, NotFound
+from roomcast.catalog.model import Subscription, SubscriptionType
+from roomcast.catalog.policy import DeliveryPolicy, NextStep, after_failure, effective_policy
+from roomcast.endings.endings import Endings
+from roomcast.log.records import Detail, LogEvent, LogRecord
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import Delivery
+from roomcast.messages.sender import Outgoing
+from roomcast.platform.clock import now_ms
+from roomcast.platform.errors import Conflict, NotFound
+from roomcast.ports import Catalog, LogSink, MessageRecords, PullQueue, Sender
+from roomcast.pull.receipts import Receipt, ReceiptSigner
 
 _LOG_SENDS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="log-send")
 

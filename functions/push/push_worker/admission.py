@@ -15,17 +15,17 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from roomcast.dal.flow_gate import FlowKey
-from roomcast.dal.ports import FlowGate
-from roomcast.domain.clock import now_ms
-from roomcast.domain.flow_control import (
+from roomcast.catalog.model import Subscription
+from roomcast.flow.rules import (
     LOCAL_WAIT_MS,
     lease_ms,
     lease_poll_ms,
     rate_interval_ms,
 )
-from roomcast.domain.models import Subscription
-from roomcast.observability import logger
+from roomcast.flow.store import FlowKey
+from roomcast.platform.clock import now_ms
+from roomcast.platform.observability import logger
+from roomcast.ports import FlowGate
 
 
 @dataclass(frozen=True)

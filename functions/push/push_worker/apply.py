@@ -6,7 +6,7 @@ between repeats the work — a duplicate webhook at worst — and never loses th
 ``delivered`` records, and the ``retrying`` records of first attempts (their retries already
 sent), are written together by ``finish_batch`` before the batch is acknowledged
 (docs/decisions/0013-push-batch-bookkeeping.md, docs/decisions/0023-write-units.md): destinations'
-first attempts ever together (roomcast.dal.first_tries), any other delivered one (its record has a
+first attempts ever together (roomcast.messages.first_tries), any other delivered one (its record has a
 history) appended to its record one by one."""
 
 from __future__ import annotations
@@ -35,16 +35,16 @@ from push_worker.plans import (
     TakeOver,
     ToSlowLane,
 )
-from roomcast.dal.ports import LogSink, MessageRecords, Sender
-from roomcast.dal.sender import QueueAddresses, delay_seconds
-from roomcast.delivery.endings import Endings
-from roomcast.domain.clock import iso_from_ms, now_ms
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.lanes import Lane
-from roomcast.domain.log_records import Detail, LogEvent, LogRecord
-from roomcast.domain.messages import Delivery, DeliveryStatus
-from roomcast.domain.models import SubscriptionType
-from roomcast.domain.outcomes import DeliveryOutcome
+from roomcast.catalog.lanes import Lane
+from roomcast.catalog.model import SubscriptionType
+from roomcast.endings.endings import Endings
+from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.log.records import Detail, LogEvent, LogRecord
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import Delivery, DeliveryStatus
+from roomcast.messages.sender import QueueAddresses, delay_seconds
+from roomcast.platform.clock import iso_from_ms, now_ms
+from roomcast.ports import LogSink, MessageRecords, Sender
 
 PUSH = SubscriptionType.PUSH
 

@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from roomcast.dal.ports import Catalog
-from roomcast.domain.clock import now_ms
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.models import Room, Subscription
-from roomcast.errors import NotFound
+from roomcast.catalog.model import Room, Subscription
+from roomcast.messages.envelope import Envelope
+from roomcast.platform.clock import now_ms
+from roomcast.platform.errors import NotFound
+from roomcast.ports import Catalog
 
 SUBSCRIPTION_CACHE_MS = 5_000
 _READS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="room-read")

@@ -3,7 +3,7 @@ reading only what that needs — the room and subscription of the batch, the rec
 a flow-control admission — make the signed POST when it is time, and apply the plan in one place
 (push_worker.apply).
 
-In the fast lane the request is waited for ``Lanes.budget_s`` at most (roomcast.domain.lanes):
+In the fast lane the request is waited for ``Lanes.budget_s`` at most (roomcast.catalog.lanes):
 then the envelope comes to ``TakeOver`` and the batch goes on, while the request runs to its end in
 ``REQUESTS``; its answer is applied then, unless the slow lane's takeover is already due."""
 
@@ -35,17 +35,17 @@ from push_worker.plans import (
     refused_url,
 )
 from push_worker.webhook import PostWebhook, send_webhook
-from roomcast.dal.ports import MessageRecords
-from roomcast.domain.clock import iso_from_ms, now_ms
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.flow_control import held_back_delay_ms
-from roomcast.domain.lanes import Lane, takeover_delay_ms
-from roomcast.domain.messages import TERMINAL_STATUSES, DeliveryStatus
-from roomcast.domain.outcomes import DeliveryOutcome
-from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected
-from roomcast.observability import logger
+from roomcast.catalog.lanes import Lane, takeover_delay_ms
+from roomcast.flow.rules import held_back_delay_ms
+from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import TERMINAL_STATUSES, DeliveryStatus
+from roomcast.platform.clock import iso_from_ms, now_ms
+from roomcast.platform.observability import logger
+from roomcast.ports import MessageRecords
 from roomcast.webhooks.answers import AnswerClass, classify
 from roomcast.webhooks.http import post_webhook
+from roomcast.webhooks.urls import PushUrlPolicy, PushUrlRejected
 
 # The webhook requests of this container. A request the fast lane stopped waiting for keeps its
 # thread until it ends (its timeout, 30 s at most), so there are many more than a batch's ten.

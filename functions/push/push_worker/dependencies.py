@@ -12,9 +12,9 @@ from push_worker.delivery import PushDelivery
 from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
 from push_worker.long_waits import LongWaits
-from roomcast.dal.flow_gate import FlowStore
-from roomcast.delivery import wiring
-from roomcast.domain.push_urls import PushUrlPolicy
+from roomcast import wiring
+from roomcast.flow.store import FlowStore
+from roomcast.webhooks.urls import PushUrlPolicy
 
 delivery_log = cache(partial(wiring.delivery_log, "push"))
 

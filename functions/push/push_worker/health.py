@@ -1,6 +1,6 @@
 """A PUSH endpoint's health: failing streaks, the warning before an auto-disable, auto-disable and
 the recovery probes it starts (docs/operations.md; docs/decisions/0023-write-units.md;
-roomcast.domain.recovery).
+roomcast.catalog.recovery).
 
 A failing streak starts at a failed attempt after a success and ends with the next success; a
 streak at 80% of ``disableAfterFailingMs`` warns the operations room once (``subscription.failing``),
@@ -19,16 +19,16 @@ import threading
 from dataclasses import dataclass, field, replace
 
 from push_worker.batch_catalog import BatchCatalog
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import Catalog
-from roomcast.delivery.operational import SUBSCRIPTION_FAILING, OperationalEvents
-from roomcast.domain import limits
-from roomcast.domain.clock import iso_from_ms, now_iso, now_ms
-from roomcast.domain.models import Subscription, SubscriptionStatus
-from roomcast.domain.outbox_tasks import Probe
-from roomcast.domain.recovery import probe_delay_ms, warning_due
-from roomcast.errors import Conflict
-from roomcast.observability import logger
+from roomcast.catalog.model import Subscription, SubscriptionStatus
+from roomcast.catalog.recovery import probe_delay_ms, warning_due
+from roomcast.operations.events import SUBSCRIPTION_FAILING, OperationalEvents
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.outbox.tasks import Probe
+from roomcast.platform import limits
+from roomcast.platform.clock import iso_from_ms, now_iso, now_ms
+from roomcast.platform.errors import Conflict
+from roomcast.platform.observability import logger
+from roomcast.ports import Catalog
 
 # A failure this soon after a success (seen by the same container) is kept unwritten; it starts a
 # failing streak once failures with no success between have lasted STREAK_CONFIRM_MS (or the

@@ -1,5 +1,5 @@
 """Which lane a push delivery runs in, and the slow marks that move an endpoint between them
-(roomcast.domain.lanes; docs/decisions/0031-push-lanes.md).
+(roomcast.catalog.lanes; docs/decisions/0031-push-lanes.md).
 
 The fast lane waits ``SLOW_ENDPOINT_MS`` at most for a request (``budget_s``); one still in flight
 then marks its subscription slow. An answer within ``FAST_AGAIN_MS`` in the slow lane ends the mark.
@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from push_worker.batch_catalog import BatchCatalog
-from roomcast.dal.ports import SubscriptionStore
-from roomcast.dal.sender import QueueAddresses
-from roomcast.domain.clock import now_ms
-from roomcast.domain.lanes import SLOW_ENDPOINT_MS, Lane, is_fast_again, moves_lane
-from roomcast.domain.models import Subscription
-from roomcast.observability import logger
+from roomcast.catalog.lanes import SLOW_ENDPOINT_MS, Lane, is_fast_again, moves_lane
+from roomcast.catalog.model import Subscription
+from roomcast.messages.sender import QueueAddresses
+from roomcast.platform.clock import now_ms
+from roomcast.platform.observability import logger
+from roomcast.ports import SubscriptionStore
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """PUSH retry waits past the crossover on an EventBridge Scheduler schedule instead of chained SQS
-hops (template: LongRetriesOnScheduler, off by default; roomcast.domain.scheduling has the
+hops (template: LongRetriesOnScheduler, off by default; roomcast.deliver_at.rules has the
 crossover). The schedule puts the envelope back on its lane's queue five minutes early; the push
 function then hops it the last stretch, to the second. Tenant fairness (the fair queue's group)
 does not apply to an envelope the scheduler puts back: it carries none. A schedule that cannot be
@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from roomcast.dal.release_schedules import ReleaseSchedules
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.lanes import Lane
-from roomcast.domain.scheduling import Carrier, carrier_for, schedule_fires_at_ms
-from roomcast.observability import logger
+from roomcast.catalog.lanes import Lane
+from roomcast.deliver_at.rules import Carrier, carrier_for, schedule_fires_at_ms
+from roomcast.deliver_at.schedules import ReleaseSchedules
+from roomcast.messages.envelope import Envelope
+from roomcast.platform.observability import logger
 
 
 def schedule_name(envelope: Envelope, due_at_ms: int) -> str:

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.flow_control import paused_wait_ms
-from roomcast.domain.messages import AttemptEvent, AttemptRecord
-from roomcast.domain.models import Room, Subscription, SubscriptionStatus
-from roomcast.domain.policy import FailureOutcome, after_failure, effective_policy, is_expired
-from roomcast.domain.recovery import probing
+from roomcast.catalog.model import Room, Subscription, SubscriptionStatus
+from roomcast.catalog.policy import FailureOutcome, after_failure, effective_policy, is_expired
+from roomcast.catalog.recovery import probing
+from roomcast.flow.rules import paused_wait_ms
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import AttemptEvent, AttemptRecord
+from roomcast.platform.clock import iso_from_ms
 from roomcast.webhooks.answers import AnswerClass, DeliveryControl, HttpResult, classify, is_gone
 
 # An envelope received up to this long before its due time is delivered (SQS delays are whole seconds).
@@ -90,7 +90,7 @@ class Hold:
 @dataclass(frozen=True)
 class ToSlowLane:
     """Its endpoint is marked slow: the same attempt re-sent to the slow lane at once (not an
-    attempt; roomcast.domain.lanes)."""
+    attempt; roomcast.catalog.lanes)."""
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,7 @@ def present(envelope: Envelope, found: tuple[Room, Subscription] | None) -> Clea
 
 def by_status(envelope: Envelope, found: Found) -> End | Hold | Attempt:
     """What the subscription's status allows: dead (or the failover) when disabled, a wait when
-    paused or disabled while its endpoint is probed (roomcast.domain.recovery), else the attempt."""
+    paused or disabled while its endpoint is probed (roomcast.catalog.recovery), else the attempt."""
     if probing(found.subscription):
         return Hold(paused_wait_ms(envelope.holds), PROBING)
     if found.subscription.status is SubscriptionStatus.DISABLED:

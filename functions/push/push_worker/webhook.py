@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.fields import camel_fields
-from roomcast.domain.models import Subscription
-from roomcast.domain.payloads import JsonValue
-from roomcast.domain.push_urls import PushUrlPolicy
+from roomcast.catalog.model import Subscription
+from roomcast.messages.envelope import Envelope
+from roomcast.platform.fields import camel_fields
+from roomcast.platform.payloads import JsonValue
 from roomcast.webhooks.answers import HttpResult
 from roomcast.webhooks.signed_post import PostWebhook, post_signed
+from roomcast.webhooks.urls import PushUrlPolicy
 
 __all__ = ["PostWebhook", "WebhookBody", "send_webhook"]
 

@@ -20,18 +20,18 @@ from management_api.subscriptions.models import (
 )
 from management_api.subscriptions.service import SubscriptionsService
 from outbox_worker.jobs import JobRunner
-from roomcast.dal.dead_letters import DeadLetter
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.sender import QueueAddresses
-from roomcast.delivery.job_steps import JobSteps
-from roomcast.delivery.replays import Replayer
-from roomcast.delivery.retry_now import RetryNow
-from roomcast.domain.clock import now_ms
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.jobs import Job
-from roomcast.domain.models import Room, Subscription
-from roomcast.domain.outbox_tasks import OutboxTask, RunJob, task_from_json
-from roomcast.domain.push_urls import PushUrlPolicy, Resolver
+from roomcast.catalog.model import Room, Subscription
+from roomcast.dead_letters.replays import Replayer
+from roomcast.dead_letters.store import DeadLetter
+from roomcast.jobs.model import Job
+from roomcast.jobs.retry_now import RetryNow
+from roomcast.jobs.steps import JobSteps
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.sender import QueueAddresses
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.outbox.tasks import OutboxTask, RunJob, task_from_json
+from roomcast.platform.clock import now_ms
+from roomcast.webhooks.urls import PushUrlPolicy, Resolver
 from tests.fakes import (
     FakeCatalog,
     FakeDeadLetters,

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pull_api.acknowledging import ExtendResult
 from pull_api.service import PullService
 from pull_api.work import PullWork
-from roomcast.dal.sender import QueueAddresses
-from roomcast.delivery.endings import Endings
-from roomcast.domain.messages import Message
-from roomcast.domain.models import Room, Subscription
-from roomcast.domain.receipts import Receipt, ReceiptSigner
+from roomcast.catalog.model import Room, Subscription
+from roomcast.endings.endings import Endings
+from roomcast.messages.model import Message
+from roomcast.messages.sender import QueueAddresses
+from roomcast.pull.receipts import Receipt, ReceiptSigner
 from tests.fakes import FakePullQueue
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from roomcast.dal.dead_letters import ReplayClaim
-from roomcast.delivery.replays import REPLAY_CLAIM_MS
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.jobs import JobState
-from roomcast.domain.messages import DeliveryStatus
+from roomcast.dead_letters.replays import REPLAY_CLAIM_MS
+from roomcast.dead_letters.store import ReplayClaim
+from roomcast.jobs.model import JobState
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import DeliveryStatus
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management, dead_letter
 
 CLAIMED_AT_MS = 1_795_435_300_000

@@ -12,13 +12,11 @@ from typing import Any
 import pytest
 
 from management_api.deliveries.service import DeliveriesService
-from roomcast.dal.messages import DeliveryPage
-from roomcast.dal.pages import Page, Position
-from roomcast.dal.sender import QueueAddresses
-from roomcast.delivery.retry_now import RetryNow
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.jobs import Job, JobState
-from roomcast.domain.messages import (
+from roomcast.catalog.model import Room, Subscription, SubscriptionType
+from roomcast.jobs.model import Job, JobState
+from roomcast.jobs.retry_now import RetryNow
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import (
     Delivery,
     DeliveryStatus,
     Message,
@@ -26,8 +24,10 @@ from roomcast.domain.messages import (
     OwedFilter,
     TrackedMessage,
 )
-from roomcast.domain.models import Room, Subscription, SubscriptionType
-from roomcast.errors import Conflict
+from roomcast.messages.sender import QueueAddresses
+from roomcast.messages.store import DeliveryPage
+from roomcast.platform.errors import Conflict
+from roomcast.platform.pages import Page, Position
 from tests.fakes import FakeMessages
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
 

@@ -9,7 +9,7 @@ import pytest
 
 from management_api.filters.models import FilterTestRequest
 from management_api.filters.service import FiltersService
-from roomcast.errors import InvalidRequest, NotFound
+from roomcast.platform.errors import InvalidRequest, NotFound
 from tests.unit.services.management import TENANT, Management
 
 BIG_ORDERS = {"amount": [{"numeric": [">=", 100]}]}
@@ -87,8 +87,8 @@ def test_another_tenants_room_is_not_found() -> None:
 
 def test_a_dry_run_takes_at_most_a_publishs_payload_and_reads_nothing_past_it() -> None:
     # Given: a payload one byte over a publish's limit (as stored: compact JSON)
-    from roomcast.domain import limits
-    from roomcast.domain.payloads import PayloadTooLarge
+    from roomcast.platform import limits
+    from roomcast.platform.payloads import PayloadTooLarge
 
     management = Management()
     room = management.room()

@@ -19,11 +19,11 @@ from management_api.messages.service import MessagesService
 from management_api.rooms.routes import list_rooms
 from management_api.subscriptions.routes import list_subscriptions
 from roomcast.api.cursors import ListCursors
-from roomcast.dal.api_keys import ApiKeyEntry
-from roomcast.dal.pages import Page, Position
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import Room, Subscription, SubscriptionType
-from roomcast.errors import InvalidRequest
+from roomcast.catalog.model import Room, Subscription, SubscriptionType
+from roomcast.keys.store import ApiKeyEntry
+from roomcast.messages.model import Delivery, DeliveryStatus, Message
+from roomcast.platform.errors import InvalidRequest
+from roomcast.platform.pages import Page, Position
 from tests.unit.services.management import OTHER_TENANT, TENANT, Management, dead_letter
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security

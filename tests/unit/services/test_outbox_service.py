@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from outbox_worker.service import GONE, SWEEP_BUDGET_SECONDS, OutboxService
-from roomcast.dal.sender import QueueAddresses
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import Room, Subscription, SubscriptionType
-from roomcast.domain.outbox_tasks import SUBSCRIPTION_DELETED, PublishCheck, Sweep
+from roomcast.catalog.model import Room, Subscription, SubscriptionType
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import Delivery, DeliveryStatus, Message
+from roomcast.messages.sender import QueueAddresses
+from roomcast.outbox.tasks import SUBSCRIPTION_DELETED, PublishCheck, Sweep
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
 
 NOW_MS = 1_795_435_200_000

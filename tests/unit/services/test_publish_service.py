@@ -9,16 +9,16 @@ import pytest
 
 from publish_api.models import PublishRequest
 from publish_api.service import PublishService
-from roomcast.dal.sender import Outgoing, QueueAddresses, Unsent
-from roomcast.delivery.keyed_messages import PUBLISH_IN_PROGRESS_MS
-from roomcast.delivery.publishing import Publisher
-from roomcast.domain import ids, limits
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import DeliveryStatus, Message, Publication
-from roomcast.domain.models import Room, Subscription
-from roomcast.domain.outbox_tasks import PublishCheck, task_from_json
-from roomcast.domain.payloads import PayloadTooLarge
-from roomcast.errors import InvalidRequest, RoomcastError
+from roomcast.catalog.model import Room, Subscription
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import DeliveryStatus, Message, Publication
+from roomcast.messages.sender import Outgoing, QueueAddresses, Unsent
+from roomcast.outbox.tasks import PublishCheck, task_from_json
+from roomcast.platform import ids, limits
+from roomcast.platform.errors import InvalidRequest, RoomcastError
+from roomcast.platform.payloads import PayloadTooLarge
+from roomcast.publishing.keyed_messages import PUBLISH_IN_PROGRESS_MS
+from roomcast.publishing.publisher import Publisher
 from tests.fakes import FakeLog, FakeMessages, FakeSender
 from tests.unit.services.management import PUSH_QUEUE_URL, SETTLE_SECONDS, TENANT, Management
 

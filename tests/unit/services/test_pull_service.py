@@ -7,12 +7,12 @@ from dataclasses import replace
 import pytest
 
 from pull_api.acknowledging import RefusedReceipt
-from roomcast.dal.queues import Received
-from roomcast.domain.envelope import first_envelope
-from roomcast.domain.messages import Delivery, DeliveryStatus
-from roomcast.domain.models import SubscriptionType
-from roomcast.domain.receipts import Receipt
-from roomcast.errors import Conflict, InvalidRequest, NotFound
+from roomcast.catalog.model import SubscriptionType
+from roomcast.messages.envelope import first_envelope
+from roomcast.messages.model import Delivery, DeliveryStatus
+from roomcast.platform.errors import Conflict, InvalidRequest, NotFound
+from roomcast.pull.queues import Received
+from roomcast.pull.receipts import Receipt
 from tests.unit.services.management import OTHER_TENANT, TENANT
 from tests.unit.services.pulls import NOW_MS, SIGNER, Pull, message_of
 

@@ -1,5 +1,5 @@
 """Push lanes with in-memory fakes: an endpoint marked slow is delivered from the slow lane, a
-request in flight too long marks it, an answer in time there brings it back (roomcast.domain.lanes)."""
+request in flight too long marks it, an answer in time there brings it back (roomcast.catalog.lanes)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from dataclasses import replace
 from typing import Any
 
 from push_worker.plans import Deliver, Plan, Posted
-from roomcast.dal.sender import QueueAddresses
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.lanes import Lane
-from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.models import Subscription
-from roomcast.domain.outcomes import DeliveryOutcome
+from roomcast.catalog.lanes import Lane
+from roomcast.catalog.model import Subscription
+from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import DeliveryStatus
+from roomcast.messages.sender import QueueAddresses
 from roomcast.webhooks.answers import HttpResult
 from tests.unit.services.management import PUSH_QUEUE_URL, SLOW_PUSH_QUEUE_URL, TENANT
 from tests.unit.services.test_push_service import NOW_MS, Push, ScriptedWebhook, answer

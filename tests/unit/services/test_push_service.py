@@ -14,19 +14,19 @@ from push_worker.delivery import PushDelivery
 from push_worker.health import STREAK_CONFIRM_MS, EndpointHealth
 from push_worker.lanes import Lanes
 from push_worker.plans import DESTINATION_GONE
-from roomcast.dal.flow_gate import FlowKey
-from roomcast.dal.sender import QueueAddresses
-from roomcast.delivery.endings import Endings
-from roomcast.delivery.operational import OperationalEvents
-from roomcast.delivery.publishing import Publisher
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.envelope import Envelope, first_envelope
-from roomcast.domain.lanes import SLOW_ENDPOINT_MS
-from roomcast.domain.messages import DeliveryStatus, Message
-from roomcast.domain.models import Room, Subscription, SubscriptionStatus
-from roomcast.domain.outcomes import DeliveryOutcome
-from roomcast.domain.push_urls import PushUrlPolicy, PushUrlRejected, PushUrlUnresolvable
+from roomcast.catalog.lanes import SLOW_ENDPOINT_MS
+from roomcast.catalog.model import Room, Subscription, SubscriptionStatus
+from roomcast.endings.endings import Endings
+from roomcast.flow.store import FlowKey
+from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.messages.envelope import Envelope, first_envelope
+from roomcast.messages.model import DeliveryStatus, Message
+from roomcast.messages.sender import QueueAddresses
+from roomcast.operations.events import OperationalEvents
+from roomcast.platform.clock import iso_from_ms
+from roomcast.publishing.publisher import Publisher
 from roomcast.webhooks.answers import HttpResult
+from roomcast.webhooks.urls import PushUrlPolicy, PushUrlRejected, PushUrlUnresolvable
 from tests.fakes import FakeFlowGate
 from tests.unit.services.management import PUSH_QUEUE_URL, SLOW_PUSH_QUEUE_URL, TENANT, Management
 

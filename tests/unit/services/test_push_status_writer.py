@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from roomcast.domain.envelope import Envelope
-from roomcast.domain.messages import Delivery
-from roomcast.domain.models import SubscriptionStatus
-from roomcast.domain.outcomes import DeliveryOutcome
+from roomcast.catalog.model import SubscriptionStatus
+from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.messages.envelope import Envelope
+from roomcast.messages.model import Delivery
 from tests.fakes import FakeMessages
 from tests.unit.services.test_push_service import NOW_MS, Push, ScriptedWebhook, answer
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from push_worker.plans import RECEIVER_ABORTED, RECEIVER_DISABLED
-from roomcast.domain.log_records import LogEvent
-from roomcast.domain.messages import DeliveryStatus
-from roomcast.domain.models import SubscriptionStatus
-from roomcast.domain.outcomes import DeliveryOutcome
+from roomcast.catalog.model import SubscriptionStatus
+from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.log.records import LogEvent
+from roomcast.messages.model import DeliveryStatus
 from roomcast.webhooks.answers import DeliveryControl, HttpResult, parse_delivery_control
 from tests.unit.services.management import TENANT
 from tests.unit.services.test_push_service import (

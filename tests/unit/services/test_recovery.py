@@ -1,4 +1,4 @@
-"""Endpoints that recover by themselves (roomcast.domain.recovery), over fakes: the warning before an
+"""Endpoints that recover by themselves (roomcast.catalog.recovery), over fakes: the warning before an
 automatic disable, the probing an automatic disable starts (and a 410 or an operator's does not),
 deliveries held while probed, and each probe: early, stopped, failed (the next one sent first,
 each attempt made once), recovered (re-enabled and reported)."""
@@ -10,16 +10,16 @@ from typing import Any
 
 from outbox_worker.probes import ProbeOutcome, ProbeService
 from push_worker.plans import PROBING
-from roomcast.dal.sender import QueueAddresses
-from roomcast.delivery.operational import OperationalEvents
-from roomcast.delivery.publishing import Publisher
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.models import Subscription, SubscriptionStatus
-from roomcast.domain.outbox_tasks import Probe
-from roomcast.domain.outcomes import DeliveryOutcome
-from roomcast.domain.push_urls import PushUrlPolicy
-from roomcast.domain.recovery import PROBE_MAX_MS, RECOVERED, probe_delay_ms, warning_due
+from roomcast.catalog.model import Subscription, SubscriptionStatus
+from roomcast.catalog.recovery import PROBE_MAX_MS, RECOVERED, probe_delay_ms, warning_due
+from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.messages.sender import QueueAddresses
+from roomcast.operations.events import OperationalEvents
+from roomcast.outbox.tasks import Probe
+from roomcast.platform.clock import iso_from_ms
+from roomcast.publishing.publisher import Publisher
 from roomcast.webhooks.answers import HttpResult
+from roomcast.webhooks.urls import PushUrlPolicy
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT
 from tests.unit.services.test_push_service import (
     NOW_MS,

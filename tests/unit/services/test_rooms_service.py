@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from management_api.rooms.models import RoomPatch
-from roomcast.domain import limits
-from roomcast.domain.models import Subscription
-from roomcast.domain.outbox_tasks import ROOM_DELETED, Sweep
-from roomcast.errors import InvalidRequest, NotFound
+from roomcast.catalog.model import Subscription
+from roomcast.outbox.tasks import ROOM_DELETED, Sweep
+from roomcast.platform import limits
+from roomcast.platform.errors import InvalidRequest, NotFound
 from tests.unit.services.management import OTHER_TENANT, SETTLE_SECONDS, TENANT, Management
 
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 import pytest
 
 from management_api.signing_secrets.service import SECRET_ROTATION_GRACE_MS, SigningSecretsService
-from roomcast.domain.clock import HOUR_MS, iso_from_ms
-from roomcast.domain.limits import MAX_LIVE_SIGNING_SECRETS
-from roomcast.domain.models import Subscription
-from roomcast.errors import Conflict
+from roomcast.catalog.model import Subscription
+from roomcast.platform.clock import HOUR_MS, iso_from_ms
+from roomcast.platform.errors import Conflict
+from roomcast.platform.limits import MAX_LIVE_SIGNING_SECRETS
 from tests.unit.services.management import TENANT, Management
 
 NOW_MS = 1_795_435_200_000

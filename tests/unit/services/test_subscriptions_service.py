@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from management_api.subscriptions.models import SubscriptionPatch
-from roomcast.dal.sender import Outgoing
-from roomcast.domain import limits
-from roomcast.domain.models import Subscription, SubscriptionStatus, SubscriptionType
-from roomcast.domain.outbox_tasks import SUBSCRIPTION_DELETED, Sweep, task_from_json
-from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
+from roomcast.catalog.model import Subscription, SubscriptionStatus, SubscriptionType
+from roomcast.messages.sender import Outgoing
+from roomcast.outbox.tasks import SUBSCRIPTION_DELETED, Sweep, task_from_json
+from roomcast.platform import limits
+from roomcast.platform.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
 from tests.fakes import FakeSender
 from tests.unit.services.management import SETTLE_SECONDS, TENANT, Management, subscription_request
 

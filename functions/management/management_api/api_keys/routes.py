@@ -15,7 +15,7 @@ from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import CallerKeyId, Tenant
 
 if TYPE_CHECKING:
-    from roomcast.dal.api_keys import ApiKeyEntry
+    from roomcast.keys.store import ApiKeyEntry
 
 routes = Routes("api keys")
 KeyId = Annotated[

@@ -1,13 +1,13 @@
-"""Creating, listing and revoking a tenant's API keys (storage and its races: roomcast.dal.api_keys)."""
+"""Creating, listing and revoking a tenant's API keys (storage and its races: roomcast.keys.store)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from roomcast.dal.api_keys import ApiKeyEntry, ApiKeyStore, issue_api_key
-from roomcast.dal.pages import Page, Position
-from roomcast.domain.clock import now_iso
+from roomcast.keys.store import ApiKeyEntry, ApiKeyStore, issue_api_key
+from roomcast.platform.clock import now_iso
+from roomcast.platform.pages import Page, Position
 
 
 @dataclass

@@ -9,8 +9,8 @@ from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from roomcast.api.models import ApiModel, Instant, MessageView, examples
-from roomcast.domain.clock import iso_timestamp
-from roomcast.domain.limits import REPLAY_BATCH
+from roomcast.platform.clock import iso_timestamp
+from roomcast.platform.limits import REPLAY_BATCH
 
 MessageIdField = Annotated[str, Field(min_length=1, max_length=64)]
 

@@ -1,4 +1,4 @@
-"""Dead-letter use cases: list, and replay named ones from attempt 0 (roomcast.delivery.replays).
+"""Dead-letter use cases: list, and replay named ones from attempt 0 (roomcast.dead_letters.replays).
 Replaying a range (or all) and purging grow with the dead letters: they run as jobs
 (management_api.jobs)."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.dal.dead_letters import DeadLetter
-from roomcast.dal.pages import Page, Position
-from roomcast.dal.ports import Catalog, DeadLetterRecords
-from roomcast.delivery.replays import Replayer
-from roomcast.domain.models import Subscription
+from roomcast.catalog.model import Subscription
+from roomcast.dead_letters.replays import Replayer
+from roomcast.dead_letters.store import DeadLetter
+from roomcast.platform.pages import Page, Position
+from roomcast.ports import Catalog, DeadLetterRecords
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
-"""Retry now of named deliveries (roomcast.delivery.retry_now); retry now of all of them and
-Clear All are jobs (management_api.jobs, roomcast.delivery.job_steps)."""
+"""Retry now of named deliveries (roomcast.jobs.retry_now); retry now of all of them and
+Clear All are jobs (management_api.jobs, roomcast.jobs.steps)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.dal.ports import Catalog, MessageRecords
-from roomcast.delivery.retry_now import RetryNow, require_push
-from roomcast.domain.messages import Delivery, DeliveryStatus, Message
-from roomcast.domain.models import Subscription
+from roomcast.catalog.model import Subscription
+from roomcast.jobs.retry_now import RetryNow, require_push
+from roomcast.messages.model import Delivery, DeliveryStatus, Message
+from roomcast.ports import Catalog, MessageRecords
 
 
 @dataclass(frozen=True)

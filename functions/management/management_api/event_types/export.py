@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from roomcast.domain.event_types import EventType
+from roomcast.event_types.model import EventType
 from roomcast.webhooks.contract import receiver_responses, signing_parameters, webhook_body_schema
 
 

@@ -15,7 +15,7 @@ from roomcast.api.models import (
     ResponseModel,
     examples,
 )
-from roomcast.domain import limits
+from roomcast.platform import limits
 
 Validation = Literal["reject", "warn", "off"]
 # ``Any`` inside, not JsonValue: the body is JSON already, and a schema nested past pydantic's depth

@@ -22,8 +22,8 @@ from roomcast.api.cursors import list_scope
 from roomcast.api.documented_routes import Routes
 from roomcast.api.models import EventTypeName
 from roomcast.api.tenancy import Tenant
-from roomcast.domain import limits
-from roomcast.domain.event_types import EventType
+from roomcast.event_types.model import EventType
+from roomcast.platform import limits
 
 if TYPE_CHECKING:  # the service is imported by its factory, on the first request that needs it
     from management_api.event_types.service import EventTypeWithSchemas

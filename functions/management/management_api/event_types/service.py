@@ -11,12 +11,8 @@ from typing import Any, Final
 from management_api.common import updated_now
 from management_api.event_types.export import webhooks_document
 from management_api.event_types.models import EventTypeCreate, EventTypePatch
-from roomcast.dal.pages import Page, Position
-from roomcast.dal.ports import EventTypeRecords
-from roomcast.delivery.schema_gate import check_too_costly
-from roomcast.domain import limits
-from roomcast.domain.clock import now_iso
-from roomcast.domain.event_types import (
+from roomcast.event_types.gate import check_too_costly
+from roomcast.event_types.model import (
     EventType,
     InvalidSchema,
     SavedSchema,
@@ -27,8 +23,12 @@ from roomcast.domain.event_types import (
     compile_schema,
     schema_digest,
 )
-from roomcast.domain.payloads import JsonValue, check_payload_size
-from roomcast.errors import Conflict, InvalidRequest, NotFound
+from roomcast.platform import limits
+from roomcast.platform.clock import now_iso
+from roomcast.platform.errors import Conflict, InvalidRequest, NotFound
+from roomcast.platform.pages import Page, Position
+from roomcast.platform.payloads import JsonValue, check_payload_size
+from roomcast.ports import EventTypeRecords
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from roomcast.api.filter_policy_schema import FilterPolicyBody
 from roomcast.api.models import ApiModel, EventTypeName, EventVersion, examples
-from roomcast.domain import limits
+from roomcast.filters.schema import FilterPolicyBody
+from roomcast.platform import limits
 
 _ORDER = {"eventType": "order.created", "eventVersion": "1", "payload": {"amount": 50, "currency": "EUR"}}
 

@@ -12,10 +12,10 @@ from management_api.filters.models import (
     SubscriptionMatch,
 )
 from management_api.filters.policy import checked_policy
-from roomcast.dal.ports import Catalog
-from roomcast.domain.messages import Publication
-from roomcast.domain.payloads import check_payload_size
-from roomcast.domain.routing import explain_routing
+from roomcast.messages.model import Publication
+from roomcast.platform.payloads import check_payload_size
+from roomcast.ports import Catalog
+from roomcast.publishing.routing import explain_routing
 
 
 @dataclass

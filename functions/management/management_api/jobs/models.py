@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from roomcast.api.documented_routes import Decorator, Routes
 from roomcast.api.models import examples
 from roomcast.api.openapi import link
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.jobs import Job, JobCount, JobKind
+from roomcast.jobs.model import Job, JobCount, JobKind
+from roomcast.platform.clock import iso_from_ms
 
 # What each kind of job counts, besides what it examined.
 _COUNTED: Final = {

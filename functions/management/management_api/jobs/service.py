@@ -1,11 +1,11 @@
-"""Starting jobs, and reading them (roomcast.domain.jobs).
+"""Starting jobs, and reading them (roomcast.jobs.model).
 
 A request that starts one does only what is bounded, then stores the job and sends its first task
 to the outbox queue (Clear All, retry now of every delivery, purge, replay of a range, room
 deletion): Clear All raises the subscription's watermark first (from then on no
 envelope queued until now is delivered, whatever the job has reached), a room deletion marks the
 room first (no subscription is added to it any more, and a second deletion answers the same job).
-The outbox function does the rest, a page at a time (roomcast.delivery.job_steps)."""
+The outbox function does the rest, a page at a time (roomcast.jobs.steps)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from management_api.common import updated_now
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.ports import Catalog, JobRecords
-from roomcast.delivery.retry_now import require_push
-from roomcast.domain import ids
-from roomcast.domain.clock import iso_from_ms, now_ms
-from roomcast.domain.jobs import Job, JobKind
-from roomcast.domain.models import Subscription
-from roomcast.domain.outbox_tasks import RunJob
-from roomcast.errors import NotFound
+from roomcast.catalog.model import Subscription
+from roomcast.jobs.model import Job, JobKind
+from roomcast.jobs.retry_now import require_push
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.outbox.tasks import RunJob
+from roomcast.platform import ids
+from roomcast.platform.clock import iso_from_ms, now_ms
+from roomcast.platform.errors import NotFound
+from roomcast.ports import Catalog, JobRecords
 
 
 @dataclass

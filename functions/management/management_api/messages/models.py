@@ -13,8 +13,8 @@ from roomcast.api.models import (
     ResponseModel,
     examples,
 )
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.messages import Delivery, Message, TrackedMessage
+from roomcast.messages.model import Delivery, Message, TrackedMessage
+from roomcast.platform.clock import iso_from_ms
 
 # DeliveryStatus's values (a unit test holds the two together).
 DeliveryStatusName = Literal[

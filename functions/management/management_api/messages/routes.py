@@ -22,9 +22,9 @@ from roomcast.api.cursors import list_scope
 from roomcast.api.documented_routes import Routes
 from roomcast.api.models import EVENT_TYPE_NAME_PATTERN, Instant
 from roomcast.api.tenancy import Tenant
-from roomcast.domain import limits
-from roomcast.domain.clock import iso_timestamp
-from roomcast.domain.messages import DeliveryStatus, MessageFilter
+from roomcast.messages.model import DeliveryStatus, MessageFilter
+from roomcast.platform import limits
+from roomcast.platform.clock import iso_timestamp
 
 routes = Routes("messages")
 

@@ -7,11 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from roomcast.dal.pages import Page, Position
-from roomcast.dal.ports import Catalog, MessageRecords
-from roomcast.domain import ids
-from roomcast.domain.clock import now_iso
-from roomcast.domain.messages import (
+from roomcast.messages.model import (
     AttemptRecord,
     Delivery,
     DeliveryStatus,
@@ -20,7 +16,11 @@ from roomcast.domain.messages import (
     TrackedMessage,
     deliveries_to,
 )
-from roomcast.errors import NotFound
+from roomcast.platform import ids
+from roomcast.platform.clock import now_iso
+from roomcast.platform.errors import NotFound
+from roomcast.platform.pages import Page, Position
+from roomcast.ports import Catalog, MessageRecords
 
 _MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
 

@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from roomcast.api.models import NOT_NULL, ApiModel, examples
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.ordering import KeyHead
+from roomcast.ordering.model import KeyHead
+from roomcast.platform.clock import iso_from_ms
 
 OnDeadKeyName = Literal["pause", "skip"]
 

@@ -11,7 +11,7 @@ from management_api.dependencies import OrderingKeysApi
 from management_api.ordering_keys.models import OrderingKeyList, OrderingKeyView, ResumeRequest
 from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
-from roomcast.domain import limits
+from roomcast.platform import limits
 
 routes = Routes("ordering keys")
 KEYS = "/rooms/<roomId>/subscriptions/<subscriptionId>/ordering-keys"

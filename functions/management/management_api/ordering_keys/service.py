@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.dal.ordering_keys import OrderingKeys
-from roomcast.dal.ports import Catalog
-from roomcast.delivery.key_resumes import KeyResumes
-from roomcast.domain.ordering import KeyHead, KeyRef, is_ordering_key
-from roomcast.errors import Conflict, NotFound
+from roomcast.ordering.model import KeyHead, KeyRef, is_ordering_key
+from roomcast.ordering.resumes import KeyResumes
+from roomcast.ordering.store import OrderingKeys
+from roomcast.platform.errors import Conflict, NotFound
+from roomcast.ports import Catalog
 
 
 @dataclass

@@ -16,7 +16,7 @@ from management_api.fields import (
     Name,
 )
 from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, RoomId, examples
-from roomcast.domain import limits
+from roomcast.platform import limits
 
 _ROOM_EXAMPLE = {
     "id": "room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",

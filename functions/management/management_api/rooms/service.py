@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from management_api.rooms.models import RoomCreate, RoomPatch
-from roomcast.dal.pages import Page, Position
-from roomcast.dal.ports import Catalog
-from roomcast.domain import ids
-from roomcast.domain.clock import now_iso
-from roomcast.domain.event_types import UndeclaredEventTypes
-from roomcast.domain.models import Room
-from roomcast.errors import InvalidRequest
+from roomcast.catalog.model import Room
+from roomcast.event_types.model import UndeclaredEventTypes
+from roomcast.platform import ids
+from roomcast.platform.clock import now_iso
+from roomcast.platform.errors import InvalidRequest
+from roomcast.platform.pages import Page, Position
+from roomcast.ports import Catalog
 
 
 @dataclass

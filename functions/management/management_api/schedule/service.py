@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.dal.ports import Catalog
-from roomcast.domain.policy import DeliveryPolicy, ScheduledAttempt, effective_policy, schedule
+from roomcast.catalog.policy import DeliveryPolicy, ScheduledAttempt, effective_policy, schedule
+from roomcast.ports import Catalog
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from management_api.dependencies import SigningSecrets
 from management_api.signing_secrets.models import RotatedSecret
 from roomcast.api.documented_routes import Routes
 from roomcast.api.tenancy import Tenant
-from roomcast.domain.clock import iso_from_ms
+from roomcast.platform.clock import iso_from_ms
 
 routes = Routes("subscriptions")
 ROTATE = "/rooms/<roomId>/subscriptions/<subscriptionId>/rotate-secret"

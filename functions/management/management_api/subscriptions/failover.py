@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from roomcast.dal.catalog_keys import FailoverLink
-from roomcast.domain.limits import MAX_FAILOVER_CHAIN_LENGTH
-from roomcast.domain.models import Subscription
-from roomcast.errors import InvalidRequest, NotFound
+from roomcast.catalog.keys import FailoverLink
+from roomcast.catalog.model import Subscription
+from roomcast.platform.errors import InvalidRequest, NotFound
+from roomcast.platform.limits import MAX_FAILOVER_CHAIN_LENGTH
 
 # Reads one subscription of the room; NotFound when there is none.
 Lookup = Callable[[str], Subscription]

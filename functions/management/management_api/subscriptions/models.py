@@ -32,12 +32,12 @@ from management_api.fields import (
 )
 from management_api.ordering_keys.models import OnDeadKeyName, OrderingFields
 from management_api.subscriptions.examples import PUSH_EXAMPLE
-from roomcast.api.filter_policy_schema import FilterPolicyBody
 from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
-from roomcast.domain.clock import iso_from_ms
-from roomcast.domain.fields import from_camel_fields
-from roomcast.domain.models import DeliveryOverrides, Subscription, SubscriptionType
-from roomcast.errors import InvalidRequest
+from roomcast.catalog.model import DeliveryOverrides, Subscription, SubscriptionType
+from roomcast.filters.schema import FilterPolicyBody
+from roomcast.platform.clock import iso_from_ms
+from roomcast.platform.errors import InvalidRequest
+from roomcast.platform.fields import from_camel_fields
 
 Status = Literal["active", "paused", "disabled"]
 PUSH_ONLY_FIELDS = ("maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs", "recoveryProbes")

@@ -15,31 +15,31 @@ from management_api.subscriptions.models import (
     PushSubscriptionPatch,
     SubscriptionPatch,
 )
-from roomcast.credentials import new_signing_secret
-from roomcast.dal.catalog_keys import FailoverLink
-from roomcast.dal.outbox_queue import OutboxQueue
-from roomcast.dal.pages import Page, Position
-from roomcast.dal.ports import Catalog, PullQueueAdmin
-from roomcast.delivery.removal import remove_subscriptions
-from roomcast.domain import ids, limits
-from roomcast.domain.clock import now_iso
-from roomcast.domain.models import (
+from roomcast.catalog.keys import FailoverLink
+from roomcast.catalog.model import (
     OnDeadKey,
     SigningSecret,
     Subscription,
     SubscriptionStatus,
     SubscriptionType,
 )
-from roomcast.domain.ordering import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
-from roomcast.domain.outbox_tasks import SUBSCRIPTION_DELETED
-from roomcast.domain.push_urls import (
+from roomcast.jobs.removal import remove_subscriptions
+from roomcast.ordering.model import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
+from roomcast.outbox.queue import OutboxQueue
+from roomcast.outbox.tasks import SUBSCRIPTION_DELETED
+from roomcast.platform import ids, limits
+from roomcast.platform.clock import now_iso
+from roomcast.platform.credentials import new_signing_secret
+from roomcast.platform.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
+from roomcast.platform.pages import Page, Position
+from roomcast.ports import Catalog, PullQueueAdmin
+from roomcast.webhooks.urls import (
     PushUrlPolicy,
     PushUrlRejected,
     Resolver,
     check_push_url,
     system_resolver,
 )
-from roomcast.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """List cursors: the opaque token a list answers as ``nextCursor`` and takes back as ``cursor``.
 
-A cursor carries a store's position (``roomcast.dal.pages``: the varying values of the last key of
+A cursor carries a store's position (``roomcast.platform.pages``: the varying values of the last key of
 a page, e.g. a room id) and nothing else. It is sealed like a PULL receipt
-(``roomcast.domain.receipts``): an HMAC-SHA256 over a version, the tenant and the list's *scope*
+(``roomcast.pull.receipts``): an HMAC-SHA256 over a version, the tenant and the list's *scope*
 (both signed, not carried) and the position, with a key derived from the stack's receipt key. The
 scope names the list, its path ids and its filters, so a cursor edited, made up, or given back to
 another list, room, subscription, filter or tenant is refused (``400 invalid_cursor``), and
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
-from roomcast.dal.pages import MAX_POSITION_VALUE_LENGTH, Position, invalid_cursor
+from roomcast.platform.pages import MAX_POSITION_VALUE_LENGTH, Position, invalid_cursor
 
 CURSOR_PREFIX: Final = "cur_"
 # The `cursor` query parameter's bound (documented in docs/limits.md): far above what is sealed

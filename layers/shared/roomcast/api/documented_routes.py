@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from roomcast.api.openapi import responses
-from roomcast.domain import limits
+from roomcast.platform import limits
 
 # A docstring may name a limit, e.g. {MAX_PAGE_SIZE}: the description then says its value.
 _LIMITS = {name: value for name, value in vars(limits).items() if name.isupper()}

@@ -16,7 +16,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from roomcast.api.errors import install_error_handlers
 from roomcast.api.guards import NOSNIFF, body_too_large, json_body_required
 from roomcast.api.tenancy import tenant_of
-from roomcast.observability import logger, metrics
+from roomcast.platform.observability import logger, metrics
 
 if TYPE_CHECKING:
     from roomcast.api.throttle import TenantThrottle
@@ -53,14 +53,14 @@ def new_api(*routers: Router, served_elsewhere: Sequence[tuple[str, str]] = ()) 
 @cache
 def tenant_throttle() -> TenantThrottle | None:
     """The container's tenant throttle, made on the first request (None: no limit configured)."""
-    from roomcast.config import load_settings
+    from roomcast.platform.config import load_settings
 
     settings = load_settings()
     if settings.tenant_requests_per_second <= 0:
         return None
     from roomcast.api.throttle import TenantThrottle
-    from roomcast.dal.flow_gate import FlowStore
-    from roomcast.domain.request_limits import RequestLimit
+    from roomcast.flow.request_limits import RequestLimit
+    from roomcast.flow.store import FlowStore
 
     limit = RequestLimit(settings.tenant_requests_per_second, settings.tenant_request_burst)
     return TenantThrottle(FlowStore(settings.table_name), limit)

@@ -1,5 +1,5 @@
 """Each tenant's request rate, checked before a request reaches its route: over it, 429
-``rate_limited`` with ``Retry-After`` (roomcast.domain.request_limits;
+``rate_limited`` with ``Retry-After`` (roomcast.flow.request_limits;
 docs/decisions/0032-tenant-request-limits.md).
 
 The tenant is the one the authorizer resolved (``requestContext.authorizer.lambda.tenantId``); a
@@ -16,10 +16,10 @@ from typing import Any
 
 from roomcast.api.guards import gateway_error
 from roomcast.api.tenancy import tenant_of
-from roomcast.dal.flow_gate import TenantRequestsKey
-from roomcast.dal.ports import FlowGate
-from roomcast.domain.clock import now_ms
-from roomcast.domain.request_limits import TOKEN_LIFE_MS, RequestLimit
+from roomcast.flow.request_limits import TOKEN_LIFE_MS, RequestLimit
+from roomcast.flow.store import TenantRequestsKey
+from roomcast.platform.clock import now_ms
+from roomcast.ports import FlowGate
 
 
 @dataclass

@@ -102,7 +102,7 @@ def message_webhook() -> dict[str, Any]:
 
 
 def ping_webhook() -> dict[str, Any]:
-    """The recovery probe a subscription disabled automatically receives (roomcast.domain.recovery)."""
+    """The recovery probe a subscription disabled automatically receives (roomcast.catalog.recovery)."""
     text = {"type": "string"}
     body = {
         "type": "object",

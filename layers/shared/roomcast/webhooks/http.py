@@ -24,14 +24,14 @@ import time
 from collections.abc import Buffer, Callable, Mapping
 from urllib.parse import quote, urlsplit
 
-from roomcast.domain.push_urls import (
+from roomcast.webhooks.answers import CONTROL_HEADER, HttpResult, parse_retry_after
+from roomcast.webhooks.urls import (
     PushUrlPolicy,
     PushUrlRejected,
     Resolver,
     check_push_url,
     system_resolver,
 )
-from roomcast.webhooks.answers import CONTROL_HEADER, HttpResult, parse_retry_after
 
 # The first KiB of a response body is kept (attempt history, delivery log).
 RESPONSE_EXCERPT_BYTES = 1024

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from roomcast.domain.models import Subscription
-from roomcast.domain.push_urls import PushUrlPolicy, PushUrlUnresolvable
+from roomcast.catalog.model import Subscription
 from roomcast.webhooks.answers import HttpResult
 from roomcast.webhooks.signing import webhook_headers
+from roomcast.webhooks.urls import PushUrlPolicy, PushUrlUnresolvable
 
 # roomcast.webhooks.http.post_webhook, or a test's stand-in.
 PostWebhook = Callable[..., HttpResult]

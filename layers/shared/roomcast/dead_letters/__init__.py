@@ -1,0 +1,1 @@
+"""roomcast.dead_letters."""

@@ -1,0 +1,1 @@
+"""roomcast.deliver_at."""

@@ -1,0 +1,105 @@
+"""Sending ordered deliveries in their key's turn (docs/decisions/0041-ordering-keys.md). The
+outbox function calls it for the table's stream records — a message stored with ordered
+destinations (each destination's key gets an ``Arrived``), an ordered delivery's record reaching
+its end (an ``Ended``) — and the management API for an operator's resume. Each key step
+(roomcast.ordering.steps) answers the message to send now, if any; it is sent here, from the
+stored message, unless its record ended meanwhile (its own ending then moves the key on)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from roomcast.catalog.model import Subscription, SubscriptionType
+from roomcast.endings.endings import HANDED_TO_FAILOVER
+from roomcast.messages.envelope import first_envelope
+from roomcast.messages.model import TERMINAL_STATUSES, Delivery, DeliveryStatus, Message
+from roomcast.messages.sender import QueueAddresses
+from roomcast.ordering.model import Arrived, Ended, KeyEvent, KeyRef
+from roomcast.ordering.steps import KeySteps
+from roomcast.platform.clock import now_ms
+from roomcast.platform.errors import NotFound
+from roomcast.platform.observability import logger
+from roomcast.ports import Catalog, MessageRecords, Sender
+
+
+@dataclass
+class OrderedSends:
+    keys: KeySteps
+    catalog: Catalog
+    messages: MessageRecords
+    sender: Sender
+    addresses: QueueAddresses
+    clock: Callable[[], int] = now_ms
+
+    def arrived(self, message: Message) -> list[str]:
+        """A message stored with ordered destinations: each one's key goes on if it was free (the
+        oldest waiting message is sent, not necessarily this one); the messages sent."""
+        key = message.ordering_key
+        if key is None:
+            return []
+        sent: list[str] = []
+        for subscription_id in message.ordered_to:
+            sent += self._step(
+                KeyRef(message.tenant_id, message.room_id, subscription_id, key), Arrived(message.id)
+            )
+        return sent
+
+    def recorded(self, delivery: Delivery) -> list[str]:
+        """An ordered delivery's record reached its end: its key goes on (or pauses on it). A
+        record written ``waiting`` (a message handed to an ordered failover) arrives in its line."""
+        slot = delivery.ordering
+        if slot is None:
+            return []
+        ref = KeyRef(delivery.tenant_id, slot.room_id, delivery.subscription_id, slot.key)
+        if delivery.status is DeliveryStatus.WAITING:
+            return self._step(ref, Arrived(delivery.message_id))
+        if delivery.status not in TERMINAL_STATUSES:
+            return []
+        failed_over = delivery.status is DeliveryStatus.DEAD and HANDED_TO_FAILOVER in (
+            delivery.last_error or ""
+        )
+        event = Ended(delivery.message_id, delivery.status, delivery.last_error, failed_over)
+        return self._step(ref, event, slot.number)
+
+    def _step(self, ref: KeyRef, event: KeyEvent, number: int = 0) -> list[str]:
+        try:
+            subscription = self.catalog.get_subscription(ref.tenant_id, ref.room_id, ref.subscription_id)
+        except NotFound:
+            return []  # deleted: its deliveries end cleared by the sweep, its keys with them
+        return self._step_for(subscription, ref, event, number)
+
+    def _step_for(self, subscription: Subscription, ref: KeyRef, event: KeyEvent, number: int) -> list[str]:
+        steps = self.keys.step(ref, event, subscription.on_dead_key, self.clock(), number)
+        to_send = steps.sends
+        if to_send is None or not self.send_in_turn(subscription, to_send, again=steps.replay is not None):
+            return []
+        return [to_send]
+
+    def send_in_turn(self, subscription: Subscription, message_id: str, *, again: bool) -> bool:
+        """Send a message's envelope to the subscription in its key's turn; ``again``: a dead one
+        resumed (its record back to pending first; not sent unless its record is dead: a replay of
+        it is on its way, whose ending moves the key on). False when it was not sent: it ended
+        meanwhile, or is gone."""
+        try:
+            tracked = self.messages.get_message(subscription.tenant_id, message_id)
+        except NotFound:
+            logger.warning("an ordered message is gone", extra={"messageId": message_id})
+            return False
+        record = next((d for d in tracked.deliveries if d.subscription_id == subscription.id), None)
+        if record is None or (record.status in TERMINAL_STATUSES and not again):
+            return False  # its ending is on its way to the key, which moves on then
+        if again and record.status is not DeliveryStatus.DEAD:
+            return False  # replayed from the dead letters meanwhile: that replay sends it
+        if subscription.type is SubscriptionType.PULL and not subscription.queue_url:
+            return False
+        envelope = first_envelope(tracked.message, subscription.id)
+        if record.ordering is not None:  # (an ordered failover's: not one of the message's own)
+            envelope = replace(
+                envelope, ordering_key=record.ordering.key, ordering_number=record.ordering.number
+            )
+        if again:
+            resumed = envelope.record(subscription.type, DeliveryStatus.PENDING, 0, "resumed after dead")
+            self.messages.update_delivery(resumed, force=True)
+        self.sender.send([self.addresses.outgoing_for(subscription, envelope)])
+        return True

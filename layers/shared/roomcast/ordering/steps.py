@@ -1,0 +1,45 @@
+"""One step of an ordering key (docs/decisions/0041-ordering-keys.md): read the key, plan what the
+event does (roomcast.ordering.model), take the ended message out of line, then change the head in
+one conditional write; when another step moved the key first, read it again and plan anew. What it
+answers is the message to send now, if any: the caller sends its envelope, after the claim, so a
+crash in between leaves the claim to its trigger, which the table's stream hands back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from roomcast.catalog.model import OnDeadKey
+from roomcast.ordering.model import Ended, KeyEvent, KeyPlan, KeyRef, plan, trigger_of
+from roomcast.ordering.store import OrderingKeys, waiting_sort_key
+
+# Concurrent steps of one key are a handful at most (an arrival, an ending, an operator): each
+# refused write means another step went through.
+MAX_TRIES: Final = 8
+
+
+class KeyContention(RuntimeError):
+    """A key kept moving under this step: it is retried with its trigger (the stream's record)."""
+
+
+@dataclass(frozen=True)
+class KeySteps:
+    keys: OrderingKeys
+
+    def step(self, ref: KeyRef, event: KeyEvent, on_dead: OnDeadKey, now_ms: int, number: int = 0) -> KeyPlan:
+        """Apply ``event`` to the key ``ref``; the plan applied: ``sends`` is the message to send
+        now (claimed, or claimed before by this event's trigger and maybe never sent), ``replay``
+        when it is a dead one resumed. ``number``: the ended message's (its place in line, when
+        it is not among the first ones read)."""
+        for _ in range(MAX_TRIES):
+            line = self.keys.read(ref)
+            steps = plan(line.head, line.waiting_ids, event, on_dead)
+            if steps.forget is not None:
+                place = line.place_of(steps.forget)
+                if place is None and isinstance(event, Ended) and event.message_id == steps.forget:
+                    place = waiting_sort_key(number, steps.forget)
+                if place is not None:
+                    self.keys.forget(ref, place)
+            if self.keys.change_head(ref, steps, trigger_of(event), now_ms):
+                return steps
+        raise KeyContention(f"ordering key {ref.ordering_key} of {ref.subscription_id} kept moving")
