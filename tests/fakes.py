@@ -1,4 +1,4 @@
-"""In-memory stand-ins for the data-access interfaces (roomcast.ports), for service tests.
+"""In-memory stand-ins for the data-access interfaces (each capability's ``ports`` module), for service tests.
 
 They keep the rules the real stores enforce that services rely on — tenant-scoped keys,
 NotFound for what is missing, optimistic locking on subscriptions, a delivery record that
@@ -7,14 +7,14 @@ never leaves a terminal status — and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from roomcast.catalog.keys import FailoverLink
 from roomcast.catalog.model import Room, Subscription, SubscriptionStatus
-from roomcast.dead_letters.store import Claimed, DeadLetter, ReplayClaim
+from roomcast.catalog.ports import FailoverLink
+from roomcast.dead_letters.ports import Claimed, DeadLetter, ReplayClaim
+from roomcast.flow.ports import FlowKey, RateAnswer, RateKey
 from roomcast.flow.rules import live_leases, reserve_start
-from roomcast.flow.store import FlowKey, RateAnswer, RateKey
 from roomcast.jobs.model import Job
 from roomcast.log.records import LogRecord
 from roomcast.messages.deliveries import RETRY_CLAIM_MS
@@ -28,12 +28,12 @@ from roomcast.messages.model import (
     OwedFilter,
     TrackedMessage,
 )
-from roomcast.messages.sender import Outgoing, Unsent
-from roomcast.messages.store import DeliveryPage, MessageExists
+from roomcast.messages.ports import DeliveryPage, MessageExists, Outgoing, Unsent
 from roomcast.platform.clock import iso_from_ms
 from roomcast.platform.errors import Conflict, LimitExceeded, NotFound
+from roomcast.platform.items import Item
 from roomcast.platform.pages import Page, Position
-from roomcast.pull.queues import PullQueues, Received
+from roomcast.pull.ports import PullQueues, Received
 
 
 def _page[T](items: list[T], limit: int, start: Position | None) -> Page[T]:
@@ -233,6 +233,7 @@ class FakeMessages:
         *,
         if_new: bool = False,
         left_to_outbox: bool = False,
+        places: Callable[[Message], Sequence[Item]] | None = None,
     ) -> dict[str, Exception]:
         failed: dict[str, Exception] = {}
         for message, deliveries in batch:

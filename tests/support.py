@@ -201,6 +201,7 @@ def seed_copies(repository: Any, template: Any, copies: int) -> None:
     every transaction, so 200 creates take seconds apiece at the end)."""
     import dataclasses
 
+    from roomcast.catalog import items as catalog_items
     from roomcast.catalog.keys import SUBSCRIPTION_COUNT, SUBSCRIPTIONS_VERSION
     from roomcast.platform import ids, items
 
@@ -208,7 +209,7 @@ def seed_copies(repository: Any, template: Any, copies: int) -> None:
     client, table = repository._client, repository._table_name
     for start in range(0, copies, 25):
         requests = [
-            {"PutRequest": {"Item": items.to_attributes(items.subscription_to_item(s))}}
+            {"PutRequest": {"Item": items.to_attributes(catalog_items.subscription_to_item(s))}}
             for s in subscriptions[start : start + 25]
         ]
         client.batch_write_item(RequestItems={table: requests})
@@ -217,7 +218,7 @@ def seed_copies(repository: Any, template: Any, copies: int) -> None:
         TableName=table,
         Key={
             "PK": {"S": items.tenant_key(template.tenant_id)},
-            "SK": {"S": items.room_sort_key(template.room_id)},
+            "SK": {"S": catalog_items.room_sort_key(template.room_id)},
         },
         UpdateExpression=f"ADD {SUBSCRIPTION_COUNT} :n, {SUBSCRIPTIONS_VERSION} :one",
         ExpressionAttributeValues={":n": {"N": str(copies)}, ":one": {"N": "1"}},

@@ -11,7 +11,8 @@ from typing import Any
 
 import boto3
 
-from roomcast.messages.sender import EnvelopeSender, Outgoing
+from roomcast.messages.ports import Outgoing
+from roomcast.messages.sender import EnvelopeSender
 from roomcast_dev.event_sources import failed_message_ids, sqs_record
 from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID, LOCAL_REGION
 from roomcast_dev.stream_sources import matches, stream_record

@@ -12,7 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import boto3
 
 from roomcast.catalog.store import CatalogStore
-from roomcast.flow.store import FlowKey, FlowStore
+from roomcast.flow.ports import FlowKey
+from roomcast.flow.store import FlowStore
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event

@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from outbox_worker.jobs import JobRunner
-from roomcast.dead_letters.store import DeadLetter, DeadLetterStore
+from roomcast.dead_letters.ports import DeadLetter
+from roomcast.dead_letters.store import DeadLetterStore
 from roomcast.messages.envelope import first_envelope
 from roomcast.messages.model import Message
 from roomcast.messages.store import MessageStore

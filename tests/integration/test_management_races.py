@@ -28,19 +28,20 @@ from management_api.subscriptions.models import SubscriptionPatch
 from management_api.subscriptions.service import SubscriptionsService
 from roomcast.catalog.keys import SUBSCRIPTION_COUNT
 from roomcast.catalog.model import Room, Subscription
+from roomcast.catalog.ports import Catalog
 from roomcast.catalog.store import CatalogStore
 from roomcast.dead_letters.replays import Replayer
 from roomcast.dead_letters.store import DeadLetterStore
 from roomcast.log.delivery_log import DeliveryLog
 from roomcast.messages.envelope import Envelope
-from roomcast.messages.sender import EnvelopeSender, Outgoing, QueueAddresses
+from roomcast.messages.ports import Outgoing, Sender
+from roomcast.messages.sender import EnvelopeSender, QueueAddresses
 from roomcast.messages.store import MessageStore
 from roomcast.outbox.queue import OutboxQueue
 from roomcast.platform import limits
 from roomcast.platform.clock import now_iso
 from roomcast.platform.config import load_settings
 from roomcast.platform.errors import RoomcastError
-from roomcast.ports import Catalog, Sender
 from roomcast.pull.queues import QueueAdmin
 from roomcast.webhooks.urls import PushUrlPolicy
 from roomcast_dev.template import StackModel

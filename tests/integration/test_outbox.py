@@ -14,8 +14,9 @@ import time_machine
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 from botocore.exceptions import ClientError
 
+from roomcast.messages.ports import MessageExists
 from roomcast.messages.sender import EnvelopeSender
-from roomcast.messages.store import MessageExists, MessageStore
+from roomcast.messages.store import MessageStore
 from roomcast_dev.stream_sources import StreamPoller, matches, stream_record
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler

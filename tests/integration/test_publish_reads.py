@@ -13,6 +13,7 @@ from typing import Any
 
 import time_machine
 
+from roomcast.catalog import items as catalog_items
 from roomcast.catalog.routing_cache import TTL_SECONDS
 from roomcast.catalog.store import CatalogStore
 from roomcast.platform import items
@@ -99,7 +100,8 @@ def test_a_change_that_does_not_move_the_version_is_seen_within_the_cache_time_t
         assert room.publish() == [first]
         hidden = dataclasses.replace(stored, id="sub_" + "f" * 32)
         repository._client.put_item(
-            TableName=repository._table_name, Item=items.to_attributes(items.subscription_to_item(hidden))
+            TableName=repository._table_name,
+            Item=items.to_attributes(catalog_items.subscription_to_item(hidden)),
         )
 
         # When / Then: still the cached subscriptions just before the bound, the new one after it

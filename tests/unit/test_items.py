@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from management_api.subscriptions.models import PushSubscriptionCreate
+from roomcast.catalog.items import room_from_item, room_to_item, subscription_from_item, subscription_to_item
 from roomcast.catalog.model import (
     DeliveryOverrides,
     EventTypeFilter,
@@ -22,14 +23,7 @@ from roomcast.catalog.model import (
 from roomcast.filters.policy import FilterPolicy
 from roomcast.messages.items import message_from_item, message_to_item
 from roomcast.messages.model import FilteredOut, Message
-from roomcast.platform.items import (
-    from_attributes,
-    room_from_item,
-    room_to_item,
-    subscription_from_item,
-    subscription_to_item,
-    to_attributes,
-)
+from roomcast.platform.items import from_attributes, to_attributes
 
 CREATED = "2025-01-02T03:04:05.678Z"
 UPDATED = "2025-01-03T00:00:00.000Z"

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from roomcast.deliver_at.store import ScheduledIndex
 from roomcast.messages.items import room_index_shard, room_shard_key, scheduled_shard_key
-from roomcast.messages.room_index import RoomIndex, ScheduledIndex
+from roomcast.messages.room_index import RoomIndex
 from roomcast.platform.pages import Position
 
 TENANT, ROOM = "tenant-a", "room_" + "1" * 32

@@ -136,8 +136,9 @@ def event_types_service() -> EventTypesService:
 
 def messages_service() -> MessagesService:
     from management_api.messages.service import MessagesService
+    from roomcast.deliver_at.store import ScheduledMessages
 
-    return MessagesService(messages(), catalog())
+    return MessagesService(messages(), catalog(), ScheduledMessages.sharing(messages()))
 
 
 def deliveries_service() -> DeliveriesService:

@@ -10,6 +10,7 @@ from outbox_worker.service import OutboxService
 from roomcast import wiring
 from roomcast.dead_letters.replays import Replayer
 from roomcast.dead_letters.store import DeadLetterStore
+from roomcast.deliver_at.store import ScheduledMessages
 from roomcast.jobs.retry_now import RetryNow
 from roomcast.jobs.steps import JobSteps
 from roomcast.jobs.store import JobStore
@@ -25,7 +26,17 @@ delivery_log = cache(partial(wiring.delivery_log, "outbox"))
 @cache
 def outbox_service() -> OutboxService:
     base = wiring.Basics.of(delivery_log())
-    return OutboxService(base.catalog, base.messages, base.sender, base.addresses, base.log, base.outbox())
+    scheduled = ScheduledMessages.sharing(base.messages)
+    return OutboxService(
+        base.catalog,
+        base.messages,
+        base.sender,
+        base.addresses,
+        base.log,
+        base.outbox(),
+        marks=base.marks,
+        scheduled=scheduled,
+    )
 
 
 @cache

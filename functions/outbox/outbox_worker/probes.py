@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from roomcast.catalog.model import Subscription
+from roomcast.catalog.ports import Catalog
 from roomcast.catalog.recovery import RECOVERED, ping_body, probe_delay_ms, probe_message_id, probing
 from roomcast.operations.events import SUBSCRIPTION_ENABLED, OperationalEvents
 from roomcast.outbox.queue import OutboxQueue
@@ -21,7 +22,6 @@ from roomcast.outbox.tasks import Probe
 from roomcast.platform.clock import now_iso, now_ms
 from roomcast.platform.errors import Conflict, NotFound
 from roomcast.platform.observability import logger
-from roomcast.ports import Catalog
 from roomcast.webhooks.answers import AnswerClass, HttpResult, classify
 from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.signed_post import PostWebhook, post_signed

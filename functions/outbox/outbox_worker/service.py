@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from roomcast.catalog.model import Subscription, SubscriptionType
+from roomcast.deliver_at.ports import ScheduledRecords
 from roomcast.endings.clearing import end_cleared
 from roomcast.log.records import LogEvent, LogRecord
 from roomcast.messages.envelope import first_envelope
 from roomcast.messages.items import UNSENT_ATTRIBUTE, message_from_item
 from roomcast.messages.model import Delivery, DeliveryStatus, Message, OwedFilter
-from roomcast.messages.sender import Outgoing
+from roomcast.messages.ports import Outgoing
 from roomcast.outbox.tasks import PublishCheck, Release, Sweep
 from roomcast.platform import items
 from roomcast.platform.clock import now_ms
@@ -57,6 +58,8 @@ class OutboxResult:
 class OutboxService(MessageSending):
     monotonic: Callable[[], float] = time.monotonic
     clock: Callable[[], int] = now_ms
+    _: KW_ONLY
+    scheduled: ScheduledRecords  # the scheduled messages it releases
 
     def send_unsent(self, new_image: items.AttributeMap) -> OutboxResult:
         """Send (or clear) the unsent destinations of the message item in a stream record; arm a
@@ -69,7 +72,7 @@ class OutboxService(MessageSending):
             result = OutboxResult([], [])
         else:
             result = self._send(message, unsent_ids)
-        self.messages.mark_sent(message.tenant_id, message.id)
+        self.marks.mark_sent(message.tenant_id, message.id)
         return result
 
     def release(self, task: Release) -> OutboxResult:
@@ -82,13 +85,13 @@ class OutboxService(MessageSending):
             if self.outbox.release([task], now):
                 raise OutboxSendFailed(f"the release of {task.message_id} could not wait on")
             return OutboxResult([], [])
-        if self.messages.sends_done(task.tenant_id, [task.release_id]):
+        if self.marks.sends_done(task.tenant_id, [task.release_id]):
             return OutboxResult([], [])
-        message = self.messages.claim_release(task.tenant_id, task.message_id, task.release_id)
+        message = self.scheduled.claim_release(task.tenant_id, task.message_id, task.release_id)
         if message is None:  # cancelled, released by another release, or gone
             return OutboxResult([], [])
         result = self._send(message, list(message.destinations))
-        self.messages.mark_sends_done(task.tenant_id, [task.release_id])
+        self.marks.mark_sends_done(task.tenant_id, [task.release_id])
         return result
 
     def _arm(self, message: Message) -> None:
@@ -100,9 +103,9 @@ class OutboxService(MessageSending):
         """Finish the sends of a publish request that died before recording them done: each
         destination of each message it stored whose record never moved (a moved one got its
         envelope) is sent its first envelope again, or cleared when gone. At worst a duplicate."""
-        if self.messages.sends_done(check.tenant_id, [check.request_id]):
+        if self.marks.sends_done(check.tenant_id, [check.request_id]):
             return OutboxResult([], [])
-        finished = self.messages.sends_done(check.tenant_id, check.message_ids)
+        finished = self.marks.sends_done(check.tenant_id, check.message_ids)
         sent: list[str] = []
         cleared: list[str] = []
         for message_id in (m for m in check.message_ids if m not in finished):
@@ -120,7 +123,7 @@ class OutboxService(MessageSending):
             result = self._send(tracked.message, list(kinds), kinds)
             sent += result.sent
             cleared += result.cleared
-        self.messages.mark_sends_done(check.tenant_id, [check.request_id])
+        self.marks.mark_sends_done(check.tenant_id, [check.request_id])
         return OutboxResult(sent, cleared)
 
     def sweep(self, sweep: Sweep) -> int:

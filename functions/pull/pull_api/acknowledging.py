@@ -16,7 +16,8 @@ from roomcast.catalog.policy import FailureOutcome
 from roomcast.log.records import LogEvent
 from roomcast.messages.envelope import first_envelope
 from roomcast.messages.model import AttemptEvent, DeliveryStatus
-from roomcast.messages.sender import SQS_MAX_VISIBILITY_SECONDS, Outgoing, delay_seconds
+from roomcast.messages.ports import Outgoing
+from roomcast.messages.sender import SQS_MAX_VISIBILITY_SECONDS, delay_seconds
 from roomcast.platform.clock import iso_from_ms
 from roomcast.pull.queues import visibility_seconds
 from roomcast.pull.receipts import Receipt

@@ -16,10 +16,12 @@ from roomcast.catalog.policy import is_expired
 from roomcast.log.records import LogEvent
 from roomcast.messages.envelope import Envelope, EnvelopeError
 from roomcast.messages.model import AttemptEvent, AttemptRecord, DeliveryStatus
-from roomcast.messages.sender import Outgoing, delay_seconds
+from roomcast.messages.ports import Outgoing
+from roomcast.messages.sender import delay_seconds
 from roomcast.platform.clock import iso_from_ms
 from roomcast.platform.observability import logger
-from roomcast.pull.queues import Received, visibility_seconds
+from roomcast.pull.ports import Received
+from roomcast.pull.queues import visibility_seconds
 from roomcast.pull.receipts import Receipt
 
 # A message received this close to its due time is handed out (SQS delays are whole seconds).

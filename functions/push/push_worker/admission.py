@@ -16,16 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from roomcast.catalog.model import Subscription
+from roomcast.flow.ports import FlowGate, FlowKey
 from roomcast.flow.rules import (
     LOCAL_WAIT_MS,
     lease_ms,
     lease_poll_ms,
     rate_interval_ms,
 )
-from roomcast.flow.store import FlowKey
 from roomcast.platform.clock import now_ms
 from roomcast.platform.observability import logger
-from roomcast.ports import FlowGate
 
 
 @dataclass(frozen=True)

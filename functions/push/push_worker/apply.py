@@ -39,12 +39,13 @@ from roomcast.catalog.lanes import Lane
 from roomcast.catalog.model import SubscriptionType
 from roomcast.endings.endings import Endings
 from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.log.ports import LogSink
 from roomcast.log.records import Detail, LogEvent, LogRecord
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.model import Delivery, DeliveryStatus
+from roomcast.messages.ports import MessageRecords, Sender
 from roomcast.messages.sender import QueueAddresses, delay_seconds
 from roomcast.platform.clock import iso_from_ms, now_ms
-from roomcast.ports import LogSink, MessageRecords, Sender
 
 PUSH = SubscriptionType.PUSH
 

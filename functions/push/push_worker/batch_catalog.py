@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from roomcast.catalog.model import Room, Subscription
+from roomcast.catalog.ports import Catalog
 from roomcast.messages.envelope import Envelope
 from roomcast.platform.clock import now_ms
 from roomcast.platform.errors import NotFound
-from roomcast.ports import Catalog
 
 SUBSCRIPTION_CACHE_MS = 5_000
 _READS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="room-read")

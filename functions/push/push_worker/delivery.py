@@ -40,9 +40,9 @@ from roomcast.flow.rules import held_back_delay_ms
 from roomcast.log.outcomes import DeliveryOutcome
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.model import TERMINAL_STATUSES, DeliveryStatus
+from roomcast.messages.ports import MessageRecords
 from roomcast.platform.clock import iso_from_ms, now_ms
 from roomcast.platform.observability import logger
-from roomcast.ports import MessageRecords
 from roomcast.webhooks.answers import AnswerClass, classify
 from roomcast.webhooks.http import post_webhook
 from roomcast.webhooks.urls import PushUrlPolicy, PushUrlRejected

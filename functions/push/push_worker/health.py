@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from push_worker.batch_catalog import BatchCatalog
 from roomcast.catalog.model import Subscription, SubscriptionStatus
+from roomcast.catalog.ports import Catalog
 from roomcast.catalog.recovery import probe_delay_ms, warning_due
 from roomcast.operations.events import SUBSCRIPTION_FAILING, OperationalEvents
 from roomcast.outbox.queue import OutboxQueue
@@ -28,7 +29,6 @@ from roomcast.platform import limits
 from roomcast.platform.clock import iso_from_ms, now_iso, now_ms
 from roomcast.platform.errors import Conflict
 from roomcast.platform.observability import logger
-from roomcast.ports import Catalog
 
 # A failure this soon after a success (seen by the same container) is kept unwritten; it starts a
 # failing streak once failures with no success between have lasted STREAK_CONFIRM_MS (or the

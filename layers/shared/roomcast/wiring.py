@@ -14,13 +14,15 @@ from roomcast.dead_letters.store import DeadLetterStore
 from roomcast.deliver_at.schedules import ReleaseSchedules
 from roomcast.endings.endings import Endings
 from roomcast.log.delivery_log import DeliveryLog
+from roomcast.messages.ports import Sender
 from roomcast.messages.sender import EnvelopeSender, QueueAddresses
 from roomcast.messages.store import MessageStore
 from roomcast.operations.events import OperationalEvents
+from roomcast.ordering.numbers import KeyNumbers
 from roomcast.ordering.store import OrderingKeys
 from roomcast.outbox.queue import OutboxQueue
 from roomcast.platform.config import Settings, load_settings
-from roomcast.ports import Sender
+from roomcast.publishing.marks import PublishMarks
 
 if TYPE_CHECKING:
     from roomcast.event_types.gate import SchemaGate
@@ -71,6 +73,11 @@ class Basics:
         )
 
     @property
+    def marks(self) -> PublishMarks:
+        """What publishes record of their sends (the outbox reads them too)."""
+        return PublishMarks.sharing(self.messages)
+
+    @property
     def addresses(self) -> QueueAddresses:
         return queue_addresses(self.settings)
 
@@ -82,7 +89,15 @@ class Basics:
         from roomcast.publishing.publisher import Publisher
 
         return Publisher(
-            self.catalog, self.messages, self.sender, self.addresses, self.log, self.outbox(), schemas=schemas
+            self.catalog,
+            self.messages,
+            self.sender,
+            self.addresses,
+            self.log,
+            self.outbox(),
+            schemas=schemas,
+            marks=self.marks,
+            numbers=KeyNumbers.sharing(self.messages),
         )
 
     def operational_events(self) -> OperationalEvents:

@@ -21,8 +21,8 @@ from management_api.subscriptions.models import (
 from management_api.subscriptions.service import SubscriptionsService
 from outbox_worker.jobs import JobRunner
 from roomcast.catalog.model import Room, Subscription
+from roomcast.dead_letters.ports import DeadLetter
 from roomcast.dead_letters.replays import Replayer
-from roomcast.dead_letters.store import DeadLetter
 from roomcast.jobs.model import Job
 from roomcast.jobs.retry_now import RetryNow
 from roomcast.jobs.steps import JobSteps

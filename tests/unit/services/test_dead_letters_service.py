@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from roomcast.dead_letters.ports import ReplayClaim
 from roomcast.dead_letters.replays import REPLAY_CLAIM_MS
-from roomcast.dead_letters.store import ReplayClaim
 from roomcast.jobs.model import JobState
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.model import DeliveryStatus

@@ -24,8 +24,8 @@ from roomcast.messages.model import (
     OwedFilter,
     TrackedMessage,
 )
+from roomcast.messages.ports import DeliveryPage
 from roomcast.messages.sender import QueueAddresses
-from roomcast.messages.store import DeliveryPage
 from roomcast.platform.errors import Conflict
 from roomcast.platform.pages import Page, Position
 from tests.fakes import FakeMessages

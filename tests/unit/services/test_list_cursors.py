@@ -92,7 +92,7 @@ class Lists:
 
     @property
     def messages_service(self) -> MessagesService:
-        return MessagesService(self.management.messages, self.management.catalog)
+        return MessagesService(self.management.messages, self.management.catalog, self.management.messages)
 
     def calls(self) -> dict[str, ListCall]:
         """Every list route, one item a page, each answering its nextCursor."""

@@ -28,6 +28,8 @@ def _service(management: Management, clock: list[float] | None = None) -> Outbox
         management.log,
         management.outbox,
         monotonic=lambda: seconds[0],
+        marks=management.messages,
+        scheduled=management.messages,
     )
 
 

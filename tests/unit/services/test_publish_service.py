@@ -12,7 +12,8 @@ from publish_api.service import PublishService
 from roomcast.catalog.model import Room, Subscription
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.model import DeliveryStatus, Message, Publication
-from roomcast.messages.sender import Outgoing, QueueAddresses, Unsent
+from roomcast.messages.ports import Outgoing, Unsent
+from roomcast.messages.sender import QueueAddresses
 from roomcast.outbox.tasks import PublishCheck, task_from_json
 from roomcast.platform import ids, limits
 from roomcast.platform.errors import InvalidRequest, RoomcastError
@@ -56,6 +57,8 @@ def _service(management: Management) -> tuple[PublishService, StoreCheckingSende
         log=log,
         outbox=management.outbox,
         clock=lambda: NOW_MS,
+        marks=management.messages,
+        numbers=management.messages,
     )
     return PublishService(publisher), sender, log
 

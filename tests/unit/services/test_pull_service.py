@@ -11,7 +11,7 @@ from roomcast.catalog.model import SubscriptionType
 from roomcast.messages.envelope import first_envelope
 from roomcast.messages.model import Delivery, DeliveryStatus
 from roomcast.platform.errors import Conflict, InvalidRequest, NotFound
-from roomcast.pull.queues import Received
+from roomcast.pull.ports import Received
 from roomcast.pull.receipts import Receipt
 from tests.unit.services.management import OTHER_TENANT, TENANT
 from tests.unit.services.pulls import NOW_MS, SIGNER, Pull, message_of

@@ -9,7 +9,7 @@ import pytest
 from pull_api.service import Pulled
 from roomcast.messages.envelope import first_envelope
 from roomcast.platform.errors import InvalidRequest
-from roomcast.pull.queues import Received
+from roomcast.pull.ports import Received
 from tests.unit.services.management import TENANT
 from tests.unit.services.pulls import Pull, message_of
 

@@ -17,7 +17,7 @@ from push_worker.plans import DESTINATION_GONE
 from roomcast.catalog.lanes import SLOW_ENDPOINT_MS
 from roomcast.catalog.model import Room, Subscription, SubscriptionStatus
 from roomcast.endings.endings import Endings
-from roomcast.flow.store import FlowKey
+from roomcast.flow.ports import FlowKey
 from roomcast.log.outcomes import DeliveryOutcome
 from roomcast.messages.envelope import Envelope, first_envelope
 from roomcast.messages.model import DeliveryStatus, Message
@@ -75,7 +75,17 @@ class Push:
         """The push delivery over the fakes, put together as push_worker.dependencies does."""
         m = self.management
         addresses = QueueAddresses(PUSH_QUEUE_URL, SLOW_PUSH_QUEUE_URL if self.slow_lane else "")
-        publisher = Publisher(m.catalog, m.messages, m.sender, addresses, m.log, m.outbox, lambda: NOW_MS)
+        publisher = Publisher(
+            m.catalog,
+            m.messages,
+            m.sender,
+            addresses,
+            m.log,
+            m.outbox,
+            lambda: NOW_MS,
+            marks=m.messages,
+            numbers=m.messages,
+        )
         events = OperationalEvents(m.catalog, lambda: publisher, lambda: NOW_MS)
         endings = Endings(m.catalog, m.dead_letter_store, m.sender, addresses, m.log, events)
 

@@ -124,7 +124,15 @@ class Probed:
         m = self.push.management
 
         publisher = Publisher(
-            m.catalog, m.messages, m.sender, QueueAddresses(PUSH_QUEUE_URL), m.log, m.outbox, lambda: NOW_MS
+            m.catalog,
+            m.messages,
+            m.sender,
+            QueueAddresses(PUSH_QUEUE_URL),
+            m.log,
+            m.outbox,
+            lambda: NOW_MS,
+            marks=m.messages,
+            numbers=m.messages,
         )
         events = OperationalEvents(m.catalog, lambda: publisher, lambda: NOW_MS)
         self.service = ProbeService(

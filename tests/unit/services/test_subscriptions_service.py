@@ -9,7 +9,7 @@ import pytest
 
 from management_api.subscriptions.models import SubscriptionPatch
 from roomcast.catalog.model import Subscription, SubscriptionStatus, SubscriptionType
-from roomcast.messages.sender import Outgoing
+from roomcast.messages.ports import Outgoing
 from roomcast.outbox.tasks import SUBSCRIPTION_DELETED, Sweep, task_from_json
 from roomcast.platform import limits
 from roomcast.platform.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from roomcast.catalog.model import Subscription
+from roomcast.catalog.ports import Catalog
+from roomcast.dead_letters.ports import DeadLetter, DeadLetterRecords
 from roomcast.dead_letters.replays import Replayer
-from roomcast.dead_letters.store import DeadLetter
 from roomcast.platform.pages import Page, Position
-from roomcast.ports import Catalog, DeadLetterRecords
 
 
 @dataclass(frozen=True)

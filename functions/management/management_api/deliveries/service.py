@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from roomcast.catalog.model import Subscription
+from roomcast.catalog.ports import Catalog
 from roomcast.jobs.retry_now import RetryNow, require_push
 from roomcast.messages.model import Delivery, DeliveryStatus, Message
-from roomcast.ports import Catalog, MessageRecords
+from roomcast.messages.ports import MessageRecords
 
 
 @dataclass(frozen=True)

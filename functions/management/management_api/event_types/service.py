@@ -23,12 +23,12 @@ from roomcast.event_types.model import (
     compile_schema,
     schema_digest,
 )
+from roomcast.event_types.ports import EventTypeRecords
 from roomcast.platform import limits
 from roomcast.platform.clock import now_iso
 from roomcast.platform.errors import Conflict, InvalidRequest, NotFound
 from roomcast.platform.pages import Page, Position
 from roomcast.platform.payloads import JsonValue, check_payload_size
-from roomcast.ports import EventTypeRecords
 
 
 @dataclass(frozen=True)

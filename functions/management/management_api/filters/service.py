@@ -12,9 +12,9 @@ from management_api.filters.models import (
     SubscriptionMatch,
 )
 from management_api.filters.policy import checked_policy
+from roomcast.catalog.ports import Catalog
 from roomcast.messages.model import Publication
 from roomcast.platform.payloads import check_payload_size
-from roomcast.ports import Catalog
 from roomcast.publishing.routing import explain_routing
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from roomcast.catalog.ports import Catalog
+from roomcast.deliver_at.ports import ScheduledRecords
 from roomcast.messages.model import (
     AttemptRecord,
     Delivery,
@@ -16,11 +18,11 @@ from roomcast.messages.model import (
     TrackedMessage,
     deliveries_to,
 )
+from roomcast.messages.ports import MessageRecords
 from roomcast.platform import ids
 from roomcast.platform.clock import now_iso
 from roomcast.platform.errors import NotFound
 from roomcast.platform.pages import Page, Position
-from roomcast.ports import Catalog, MessageRecords
 
 _MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
 
@@ -35,6 +37,7 @@ class Attempt:
 class MessagesService:
     messages: MessageRecords
     catalog: Catalog
+    scheduled_messages: ScheduledRecords
 
     def status(self, tenant_id: str, room_id: str, message_id: str) -> TrackedMessage:
         """The message with each destination's current record; a message of another room (or
@@ -63,14 +66,14 @@ class MessagesService:
         """The room's scheduled messages, soonest deliverAt first, of ``wanted``'s event type and
         publishing window (a page may be short when they skip many)."""
         self.catalog.get_room(tenant_id, room_id)
-        page = self.messages.list_scheduled(tenant_id, room_id, limit, start)
+        page = self.scheduled_messages.list_scheduled(tenant_id, room_id, limit, start)
         return Page([t for t in page.items if _wanted(t.message, wanted)], page.next_position)
 
     def cancel(self, tenant_id: str, room_id: str, message_id: str) -> TrackedMessage:
         """Cancel a scheduled message before its time: its deliveries end ``cancelled``, nothing
         is sent. Found first (a message of another room is not found); Conflict once released."""
         self.status(tenant_id, room_id, message_id)
-        self.messages.cancel_scheduled(tenant_id, message_id, now_iso())
+        self.scheduled_messages.cancel_scheduled(tenant_id, message_id, now_iso())
         return self.status(tenant_id, room_id, message_id)
 
     def attempts(

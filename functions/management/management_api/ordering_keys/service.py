@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roomcast.catalog.ports import Catalog
 from roomcast.ordering.model import KeyHead, KeyRef, is_ordering_key
 from roomcast.ordering.resumes import KeyResumes
 from roomcast.ordering.store import OrderingKeys
 from roomcast.platform.errors import Conflict, NotFound
-from roomcast.ports import Catalog
 
 
 @dataclass

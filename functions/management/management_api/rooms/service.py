@@ -6,12 +6,12 @@ from dataclasses import dataclass, replace
 
 from management_api.rooms.models import RoomCreate, RoomPatch
 from roomcast.catalog.model import Room
+from roomcast.catalog.ports import Catalog
 from roomcast.event_types.model import UndeclaredEventTypes
 from roomcast.platform import ids
 from roomcast.platform.clock import now_iso
 from roomcast.platform.errors import InvalidRequest
 from roomcast.platform.pages import Page, Position
-from roomcast.ports import Catalog
 
 
 @dataclass

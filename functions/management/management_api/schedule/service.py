@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from roomcast.catalog.policy import DeliveryPolicy, ScheduledAttempt, effective_policy, schedule
-from roomcast.ports import Catalog
+from roomcast.catalog.ports import Catalog
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from roomcast.catalog.keys import FailoverLink
 from roomcast.catalog.model import Subscription
+from roomcast.catalog.ports import FailoverLink
 from roomcast.platform.errors import InvalidRequest, NotFound
 from roomcast.platform.limits import MAX_FAILOVER_CHAIN_LENGTH
 

@@ -15,7 +15,6 @@ from management_api.subscriptions.models import (
     PushSubscriptionPatch,
     SubscriptionPatch,
 )
-from roomcast.catalog.keys import FailoverLink
 from roomcast.catalog.model import (
     OnDeadKey,
     SigningSecret,
@@ -23,6 +22,7 @@ from roomcast.catalog.model import (
     SubscriptionStatus,
     SubscriptionType,
 )
+from roomcast.catalog.ports import Catalog, FailoverLink
 from roomcast.jobs.removal import remove_subscriptions
 from roomcast.ordering.model import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
 from roomcast.outbox.queue import OutboxQueue
@@ -32,7 +32,7 @@ from roomcast.platform.clock import now_iso
 from roomcast.platform.credentials import new_signing_secret
 from roomcast.platform.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
 from roomcast.platform.pages import Page, Position
-from roomcast.ports import Catalog, PullQueueAdmin
+from roomcast.pull.ports import PullQueueAdmin
 from roomcast.webhooks.urls import (
     PushUrlPolicy,
     PushUrlRejected,

@@ -16,10 +16,9 @@ from typing import Any
 
 from roomcast.api.guards import gateway_error
 from roomcast.api.tenancy import tenant_of
+from roomcast.flow.ports import FlowGate, TenantRequestsKey
 from roomcast.flow.request_limits import TOKEN_LIFE_MS, RequestLimit
-from roomcast.flow.store import TenantRequestsKey
 from roomcast.platform.clock import now_ms
-from roomcast.ports import FlowGate
 
 
 @dataclass

@@ -5,9 +5,9 @@ attributes, and the write that tells readers a room's subscriptions changed."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Final
 
+from roomcast.catalog import items as catalog_items
 from roomcast.platform import ids, items
 from roomcast.platform.errors import Conflict
 from roomcast.platform.table import Key, key
@@ -30,21 +30,15 @@ COUNT_ONE_MORE: Final = (
 TRANSACTION_ATTEMPTS: Final = 3
 
 
-@dataclass(frozen=True)
-class FailoverLink:
-    """A subscription of a failover chain as a check read it: a write relying on the check goes
-    through only while this subscription exists and names the same failover (None: none)."""
-
-    subscription_id: str
-    failover_subscription_id: str | None
-
-
 def room_key(tenant_id: str, room_id: str) -> Key:
-    return key(items.tenant_key(tenant_id), items.room_sort_key(room_id))
+    return key(items.tenant_key(tenant_id), catalog_items.room_sort_key(room_id))
 
 
 def subscription_key(tenant_id: str, room_id: str, subscription_id: str) -> Key:
-    return key(items.room_partition_key(tenant_id, room_id), items.subscription_sort_key(subscription_id))
+    return key(
+        catalog_items.room_partition_key(tenant_id, room_id),
+        catalog_items.subscription_sort_key(subscription_id),
+    )
 
 
 def version_bump(table_name: str, tenant_id: str, room_id: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from botocore.exceptions import ClientError
 
+from roomcast.catalog import items as catalog_items
 from roomcast.catalog.keys import (
     DELETION_JOB,
     DELETION_STARTED_AT,
@@ -26,12 +27,12 @@ class RoomTable(TableAccess):
     def create_room(self, room: Room) -> None:
         self._client.put_item(
             TableName=self._table_name,
-            Item=items.to_attributes(items.room_to_item(room) | {SUBSCRIPTION_COUNT: 0}),
+            Item=items.to_attributes(catalog_items.room_to_item(room) | {SUBSCRIPTION_COUNT: 0}),
             ConditionExpression="attribute_not_exists(PK)",
         )
 
     def get_room(self, tenant_id: str, room_id: str) -> Room:
-        return items.room_from_item(self._room_item(tenant_id, room_id))
+        return catalog_items.room_from_item(self._room_item(tenant_id, room_id))
 
     def _room_item(self, tenant_id: str, room_id: str) -> items.Item:
         """The room's item, read strongly consistently (NotFound without one)."""
@@ -47,12 +48,12 @@ class RoomTable(TableAccess):
     def list_rooms(self, tenant_id: str, limit: int, start: Position | None) -> Page[Room]:
         """A page of the tenant's rooms by id; a position is the last room id of a page."""
         page = self._query_page(items.tenant_key(tenant_id), limit, start, ROOM_PREFIX, ROOM_ID)
-        return Page([items.room_from_item(item) for item in page.items], page.next_position)
+        return Page([catalog_items.room_from_item(item) for item in page.items], page.next_position)
 
     def replace_room(self, room: Room) -> None:
         """Overwrite an existing room's fields (its subscription count and deletion mark stay);
         NotFound if it was deleted meanwhile."""
-        fields = {k: v for k, v in items.room_to_item(room).items() if k not in ROOM_KEY_ATTRIBUTES}
+        fields = {k: v for k, v in catalog_items.room_to_item(room).items() if k not in ROOM_KEY_ATTRIBUTES}
         names = {f"#f{i}": name for i, name in enumerate(fields)}
         values = {f":f{i}": value for i, value in enumerate(fields.values()) if value is not None}
         expression = "SET " + ", ".join(f"#f{i} = :f{i}" for i in range(len(fields)) if f":f{i}" in values)

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from roomcast.catalog import items as catalog_items
 from roomcast.catalog.keys import SUBSCRIPTIONS_VERSION
 from roomcast.catalog.marks import SubscriptionMarks
 from roomcast.catalog.model import Room, Subscription
 from roomcast.catalog.rooms import RoomTable
 from roomcast.catalog.routing_cache import SubscriptionCache
 from roomcast.catalog.subscriptions import SubscriptionTable
-from roomcast.platform import items
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -39,4 +39,4 @@ class CatalogStore(RoomTable, SubscriptionTable, SubscriptionMarks):
             # Strongly consistent: what is cached under ``version`` must hold every change up to it.
             subscriptions = self.all_subscriptions(tenant_id, room_id)
             self.routing_cache.put(tenant_id, room_id, version, subscriptions)
-        return items.room_from_item(item), subscriptions
+        return catalog_items.room_from_item(item), subscriptions

@@ -18,6 +18,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from roomcast.catalog import items as catalog_items
 from roomcast.catalog.keys import (
     COUNT_ONE_MORE,
     DELETION_STARTED_AT,
@@ -27,13 +28,13 @@ from roomcast.catalog.keys import (
     SUBSCRIPTION_PREFIX,
     TRANSACTION_ATTEMPTS,
     VERSION_ONE_MORE,
-    FailoverLink,
     chain_changed,
     room_key,
     subscription_key,
     version_bump,
 )
 from roomcast.catalog.model import Subscription
+from roomcast.catalog.ports import FailoverLink
 from roomcast.platform import items
 from roomcast.platform.errors import Conflict, LimitExceeded, NotFound
 from roomcast.platform.pages import Page, Position
@@ -75,7 +76,7 @@ class SubscriptionTable(TableAccess):
             {
                 "Put": {
                     "TableName": self._table_name,
-                    "Item": items.to_attributes(items.subscription_to_item(subscription)),
+                    "Item": items.to_attributes(catalog_items.subscription_to_item(subscription)),
                     "ConditionExpression": "attribute_not_exists(PK)",
                 }
             },
@@ -110,7 +111,7 @@ class SubscriptionTable(TableAccess):
     def _count_existing_subscriptions(self, tenant_id: str, room_id: str) -> None:
         """Give a room made before rooms counted their subscriptions its count (once: a racing
         request that counts too finds the count made and leaves it)."""
-        counted = self._count(items.room_partition_key(tenant_id, room_id), SUBSCRIPTION_PREFIX)
+        counted = self._count(catalog_items.room_partition_key(tenant_id, room_id), SUBSCRIPTION_PREFIX)
         try:
             self._client.update_item(
                 TableName=self._table_name,
@@ -151,21 +152,22 @@ class SubscriptionTable(TableAccess):
         )
         if "Item" not in response:
             raise NotFound(f"subscription {subscription_id} not found in room {room_id}")
-        return items.subscription_from_item(items.from_attributes(response["Item"]))
+        return catalog_items.subscription_from_item(items.from_attributes(response["Item"]))
 
     def list_subscriptions(
         self, tenant_id: str, room_id: str, limit: int, start: Position | None
     ) -> Page[Subscription]:
         """A page of the room's subscriptions by id; a position is the last subscription id of a page."""
-        partition = items.room_partition_key(tenant_id, room_id)
+        partition = catalog_items.room_partition_key(tenant_id, room_id)
         page = self._query_page(partition, limit, start, SUBSCRIPTION_PREFIX, SUBSCRIPTION_ID)
-        return Page([items.subscription_from_item(item) for item in page.items], page.next_position)
+        return Page([catalog_items.subscription_from_item(item) for item in page.items], page.next_position)
 
     def all_subscriptions(self, tenant_id: str, room_id: str) -> list[Subscription]:
         """Every subscription of a room: one Query per MB of subscriptions (a few hundred each)."""
-        partition = items.room_partition_key(tenant_id, room_id)
+        partition = catalog_items.room_partition_key(tenant_id, room_id)
         return [
-            items.subscription_from_item(item) for item in self._query_all(partition, SUBSCRIPTION_PREFIX)
+            catalog_items.subscription_from_item(item)
+            for item in self._query_all(partition, SUBSCRIPTION_PREFIX)
         ]
 
     def count_subscriptions(self, tenant_id: str, room_id: str) -> int:
@@ -180,7 +182,7 @@ class SubscriptionTable(TableAccess):
         stored = response.get("Item", {}).get(SUBSCRIPTION_COUNT)
         if stored is not None:
             return int(stored["N"])
-        return self._count(items.room_partition_key(tenant_id, room_id), SUBSCRIPTION_PREFIX)
+        return self._count(catalog_items.room_partition_key(tenant_id, room_id), SUBSCRIPTION_PREFIX)
 
     def replace_subscription(self, subscription: Subscription, expected_updated_at: str) -> None:
         """Overwrite a subscription if nobody changed it since it was read (optimistic locking),
@@ -194,7 +196,7 @@ class SubscriptionTable(TableAccess):
         it was read (one transaction; Conflict otherwise)."""
         put = {
             "TableName": self._table_name,
-            "Item": items.to_attributes(items.subscription_to_item(subscription)),
+            "Item": items.to_attributes(catalog_items.subscription_to_item(subscription)),
             "ConditionExpression": "updatedAt = :seen",
             "ExpressionAttributeValues": {":seen": {"S": expected_updated_at}},
         }

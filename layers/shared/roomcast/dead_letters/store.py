@@ -18,11 +18,11 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Final
 
 from botocore.exceptions import ClientError
 
+from roomcast.dead_letters.ports import Claimed, DeadLetter, ReplayClaim
 from roomcast.messages.envelope import Envelope
 from roomcast.platform import ids, items
 from roomcast.platform.fields import camel_fields, from_camel_fields
@@ -33,33 +33,6 @@ DEAD_LETTER_RETENTION_SECONDS: Final = 30 * 24 * 3600
 # Conditional writes (one per letter) made at once by one replay.
 _PARALLEL_WRITES: Final = 8
 _MESSAGE_ID: Final = re.compile(ids.MESSAGE_ID_PATTERN)
-
-
-@dataclass(frozen=True)
-class DeadLetter:
-    envelope: Envelope
-    reason: str
-    dead_at: str
-    attempts: int
-
-
-@dataclass(frozen=True)
-class ReplayClaim:
-    """One replay's hold on the dead letters it sends: its id, when it was made, and until when it
-    holds (after that another replay may take the letters over)."""
-
-    claim_id: str
-    made_at_ms: int
-    held_until_ms: int
-
-
-@dataclass(frozen=True)
-class Claimed:
-    """What a replay's claim got: the letters it now holds (in the order asked for), and those
-    another replay holds; the others asked for do not exist."""
-
-    letters: list[DeadLetter]
-    held_elsewhere: list[str]
 
 
 def dead_letter_partition_key(tenant_id: str, room_id: str, subscription_id: str) -> str:

@@ -18,26 +18,27 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from roomcast.catalog.model import Subscription
-from roomcast.dead_letters.store import DeadLetter
+from roomcast.catalog.ports import SubscriptionStore
+from roomcast.dead_letters.ports import DeadLetter, DeadLetterRecords
 from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.log.ports import LogSink
 from roomcast.log.records import LogEvent, LogRecord
 from roomcast.messages.envelope import Envelope
-from roomcast.messages.model import AttemptRecord, Delivery, DeliveryStatus
-from roomcast.messages.sender import Outgoing, QueueAddresses
+from roomcast.messages.model import HANDED_TO_FAILOVER, AttemptRecord, Delivery, DeliveryStatus
+from roomcast.messages.ports import Outgoing, Sender
+from roomcast.messages.sender import QueueAddresses
 from roomcast.operations import events as operational
 from roomcast.operations.events import OperationalEvents
 from roomcast.ordering.model import KeyRef
+from roomcast.ordering.ports import KeyLines
 from roomcast.platform import limits
 from roomcast.platform.clock import now_iso
 from roomcast.platform.errors import NotFound
 from roomcast.platform.observability import logger
-from roomcast.ports import DeadLetterRecords, KeyLines, LogSink, Sender, SubscriptionStore
 
 # A failover chain cannot loop and is at most this long (checked, race-free, when subscriptions
 # change); delivery bounds the hand-offs anyway.
 MAX_FAILOVER_HOPS = limits.MAX_FAILOVER_CHAIN_LENGTH
-# What the origin's DEAD record says when the failover took the message (not a dead letter).
-HANDED_TO_FAILOVER = "handed to failover"
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
-from roomcast.catalog.model import Room
 from roomcast.event_types.model import (
     CompiledSchema,
     EventType,
@@ -26,10 +25,10 @@ from roomcast.event_types.model import (
     check_payload,
     compile_schema,
 )
-from roomcast.messages.model import Publication
+from roomcast.event_types.ports import EventTypeRecords
 from roomcast.platform import limits
 from roomcast.platform.errors import InvalidRequest, RoomcastError
-from roomcast.ports import EventTypeRecords
+from roomcast.platform.payloads import JsonValue
 
 COMPILED_SCHEMAS: Final = 64  # per container
 MAX_KEPT_ERROR_BYTES: Final = 300  # each error kept on a warned message
@@ -103,6 +102,28 @@ class _RequestBudget:
 
     counted: bool
     left: int = limits.SCHEMA_REQUEST_BUDGET
+
+
+class Room(Protocol):
+    """What the gate reads of a room (roomcast.catalog's rooms have it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def tenant_id(self) -> str: ...
+    @property
+    def undeclared_event_types(self) -> UndeclaredEventTypes: ...
+
+
+class Publication(Protocol):
+    """What the gate reads of a message to publish (roomcast.messages' publications have it)."""
+
+    @property
+    def event_type(self) -> str: ...
+    @property
+    def event_version(self) -> str: ...
+    @property
+    def payload(self) -> JsonValue: ...
 
 
 class SchemaGate:

@@ -15,12 +15,12 @@ whoever finds them. Both items expire (TTL) a day after their last use.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from typing import Any, Final
 
 from botocore.exceptions import ClientError
 
-from roomcast.flow.rules import Reservation, live_leases, reserve_start
+from roomcast.flow.ports import FlowKey, RateAnswer, RateKey
+from roomcast.flow.rules import live_leases, reserve_start
 from roomcast.platform import items
 from roomcast.platform.clock import DAY_MS
 from roomcast.platform.table import TableAccess, is_condition_failure, key
@@ -30,41 +30,8 @@ _RESERVE_TRIES: Final = 8
 _ACQUIRE_TRIES: Final = 4
 
 
-@dataclass(frozen=True)
-class FlowKey:
-    tenant_id: str
-    subscription_id: str
-
-    @property
-    def partition(self) -> str:
-        return f"TENANT#{self.tenant_id}#FLOW#{self.subscription_id}"
-
-
-@dataclass(frozen=True)
-class TenantRequestsKey:
-    """The rate item of a tenant's API requests (roomcast.flow.request_limits)."""
-
-    tenant_id: str
-
-    @property
-    def partition(self) -> str:
-        return f"TENANT#{self.tenant_id}#REQUESTS"
-
-
-RateKey = FlowKey | TenantRequestsKey
-
-
-@dataclass(frozen=True)
-class RateAnswer:
-    """``reserved``: the slot at ``reservation.start_at_ms`` is this caller's. Otherwise nothing was
-    written and the next slot is at least ``reservation.start_at_ms``."""
-
-    reserved: bool
-    reservation: Reservation
-
-
 class FlowStore(TableAccess):
-    """Rate slots and concurrency leases (the ``FlowGate`` port of roomcast.ports)."""
+    """Rate slots and concurrency leases (the ``FlowGate`` port of roomcast.flow.ports)."""
 
     def __init__(self, table_name: str, client: Any = None) -> None:
         super().__init__(table_name, client)

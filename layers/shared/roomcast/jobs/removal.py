@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from roomcast.catalog.model import Subscription
+from roomcast.catalog.ports import Catalog
 from roomcast.outbox.queue import OutboxQueue
 from roomcast.outbox.tasks import Sweep
-from roomcast.ports import Catalog, PullQueueAdmin
+from roomcast.pull.ports import PullQueueAdmin
 
 
 def remove_subscriptions(

@@ -19,13 +19,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from roomcast.catalog.model import Subscription, SubscriptionType
+from roomcast.log.ports import LogSink
 from roomcast.log.records import LogEvent, LogRecord
 from roomcast.messages.envelope import first_envelope
 from roomcast.messages.model import Delivery, DeliveryStatus, Message
+from roomcast.messages.ports import MessageRecords, Sender
 from roomcast.messages.sender import QueueAddresses
 from roomcast.platform.clock import iso_from_ms, now_iso, now_ms
 from roomcast.platform.errors import Conflict
-from roomcast.ports import LogSink, MessageRecords, Sender
 
 
 def require_push(subscription: Subscription) -> None:

@@ -61,7 +61,7 @@ class ApiKeyStore(TableAccess):
                     "TableName": self._table_name,
                     "Item": items.to_attributes(
                         {
-                            "PK": items.api_key_partition_key(api_key_hash),
+                            "PK": api_key_partition_key(api_key_hash),
                             "SK": _HASH_SORT_KEY,
                             "entity": "apiKey",
                             "tenantId": entry.tenant_id,
@@ -111,7 +111,7 @@ class ApiKeyStore(TableAccess):
         """Whose the key with this hash is (the authorizer's one read), or None."""
         response = self._client.get_item(
             TableName=self._table_name,
-            Key=key(items.api_key_partition_key(api_key_hash), _HASH_SORT_KEY),
+            Key=key(api_key_partition_key(api_key_hash), _HASH_SORT_KEY),
             ProjectionExpression="tenantId, keyId",
         )
         found = response.get("Item")
@@ -149,7 +149,7 @@ class ApiKeyStore(TableAccess):
             {
                 "Delete": {
                     "TableName": self._table_name,
-                    "Key": key(items.api_key_partition_key(api_key_hash), _HASH_SORT_KEY),
+                    "Key": key(api_key_partition_key(api_key_hash), _HASH_SORT_KEY),
                 }
             },
             {
@@ -189,3 +189,7 @@ def issue_api_key(
     entry = ApiKeyEntry(tenant_id, new_api_key_id(), name, created_at)
     store.put(hash_api_key(key_text), entry)
     return entry, key_text
+
+
+def api_key_partition_key(api_key_hash: str) -> str:
+    return f"APIKEY#{api_key_hash}"

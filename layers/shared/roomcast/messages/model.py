@@ -24,6 +24,10 @@ class DeliveryStatus(StrEnum):
     ABORTED = "aborted"  # PUSH: the receiver asked for no more attempts (webhook-delivery: abort)
 
 
+# What a dead delivery's error says when it was handed to its subscription's failover (the failover
+# then owns the message: not a dead letter).
+HANDED_TO_FAILOVER = "handed to failover"
+
 # A delivery on its way: not sent yet, or sent and not ended (what Clear All ends).
 OPEN_STATUSES = frozenset({DeliveryStatus.PENDING, DeliveryStatus.RETRYING, DeliveryStatus.WAITING})
 

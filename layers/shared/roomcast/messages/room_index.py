@@ -11,8 +11,8 @@ page is each shard's rows at or below it, the row at it left out. When a filter 
 rows that a shard stopped before filling its part, only rows at or above where it stopped are
 answered, and the page ends there (short, with a position to go on from).
 
-The sparse ``Scheduled`` index (``ScheduledIndex``) has the same shape, sorted by deliverAt and
-read soonest first: the same merge, mirrored."""
+The sparse ``Scheduled`` index (roomcast.deliver_at.store ``ScheduledIndex``) has the same shape,
+sorted by deliverAt and read soonest first: the same merge, mirrored."""
 
 from __future__ import annotations
 
@@ -25,9 +25,7 @@ from roomcast.messages.items import (
     ROOM_INDEX,
     ROOM_INDEX_SHARDS,
     ROOM_INDEX_SORT_KEY,
-    SCHEDULED_INDEX,
     room_shard_key,
-    scheduled_shard_key,
 )
 from roomcast.platform import items
 from roomcast.platform.pages import Position, position_value
@@ -114,19 +112,6 @@ class RoomIndex(TableAccess):
             if not last or len(found) >= limit:
                 break
         return _ShardPart(found, last[sk]["S"] if last else None)
-
-
-class ScheduledIndex(RoomIndex):
-    """The sparse ``Scheduled`` index: a room's scheduled messages, soonest deliverAt first
-    (roomcast.messages.items)."""
-
-    index_name = SCHEDULED_INDEX
-    partition_attribute, sort_attribute = "GSI2PK", "GSI2SK"
-    newest_first = False
-
-    @staticmethod
-    def shard_key(tenant_id: str, room_id: str, shard: int) -> str:
-        return scheduled_shard_key(tenant_id, room_id, shard)
 
 
 def merged(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 from roomcast.catalog.lanes import Lane, lane_of
 from roomcast.catalog.model import Subscription, SubscriptionType
 from roomcast.messages.envelope import Envelope
+from roomcast.messages.ports import Outgoing, Unsent
 from roomcast.platform.aws import SqsAccess
 
 if TYPE_CHECKING:
@@ -28,21 +29,6 @@ _PARALLEL_BATCHES: Final = 8
 
 class SendFailed(RuntimeError):
     """Some envelopes could not be sent after retries; nothing may be acknowledged."""
-
-
-@dataclass(frozen=True)
-class Unsent:
-    """An envelope ``try_send`` could not send, and why."""
-
-    outgoing: Outgoing
-    reason: str
-    queue_missing: bool  # the queue does not exist (a PULL subscription deleted meanwhile)
-
-    @property
-    def subscription_id(self) -> str | None:
-        """The destination it was for (None for a body that is not an envelope)."""
-        envelope = self.outgoing.envelope
-        return None if isinstance(envelope, str) else envelope.subscription_id
 
 
 _QUEUE_MISSING_CODES: Final = frozenset({"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"})
@@ -62,14 +48,6 @@ def delay_seconds(due_at_ms: int, now_ms: int) -> int:
     """SQS DelaySeconds for a due time: the remaining wait rounded up, at most 15 minutes."""
     remaining_ms = max(0, due_at_ms - now_ms)
     return min(SQS_MAX_DELAY_SECONDS, -(-remaining_ms // 1000))
-
-
-@dataclass(frozen=True)
-class Outgoing:
-    queue_url: str
-    envelope: Envelope | str  # a str is sent as it is (a body that is not an envelope, kept as evidence)
-    delay_seconds: int = 0
-    group_id: str | None = None  # fair queues: one noisy group cannot starve the others
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,20 @@
 """Messages and their delivery records in DynamoDB (item shapes: roomcast.messages.items): the
 store services see as ``MessageRecords``. A message with its first records is one item; each later
-change of a destination its own record (roomcast.messages.deliveries); what a publish records of
-its sends, roomcast.publishing.marks."""
+change of a destination its own record, written by the store it holds (roomcast.messages.deliveries);
+a room's messages are read through its index (roomcast.messages.room_index). What a publish records
+of its sends is roomcast.publishing's, a scheduled message's release roomcast.deliver_at's, and an
+ordered message's place in its key's line roomcast.ordering's (handed in as ``places``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
 from botocore.exceptions import ClientError
 
 from roomcast.catalog.model import SubscriptionType
-from roomcast.deliver_at.marks import ScheduleMarks
 from roomcast.messages.deliveries import DeliveryRecords
 from roomcast.messages.first_tries import FIRST_TRIES_SORT_KEY, current_records, first_tries_key
 from roomcast.messages.items import (
@@ -28,42 +28,22 @@ from roomcast.messages.items import (
 from roomcast.messages.model import (
     OPEN_STATUSES,
     Delivery,
+    DeliveryStatus,
     Message,
     MessageFilter,
     OwedFilter,
     TrackedMessage,
     first_record,
 )
-from roomcast.messages.room_index import RoomIndex, ScheduledIndex
-from roomcast.ordering.numbers import KeyNumbers
-from roomcast.ordering.store import waiting_items
+from roomcast.messages.ports import DeliveryPage, MessageExists
+from roomcast.messages.room_index import RoomIndex
 from roomcast.platform import items
 from roomcast.platform.errors import NotFound
 from roomcast.platform.pages import Page, Position
-from roomcast.platform.table import BATCH_WRITE_MAX_ITEMS, is_condition_failure, key
-from roomcast.publishing.marks import PublishMarks
+from roomcast.platform.table import BATCH_WRITE_MAX_ITEMS, TableAccess, is_condition_failure, key
 
 # Writes of one batch publish running at once (PutItems of keyed messages, BatchWriteItems).
 _PARALLEL_WRITES: Final = 8
-
-
-class MessageExists(RuntimeError):
-    """A message with this id is already stored (a publish retried under its Idempotency-Key);
-    ``stored`` is that message when DynamoDB returned it with the refusal."""
-
-    def __init__(self, message_id: str, stored: Message | None = None) -> None:
-        super().__init__(message_id)
-        self.stored = stored
-
-
-@dataclass(frozen=True)
-class DeliveryPage:
-    """Open deliveries found in a page of a room's messages (message id, record), and the position
-    of the next page (None at the end)."""
-
-    found: list[tuple[str, Delivery]]
-    next_position: Position | None
-    messages: dict[str, Message] = field(default_factory=dict)  # those read on the way, by id
 
 
 def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
@@ -75,7 +55,31 @@ def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
         list(pool.map(work, inputs))
 
 
-class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
+class MessageStore(TableAccess):
+    @cached_property
+    def records(self) -> DeliveryRecords:
+        """The destinations' own records, on the same table."""
+        return DeliveryRecords.sharing(self)
+
+    def record_first_tries(self, deliveries: Sequence[Delivery]) -> None:
+        self.records.record_first_tries(deliveries)
+
+    def update_delivery(
+        self, delivery: Delivery, *, force: bool = False, only_if_attempts_below: int | None = None
+    ) -> bool:
+        return self.records.update_delivery(
+            delivery, force=force, only_if_attempts_below=only_if_attempts_below
+        )
+
+    def update_deliveries(self, deliveries: Sequence[Delivery]) -> dict[str, DeliveryStatus]:
+        return self.records.update_deliveries(deliveries)
+
+    def claim_retry(self, delivery: Delivery, claim: str, now_ms: int) -> bool:
+        return self.records.claim_retry(delivery, claim, now_ms)
+
+    def move_claimed_retry(self, delivery: Delivery, claim: str) -> bool:
+        return self.records.move_claimed_retry(delivery, claim)
+
     def put_message(
         self,
         message: Message,
@@ -112,17 +116,20 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
         *,
         if_new: bool = False,
         left_to_outbox: bool = False,
+        places: Callable[[Message], Sequence[items.Item]] | None = None,
     ) -> dict[str, Exception]:
         """Store several messages, each as ``put_message`` does, and return what failed by message
         id (``MessageExists`` for an ``if_new`` message already stored, or the error). Without
         ``if_new``: BatchWriteItem, 25 messages a call; with it: one conditional PutItem each
-        (BatchWriteItem takes no conditions). Calls run in parallel."""
+        (BatchWriteItem takes no conditions). A message with ordered destinations is written with
+        its ``places`` (its items in its keys' lines, roomcast.ordering) in one transaction. Calls
+        run in parallel."""
         failed: dict[str, Exception] = {}
 
         def put_one(pair: tuple[Message, Sequence[Delivery]]) -> None:
             try:
-                if pair[0].ordered_to:
-                    self._put_ordered(*pair, if_new=if_new, left_to_outbox=left_to_outbox)
+                if pair[0].ordered_to and places is not None:
+                    self._put_with(*pair, places(pair[0]), if_new=if_new, left_to_outbox=left_to_outbox)
                 else:
                     self.put_message(*pair, if_new=True, left_to_outbox=left_to_outbox)
             except Exception as error:
@@ -145,8 +152,8 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
         if if_new:
             _in_parallel(put_one, list(batch))
         else:
-            ordered = [pair for pair in batch if pair[0].ordered_to]
-            plain = [pair for pair in batch if not pair[0].ordered_to]
+            ordered = [pair for pair in batch if pair[0].ordered_to and places is not None]
+            plain = [pair for pair in batch if not (pair[0].ordered_to and places is not None)]
             chunks = [
                 plain[i : i + BATCH_WRITE_MAX_ITEMS] for i in range(0, len(plain), BATCH_WRITE_MAX_ITEMS)
             ]
@@ -154,8 +161,14 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
             _in_parallel(put_one, ordered)
         return failed
 
-    def _put_ordered(
-        self, message: Message, deliveries: Sequence[Delivery], *, if_new: bool, left_to_outbox: bool
+    def _put_with(
+        self,
+        message: Message,
+        deliveries: Sequence[Delivery],
+        places: Sequence[items.Item],
+        *,
+        if_new: bool,
+        left_to_outbox: bool,
     ) -> None:
         """A message with ordered destinations, stored with its place in each one's key line in
         one transaction: a message is never stored without its places, nor a place without its
@@ -164,11 +177,8 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
         put: dict[str, Any] = {"TableName": self._table_name, "Item": items.to_attributes(item)}
         if if_new:
             put["ConditionExpression"] = "attribute_not_exists(PK)"
-        places = [
-            {"Put": {"TableName": self._table_name, "Item": items.to_attributes(place)}}
-            for place in waiting_items(message)
-        ]
-        if self._transact([{"Put": put}, *places]) == 0:
+        writes = [{"Put": {"TableName": self._table_name, "Item": items.to_attributes(p)}} for p in places]
+        if self._transact([{"Put": put}, *writes]) == 0:
             raise MessageExists(message.id, None)
 
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage:
@@ -247,30 +257,16 @@ class MessageStore(DeliveryRecords, PublishMarks, ScheduleMarks, KeyNumbers):
             until=wanted.until,
             event_type=wanted.event_type,
         )
-        tracked = self._tracked(page.rows)
+        tracked = self.tracked(page.rows)
         if wanted.subscription_id is not None:
             tracked = [t for t in tracked if wanted.subscription_id in t.message.destinations]
-        return Page(tracked, page.next_position)
-
-    def list_scheduled(
-        self, tenant_id: str, room_id: str, limit: int, start: Position | None
-    ) -> Page[TrackedMessage]:
-        """A room's scheduled messages (not released, not cancelled), soonest deliverAt first:
-        the ``Scheduled`` index's page, then the messages and their records as a list reads them."""
-        page = self._scheduled_index.page(tenant_id, room_id, limit, start)
-        # One released or cancelled between the index's read and the messages' is left out.
-        tracked = [t for t in self._tracked(page.rows) if t.message.scheduled]
         return Page(tracked, page.next_position)
 
     @cached_property
     def _room_index(self) -> RoomIndex:
         return RoomIndex.sharing(self)
 
-    @cached_property
-    def _scheduled_index(self) -> ScheduledIndex:
-        return ScheduledIndex.sharing(self)
-
-    def _tracked(self, index_rows: list[items.Item]) -> list[TrackedMessage]:
+    def tracked(self, index_rows: list[items.Item]) -> list[TrackedMessage]:
         """The messages of index rows, each with every destination's current record (its own item
         when written): the messages, then the records their destinations name."""
         found = self._batch_get([key(row["PK"], MESSAGE_SORT_KEY) for row in index_rows])

@@ -26,13 +26,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from roomcast.catalog.ports import RoomStore
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.model import Message, Publication
 from roomcast.platform.clock import iso_from_ms, now_ms
 from roomcast.platform.errors import InvalidRequest, NotFound
 from roomcast.platform.observability import logger
 from roomcast.platform.payloads import JsonValue
-from roomcast.ports import RoomStore
 
 EVENT_VERSION: Final = "1"
 SUBSCRIPTION_DISABLED: Final = "subscription.disabled"

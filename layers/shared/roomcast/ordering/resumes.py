@@ -11,12 +11,11 @@ import uuid
 from dataclasses import dataclass
 
 from roomcast.catalog.model import Subscription
+from roomcast.dead_letters.ports import DeadLetterRecords, ReplayClaim
 from roomcast.dead_letters.replays import REPLAY_CLAIM_MS
-from roomcast.dead_letters.store import ReplayClaim
 from roomcast.ordering.model import KeyRef, Resumed
 from roomcast.ordering.sends import OrderedSends
 from roomcast.platform.errors import Conflict
-from roomcast.ports import DeadLetterRecords
 
 
 @dataclass

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from roomcast.deliver_at.rules import Carrier, carrier_for, schedule_fires_at_ms
 from roomcast.deliver_at.schedules import ReleaseSchedules
-from roomcast.messages.sender import SQS_MAX_DELAY_SECONDS, Outgoing, delay_seconds
+from roomcast.messages.ports import Outgoing, Sender
+from roomcast.messages.sender import SQS_MAX_DELAY_SECONDS, delay_seconds
 from roomcast.outbox.tasks import OutboxTask, Probe, Release
 from roomcast.platform.observability import logger
-from roomcast.ports import Sender
 
 
 @dataclass(frozen=True)

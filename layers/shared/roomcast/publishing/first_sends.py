@@ -13,18 +13,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from roomcast.catalog.model import Subscription
+from roomcast.catalog.ports import Catalog
+from roomcast.log.ports import LogSink
 from roomcast.log.records import LogEvent, LogRecord
 from roomcast.messages.envelope import Envelope, first_envelope
 from roomcast.messages.model import Message
+from roomcast.messages.ports import MessageRecords, Sender
 from roomcast.messages.sender import QueueAddresses
 from roomcast.outbox.queue import OutboxQueue
 from roomcast.outbox.tasks import Release
 from roomcast.platform import ids
 from roomcast.platform.observability import logger
-from roomcast.ports import Catalog, LogSink, MessageRecords, Sender
+from roomcast.publishing.ports import PublishMarkRecords
 
 
 def release_of(message: Message) -> Release:
@@ -48,6 +51,7 @@ class FirstSends:
     addresses: QueueAddresses
     log: LogSink
     outbox: OutboxQueue
+    marks: PublishMarkRecords
 
     def send(self, routed: Sequence[Routed], direct: bool, request_id: str, now_ms: int) -> list[bool]:
         """Send each message's first envelopes and leave what was not sent to the outbox; whether
@@ -91,7 +95,7 @@ class FirstSends:
 
     def _leave_to_outbox(self, message: Message, unsent: Sequence[str]) -> None:
         if unsent:
-            self.messages.mark_unsent(message.tenant_id, message.id, unsent)
+            self.marks.mark_unsent(message.tenant_id, message.id, unsent)
             logger.warning(
                 "first envelopes left to the outbox", extra={"message_id": message.id, "unsent": list(unsent)}
             )
@@ -126,9 +130,11 @@ class MessageSending:
     addresses: QueueAddresses
     log: LogSink
     outbox: OutboxQueue
+    _: KW_ONLY
+    marks: PublishMarkRecords  # what a publish records of its sends
 
     def first_sends(self) -> FirstSends:
-        return FirstSends(self.messages, self.sender, self.addresses, self.log, self.outbox)
+        return FirstSends(self.messages, self.sender, self.addresses, self.log, self.outbox, self.marks)
 
 
 def routed_to(routed: Sequence[Routed], message_id: str) -> Sequence[Subscription]:

@@ -18,7 +18,7 @@ from typing import Final
 from roomcast.messages.model import Message
 from roomcast.platform import ids, limits
 from roomcast.platform.errors import Conflict, InvalidRequest, RoomcastError
-from roomcast.ports import MessageRecords
+from roomcast.publishing.ports import PublishMarkRecords
 
 # The publish function's 29 s timeout, rounded up: a publish still running is younger than this.
 PUBLISH_IN_PROGRESS_MS: Final = 30_000
@@ -79,12 +79,12 @@ Answer = Message | RoomcastError | Resume | Anew
 
 
 def answer_taken(
-    messages: MessageRecords, tenant_id: str, taken: Sequence[Taken], now_ms: int
+    marks: PublishMarkRecords, tenant_id: str, taken: Sequence[Taken], now_ms: int
 ) -> list[Answer]:
     """What each taken keyed message answers, in order (one read of the sends-done marks)."""
     stored = [t.stored for t in taken if t.stored is not None]
     units = sorted({u for m in stored for u in (m.request_id, m.id) if u})
-    done = messages.sends_done(tenant_id, units) if units else set()
+    done = marks.sends_done(tenant_id, units) if units else set()
     answers: list[Answer] = []
     for one in taken:
         kept = one.stored

@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from functools import partial
 
 from roomcast.catalog.model import Room, Subscription
@@ -22,8 +22,10 @@ from roomcast.catalog.policy import expires_at
 from roomcast.deliver_at.rules import release_at_ms
 from roomcast.event_types.gate import ADMITTED, Admission, SchemaGate
 from roomcast.messages.model import Delivery, DeliveryStatus, Message, Publication
-from roomcast.messages.store import MessageExists
+from roomcast.messages.ports import MessageExists
 from roomcast.ordering.model import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM, number_in_lines
+from roomcast.ordering.ports import KeyNumberRecords
+from roomcast.ordering.store import waiting_items
 from roomcast.outbox.tasks import PublishCheck
 from roomcast.platform import ids
 from roomcast.platform.clock import iso_from_ms, now_ms
@@ -59,6 +61,8 @@ class Publisher(MessageSending):
     clock: Callable[[], int] = now_ms
     # The event-type catalog's checks: the publish API's messages only (not roomcast's own events).
     schemas: SchemaGate | None = None
+    _: KW_ONLY
+    numbers: KeyNumberRecords  # the ordering keys' numbers a keyed publish takes
 
     def publish_message(self, tenant_id: str, room_id: str, publication: Publication) -> Message:
         """One message, as a batch of one; raises what the batch answers for it."""
@@ -142,11 +146,13 @@ class Publisher(MessageSending):
         failed = self.messages.put_messages(
             [(p.routed.message, _first_records(p.routed)) for p in planned if not p.keyed],
             left_to_outbox=not direct,
+            places=waiting_items,
         )
         failed |= self.messages.put_messages(
             [(p.routed.message, _first_records(p.routed)) for p in planned if p.keyed],
             if_new=True,
             left_to_outbox=not direct,
+            places=waiting_items,
         )
         to_send, taken, complete = [], [], True
         for plan in planned:
@@ -170,7 +176,7 @@ class Publisher(MessageSending):
             for plan, stored in taken
         ]
         for (plan, _), answer in zip(
-            taken, keyed_messages.answer_taken(self.messages, tenant_id, asked, now), strict=True
+            taken, keyed_messages.answer_taken(self.marks, tenant_id, asked, now), strict=True
         ):
             if isinstance(answer, Resume):
                 to_send.append(
@@ -212,7 +218,7 @@ class Publisher(MessageSending):
         """Each key's fresh numbers (the last of them), one counter write per key, side by side."""
         keys = list(counts)
         taken = _CHECKS.map(
-            lambda key: self.messages.take_ordering_numbers(tenant_id, room_id, key, counts[key]), keys
+            lambda key: self.numbers.take_ordering_numbers(tenant_id, room_id, key, counts[key]), keys
         )
         return dict(zip(keys, taken, strict=True))
 
@@ -221,7 +227,7 @@ class Publisher(MessageSending):
         finished for a dead earlier try). If this write fails the check sends them again:
         duplicates, never a loss, and the publish is still answered."""
         try:
-            self.messages.mark_sends_done(tenant_id, units)
+            self.marks.mark_sends_done(tenant_id, units)
         except Exception:
             logger.exception("recording a publish's sends done failed", extra={"units": list(units)})
 

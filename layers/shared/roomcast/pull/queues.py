@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from botocore.exceptions import ClientError
 
 from roomcast.platform.aws import SqsAccess
 from roomcast.platform.errors import RoomcastError
+from roomcast.pull.ports import PullQueues, Received
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -40,12 +40,6 @@ class TooManyInFlight(RoomcastError):
 def visibility_seconds(ack_wait_ms: int) -> int:
     """SQS counts visibility in whole seconds: an ack wait is rounded up, never down."""
     return max(1, -(-ack_wait_ms // 1000))
-
-
-@dataclass(frozen=True)
-class PullQueues:
-    queue_url: str
-    dead_letter_queue_url: str
 
 
 class QueueAdmin(SqsAccess):
@@ -109,13 +103,6 @@ class QueueAdmin(SqsAccess):
                     "QueueDoesNotExist",
                 }:
                     raise
-
-
-@dataclass(frozen=True)
-class Received:
-    handle: str
-    body: str
-    receive_count: int  # 1 on the first receive
 
 
 class QueueClient(SqsAccess):
