@@ -26,7 +26,7 @@ export SAM_CLI_TELEMETRY := 0
 export UV_TOOL_DIR := $(CURDIR)/$(TOOLS)/uv-tools
 export UV_TOOL_BIN_DIR := $(CURDIR)/$(TOOLS)/bin
 
-.PHONY: compact analytics demo help setup run browser test bytecode lint format typecheck openapi glue-scripts template-check template-inputs template-lint template-validate template-scan template-build test-unit test-integration test-e2e test-security bench capacity soak smoke invoke api-key build deploy clean
+.PHONY: compact analytics demo help setup run browser test bytecode lint format typecheck openapi glue-scripts sdk-models template-check template-inputs template-lint template-validate template-scan template-build test-unit test-integration test-e2e test-security bench capacity soak smoke invoke api-key build deploy clean
 
 help: ## list the commands
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -95,12 +95,19 @@ openapi: $(VENV)/.synced ## merge every function's routes into the docs function
 glue-scripts: $(VENV)/.synced ## write the Glue jobs' one-file script, glue_jobs/bundled/ (committed)
 	$(PY) -m roomcast_dev.glue_assets
 
+# The clients' models and enumerations, generated from openapi.json (run `make openapi` first when a
+# route changed): the SDK's _generated/, the CLI's _enums.py, the console's enums.js (committed,
+# checked by template-inputs; docs/decisions/0044-generated-sdk-models.md).
+sdk-models: $(VENV)/.synced ## generate the SDK's models and the clients' enumerations from openapi.json (committed)
+	$(PY) -m roomcast_dev.sdk_models
+
 template-check: template-inputs template-lint template-validate template-scan template-build ## committed build inputs current, cfn-lint, sam validate --lint, checkov (0 failed), sam build (no Docker)
 
 # template-check's steps are independent of each other: `make test` runs them side by side.
 template-inputs: $(VENV)/.synced
 	$(PY) -m roomcast_dev.openapi --check
 	$(PY) -m roomcast_dev.glue_assets --check
+	$(PY) -m roomcast_dev.sdk_models --check
 
 template-lint: $(VENV)/.synced
 	$(VENV)/bin/cfn-lint template.yaml

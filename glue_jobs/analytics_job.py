@@ -15,8 +15,7 @@ import json
 import sys
 
 from pyspark.errors import AnalysisException
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as sf
+from pyspark.sql import DataFrame, SparkSession, functions as sf
 
 from roomcast_glue.runtime import ON_GLUE, resolve_date, spark_session
 from roomcast_glue.schema import COMPACTED

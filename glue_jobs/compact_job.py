@@ -29,8 +29,7 @@ from typing import Any, Final
 
 from pyspark import StorageLevel
 from pyspark.errors import AnalysisException
-from pyspark.sql import DataFrame, Observation, Row, SparkSession
-from pyspark.sql import functions as sf
+from pyspark.sql import DataFrame, Observation, Row, SparkSession, functions as sf
 
 from roomcast_glue.runtime import ON_GLUE, resolve_date, spark_session
 from roomcast_glue.sizing import WorkSize, work_size

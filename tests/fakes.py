@@ -7,8 +7,9 @@ never leaves a terminal status — and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from roomcast.catalog.model import Room, Subscription, SubscriptionStatus
 from roomcast.catalog.ports import FailoverLink
@@ -31,7 +32,6 @@ from roomcast.messages.model import (
 from roomcast.messages.ports import DeliveryPage, MessageExists, Outgoing, Unsent
 from roomcast.platform.clock import iso_from_ms
 from roomcast.platform.errors import Conflict, LimitExceeded, NotFound
-from roomcast.platform.items import Item
 from roomcast.platform.pages import Page, Position
 from roomcast.pull.ports import PullQueues, Received
 
@@ -233,7 +233,7 @@ class FakeMessages:
         *,
         if_new: bool = False,
         left_to_outbox: bool = False,
-        places: Callable[[Message], Sequence[Item]] | None = None,
+        places: Callable[[Message], Sequence[Mapping[str, Any]]] | None = None,
     ) -> dict[str, Exception]:
         failed: dict[str, Exception] = {}
         for message, deliveries in batch:

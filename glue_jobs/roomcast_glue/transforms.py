@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from pyspark.sql import Column, DataFrame, Window
-from pyspark.sql import functions as sf
+from pyspark.sql import Column, DataFrame, Window, functions as sf
 
 from roomcast_glue.schema import COMPACTED, EVENTS, RECORD_V1, REQUIRED_FIELDS, SCHEMA_VERSION
 

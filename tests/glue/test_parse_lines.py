@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pyspark.sql import SparkSession
-from pyspark.sql import functions as sf
+from pyspark.sql import SparkSession, functions as sf
 
 from roomcast_glue.schema import RECORD_V1
 from roomcast_glue.transforms import TIMESTAMP_FORMAT, parse_lines, parse_timestamp

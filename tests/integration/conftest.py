@@ -16,9 +16,9 @@ import pytest
 from botocore.client import BaseClient
 from moto.server import ThreadedMotoServer
 
-from roomcast.api.handlers import tenant_throttle
 from roomcast.platform import aws
 from roomcast.platform.config import load_settings
+from roomcast.wiring import tenant_throttle
 from roomcast_dev.emulator import patch_moto
 from roomcast_dev.firehose import FirehoseDelivery, install_firehose_delivery
 from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for

@@ -10,8 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler

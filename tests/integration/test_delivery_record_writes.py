@@ -133,13 +133,13 @@ def test_a_statement_dynamodb_did_not_run_is_written_on_its_own(
 ) -> None:
     # Given: DynamoDB throttles the batch's statement of message 2 (an error of that statement
     # alone: the call answers 200)
-    inserted = store._insert_each
+    inserted = store.records._insert_each  # (the store's delivery records write the statements)
 
     def throttling_the_second(new_items: list[dict[str, object]]) -> list[str | None]:
         outcomes = inserted(new_items[:1])
         return [*outcomes, "ThrottlingError"]
 
-    monkeypatch.setattr(store, "_insert_each", throttling_the_second)
+    monkeypatch.setattr(store.records, "_insert_each", throttling_the_second)
 
     # When: the ack of two first attempts
     aws_calls.clear()

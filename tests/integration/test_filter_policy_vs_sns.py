@@ -24,8 +24,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, seed, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, event, given, seed, settings, strategies as st
 
 from roomcast.filters.policy import check_policy, evaluate
 from tests.integration.conftest import bare_client

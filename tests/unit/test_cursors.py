@@ -12,8 +12,7 @@ import string
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from roomcast.api.cursors import (
     CURSOR_PREFIX,

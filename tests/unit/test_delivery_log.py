@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from roomcast.catalog.model import SubscriptionType
 from roomcast.log.delivery_log import (

@@ -7,8 +7,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from roomcast.messages.envelope import ENVELOPE_VERSION, Envelope, EnvelopeError, first_envelope
 from roomcast.messages.model import Message

@@ -10,8 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from roomcast.filters.index import PayloadIndex
 from roomcast.filters.policy import FilterPolicy, InvalidFilterPolicy, check_policy, evaluate

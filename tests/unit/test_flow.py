@@ -6,8 +6,7 @@ import itertools
 import threading
 from dataclasses import replace
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from push_worker.admission import Admitted, FlowControl, HeldBack
 from roomcast.catalog.model import DeliveryOverrides, Subscription, SubscriptionStatus, SubscriptionType

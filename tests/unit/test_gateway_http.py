@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from roomcast_dev.gateway import Gateway
 from roomcast_dev.gateway_framing import MAX_HEADER_BYTES, MAX_PAYLOAD_BYTES

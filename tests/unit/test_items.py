@@ -6,8 +6,7 @@ import dataclasses
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from management_api.subscriptions.models import PushSubscriptionCreate
 from roomcast.catalog.items import room_from_item, room_to_item, subscription_from_item, subscription_to_item

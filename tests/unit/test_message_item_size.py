@@ -11,8 +11,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any, Final
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from roomcast.catalog.model import SubscriptionType
 from roomcast.filters.policy import MAX_REASON_BYTES

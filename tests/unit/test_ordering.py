@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from roomcast.catalog.model import OnDeadKey
 from roomcast.messages.model import DeliveryStatus
@@ -232,7 +231,7 @@ def test_a_key_sends_one_message_at_a_time_in_publish_order_whatever_happens(
 
 def test_keyed_messages_with_ordered_destinations_are_numbered_per_key_in_request_order() -> None:
     from roomcast.messages.model import Message
-    from roomcast.ordering.model import number_in_lines
+    from roomcast.ordering.model import number_in_lines, numbers_wanted
 
     def message(number: int, key: str | None, ordered: bool) -> Message:
         return Message(
@@ -246,15 +245,13 @@ def test_keyed_messages_with_ordered_destinations_are_numbered_per_key_in_reques
         taken.extend(counts.items())
         return {key: {"a": 10, "b": 3}[key] for key in counts}
 
-    numbered = number_in_lines(
-        [
-            message(0, "a", True),
-            message(1, "b", True),
-            message(2, "a", True),
-            message(3, "a", False),
-            message(4, None, False),
-        ],
-        take,
-    )
+    messages = [
+        message(0, "a", True),
+        message(1, "b", True),
+        message(2, "a", True),
+        message(3, "a", False),
+        message(4, None, False),
+    ]
+    numbered = number_in_lines(messages, take(numbers_wanted(messages)))
     assert sorted(taken) == [("a", 2), ("b", 1)]
     assert [m.ordering_number for m in numbered] == [9, 3, 10, None, None]

@@ -6,8 +6,7 @@ import math
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from roomcast.catalog.model import DeliveryOverrides, Room, Subscription, SubscriptionStatus, SubscriptionType
 from roomcast.catalog.policy import (

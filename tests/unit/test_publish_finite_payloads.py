@@ -12,8 +12,8 @@ from typing import Any, cast
 
 import pytest
 
-from roomcast.api.handlers import tenant_throttle
 from roomcast.platform.config import load_settings
+from roomcast.wiring import tenant_throttle
 from tests.support import FakeLambdaContext, api_event
 
 ENVIRONMENT = {

@@ -6,8 +6,7 @@ import ipaddress
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from roomcast.platform.limits import MAX_PUSH_URL_LENGTH
 from roomcast.webhooks.urls import (

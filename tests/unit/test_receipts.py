@@ -7,8 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from roomcast.platform.errors import InvalidRequest
 from roomcast.pull.receipts import RECEIPT_PREFIX, Receipt, ReceiptSigner

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from roomcast.deliver_at.store import ScheduledIndex
 from roomcast.messages.items import room_index_shard, room_shard_key, scheduled_shard_key

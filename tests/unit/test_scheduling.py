@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from roomcast.catalog.model import SubscriptionType
 from roomcast.deliver_at.rules import (

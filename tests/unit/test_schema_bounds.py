@@ -14,8 +14,7 @@ from functools import partial
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings, target
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, event, given, settings, strategies as st, target
 
 from roomcast.event_types.model import (
     InvalidSchema,

@@ -12,10 +12,8 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from roomcast.keys.store import ApiKeyStore
-from roomcast.platform.config import load_settings
-from roomcast.platform.credentials import API_KEY_PREFIX, hash_api_key
-from roomcast.platform.observability import logger
+from roomcast.keys import ApiKeyStore
+from roomcast.platform import API_KEY_PREFIX, hash_api_key, load_settings, logger
 
 MAX_KEY_LENGTH = 256
 DENY: dict[str, Any] = {"isAuthorized": False}

@@ -27,9 +27,8 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from roomcast.api.errors import error_response, install_error_handlers
-from roomcast.api.handlers import with_nosniff
-from roomcast.platform.observability import logger
+from roomcast.api import error_response, install_error_handlers, with_nosniff
+from roomcast.platform import logger
 
 DOCUMENT_PATH = Path(__file__).with_name("openapi.json")
 CONSOLE_DIRECTORY = Path(__file__).with_name("console")
@@ -38,6 +37,7 @@ CONSOLE_PAGE = "index.html"
 CONSOLE_MODULES = (
     "console.js",
     "api.js",
+    "enums.js",  # generated from openapi.json (make sdk-models)
     "dom.js",
     "format.js",
     "feedback.js",

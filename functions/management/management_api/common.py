@@ -9,9 +9,8 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from roomcast.api.cursors import MAX_CURSOR_LENGTH
-from roomcast.platform import limits
-from roomcast.platform.clock import iso_timestamp, now_iso
+from roomcast.api import MAX_CURSOR_LENGTH
+from roomcast.platform import iso_timestamp, limits, now_iso
 
 RoomId = Annotated[
     str,

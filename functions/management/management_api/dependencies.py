@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler.depends import Depends
 
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Tenant
 
 if TYPE_CHECKING:
     from management_api.api_keys.service import ApiKeysService
@@ -31,14 +31,13 @@ if TYPE_CHECKING:
     from management_api.schedule.service import ScheduleService
     from management_api.signing_secrets.service import SigningSecretsService
     from management_api.subscriptions.service import SubscriptionsService
-    from roomcast.api.cursors import ListCursors, TenantCursors
-    from roomcast.catalog.store import CatalogStore
-    from roomcast.log.delivery_log import DeliveryLog
-    from roomcast.messages.sender import EnvelopeSender, QueueAddresses
-    from roomcast.messages.store import MessageStore
-    from roomcast.outbox.queue import OutboxQueue
-    from roomcast.platform.config import Settings
-    from roomcast.pull.queues import QueueAdmin
+    from roomcast.api import ListCursors, TenantCursors
+    from roomcast.catalog import CatalogStore
+    from roomcast.log import DeliveryLog
+    from roomcast.messages import EnvelopeSender, MessageStore, QueueAddresses
+    from roomcast.outbox import OutboxQueue
+    from roomcast.platform import Settings
+    from roomcast.pull import QueueAdmin
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
@@ -52,42 +51,42 @@ else:
 
 @cache
 def settings() -> Settings:
-    from roomcast.platform.config import load_settings
+    from roomcast.platform import load_settings
 
     return load_settings()
 
 
 @cache
 def catalog() -> CatalogStore:
-    from roomcast.catalog.store import CatalogStore
+    from roomcast.catalog import CatalogStore
 
     return CatalogStore(settings().table_name)
 
 
 @cache
 def messages() -> MessageStore:
-    from roomcast.messages.store import MessageStore
+    from roomcast.messages import MessageStore
 
     return MessageStore(settings().table_name)
 
 
 @cache
 def sender() -> EnvelopeSender:
-    from roomcast.messages.sender import EnvelopeSender
+    from roomcast.messages import EnvelopeSender
 
     return EnvelopeSender()
 
 
 @cache
 def delivery_log() -> DeliveryLog:
-    from roomcast.log.delivery_log import DeliveryLog
+    from roomcast.log import DeliveryLog
 
     return DeliveryLog(settings().delivery_stream, "management")
 
 
 @cache
 def queue_admin() -> QueueAdmin:
-    from roomcast.pull.queues import QueueAdmin
+    from roomcast.pull import QueueAdmin
 
     return QueueAdmin(settings().pull_queue_prefix)
 
@@ -115,7 +114,7 @@ def rooms_service() -> RoomsService:
 
 def subscriptions_service() -> SubscriptionsService:
     from management_api.subscriptions.service import SubscriptionsService
-    from roomcast.webhooks.urls import PushUrlPolicy
+    from roomcast.webhooks import PushUrlPolicy
 
     policy = PushUrlPolicy(allow_loopback=settings().allow_loopback_push_urls)
     return SubscriptionsService(catalog(), queue_admin(), outbox(), policy)
@@ -129,21 +128,21 @@ def filters_service() -> FiltersService:
 
 def event_types_service() -> EventTypesService:
     from management_api.event_types.service import EventTypesService
-    from roomcast.event_types.store import EventTypeStore
+    from roomcast.event_types import EventTypeStore
 
     return EventTypesService(EventTypeStore.sharing(catalog()))
 
 
 def messages_service() -> MessagesService:
     from management_api.messages.service import MessagesService
-    from roomcast.deliver_at.store import ScheduledMessages
+    from roomcast.deliver_at import ScheduledMessages
 
     return MessagesService(messages(), catalog(), ScheduledMessages.sharing(messages()))
 
 
 def deliveries_service() -> DeliveriesService:
     from management_api.deliveries.service import DeliveriesService
-    from roomcast.jobs.retry_now import RetryNow
+    from roomcast.jobs import RetryNow
 
     return DeliveriesService(
         catalog(), messages(), RetryNow(messages(), sender(), addresses(), delivery_log())
@@ -152,8 +151,7 @@ def deliveries_service() -> DeliveriesService:
 
 def dead_letters_service() -> DeadLettersService:
     from management_api.dead_letters.service import DeadLettersService
-    from roomcast.dead_letters.replays import Replayer
-    from roomcast.dead_letters.store import DeadLetterStore
+    from roomcast.dead_letters import DeadLetterStore, Replayer
 
     dead_letters = DeadLetterStore.sharing(catalog())
     replayer = Replayer(dead_letters, messages(), sender(), addresses(), delivery_log())
@@ -162,7 +160,7 @@ def dead_letters_service() -> DeadLettersService:
 
 def jobs_service() -> JobsService:
     from management_api.jobs.service import JobsService
-    from roomcast.jobs.store import JobStore
+    from roomcast.jobs import JobStore
 
     return JobsService(catalog(), JobStore.sharing(catalog()), outbox())
 
@@ -175,11 +173,8 @@ def signing_secrets_service() -> SigningSecretsService:
 
 def ordering_keys_service() -> OrderingKeysService:
     from management_api.ordering_keys.service import OrderingKeysService
-    from roomcast.dead_letters.store import DeadLetterStore
-    from roomcast.ordering.resumes import KeyResumes
-    from roomcast.ordering.sends import OrderedSends
-    from roomcast.ordering.steps import KeySteps
-    from roomcast.ordering.store import OrderingKeys
+    from roomcast.dead_letters import DeadLetterStore
+    from roomcast.ordering import KeyResumes, KeySteps, OrderedSends, OrderingKeys
 
     keys = OrderingKeys.sharing(messages())
     sends = OrderedSends(KeySteps(keys), catalog(), messages(), sender(), addresses())
@@ -194,7 +189,7 @@ def schedule_service() -> ScheduleService:
 
 def api_keys_service() -> ApiKeysService:
     from management_api.api_keys.service import ApiKeysService
-    from roomcast.keys.store import ApiKeyStore
+    from roomcast.keys import ApiKeyStore
 
     return ApiKeysService(ApiKeyStore.sharing(catalog()))
 
@@ -203,8 +198,8 @@ def api_keys_service() -> ApiKeysService:
 def list_cursors() -> ListCursors:
     """The sealer of every list's cursors; its key (Secrets Manager) is read on the first cursor a
     list takes or hands out, not before (docs/decisions/0027-sealed-list-cursors.md)."""
-    from roomcast.api.cursors import ListCursors
-    from roomcast.platform.secrets import StackSecrets
+    from roomcast.api import ListCursors
+    from roomcast.platform import StackSecrets
 
     secrets = StackSecrets(settings().receipt_key_secret)
     return ListCursors(secrets.cursor_key)

@@ -11,8 +11,8 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
-from roomcast.api.models import INTEGRAL, ApiModel, EventTypeName, EventVersion
-from roomcast.catalog.model import EventTypeFilter
+from roomcast.api import INTEGRAL, ApiModel, EventTypeName, EventVersion
+from roomcast.catalog import EventTypeFilter
 from roomcast.platform import limits
 
 

@@ -19,7 +19,8 @@ from management_api.rooms.routes import routes as room_routes
 from management_api.schedule.routes import routes as schedule_routes
 from management_api.signing_secrets.routes import routes as secret_routes
 from management_api.subscriptions.routes import routes as subscription_routes
-from roomcast.api.handlers import http_handler, new_api
+from roomcast import wiring
+from roomcast.api import http_handler, new_api
 from roomcast.platform import limits
 
 ROUTES = (
@@ -61,5 +62,9 @@ def request_weight(event: dict[str, Any]) -> int:
 
 
 lambda_handler = http_handler(
-    app, _flush_log, max_body_bytes=limits.MAX_MANAGEMENT_BODY_BYTES, request_weight=request_weight
+    app,
+    _flush_log,
+    wiring.tenant_throttle,
+    max_body_bytes=limits.MAX_MANAGEMENT_BODY_BYTES,
+    request_weight=request_weight,
 )

@@ -8,17 +8,12 @@ from outbox_worker.jobs import JobRunner
 from outbox_worker.probes import ProbeService
 from outbox_worker.service import OutboxService
 from roomcast import wiring
-from roomcast.dead_letters.replays import Replayer
-from roomcast.dead_letters.store import DeadLetterStore
-from roomcast.deliver_at.store import ScheduledMessages
-from roomcast.jobs.retry_now import RetryNow
-from roomcast.jobs.steps import JobSteps
-from roomcast.jobs.store import JobStore
-from roomcast.ordering.sends import OrderedSends
-from roomcast.ordering.steps import KeySteps
-from roomcast.ordering.store import OrderingKeys
-from roomcast.pull.queues import QueueAdmin
-from roomcast.webhooks.urls import PushUrlPolicy
+from roomcast.dead_letters import DeadLetterStore, Replayer
+from roomcast.deliver_at import ScheduledMessages
+from roomcast.jobs import JobSteps, JobStore, RetryNow
+from roomcast.ordering import KeySteps, OrderedSends, OrderingKeys
+from roomcast.pull import QueueAdmin
+from roomcast.webhooks import PushUrlPolicy
 
 delivery_log = cache(partial(wiring.delivery_log, "outbox"))
 

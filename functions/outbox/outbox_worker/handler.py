@@ -21,7 +21,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from outbox_worker.dependencies import delivery_log, job_runner, ordered_sends, outbox_service, probe_service
 from outbox_worker.service import OutboxResult
-from roomcast.messages.items import (
+from roomcast.messages import (
     DELIVERY_PREFIX,
     MESSAGE_SORT_KEY,
     ORDERED_ATTRIBUTE,
@@ -30,9 +30,8 @@ from roomcast.messages.items import (
     delivery_from_item,
     message_from_item,
 )
-from roomcast.outbox.tasks import Probe, PublishCheck, Release, RunJob, task_from_json
-from roomcast.platform import items
-from roomcast.platform.observability import logger, metrics
+from roomcast.outbox import Probe, PublishCheck, Release, RunJob, task_from_json
+from roomcast.platform import items, logger, metrics
 
 stream_processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 queue_processor = BatchProcessor(event_type=EventType.SQS)

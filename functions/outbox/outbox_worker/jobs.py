@@ -10,13 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from roomcast.jobs.model import JOB_STEP_TRIES, Job
-from roomcast.jobs.ports import JobRecords
-from roomcast.jobs.steps import JobSteps
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.outbox.tasks import RunJob
-from roomcast.platform.clock import now_ms
-from roomcast.platform.observability import logger
+from roomcast.jobs import JOB_STEP_TRIES, Job, JobRecords, JobSteps
+from roomcast.outbox import OutboxQueue, RunJob
+from roomcast.platform import logger, now_ms
 
 # How long one invocation works on a job before it hands the rest on (well inside the function's
 # 60 s timeout; one step is a page: a few seconds at most).

@@ -13,19 +13,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import Catalog
-from roomcast.catalog.recovery import RECOVERED, ping_body, probe_delay_ms, probe_message_id, probing
-from roomcast.operations.events import SUBSCRIPTION_ENABLED, OperationalEvents
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.outbox.tasks import Probe
-from roomcast.platform.clock import now_iso, now_ms
-from roomcast.platform.errors import Conflict, NotFound
-from roomcast.platform.observability import logger
-from roomcast.webhooks.answers import AnswerClass, HttpResult, classify
-from roomcast.webhooks.http import post_webhook
-from roomcast.webhooks.signed_post import PostWebhook, post_signed
-from roomcast.webhooks.urls import PushUrlPolicy, PushUrlRejected
+from roomcast.catalog import (
+    RECOVERED,
+    Catalog,
+    Subscription,
+    ping_body,
+    probe_delay_ms,
+    probe_message_id,
+    probing,
+)
+from roomcast.operations import SUBSCRIPTION_ENABLED, OperationalEvents
+from roomcast.outbox import OutboxQueue, Probe
+from roomcast.platform import Conflict, NotFound, logger, now_iso, now_ms
+from roomcast.webhooks import (
+    AnswerClass,
+    HttpResult,
+    PostWebhook,
+    PushUrlPolicy,
+    PushUrlRejected,
+    classify,
+    post_signed,
+    post_webhook,
+)
 
 # A probe received up to this long before its due time is made (SQS delays are whole seconds).
 _DUE_TOLERANCE_MS = 1_000

@@ -22,20 +22,23 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 
-from roomcast.catalog.model import Subscription, SubscriptionType
-from roomcast.deliver_at.ports import ScheduledRecords
-from roomcast.endings.clearing import end_cleared
-from roomcast.log.records import LogEvent, LogRecord
-from roomcast.messages.envelope import first_envelope
-from roomcast.messages.items import UNSENT_ATTRIBUTE, message_from_item
-from roomcast.messages.model import Delivery, DeliveryStatus, Message, OwedFilter
-from roomcast.messages.ports import Outgoing
-from roomcast.outbox.tasks import PublishCheck, Release, Sweep
-from roomcast.platform import items
-from roomcast.platform.clock import now_ms
-from roomcast.platform.errors import NotFound
-from roomcast.platform.pages import Position
-from roomcast.publishing.first_sends import MessageSending, release_of
+from roomcast.catalog import Subscription, SubscriptionType
+from roomcast.deliver_at import ScheduledRecords
+from roomcast.endings import end_cleared
+from roomcast.log import LogEvent, LogRecord
+from roomcast.messages import (
+    UNSENT_ATTRIBUTE,
+    Delivery,
+    DeliveryStatus,
+    Message,
+    Outgoing,
+    OwedFilter,
+    first_envelope,
+    message_from_item,
+)
+from roomcast.outbox import PublishCheck, Release, Sweep
+from roomcast.platform import NotFound, Position, items, now_ms
+from roomcast.publishing import MessageSending, release_of
 
 GONE = "the subscription or its queue was deleted before the message could be sent"
 # Messages of a room a sweep looks at per page, and how long one invocation sweeps before it

@@ -10,8 +10,7 @@ from aws_lambda_powertools.event_handler.depends import Depends
 
 from publish_api.service import PublishService
 from roomcast import wiring
-from roomcast.event_types.gate import SchemaGate
-from roomcast.event_types.store import EventTypeStore
+from roomcast.event_types import EventTypeStore, SchemaGate
 
 delivery_log = cache(partial(wiring.delivery_log, "publish"))
 

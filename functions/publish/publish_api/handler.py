@@ -7,7 +7,8 @@ from typing import Any
 
 from publish_api.dependencies import delivery_log
 from publish_api.routes import routes
-from roomcast.api.handlers import http_handler, new_api
+from roomcast import wiring
+from roomcast.api import http_handler, new_api
 from roomcast.platform import limits
 
 
@@ -20,5 +21,8 @@ def body_limit_bytes(event: dict[str, Any]) -> int:
 
 app = new_api(routes.router)
 lambda_handler = http_handler(
-    app, lambda request_id: delivery_log().flush(request_id), max_body_bytes=body_limit_bytes
+    app,
+    lambda request_id: delivery_log().flush(request_id),
+    wiring.tenant_throttle,
+    max_body_bytes=body_limit_bytes,
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from publish_api.models import IDEMPOTENCY_KEY_REGEX
-from roomcast.platform.errors import InvalidRequest
+from roomcast.platform import InvalidRequest
 
 IDEMPOTENCY_KEY_PATTERN = re.compile(IDEMPOTENCY_KEY_REGEX)
 

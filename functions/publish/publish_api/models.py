@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, JsonValue, WithJsonSchema
 
-from roomcast.api.models import (
+from roomcast.api import (
     FILTERED_OUT_DESCRIPTION,
     INTEGRAL,
     SCHEMA_ERRORS_DESCRIPTION,
@@ -20,11 +20,10 @@ from roomcast.api.models import (
     ZonedInstant,
     examples,
 )
-from roomcast.deliver_at.rules import MAX_DELIVER_AHEAD_MS
-from roomcast.messages.model import Message
-from roomcast.ordering.model import ORDERING_KEY_PATTERN
-from roomcast.platform import limits
-from roomcast.platform.clock import iso_from_ms
+from roomcast.deliver_at import MAX_DELIVER_AHEAD_MS
+from roomcast.messages import Message
+from roomcast.ordering import ORDERING_KEY_PATTERN
+from roomcast.platform import iso_from_ms, limits
 
 CORRELATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]*$"
 

@@ -16,10 +16,8 @@ from publish_api.models import (
     PublishRequest,
     PublishResponse,
 )
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
-from roomcast.platform.errors import RoomcastError
-from roomcast.platform.observability import metrics
+from roomcast.api import Routes, Tenant
+from roomcast.platform import RoomcastError, metrics
 
 routes = Routes("messages")
 RoomId = Annotated[

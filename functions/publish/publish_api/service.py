@@ -11,13 +11,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from publish_api.models import PublishBatchMessage, PublishRequest
-from roomcast.api.errors import validation_error
-from roomcast.messages.model import Message, Publication
-from roomcast.operations.events import OperationalEvents
-from roomcast.platform.errors import InvalidRequest, RoomcastError
-from roomcast.platform.observability import logger
-from roomcast.platform.payloads import check_payload_size
-from roomcast.publishing.publisher import Publisher
+from roomcast.api import validation_error
+from roomcast.messages import Message, Publication
+from roomcast.operations import OperationalEvents
+from roomcast.platform import InvalidRequest, RoomcastError, check_payload_size, logger
+from roomcast.publishing import Publisher
 
 
 def _at(error: RoomcastError, index: int) -> RoomcastError:

@@ -12,15 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pull_api.work import Plan, PullSubscription, PullWork
-from roomcast.catalog.policy import FailureOutcome
-from roomcast.log.records import LogEvent
-from roomcast.messages.envelope import first_envelope
-from roomcast.messages.model import AttemptEvent, DeliveryStatus
-from roomcast.messages.ports import Outgoing
-from roomcast.messages.sender import SQS_MAX_VISIBILITY_SECONDS, delay_seconds
-from roomcast.platform.clock import iso_from_ms
-from roomcast.pull.queues import visibility_seconds
-from roomcast.pull.receipts import Receipt
+from roomcast.catalog import FailureOutcome
+from roomcast.log import LogEvent
+from roomcast.messages import (
+    SQS_MAX_VISIBILITY_SECONDS,
+    AttemptEvent,
+    DeliveryStatus,
+    Outgoing,
+    delay_seconds,
+    first_envelope,
+)
+from roomcast.platform import iso_from_ms
+from roomcast.pull import Receipt, visibility_seconds
 
 NACKED = "nacked by the consumer"
 ALREADY_ENDED = "the message had already ended"

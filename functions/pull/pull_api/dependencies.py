@@ -11,9 +11,8 @@ from aws_lambda_powertools.event_handler.depends import Depends
 from pull_api.service import PullService
 from pull_api.work import PullWork
 from roomcast import wiring
-from roomcast.platform.secrets import StackSecrets
-from roomcast.pull.queues import QueueClient
-from roomcast.pull.receipts import ReceiptSigner
+from roomcast.platform import StackSecrets
+from roomcast.pull import QueueClient, ReceiptSigner
 
 delivery_log = cache(partial(wiring.delivery_log, "pull"))
 

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from roomcast.api.models import INTEGRAL, ApiModel, MessageView, examples
+from roomcast.api import INTEGRAL, ApiModel, MessageView, examples
 from roomcast.platform import limits
 
 MAX_RECEIPTS_PER_REQUEST = 100

@@ -11,18 +11,19 @@ import time
 from dataclasses import dataclass, replace
 
 from pull_api.work import Plan, PullSubscription, PullWork
-from roomcast.catalog.model import SubscriptionType
-from roomcast.catalog.policy import is_expired
-from roomcast.log.records import LogEvent
-from roomcast.messages.envelope import Envelope, EnvelopeError
-from roomcast.messages.model import AttemptEvent, AttemptRecord, DeliveryStatus
-from roomcast.messages.ports import Outgoing
-from roomcast.messages.sender import delay_seconds
-from roomcast.platform.clock import iso_from_ms
-from roomcast.platform.observability import logger
-from roomcast.pull.ports import Received
-from roomcast.pull.queues import visibility_seconds
-from roomcast.pull.receipts import Receipt
+from roomcast.catalog import SubscriptionType, is_expired
+from roomcast.log import LogEvent
+from roomcast.messages import (
+    AttemptEvent,
+    AttemptRecord,
+    DeliveryStatus,
+    Envelope,
+    EnvelopeError,
+    Outgoing,
+    delay_seconds,
+)
+from roomcast.platform import iso_from_ms, logger
+from roomcast.pull import Receipt, Received, visibility_seconds
 
 # A message received this close to its due time is handed out (SQS delays are whole seconds).
 DUE_TOLERANCE_MS = 1_000

@@ -21,11 +21,8 @@ from pull_api.models import (
     PullResponse,
     ReceiptsRequest,
 )
-from roomcast.api.documented_routes import Routes
-from roomcast.api.openapi import link
-from roomcast.api.tenancy import Tenant
-from roomcast.platform.fields import camel_fields
-from roomcast.platform.observability import metrics
+from roomcast.api import Routes, Tenant, link
+from roomcast.platform import camel_fields, metrics
 
 routes = Routes("pull")
 BASE = "/rooms/<roomId>/subscriptions/<subscriptionId>"

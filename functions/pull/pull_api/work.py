@@ -9,19 +9,20 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from roomcast.catalog.model import Subscription, SubscriptionType
-from roomcast.catalog.policy import DeliveryPolicy, NextStep, after_failure, effective_policy
-from roomcast.catalog.ports import Catalog
-from roomcast.endings.endings import Endings
-from roomcast.log.ports import LogSink
-from roomcast.log.records import Detail, LogEvent, LogRecord
-from roomcast.messages.envelope import Envelope
-from roomcast.messages.model import Delivery
-from roomcast.messages.ports import MessageRecords, Outgoing, Sender
-from roomcast.platform.clock import now_ms
-from roomcast.platform.errors import Conflict, NotFound
-from roomcast.pull.ports import PullQueue
-from roomcast.pull.receipts import Receipt, ReceiptSigner
+from roomcast.catalog import (
+    Catalog,
+    DeliveryPolicy,
+    NextStep,
+    Subscription,
+    SubscriptionType,
+    after_failure,
+    effective_policy,
+)
+from roomcast.endings import Endings
+from roomcast.log import Detail, LogEvent, LogRecord, LogSink
+from roomcast.messages import Delivery, Envelope, MessageRecords, Outgoing, Sender
+from roomcast.platform import Conflict, NotFound, now_ms
+from roomcast.pull import PullQueue, Receipt, ReceiptSigner
 
 _LOG_SENDS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="log-send")
 

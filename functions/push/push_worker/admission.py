@@ -15,16 +15,16 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from roomcast.catalog.model import Subscription
-from roomcast.flow.ports import FlowGate, FlowKey
-from roomcast.flow.rules import (
+from roomcast.catalog import Subscription
+from roomcast.flow import (
     LOCAL_WAIT_MS,
+    FlowGate,
+    FlowKey,
     lease_ms,
     lease_poll_ms,
     rate_interval_ms,
 )
-from roomcast.platform.clock import now_ms
-from roomcast.platform.observability import logger
+from roomcast.platform import logger, now_ms
 
 
 @dataclass(frozen=True)

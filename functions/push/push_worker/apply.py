@@ -35,17 +35,19 @@ from push_worker.plans import (
     TakeOver,
     ToSlowLane,
 )
-from roomcast.catalog.lanes import Lane
-from roomcast.catalog.model import SubscriptionType
-from roomcast.endings.endings import Endings
-from roomcast.log.outcomes import DeliveryOutcome
-from roomcast.log.ports import LogSink
-from roomcast.log.records import Detail, LogEvent, LogRecord
-from roomcast.messages.envelope import Envelope
-from roomcast.messages.model import Delivery, DeliveryStatus
-from roomcast.messages.ports import MessageRecords, Sender
-from roomcast.messages.sender import QueueAddresses, delay_seconds
-from roomcast.platform.clock import iso_from_ms, now_ms
+from roomcast.catalog import Lane, SubscriptionType
+from roomcast.endings import Endings
+from roomcast.log import DeliveryOutcome, Detail, LogEvent, LogRecord, LogSink
+from roomcast.messages import (
+    Delivery,
+    DeliveryStatus,
+    Envelope,
+    MessageRecords,
+    QueueAddresses,
+    Sender,
+    delay_seconds,
+)
+from roomcast.platform import iso_from_ms, now_ms
 
 PUSH = SubscriptionType.PUSH
 

@@ -14,11 +14,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from roomcast.catalog.model import Room, Subscription
-from roomcast.catalog.ports import Catalog
-from roomcast.messages.envelope import Envelope
-from roomcast.platform.clock import now_ms
-from roomcast.platform.errors import NotFound
+from roomcast.catalog import Catalog, Room, Subscription
+from roomcast.messages import Envelope
+from roomcast.platform import NotFound, now_ms
 
 SUBSCRIPTION_CACHE_MS = 5_000
 _READS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="room-read")

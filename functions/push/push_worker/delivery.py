@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as WaitedTooLong
+from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as WaitedTooLong
 from dataclasses import dataclass
 
 from push_worker.admission import Admitted, FlowControl, HeldBack
@@ -35,17 +34,12 @@ from push_worker.plans import (
     refused_url,
 )
 from push_worker.webhook import PostWebhook, send_webhook
-from roomcast.catalog.lanes import Lane, takeover_delay_ms
-from roomcast.flow.rules import held_back_delay_ms
-from roomcast.log.outcomes import DeliveryOutcome
-from roomcast.messages.envelope import Envelope
-from roomcast.messages.model import TERMINAL_STATUSES, DeliveryStatus
-from roomcast.messages.ports import MessageRecords
-from roomcast.platform.clock import iso_from_ms, now_ms
-from roomcast.platform.observability import logger
-from roomcast.webhooks.answers import AnswerClass, classify
-from roomcast.webhooks.http import post_webhook
-from roomcast.webhooks.urls import PushUrlPolicy, PushUrlRejected
+from roomcast.catalog import Lane, takeover_delay_ms
+from roomcast.flow import held_back_delay_ms
+from roomcast.log import DeliveryOutcome
+from roomcast.messages import TERMINAL_STATUSES, DeliveryStatus, Envelope, MessageRecords
+from roomcast.platform import iso_from_ms, logger, now_ms
+from roomcast.webhooks import AnswerClass, PushUrlPolicy, PushUrlRejected, classify, post_webhook
 
 # The webhook requests of this container. A request the fast lane stopped waiting for keeps its
 # thread until it ends (its timeout, 30 s at most), so there are many more than a batch's ten.

@@ -13,8 +13,8 @@ from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
 from push_worker.long_waits import LongWaits
 from roomcast import wiring
-from roomcast.flow.store import FlowStore
-from roomcast.webhooks.urls import PushUrlPolicy
+from roomcast.flow import FlowStore
+from roomcast.webhooks import PushUrlPolicy
 
 delivery_log = cache(partial(wiring.delivery_log, "push"))
 

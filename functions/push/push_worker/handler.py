@@ -27,9 +27,9 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from push_worker.dependencies import delivery_log, push_delivery
-from roomcast.log.outcomes import DeliveryOutcome
-from roomcast.messages.envelope import Envelope, EnvelopeError
-from roomcast.platform.observability import logger, metrics
+from roomcast.log import DeliveryOutcome
+from roomcast.messages import Envelope, EnvelopeError
+from roomcast.platform import logger, metrics
 
 OUTCOME_METRICS = {
     DeliveryOutcome.DELIVERED: "WebhooksDelivered",

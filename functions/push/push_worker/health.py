@@ -19,16 +19,10 @@ import threading
 from dataclasses import dataclass, field, replace
 
 from push_worker.batch_catalog import BatchCatalog
-from roomcast.catalog.model import Subscription, SubscriptionStatus
-from roomcast.catalog.ports import Catalog
-from roomcast.catalog.recovery import probe_delay_ms, warning_due
-from roomcast.operations.events import SUBSCRIPTION_FAILING, OperationalEvents
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.outbox.tasks import Probe
-from roomcast.platform import limits
-from roomcast.platform.clock import iso_from_ms, now_iso, now_ms
-from roomcast.platform.errors import Conflict
-from roomcast.platform.observability import logger
+from roomcast.catalog import Catalog, Subscription, SubscriptionStatus, probe_delay_ms, warning_due
+from roomcast.operations import SUBSCRIPTION_FAILING, OperationalEvents
+from roomcast.outbox import OutboxQueue, Probe
+from roomcast.platform import Conflict, iso_from_ms, limits, logger, now_iso, now_ms
 
 # A failure this soon after a success (seen by the same container) is kept unwritten; it starts a
 # failing streak once failures with no success between have lasted STREAK_CONFIRM_MS (or the

@@ -13,12 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from push_worker.batch_catalog import BatchCatalog
-from roomcast.catalog.lanes import SLOW_ENDPOINT_MS, Lane, is_fast_again, moves_lane
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import SubscriptionStore
-from roomcast.messages.sender import QueueAddresses
-from roomcast.platform.clock import now_ms
-from roomcast.platform.observability import logger
+from roomcast.catalog import (
+    SLOW_ENDPOINT_MS,
+    Lane,
+    Subscription,
+    SubscriptionStore,
+    is_fast_again,
+    moves_lane,
+)
+from roomcast.messages import QueueAddresses
+from roomcast.platform import logger, now_ms
 
 
 @dataclass

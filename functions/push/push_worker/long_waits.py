@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from roomcast.catalog.lanes import Lane
-from roomcast.deliver_at.rules import Carrier, carrier_for, schedule_fires_at_ms
-from roomcast.deliver_at.schedules import ReleaseSchedules
-from roomcast.messages.envelope import Envelope
-from roomcast.platform.observability import logger
+from roomcast.catalog import Lane
+from roomcast.deliver_at import Carrier, carrier_for, schedule_fires_at_ms
+from roomcast.messages import Envelope
+from roomcast.outbox import ReleaseSchedules
+from roomcast.platform import logger
 
 
 def schedule_name(envelope: Envelope, due_at_ms: int) -> str:

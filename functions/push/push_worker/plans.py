@@ -21,14 +21,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.catalog.model import Room, Subscription, SubscriptionStatus
-from roomcast.catalog.policy import FailureOutcome, after_failure, effective_policy, is_expired
-from roomcast.catalog.recovery import probing
-from roomcast.flow.rules import paused_wait_ms
-from roomcast.messages.envelope import Envelope
-from roomcast.messages.model import AttemptEvent, AttemptRecord
-from roomcast.platform.clock import iso_from_ms
-from roomcast.webhooks.answers import AnswerClass, DeliveryControl, HttpResult, classify, is_gone
+from roomcast.catalog import (
+    FailureOutcome,
+    Room,
+    Subscription,
+    SubscriptionStatus,
+    after_failure,
+    effective_policy,
+    is_expired,
+    probing,
+)
+from roomcast.flow import paused_wait_ms
+from roomcast.messages import AttemptEvent, AttemptRecord, Envelope
+from roomcast.platform import iso_from_ms
+from roomcast.webhooks import AnswerClass, DeliveryControl, HttpResult, classify, is_gone
 
 # An envelope received up to this long before its due time is delivered (SQS delays are whole seconds).
 DUE_TOLERANCE_MS = 1_000

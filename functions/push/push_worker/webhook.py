@@ -7,13 +7,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from roomcast.catalog.model import Subscription
-from roomcast.messages.envelope import Envelope
-from roomcast.platform.fields import camel_fields
-from roomcast.platform.payloads import JsonValue
-from roomcast.webhooks.answers import HttpResult
-from roomcast.webhooks.signed_post import PostWebhook, post_signed
-from roomcast.webhooks.urls import PushUrlPolicy
+from roomcast.catalog import Subscription
+from roomcast.messages import Envelope
+from roomcast.platform import JsonValue, camel_fields
+from roomcast.webhooks import HttpResult, PostWebhook, PushUrlPolicy, post_signed
 
 __all__ = ["PostWebhook", "WebhookBody", "send_webhook"]
 

@@ -9,39 +9,41 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from roomcast.catalog.store import CatalogStore
-from roomcast.dead_letters.store import DeadLetterStore
-from roomcast.deliver_at.schedules import ReleaseSchedules
-from roomcast.endings.endings import Endings
-from roomcast.log.delivery_log import DeliveryLog
-from roomcast.messages.ports import Sender
-from roomcast.messages.sender import EnvelopeSender, QueueAddresses
-from roomcast.messages.store import MessageStore
-from roomcast.operations.events import OperationalEvents
-from roomcast.ordering.numbers import KeyNumbers
-from roomcast.ordering.store import OrderingKeys
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.platform.config import Settings, load_settings
-from roomcast.publishing.marks import PublishMarks
+from roomcast.platform import Settings, load_settings
 
+# What this puts together is imported where it is made: importing the wiring (an API function's
+# handler does, for its tenant throttle) loads no store, so no AWS client, before a request.
 if TYPE_CHECKING:
-    from roomcast.event_types.gate import SchemaGate
-    from roomcast.publishing.publisher import Publisher
+    from roomcast.api import TenantThrottle
+    from roomcast.catalog import CatalogStore
+    from roomcast.endings import Endings
+    from roomcast.event_types import SchemaGate
+    from roomcast.log import DeliveryLog
+    from roomcast.messages import EnvelopeSender, MessageStore, QueueAddresses, Sender
+    from roomcast.operations import OperationalEvents
+    from roomcast.outbox import OutboxQueue
+    from roomcast.publishing import Publisher, PublishMarks
 
 
 def delivery_log(function_name: str) -> DeliveryLog:
     """The function's delivery log. A function makes one per container (``cache(partial(...))``
     in its dependencies module): its records are flushed per invocation."""
+    from roomcast.log import DeliveryLog
+
     return DeliveryLog(load_settings().delivery_stream, function_name)
 
 
 def queue_addresses(settings: Settings) -> QueueAddresses:
     """The push lanes' queues (a PULL subscription's queue is its own)."""
+    from roomcast.messages import QueueAddresses
+
     return QueueAddresses(settings.push_queue_url, settings.slow_push_queue_url)
 
 
 def outbox_queue(settings: Settings, sender: Sender) -> OutboxQueue:
     """The outbox's queue; with the stack's release schedules when it has them."""
+    from roomcast.outbox import OutboxQueue, ReleaseSchedules
+
     schedules = None
     if (scheduling := settings.release_scheduling) is not None:
         schedules = ReleaseSchedules(
@@ -63,6 +65,9 @@ class Basics:
 
     @classmethod
     def of(cls, log: DeliveryLog) -> Basics:
+        from roomcast.catalog import CatalogStore
+        from roomcast.messages import EnvelopeSender, MessageStore
+
         settings = load_settings()
         return cls(
             settings,
@@ -75,6 +80,8 @@ class Basics:
     @property
     def marks(self) -> PublishMarks:
         """What publishes record of their sends (the outbox reads them too)."""
+        from roomcast.publishing import PublishMarks
+
         return PublishMarks.sharing(self.messages)
 
     @property
@@ -86,7 +93,8 @@ class Basics:
 
     def publisher(self, schemas: SchemaGate | None = None) -> Publisher:
         """The publish path; ``schemas``: the catalog's checks (the publish API's messages only)."""
-        from roomcast.publishing.publisher import Publisher
+        from roomcast.ordering import KeyNumbers
+        from roomcast.publishing import Publisher
 
         return Publisher(
             self.catalog,
@@ -102,13 +110,33 @@ class Basics:
 
     def operational_events(self) -> OperationalEvents:
         """The room's operations-room events, published through a publisher made on first use."""
+        from roomcast.operations import OperationalEvents
+
         return OperationalEvents(self.catalog, cache(self.publisher))
 
     def reported_endings(self) -> tuple[OperationalEvents, Endings]:
         """Endings that report to the room's operations room, and the events they report through."""
+        from roomcast.dead_letters import DeadLetterStore
+        from roomcast.endings import Endings
+        from roomcast.ordering import OrderingKeys
+
         events = self.operational_events()
         dead_letters = DeadLetterStore(self.settings.table_name)
         key_lines = OrderingKeys(self.settings.table_name)  # an ordered failover's
         return events, Endings(
             self.catalog, dead_letters, self.sender, self.addresses, self.log, events, key_lines
         )
+
+
+@cache
+def tenant_throttle() -> TenantThrottle | None:
+    """An API function's tenant throttle, made on the first request that has a tenant (None: no
+    limit configured); one per container."""
+    settings = load_settings()
+    if settings.tenant_requests_per_second <= 0:
+        return None
+    from roomcast.api import TenantThrottle
+    from roomcast.flow import FlowStore, RequestLimit
+
+    limit = RequestLimit(settings.tenant_requests_per_second, settings.tenant_request_burst)
+    return TenantThrottle(FlowStore(settings.table_name), limit)

@@ -1,41 +1,40 @@
 """Verifying a roomcast webhook: Standard Webhooks signatures, checked by the ``standardwebhooks``
 package, and the body read as a ``WebhookMessage``; and the answer header a receiver steers its
-delivery with (``webhook-delivery: abort`` or ``disable``)."""
+delivery with (``webhook-delivery: abort`` or ``disable``).
+
+``WebhookMessage`` (the body: the message, where it was sent and which attempt this is, 0 the
+first) and ``DeliveryControl`` (what the header may ask) are generated from the API's OpenAPI
+document, its ``webhooks`` (docs/decisions/0044-generated-sdk-models.md). ``ABORT``: no more
+attempts of this message (on an answer that is not 2xx), its delivery ends `aborted`;
+``DISABLE``: the subscription is disabled (a 2xx still delivers this message)."""
 
 from __future__ import annotations
 
 import binascii
 from collections.abc import Mapping
-from enum import StrEnum
 from typing import Any
 
 import standardwebhooks
 
+from roomcast_client._generated.enums import DeliveryControl
+from roomcast_client._generated.models import WebhookMessage
 from roomcast_client.errors import WebhookVerificationError
-from roomcast_client.models import Envelope
+
+__all__ = [
+    "WEBHOOK_DELIVERY_HEADER",
+    "DeliveryControl",
+    "WebhookMessage",
+    "delivery_control_header",
+    "verify_webhook",
+]
 
 WEBHOOK_DELIVERY_HEADER = "webhook-delivery"
-
-
-class DeliveryControl(StrEnum):
-    """What a receiver may ask in its answer's ``webhook-delivery`` header."""
-
-    ABORT = "abort"  # no more attempts of this message (on an answer that is not 2xx): ends `aborted`
-    DISABLE = "disable"  # disable the subscription (a 2xx still delivers this message)
 
 
 def delivery_control_header(control: DeliveryControl | str) -> dict[str, str]:
     """The answer header asking for ``control``: ``{"webhook-delivery": "abort"}``. A value that is
     not one of DeliveryControl raises ValueError (roomcast would ignore it)."""
     return {WEBHOOK_DELIVERY_HEADER: DeliveryControl(control).value}
-
-
-class WebhookMessage(Envelope):
-    """A webhook's body: the message, where it was sent and which attempt this is (0 the first)."""
-
-    room_id: str
-    subscription_id: str
-    attempt: int
 
 
 def verify_webhook(secret: str, headers: Mapping[str, str], body: bytes | str) -> WebhookMessage:

@@ -8,18 +8,6 @@ const KEY_STORAGE = "roomcast.apiKey";
 const API_ROOT = new URL("./", document.baseURI);
 // How many items a list asks the API for at once.
 export const PAGE_SIZE = 50;
-export const DELIVERY_STATUSES = [
-  "scheduled",
-  "waiting",
-  "pending",
-  "retrying",
-  "delivered",
-  "dead",
-  "expired",
-  "cleared",
-  "cancelled",
-  "aborted",
-];
 
 export class ApiError extends Error {
   constructor(status, code, message, details = []) {

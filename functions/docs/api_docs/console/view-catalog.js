@@ -3,6 +3,7 @@
 
 import { api, apiPath, PAGE_SIZE } from "./api.js";
 import { code, field, h, input, region, table } from "./dom.js";
+import { VALIDATION_MODES } from "./enums.js";
 import { parseJson } from "./filters.js";
 import { submitForm } from "./forms.js";
 import { time } from "./format.js";
@@ -38,7 +39,7 @@ export async function catalogView() {
 function createForm(refresh) {
   const name = input("event-type-name", { required: true, autocomplete: "off", placeholder: "order.created" });
   const validation = h("select", { id: "event-type-validation", name: "event-type-validation" },
-    ["reject", "warn", "off"].map((mode) => h("option", { value: mode }, mode)));
+    VALIDATION_MODES.map((mode) => h("option", { value: mode }, mode)));
   const version = input("event-type-version", { value: "1", autocomplete: "off" });
   const schema = h("textarea", { id: "event-type-schema", name: "event-type-schema", rows: 4, spellcheck: "false" }, '{"type": "object"}');
   const submit = h("button", { type: "submit" }, "Add event type");

@@ -1,7 +1,8 @@
 // The subscription screen's panels: its health, its retry schedule, its paused ordering keys.
 
-import { api, apiPath, DELIVERY_STATUSES } from "./api.js";
+import { api, apiPath } from "./api.js";
 import { badge, code, details, h, link, table } from "./dom.js";
+import { DELIVERY_STATUSES } from "./enums.js";
 import { duration, time } from "./format.js";
 import { timeline } from "./timeline.js";
 

@@ -2,8 +2,9 @@
 // deliveries (retry now, clear all pending), paused ordering keys (resume, skip) and dead letters
 // (replay, purge).
 
-import { api, apiPath, DELIVERY_STATUSES, finishedJob, PAGE_SIZE } from "./api.js";
+import { api, apiPath, finishedJob, PAGE_SIZE } from "./api.js";
 import { badge, code, details, field, h, link, region, table } from "./dom.js";
+import { DELIVERY_STATUSES } from "./enums.js";
 import { act, confirmAction, showError } from "./feedback.js";
 import { duration, policy, time } from "./format.js";
 import { filterPolicyText } from "./filters.js";

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from management_api.fields import Name
-from roomcast.api.models import ApiModel, examples
+from roomcast.api import ApiModel, examples
 
 _KEY_EXAMPLE = {
     "keyId": "key_3f9a1c7e5b2d4f60",

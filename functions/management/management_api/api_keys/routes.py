@@ -10,12 +10,10 @@ from aws_lambda_powertools.event_handler.openapi.params import Path
 from management_api.api_keys.models import ApiKeyCreate, ApiKeyList, ApiKeyView, CreatedApiKey
 from management_api.common import PAGE_SIZE, Cursor, Limit, no_content
 from management_api.dependencies import ApiKeys, Lists
-from roomcast.api.cursors import list_scope
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import CallerKeyId, Tenant
+from roomcast.api import CallerKeyId, Routes, Tenant, list_scope
 
 if TYPE_CHECKING:
-    from roomcast.keys.store import ApiKeyEntry
+    from roomcast.keys import ApiKeyEntry
 
 routes = Routes("api keys")
 KeyId = Annotated[

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from roomcast.keys.store import ApiKeyEntry, ApiKeyStore, issue_api_key
-from roomcast.platform.clock import now_iso
-from roomcast.platform.pages import Page, Position
+from roomcast.keys import ApiKeyEntry, ApiKeyStore, issue_api_key
+from roomcast.platform import Page, Position, now_iso
 
 
 @dataclass

@@ -8,9 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
-from roomcast.api.models import ApiModel, Instant, MessageView, examples
-from roomcast.platform.clock import iso_timestamp
-from roomcast.platform.limits import REPLAY_BATCH
+from roomcast.api import ApiModel, Instant, MessageView, examples
+from roomcast.platform import REPLAY_BATCH, iso_timestamp
 
 MessageIdField = Annotated[str, Field(min_length=1, max_length=64)]
 

@@ -11,9 +11,7 @@ from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, Subscription
 from management_api.dead_letters.models import DeadLetterList, DeadLetterView, ReplayRequest, ReplayResponse
 from management_api.dependencies import DeadLetters, Jobs, Lists
 from management_api.jobs.models import JOB_LINK, JobView, accepted, done, named_or_all, started
-from roomcast.api.cursors import list_scope
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Routes, Tenant, list_scope
 
 routes = Routes("dead letters")
 DEAD_LETTERS = "/rooms/<roomId>/subscriptions/<subscriptionId>/dead-letters"

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import Catalog
-from roomcast.dead_letters.ports import DeadLetter, DeadLetterRecords
-from roomcast.dead_letters.replays import Replayer
-from roomcast.platform.pages import Page, Position
+from roomcast.catalog import Catalog, Subscription
+from roomcast.dead_letters import DeadLetter, DeadLetterRecords, Replayer
+from roomcast.platform import Page, Position
 
 
 @dataclass(frozen=True)

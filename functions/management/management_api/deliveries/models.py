@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from roomcast.api.models import ApiModel, examples
-from roomcast.platform.limits import MAX_PAGE_SIZE
+from roomcast.api import ApiModel, examples
+from roomcast.platform import MAX_PAGE_SIZE
 
 MessageIdField = Annotated[str, Field(min_length=1, max_length=64)]
 

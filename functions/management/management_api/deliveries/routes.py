@@ -11,8 +11,7 @@ from management_api.common import RoomId, SubscriptionIdPath
 from management_api.deliveries.models import RetryRequest, RetryResponse
 from management_api.dependencies import Deliveries, Jobs
 from management_api.jobs.models import JOB_LINK, JobView, accepted, done, named_or_all, started
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Routes, Tenant
 
 routes = Routes("deliveries")
 DELIVERIES = "/rooms/<roomId>/subscriptions/<subscriptionId>/deliveries"

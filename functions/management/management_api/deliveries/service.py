@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import Catalog
-from roomcast.jobs.retry_now import RetryNow, require_push
-from roomcast.messages.model import Delivery, DeliveryStatus, Message
-from roomcast.messages.ports import MessageRecords
+from roomcast.catalog import Catalog, Subscription
+from roomcast.jobs import RetryNow, require_push
+from roomcast.messages import Delivery, DeliveryStatus, Message, MessageRecords
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from roomcast.event_types.model import EventType
-from roomcast.webhooks.contract import receiver_responses, signing_parameters, webhook_body_schema
+from roomcast.event_types import EventType
+from roomcast.webhooks import receiver_responses, signing_parameters, webhook_body_schema
 
 
 def webhooks_document(

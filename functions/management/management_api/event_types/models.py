@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from roomcast.api.models import (
+from roomcast.api import (
     EVENT_VERSION_PATTERN,
     NOT_NULL,
     ApiModel,

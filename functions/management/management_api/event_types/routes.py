@@ -18,11 +18,8 @@ from management_api.event_types.models import (
     ValidateRequest,
     ValidateResponse,
 )
-from roomcast.api.cursors import list_scope
-from roomcast.api.documented_routes import Routes
-from roomcast.api.models import EventTypeName
-from roomcast.api.tenancy import Tenant
-from roomcast.event_types.model import EventType
+from roomcast.api import EventTypeName, Routes, Tenant, list_scope
+from roomcast.event_types import EventType
 from roomcast.platform import limits
 
 if TYPE_CHECKING:  # the service is imported by its factory, on the first request that needs it

@@ -11,24 +11,30 @@ from typing import Any, Final
 from management_api.common import updated_now
 from management_api.event_types.export import webhooks_document
 from management_api.event_types.models import EventTypeCreate, EventTypePatch
-from roomcast.event_types.gate import check_too_costly
-from roomcast.event_types.model import (
+from roomcast.event_types import (
     EventType,
+    EventTypeRecords,
     InvalidSchema,
     SavedSchema,
     SchemaCheck,
     Validation,
     check_payload,
+    check_too_costly,
     checked_schema,
     compile_schema,
     schema_digest,
 )
-from roomcast.event_types.ports import EventTypeRecords
-from roomcast.platform import limits
-from roomcast.platform.clock import now_iso
-from roomcast.platform.errors import Conflict, InvalidRequest, NotFound
-from roomcast.platform.pages import Page, Position
-from roomcast.platform.payloads import JsonValue, check_payload_size
+from roomcast.platform import (
+    Conflict,
+    InvalidRequest,
+    JsonValue,
+    NotFound,
+    Page,
+    Position,
+    check_payload_size,
+    limits,
+    now_iso,
+)
 
 
 @dataclass(frozen=True)

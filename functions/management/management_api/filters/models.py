@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from roomcast.api.models import ApiModel, EventTypeName, EventVersion, examples
-from roomcast.filters.schema import FilterPolicyBody
+from roomcast.api import ApiModel, EventTypeName, EventVersion, examples
+from roomcast.filters import FilterPolicyBody
 from roomcast.platform import limits
 
 _ORDER = {"eventType": "order.created", "eventVersion": "1", "payload": {"amount": 50, "currency": "EUR"}}

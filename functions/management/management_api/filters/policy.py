@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-from roomcast.filters.policy import FilterPolicy, InvalidFilterPolicy
-from roomcast.platform.errors import InvalidRequest
+from roomcast.filters import FilterPolicy, InvalidFilterPolicy
+from roomcast.platform import InvalidRequest
 
 
 def checked_policy(given: Mapping[str, JsonValue] | None) -> FilterPolicy | None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from management_api.common import RoomId
 from management_api.dependencies import Filters
 from management_api.filters.models import FilterTestRequest, FilterTestResponse
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Routes, Tenant
 
 routes = Routes("filters")
 

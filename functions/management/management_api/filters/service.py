@@ -12,10 +12,10 @@ from management_api.filters.models import (
     SubscriptionMatch,
 )
 from management_api.filters.policy import checked_policy
-from roomcast.catalog.ports import Catalog
-from roomcast.messages.model import Publication
-from roomcast.platform.payloads import check_payload_size
-from roomcast.publishing.routing import explain_routing
+from roomcast.catalog import Catalog
+from roomcast.messages import Publication
+from roomcast.platform import check_payload_size
+from roomcast.publishing import explain_routing
 
 
 @dataclass

@@ -7,11 +7,9 @@ from typing import Final, Literal, cast
 from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel, Field
 
-from roomcast.api.documented_routes import Decorator, Routes
-from roomcast.api.models import examples
-from roomcast.api.openapi import link
-from roomcast.jobs.model import Job, JobCount, JobKind
-from roomcast.platform.clock import iso_from_ms
+from roomcast.api import Decorator, Routes, examples, link
+from roomcast.jobs import Job, JobCount, JobKind
+from roomcast.platform import iso_from_ms
 
 # What each kind of job counts, besides what it examined.
 _COUNTED: Final = {

@@ -8,8 +8,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from management_api.dependencies import Jobs
 from management_api.jobs.models import JobView
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Routes, Tenant
 
 routes = Routes("jobs")
 

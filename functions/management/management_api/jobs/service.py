@@ -13,16 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from management_api.common import updated_now
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import Catalog
-from roomcast.jobs.model import Job, JobKind
-from roomcast.jobs.ports import JobRecords
-from roomcast.jobs.retry_now import require_push
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.outbox.tasks import RunJob
-from roomcast.platform import ids
-from roomcast.platform.clock import iso_from_ms, now_ms
-from roomcast.platform.errors import NotFound
+from roomcast.catalog import Catalog, Subscription
+from roomcast.jobs import Job, JobKind, JobRecords, require_push
+from roomcast.outbox import OutboxQueue, RunJob
+from roomcast.platform import NotFound, ids, iso_from_ms, now_ms
 
 
 @dataclass

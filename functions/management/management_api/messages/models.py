@@ -6,15 +6,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from roomcast.api.models import (
+from roomcast.api import (
     FILTERED_OUT_DESCRIPTION,
     SCHEMA_ERRORS_DESCRIPTION,
     FilteredOutView,
     ResponseModel,
     examples,
 )
-from roomcast.messages.model import Delivery, Message, TrackedMessage
-from roomcast.platform.clock import iso_from_ms
+from roomcast.messages import Delivery, Message, TrackedMessage
+from roomcast.platform import iso_from_ms
 
 # DeliveryStatus's values (a unit test holds the two together).
 DeliveryStatusName = Literal[

@@ -18,13 +18,9 @@ from management_api.messages.models import (
     delivery_item,
     message_status,
 )
-from roomcast.api.cursors import list_scope
-from roomcast.api.documented_routes import Routes
-from roomcast.api.models import EVENT_TYPE_NAME_PATTERN, Instant
-from roomcast.api.tenancy import Tenant
-from roomcast.messages.model import DeliveryStatus, MessageFilter
-from roomcast.platform import limits
-from roomcast.platform.clock import iso_timestamp
+from roomcast.api import EVENT_TYPE_NAME_PATTERN, Instant, Routes, Tenant, list_scope
+from roomcast.messages import DeliveryStatus, MessageFilter
+from roomcast.platform import iso_timestamp, limits
 
 routes = Routes("messages")
 

@@ -7,22 +7,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from roomcast.catalog.ports import Catalog
-from roomcast.deliver_at.ports import ScheduledRecords
-from roomcast.messages.model import (
+from roomcast.catalog import Catalog
+from roomcast.deliver_at import ScheduledRecords
+from roomcast.messages import (
     AttemptRecord,
     Delivery,
     DeliveryStatus,
     Message,
     MessageFilter,
+    MessageRecords,
     TrackedMessage,
     deliveries_to,
 )
-from roomcast.messages.ports import MessageRecords
-from roomcast.platform import ids
-from roomcast.platform.clock import now_iso
-from roomcast.platform.errors import NotFound
-from roomcast.platform.pages import Page, Position
+from roomcast.platform import NotFound, Page, Position, ids, now_iso
 
 _MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
 

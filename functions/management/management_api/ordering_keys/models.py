@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from roomcast.api.models import NOT_NULL, ApiModel, examples
-from roomcast.ordering.model import KeyHead
-from roomcast.platform.clock import iso_from_ms
+from roomcast.api import NOT_NULL, ApiModel, examples
+from roomcast.ordering import KeyHead
+from roomcast.platform import iso_from_ms
 
 OnDeadKeyName = Literal["pause", "skip"]
 

@@ -9,8 +9,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from management_api.common import Limit, RoomId, SubscriptionIdPath
 from management_api.dependencies import OrderingKeysApi
 from management_api.ordering_keys.models import OrderingKeyList, OrderingKeyView, ResumeRequest
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Routes, Tenant
 from roomcast.platform import limits
 
 routes = Routes("ordering keys")

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.catalog.ports import Catalog
-from roomcast.ordering.model import KeyHead, KeyRef, is_ordering_key
-from roomcast.ordering.resumes import KeyResumes
-from roomcast.ordering.store import OrderingKeys
-from roomcast.platform.errors import Conflict, NotFound
+from roomcast.catalog import Catalog
+from roomcast.ordering import KeyHead, KeyRef, KeyResumes, OrderingKeys, is_ordering_key
+from roomcast.platform import Conflict, NotFound
 
 
 @dataclass

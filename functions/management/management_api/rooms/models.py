@@ -15,7 +15,7 @@ from management_api.fields import (
     MessageExpirationMs,
     Name,
 )
-from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, RoomId, examples
+from roomcast.api import NOT_NULL, ApiModel, ResponseModel, RoomId, examples
 from roomcast.platform import limits
 
 _ROOM_EXAMPLE = {

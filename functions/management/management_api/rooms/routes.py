@@ -8,9 +8,7 @@ from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId
 from management_api.dependencies import Jobs, Lists, Rooms
 from management_api.jobs.models import JOB_LINK, JobView, accepted
 from management_api.rooms.models import RoomCreate, RoomList, RoomPatch, RoomResponse
-from roomcast.api.cursors import list_scope
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Routes, Tenant, list_scope
 
 routes = Routes("rooms")
 ROOM = "/rooms/<roomId>"

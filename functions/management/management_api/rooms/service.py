@@ -5,13 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from management_api.rooms.models import RoomCreate, RoomPatch
-from roomcast.catalog.model import Room
-from roomcast.catalog.ports import Catalog
-from roomcast.event_types.model import UndeclaredEventTypes
-from roomcast.platform import ids
-from roomcast.platform.clock import now_iso
-from roomcast.platform.errors import InvalidRequest
-from roomcast.platform.pages import Page, Position
+from roomcast.catalog import Catalog, Room
+from roomcast.event_types import UndeclaredEventTypes
+from roomcast.platform import InvalidRequest, Page, Position, ids, now_iso
 
 
 @dataclass

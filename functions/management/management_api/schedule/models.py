@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from roomcast.api.models import ResponseModel, examples
+from roomcast.api import ResponseModel, examples
 
 NOTE = (
     "Without jitter or Retry-After. Jitter lengthens each delay by up to that fraction; a "

@@ -5,8 +5,7 @@ from __future__ import annotations
 from management_api.common import RoomId, SubscriptionIdPath
 from management_api.dependencies import Schedules
 from management_api.schedule.models import NOTE, EffectivePolicy, ScheduledAttemptView, SchedulePreview
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Routes, Tenant
 
 routes = Routes("subscriptions")
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roomcast.catalog.policy import DeliveryPolicy, ScheduledAttempt, effective_policy, schedule
-from roomcast.catalog.ports import Catalog
+from roomcast.catalog import Catalog, DeliveryPolicy, ScheduledAttempt, effective_policy, schedule
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from roomcast.api.models import examples
+from roomcast.api import examples
 
 
 class RotatedSecret(BaseModel):

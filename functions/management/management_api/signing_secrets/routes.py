@@ -5,9 +5,8 @@ from __future__ import annotations
 from management_api.common import RoomId, SubscriptionIdPath
 from management_api.dependencies import SigningSecrets
 from management_api.signing_secrets.models import RotatedSecret
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
-from roomcast.platform.clock import iso_from_ms
+from roomcast.api import Routes, Tenant
+from roomcast.platform import iso_from_ms
 
 routes = Routes("subscriptions")
 ROTATE = "/rooms/<roomId>/subscriptions/<subscriptionId>/rotate-secret"

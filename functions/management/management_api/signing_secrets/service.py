@@ -7,12 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from management_api.common import updated_now
-from roomcast.catalog.model import SigningSecret, SubscriptionType
-from roomcast.catalog.ports import Catalog
-from roomcast.platform.clock import iso_from_ms, now_ms
-from roomcast.platform.credentials import new_signing_secret
-from roomcast.platform.errors import Conflict
-from roomcast.platform.limits import MAX_LIVE_SIGNING_SECRETS
+from roomcast.catalog import Catalog, SigningSecret, SubscriptionType
+from roomcast.platform import MAX_LIVE_SIGNING_SECRETS, Conflict, iso_from_ms, new_signing_secret, now_ms
 
 SECRET_ROTATION_GRACE_MS = 24 * 3600 * 1000
 

@@ -32,12 +32,10 @@ from management_api.fields import (
 )
 from management_api.ordering_keys.models import OnDeadKeyName, OrderingFields
 from management_api.subscriptions.examples import PUSH_EXAMPLE
-from roomcast.api.models import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
-from roomcast.catalog.model import DeliveryOverrides, Subscription, SubscriptionType
-from roomcast.filters.schema import FilterPolicyBody
-from roomcast.platform.clock import iso_from_ms
-from roomcast.platform.errors import InvalidRequest
-from roomcast.platform.fields import from_camel_fields
+from roomcast.api import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
+from roomcast.catalog import DeliveryOverrides, Subscription, SubscriptionType
+from roomcast.filters import FilterPolicyBody
+from roomcast.platform import InvalidRequest, from_camel_fields, iso_from_ms
 
 Status = Literal["active", "paused", "disabled"]
 PUSH_ONLY_FIELDS = ("maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs", "recoveryProbes")

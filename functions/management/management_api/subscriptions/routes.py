@@ -16,9 +16,7 @@ from management_api.subscriptions.models import (
     SubscriptionPatch,
     SubscriptionResponse,
 )
-from roomcast.api.cursors import list_scope
-from roomcast.api.documented_routes import Routes
-from roomcast.api.tenancy import Tenant
+from roomcast.api import Routes, Tenant, list_scope
 
 routes = Routes("subscriptions")
 SUBSCRIPTIONS = "/rooms/<roomId>/subscriptions"

@@ -7,7 +7,6 @@ from typing import Any
 
 from management_api.common import updated_now
 from management_api.filters.policy import checked_policy
-from management_api.subscriptions.failover import check_failover
 from management_api.subscriptions.models import (
     PUSH_ONLY_FIELDS,
     PullSubscriptionCreate,
@@ -15,25 +14,33 @@ from management_api.subscriptions.models import (
     PushSubscriptionPatch,
     SubscriptionPatch,
 )
-from roomcast.catalog.model import (
+from roomcast.catalog import (
+    Catalog,
+    FailoverLink,
     OnDeadKey,
     SigningSecret,
     Subscription,
     SubscriptionStatus,
     SubscriptionType,
+    checked_failover_chain,
 )
-from roomcast.catalog.ports import Catalog, FailoverLink
-from roomcast.jobs.removal import remove_subscriptions
-from roomcast.ordering.model import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.outbox.tasks import SUBSCRIPTION_DELETED
-from roomcast.platform import ids, limits
-from roomcast.platform.clock import now_iso
-from roomcast.platform.credentials import new_signing_secret
-from roomcast.platform.errors import Conflict, InvalidRequest, LimitExceeded, PushOnly
-from roomcast.platform.pages import Page, Position
-from roomcast.pull.ports import PullQueueAdmin
-from roomcast.webhooks.urls import (
+from roomcast.jobs import remove_subscriptions
+from roomcast.ordering import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
+from roomcast.outbox import SUBSCRIPTION_DELETED, OutboxQueue
+from roomcast.platform import (
+    Conflict,
+    InvalidRequest,
+    LimitExceeded,
+    Page,
+    Position,
+    PushOnly,
+    ids,
+    limits,
+    new_signing_secret,
+    now_iso,
+)
+from roomcast.pull import PullQueueAdmin
+from roomcast.webhooks import (
     PushUrlPolicy,
     PushUrlRejected,
     Resolver,
@@ -70,8 +77,8 @@ class SubscriptionsService:
         if request.failoverSubscriptionId is not None:
             # Nothing names a new subscription yet, so it cannot close a loop: its write only
             # needs its failover to be still there as it was read.
-            checked = self._check_failover(
-                tenant_id, room_id, subscription_id, request.failoverSubscriptionId
+            checked = checked_failover_chain(
+                self.catalog, tenant_id, room_id, subscription_id, request.failoverSubscriptionId
             )
             chain = checked[:1]
         now = now_iso()
@@ -149,7 +156,9 @@ class SubscriptionsService:
         )
         chain: tuple[FailoverLink, ...] = ()
         if changes.failoverSubscriptionId is not None:
-            chain = self._check_failover(tenant_id, room_id, subscription_id, changes.failoverSubscriptionId)
+            chain = checked_failover_chain(
+                self.catalog, tenant_id, room_id, subscription_id, changes.failoverSubscriptionId
+            )
         kept = current.overrides
         given = changes.overrides()
         updated = replace(
@@ -239,14 +248,6 @@ class SubscriptionsService:
                 code="invalid_push_url",
                 details=[{"field": "body.pushUrl", "problem": str(error), "type": "invalid_push_url"}],
             ) from error
-
-    def _check_failover(
-        self, tenant_id: str, room_id: str, subscription_id: str, failover_id: str
-    ) -> tuple[FailoverLink, ...]:
-        def lookup(other_id: str) -> Subscription:
-            return self.catalog.get_subscription(tenant_id, room_id, other_id)
-
-        return check_failover(lookup, room_id, subscription_id, failover_id)
 
     def _add(self, subscription: Subscription, chain: tuple[FailoverLink, ...]) -> None:
         """Stored only while the room has room for it (counted in the same transaction)."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
-from roomcast.platform.pages import MAX_POSITION_VALUE_LENGTH, Position, invalid_cursor
+from roomcast.platform import MAX_POSITION_VALUE_LENGTH, Position, invalid_cursor
 
 CURSOR_PREFIX: Final = "cur_"
 # The `cursor` query parameter's bound (documented in docs/limits.md): far above what is sealed

@@ -9,7 +9,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import ApiGatewayResolver, Response, content_types
 
-from roomcast.platform.errors import RoomcastError
+from roomcast.platform import RoomcastError
 
 ROOM_OWNER_ONLY = "messageExpirationMs is set by the room owner only; a subscription cannot override it"
 
@@ -119,7 +119,7 @@ def install_error_handlers(app: ApiGatewayResolver, served_elsewhere: Sequence[t
     from aws_lambda_powertools.event_handler.exceptions import NotFoundError
     from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
-    from roomcast.platform.observability import logger
+    from roomcast.platform import logger
 
     def on_validation_error(error: RequestValidationError) -> Response[Any]:
         return validation_error_response(error.errors())

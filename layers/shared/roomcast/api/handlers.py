@@ -4,7 +4,6 @@ the body guards, and the delivery log written at the end of every invocation."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -16,7 +15,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from roomcast.api.errors import install_error_handlers
 from roomcast.api.guards import NOSNIFF, body_too_large, json_body_required
 from roomcast.api.tenancy import tenant_of
-from roomcast.platform.observability import logger, metrics
+from roomcast.platform import logger, metrics
 
 if TYPE_CHECKING:
     from roomcast.api.throttle import TenantThrottle
@@ -50,34 +49,19 @@ def new_api(*routers: Router, served_elsewhere: Sequence[tuple[str, str]] = ()) 
     return app
 
 
-@cache
-def tenant_throttle() -> TenantThrottle | None:
-    """The container's tenant throttle, made on the first request (None: no limit configured)."""
-    from roomcast.platform.config import load_settings
-
-    settings = load_settings()
-    if settings.tenant_requests_per_second <= 0:
-        return None
-    from roomcast.api.throttle import TenantThrottle
-    from roomcast.flow.request_limits import RequestLimit
-    from roomcast.flow.store import FlowStore
-
-    limit = RequestLimit(settings.tenant_requests_per_second, settings.tenant_request_burst)
-    return TenantThrottle(FlowStore(settings.table_name), limit)
-
-
 def http_handler(
     app: APIGatewayHttpResolver,
     flush_log: Callable[[str], object],
+    throttle: Callable[[], TenantThrottle | None],
     max_body_bytes: int | Callable[[dict[str, Any]], int] | None = None,
-    throttle: Callable[[], TenantThrottle | None] = tenant_throttle,
     request_weight: Callable[[dict[str, Any]], int] = lambda event: 1,
 ) -> LambdaHandler:
     """``lambda_handler`` of an API function: the tenant's request rate first, then guards (body
     size, JSON), then the routes; every answer carries ``X-Content-Type-Options: nosniff``;
     ``flush_log(request_id)`` writes the invocation's delivery-log records whatever happened.
     ``max_body_bytes``: one limit, or the limit for an event (routes with different limits);
-    ``throttle``: the tenants' request rate, made on the first request that has a tenant;
+    ``throttle``: the tenants' request rate, made on the first request that has a tenant
+    (roomcast.wiring.tenant_throttle);
     ``request_weight``: how many requests of that rate a request counts as (ADR 0043)."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

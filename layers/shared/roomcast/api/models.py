@@ -20,9 +20,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from roomcast.event_types.model import NAME_PATTERN
-from roomcast.platform import limits
-from roomcast.platform.fields import camel_fields
+from roomcast.event_types import NAME_PATTERN
+from roomcast.platform import camel_fields, limits
 
 EVENT_TYPE_NAME_PATTERN = NAME_PATTERN
 EVENT_VERSION_PATTERN = r"^[0-9]+(\.[0-9]+){0,3}$"

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Request
 from aws_lambda_powertools.event_handler.depends import Depends
 
-from roomcast.platform.errors import RoomcastError
+from roomcast.platform import RoomcastError
 
 
 def _authorizer_context(request: Request) -> dict[str, Any]:

@@ -16,9 +16,8 @@ from typing import Any
 
 from roomcast.api.guards import gateway_error
 from roomcast.api.tenancy import tenant_of
-from roomcast.flow.ports import FlowGate, TenantRequestsKey
-from roomcast.flow.request_limits import TOKEN_LIFE_MS, RequestLimit
-from roomcast.platform.clock import now_ms
+from roomcast.flow import TOKEN_LIFE_MS, FlowGate, RequestLimit, TenantRequestsKey
+from roomcast.platform import now_ms
 
 
 @dataclass

@@ -4,8 +4,7 @@ their explicit mapping to the catalog's model."""
 from __future__ import annotations
 
 from roomcast.catalog.model import Room, Subscription
-from roomcast.platform.fields import camel_fields, from_camel_fields
-from roomcast.platform.items import Item, tenant_key
+from roomcast.platform import Item, camel_fields, from_camel_fields, tenant_key
 
 
 def subscription_sort_key(subscription_id: str) -> str:

@@ -8,9 +8,7 @@ import re
 from typing import Any, Final
 
 from roomcast.catalog import items as catalog_items
-from roomcast.platform import ids, items
-from roomcast.platform.errors import Conflict
-from roomcast.platform.table import Key, key
+from roomcast.platform import Conflict, Key, ids, items, key
 
 ROOM_ID = re.compile(ids.ROOM_ID_PATTERN)
 SUBSCRIPTION_ID = re.compile(ids.SUBSCRIPTION_ID_PATTERN)

@@ -9,8 +9,7 @@ from botocore.exceptions import ClientError
 
 from roomcast.catalog.keys import subscription_key, version_bump
 from roomcast.catalog.model import Subscription
-from roomcast.platform.errors import NotFound
-from roomcast.platform.table import Key, TableAccess, is_condition_failure
+from roomcast.platform import Key, NotFound, TableAccess, is_condition_failure
 
 
 class SubscriptionMarks(TableAccess):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from roomcast.event_types.model import UndeclaredEventTypes
-from roomcast.filters.policy import FilterPolicy
-from roomcast.platform.limits import DEFAULT_PUSH_TIMEOUT_MS
+from roomcast.event_types import UndeclaredEventTypes
+from roomcast.filters import FilterPolicy
+from roomcast.platform import DEFAULT_PUSH_TIMEOUT_MS
 
 
 class SubscriptionType(StrEnum):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from roomcast.catalog.model import Room, Subscription
-from roomcast.platform.pages import Page, Position
+from roomcast.platform import Page, Position
 
 
 class RoomStore(Protocol):

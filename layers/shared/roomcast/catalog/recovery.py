@@ -17,7 +17,7 @@ import json
 from typing import Final
 
 from roomcast.catalog.model import Subscription, SubscriptionStatus
-from roomcast.platform.clock import HOUR_MS, MINUTE_MS, iso_from_ms
+from roomcast.platform import HOUR_MS, MINUTE_MS, iso_from_ms
 
 WARN_AT_FRACTION: Final = 0.8
 PROBE_FIRST_MS: Final = MINUTE_MS

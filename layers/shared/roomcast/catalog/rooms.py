@@ -17,10 +17,7 @@ from roomcast.catalog.keys import (
     room_key,
 )
 from roomcast.catalog.model import Room
-from roomcast.platform import items
-from roomcast.platform.errors import NotFound
-from roomcast.platform.pages import Page, Position
-from roomcast.platform.table import TableAccess, is_condition_failure
+from roomcast.platform import NotFound, Page, Position, TableAccess, is_condition_failure, items
 
 
 class RoomTable(TableAccess):

@@ -35,10 +35,16 @@ from roomcast.catalog.keys import (
 )
 from roomcast.catalog.model import Subscription
 from roomcast.catalog.ports import FailoverLink
-from roomcast.platform import items
-from roomcast.platform.errors import Conflict, LimitExceeded, NotFound
-from roomcast.platform.pages import Page, Position
-from roomcast.platform.table import TableAccess, is_condition_failure
+from roomcast.platform import (
+    Conflict,
+    LimitExceeded,
+    NotFound,
+    Page,
+    Position,
+    TableAccess,
+    is_condition_failure,
+    items,
+)
 
 
 class SubscriptionTable(TableAccess):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from roomcast.messages.envelope import Envelope
-from roomcast.platform.pages import Page, Position
+from roomcast.messages import Envelope
+from roomcast.platform import Page, Position
 
 
 class DeadLetterRecords(Protocol):

@@ -11,14 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from roomcast.catalog.model import Subscription
+from roomcast.catalog import Subscription
 from roomcast.dead_letters.ports import DeadLetterRecords, ReplayClaim
-from roomcast.log.ports import LogSink
-from roomcast.log.records import LogEvent, LogRecord
-from roomcast.messages.model import DeliveryStatus
-from roomcast.messages.ports import MessageRecords, Sender
-from roomcast.messages.sender import QueueAddresses
-from roomcast.platform.clock import SECOND_MS, iso_from_ms, now_ms
+from roomcast.log import LogEvent, LogRecord, LogSink
+from roomcast.messages import DeliveryStatus, MessageRecords, QueueAddresses, Sender
+from roomcast.platform import SECOND_MS, iso_from_ms, now_ms
 
 # How long a replay holds the dead letters it claimed: longer than a function may run with them
 # (the API's 29 s, a job step's budget), so a live replay never loses its claim; a crashed one's

@@ -23,11 +23,18 @@ from typing import Final
 from botocore.exceptions import ClientError
 
 from roomcast.dead_letters.ports import Claimed, DeadLetter, ReplayClaim
-from roomcast.messages.envelope import Envelope
-from roomcast.platform import ids, items
-from roomcast.platform.fields import camel_fields, from_camel_fields
-from roomcast.platform.pages import Page, Position
-from roomcast.platform.table import TableAccess, is_condition_failure, key
+from roomcast.messages import Envelope
+from roomcast.platform import (
+    Page,
+    Position,
+    TableAccess,
+    camel_fields,
+    from_camel_fields,
+    ids,
+    is_condition_failure,
+    items,
+    key,
+)
 
 DEAD_LETTER_RETENTION_SECONDS: Final = 30 * 24 * 3600
 # Conditional writes (one per letter) made at once by one replay.

@@ -10,11 +10,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from roomcast.messages.items import MESSAGE_SORT_KEY, message_from_item, message_partition_key
-from roomcast.messages.model import Message
-from roomcast.platform import items
-from roomcast.platform.errors import Conflict, NotFound
-from roomcast.platform.table import TableAccess, is_condition_failure, key
+from roomcast.messages import MESSAGE_SORT_KEY, Message, message_from_item, message_partition_key
+from roomcast.platform import Conflict, NotFound, TableAccess, is_condition_failure, items, key
 
 _NAMES = {"#released": "releasedBy", "#cancelled": "cancelledAt", "#at": "deliverAtMs"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from roomcast.messages.model import Message, TrackedMessage
-from roomcast.platform.pages import Page, Position
+from roomcast.messages import Message, TrackedMessage
+from roomcast.platform import Page, Position
 
 
 class ScheduledRecords(Protocol):

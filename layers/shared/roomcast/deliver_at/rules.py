@@ -20,8 +20,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
-from roomcast.platform.clock import DAY_MS, MINUTE_MS, SECOND_MS, iso_from_ms
-from roomcast.platform.errors import InvalidRequest
+from roomcast.platform import DAY_MS, MINUTE_MS, SECOND_MS, InvalidRequest, iso_from_ms
 
 MAX_DELIVER_AHEAD_MS: Final = 365 * DAY_MS
 # A deliverAt this little in the past (a publisher's clock running behind) is delivered at once;

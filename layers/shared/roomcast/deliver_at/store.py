@@ -7,12 +7,15 @@ from __future__ import annotations
 from functools import cached_property
 
 from roomcast.deliver_at.marks import ScheduleMarks
-from roomcast.messages.items import SCHEDULED_INDEX, scheduled_shard_key
-from roomcast.messages.model import Message, TrackedMessage
-from roomcast.messages.room_index import RoomIndex
-from roomcast.messages.store import MessageStore
-from roomcast.platform.pages import Page, Position
-from roomcast.platform.table import TableAccess
+from roomcast.messages import (
+    SCHEDULED_INDEX,
+    Message,
+    MessageStore,
+    RoomIndex,
+    TrackedMessage,
+    scheduled_shard_key,
+)
+from roomcast.platform import Page, Position, TableAccess
 
 
 class ScheduledMessages(TableAccess):

@@ -9,12 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Final
 
-from roomcast.log.ports import LogSink
-from roomcast.log.records import LogEvent, LogRecord
-from roomcast.messages.envelope import first_envelope
-from roomcast.messages.model import Delivery, DeliveryStatus, Message
-from roomcast.messages.ports import MessageRecords
-from roomcast.platform.clock import now_iso
+from roomcast.log import LogEvent, LogRecord, LogSink
+from roomcast.messages import Delivery, DeliveryStatus, Message, MessageRecords, first_envelope
+from roomcast.platform import now_iso
 
 # Conditional writes made at once (each is a round trip of its own).
 _PARALLEL_WRITES: Final = 8

@@ -17,24 +17,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import SubscriptionStore
-from roomcast.dead_letters.ports import DeadLetter, DeadLetterRecords
-from roomcast.log.outcomes import DeliveryOutcome
-from roomcast.log.ports import LogSink
-from roomcast.log.records import LogEvent, LogRecord
-from roomcast.messages.envelope import Envelope
-from roomcast.messages.model import HANDED_TO_FAILOVER, AttemptRecord, Delivery, DeliveryStatus
-from roomcast.messages.ports import Outgoing, Sender
-from roomcast.messages.sender import QueueAddresses
-from roomcast.operations import events as operational
-from roomcast.operations.events import OperationalEvents
-from roomcast.ordering.model import KeyRef
-from roomcast.ordering.ports import KeyLines
-from roomcast.platform import limits
-from roomcast.platform.clock import now_iso
-from roomcast.platform.errors import NotFound
-from roomcast.platform.observability import logger
+from roomcast.catalog import Subscription, SubscriptionStore
+from roomcast.dead_letters import DeadLetter, DeadLetterRecords
+from roomcast.log import DeliveryOutcome, LogEvent, LogRecord, LogSink
+from roomcast.messages import (
+    HANDED_TO_FAILOVER,
+    AttemptRecord,
+    Delivery,
+    DeliveryStatus,
+    Envelope,
+    Outgoing,
+    QueueAddresses,
+    Sender,
+)
+from roomcast.operations import OperationalEvents, events as operational
+from roomcast.ordering import KeyLines, KeyRef
+from roomcast.platform import NotFound, limits, logger, now_iso
 
 # A failover chain cannot loop and is at most this long (checked, race-free, when subscriptions
 # change); delivery bounds the hand-offs anyway.

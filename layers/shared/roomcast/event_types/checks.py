@@ -11,8 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 from roomcast.event_types.cost import SchemaCost, UnboundedSchema, cost_per_value
-from roomcast.platform import limits
-from roomcast.platform.payloads import JsonValue, value_count
+from roomcast.platform import JsonValue, limits, value_count
 
 if TYPE_CHECKING:
     import jsonschema_rs

@@ -26,9 +26,7 @@ from roomcast.event_types.model import (
     compile_schema,
 )
 from roomcast.event_types.ports import EventTypeRecords
-from roomcast.platform import limits
-from roomcast.platform.errors import InvalidRequest, RoomcastError
-from roomcast.platform.payloads import JsonValue
+from roomcast.platform import InvalidRequest, JsonValue, RoomcastError, limits
 
 COMPILED_SCHEMAS: Final = 64  # per container
 MAX_KEPT_ERROR_BYTES: Final = 300  # each error kept on a warned message

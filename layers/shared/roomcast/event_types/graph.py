@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import unquote
 
-from roomcast.platform import limits
-from roomcast.platform.payloads import value_count
+from roomcast.platform import limits, value_count
 
 # Applied to the same value; each group counts its costliest member (one of ``then``/``else`` runs).
 _IN_PLACE_LISTS: Final = ("allOf", "anyOf", "oneOf")

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from roomcast.event_types.model import EventType
-from roomcast.platform.pages import Page, Position
+from roomcast.platform import Page, Position
 
 
 class EventTypeRecords(Protocol):

@@ -19,11 +19,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from roomcast.event_types.model import NAME_PATTERN, EventType
-from roomcast.platform import items, limits
-from roomcast.platform.errors import Conflict, LimitExceeded, NotFound
-from roomcast.platform.fields import camel_fields, from_camel_fields
-from roomcast.platform.pages import Page, Position
-from roomcast.platform.table import TableAccess, key
+from roomcast.platform import (
+    Conflict,
+    LimitExceeded,
+    NotFound,
+    Page,
+    Position,
+    TableAccess,
+    camel_fields,
+    from_camel_fields,
+    items,
+    key,
+    limits,
+)
 
 _TYPE_PREFIX: Final = "EVENTTYPE#"
 _SCHEMA_PREFIX: Final = "EVENTSCHEMA#"

@@ -11,7 +11,7 @@ from typing import Final
 
 from roomcast.filters.index import PayloadIndex, preview
 from roomcast.filters.matching import MISSING, Leaf, compile_leaf, leaf_holds
-from roomcast.platform.payloads import JsonValue
+from roomcast.platform import JsonValue
 
 MAX_REASON_BYTES: Final = 300  # UTF-8; a reason is kept on the message, once per subscription it missed
 

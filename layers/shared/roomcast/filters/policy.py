@@ -32,7 +32,7 @@ from typing import Final
 
 from roomcast.filters.evaluation import MAX_REASON_BYTES, Compiled, Verdict, compile_policy, evaluate
 from roomcast.filters.index import PayloadIndex
-from roomcast.platform.payloads import JsonValue
+from roomcast.platform import JsonValue
 
 __all__ = ["MAX_REASON_BYTES", "FilterPolicy", "InvalidFilterPolicy", "Verdict", "check_policy", "evaluate"]
 

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from roomcast.platform.clock import MINUTE_MS, SECOND_MS
+from roomcast.platform import MINUTE_MS, SECOND_MS
 
 # A delivery waits in its invocation this long at most for a rate slot or a lease.
 LOCAL_WAIT_MS: Final = 5 * SECOND_MS

@@ -21,9 +21,7 @@ from botocore.exceptions import ClientError
 
 from roomcast.flow.ports import FlowKey, RateAnswer, RateKey
 from roomcast.flow.rules import live_leases, reserve_start
-from roomcast.platform import items
-from roomcast.platform.clock import DAY_MS
-from roomcast.platform.table import TableAccess, is_condition_failure, key
+from roomcast.platform import DAY_MS, TableAccess, is_condition_failure, items, key
 
 STATE_TTL_MS: Final = DAY_MS
 _RESERVE_TRIES: Final = 8

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
-from roomcast.platform.clock import DAY_MS
+from roomcast.platform import DAY_MS
 
 # A job's record is kept this long after it was last changed (its TTL).
 JOB_KEPT_MS: Final = 7 * DAY_MS

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import Catalog
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.outbox.tasks import Sweep
-from roomcast.pull.ports import PullQueueAdmin
+from roomcast.catalog import Catalog, Subscription
+from roomcast.outbox import OutboxQueue, Sweep
+from roomcast.pull import PullQueueAdmin
 
 
 def remove_subscriptions(

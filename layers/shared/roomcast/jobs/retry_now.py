@@ -18,15 +18,18 @@ import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from roomcast.catalog.model import Subscription, SubscriptionType
-from roomcast.log.ports import LogSink
-from roomcast.log.records import LogEvent, LogRecord
-from roomcast.messages.envelope import first_envelope
-from roomcast.messages.model import Delivery, DeliveryStatus, Message
-from roomcast.messages.ports import MessageRecords, Sender
-from roomcast.messages.sender import QueueAddresses
-from roomcast.platform.clock import iso_from_ms, now_iso, now_ms
-from roomcast.platform.errors import Conflict
+from roomcast.catalog import Subscription, SubscriptionType
+from roomcast.log import LogEvent, LogRecord, LogSink
+from roomcast.messages import (
+    Delivery,
+    DeliveryStatus,
+    Message,
+    MessageRecords,
+    QueueAddresses,
+    Sender,
+    first_envelope,
+)
+from roomcast.platform import Conflict, iso_from_ms, now_iso, now_ms
 
 
 def require_push(subscription: Subscription) -> None:

@@ -20,27 +20,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import Catalog
-from roomcast.dead_letters.ports import DeadLetterRecords
-from roomcast.dead_letters.replays import Replayer
-from roomcast.endings.clearing import end_cleared, messages_of
+from roomcast.catalog import Catalog, Subscription
+from roomcast.dead_letters import DeadLetterRecords, Replayer
+from roomcast.endings import end_cleared, messages_of
 from roomcast.jobs.model import Job, JobCount, JobKind, Progress
 from roomcast.jobs.removal import remove_subscriptions
 from roomcast.jobs.retry_now import RetryNow
-from roomcast.log.ports import LogSink
-from roomcast.messages.model import OwedFilter
-from roomcast.messages.ports import MessageRecords
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.outbox.tasks import ROOM_DELETED
-from roomcast.platform.clock import iso_from_ms
-from roomcast.platform.errors import NotFound
-from roomcast.platform.limits import MAX_PAGE_SIZE
-from roomcast.platform.pages import Position
-from roomcast.pull.ports import PullQueueAdmin
+from roomcast.log import LogSink
+from roomcast.messages import MessageRecords, OwedFilter
+from roomcast.outbox import ROOM_DELETED, OutboxQueue
+from roomcast.platform import MAX_PAGE_SIZE, NotFound, Position, iso_from_ms
+from roomcast.pull import PullQueueAdmin
 
 if TYPE_CHECKING:
-    from roomcast.messages.ports import DeliveryPage
+    from roomcast.messages import DeliveryPage
 
 CLEARED: Final = "cleared by Clear All"
 # Subscriptions a room deletion removes per step (each: a transaction and two queue deletions).

@@ -17,8 +17,7 @@ from typing import Any, Final
 from botocore.exceptions import ClientError
 
 from roomcast.jobs.model import JOB_KEPT_MS, Job, JobKind, JobState
-from roomcast.platform import ids, items
-from roomcast.platform.table import TableAccess, is_condition_failure, key
+from roomcast.platform import TableAccess, ids, is_condition_failure, items, key
 
 _JOB_ID: Final = re.compile(ids.JOB_ID_PATTERN)
 _SORT_KEY: Final = "JOB"

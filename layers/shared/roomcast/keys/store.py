@@ -19,12 +19,21 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from roomcast.platform import items
-from roomcast.platform.credentials import API_KEY_ID_PATTERN, hash_api_key, new_api_key, new_api_key_id
-from roomcast.platform.errors import Conflict, LimitExceeded, NotFound
-from roomcast.platform.limits import MAX_API_KEYS_PER_TENANT
-from roomcast.platform.pages import Page, Position
-from roomcast.platform.table import TableAccess, key
+from roomcast.platform import (
+    API_KEY_ID_PATTERN,
+    MAX_API_KEYS_PER_TENANT,
+    Conflict,
+    LimitExceeded,
+    NotFound,
+    Page,
+    Position,
+    TableAccess,
+    hash_api_key,
+    items,
+    key,
+    new_api_key,
+    new_api_key_id,
+)
 
 _HASH_SORT_KEY: Final = "APIKEY"
 _ENTRY_PREFIX: Final = "KEY#"

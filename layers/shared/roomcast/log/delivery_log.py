@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from roomcast.log.records import LogRecord
-from roomcast.platform.aws import firehose_client
-from roomcast.platform.observability import logger, metrics
+from roomcast.platform import firehose_client, logger, metrics
 
 if TYPE_CHECKING:
     from mypy_boto3_firehose import FirehoseClient

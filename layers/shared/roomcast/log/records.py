@@ -10,11 +10,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
-from roomcast.catalog.model import SubscriptionType
-from roomcast.messages.envelope import Envelope
-from roomcast.platform.clock import iso_timestamp, utc_now
-from roomcast.platform.fields import camel_fields
-from roomcast.pull.receipts import Receipt
+from roomcast.catalog import SubscriptionType
+from roomcast.messages import Envelope
+from roomcast.platform import camel_fields, iso_timestamp, utc_now
+from roomcast.pull import Receipt
 
 SCHEMA_VERSION: Final = 1
 type Detail = int | str | None  # attempt, http_status, latency_ms, error, next_delay_ms

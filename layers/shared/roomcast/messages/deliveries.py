@@ -15,9 +15,7 @@ from roomcast.messages.items import (
     update_expression,
 )
 from roomcast.messages.model import Delivery, DeliveryStatus
-from roomcast.platform import items
-from roomcast.platform.clock import iso_from_ms
-from roomcast.platform.table import Key, TableAccess, key
+from roomcast.platform import Key, TableAccess, iso_from_ms, items, key
 
 # A retry-now claims a retrying delivery before it sends its envelope (the attributes, on the
 # delivery's own item), so concurrent retry-nows send one envelope and count it once; a claim

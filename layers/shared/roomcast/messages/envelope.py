@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 
-from roomcast.catalog.model import SubscriptionType
+from roomcast.catalog import SubscriptionType
 from roomcast.messages.model import AttemptRecord, Delivery, DeliveryStatus, KeySlot, Message
-from roomcast.platform.payloads import JsonValue
+from roomcast.platform import JsonValue
 
 ENVELOPE_VERSION = 1
 

@@ -42,12 +42,10 @@ from collections.abc import Collection, Iterable
 from dataclasses import replace
 from typing import Any, Final
 
-from roomcast.catalog.model import SubscriptionType
+from roomcast.catalog import SubscriptionType
 from roomcast.messages.items import DELIVERY_PREFIX, delivery_from_item, message_partition_key, ttl
 from roomcast.messages.model import TERMINAL_STATUSES, AttemptEvent, AttemptRecord, Delivery, DeliveryStatus
-from roomcast.platform import items
-from roomcast.platform.clock import iso_from_ms, ms_from_iso
-from roomcast.platform.table import Key, key
+from roomcast.platform import Key, iso_from_ms, items, key, ms_from_iso
 
 FIRST_TRIES_SORT_KEY: Final = "FIRST"
 FIRST_TRIES_ENTITY: Final = "firstTries"

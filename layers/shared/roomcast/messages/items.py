@@ -35,10 +35,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from roomcast.messages.model import Delivery, DeliveryStatus, Message
-from roomcast.platform import items
-from roomcast.platform.clock import iso_from_ms
-from roomcast.platform.fields import camel_fields, from_camel_fields
-from roomcast.platform.payloads import payload_text
+from roomcast.platform import camel_fields, from_camel_fields, iso_from_ms, items, payload_text
 
 RECORD_RETENTION_SECONDS: Final = 30 * 24 * 3600
 MESSAGE_MAX_LIFE_MS: Final = 365 * 24 * 3600 * 1000

@@ -6,9 +6,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from roomcast.catalog.model import SubscriptionType
-from roomcast.platform.clock import now_iso
-from roomcast.platform.payloads import JsonValue
+from roomcast.catalog import SubscriptionType
+from roomcast.platform import JsonValue, now_iso
 
 
 class DeliveryStatus(StrEnum):

@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.model import (
@@ -17,8 +17,7 @@ from roomcast.messages.model import (
     OwedFilter,
     TrackedMessage,
 )
-from roomcast.platform.items import Item
-from roomcast.platform.pages import Page, Position
+from roomcast.platform import Page, Position
 
 
 class MessageRecords(Protocol):
@@ -28,7 +27,7 @@ class MessageRecords(Protocol):
         *,
         if_new: bool = False,
         left_to_outbox: bool = False,
-        places: Callable[[Message], Sequence[Item]] | None = None,
+        places: Callable[[Message], Sequence[Mapping[str, Any]]] | None = None,
     ) -> dict[str, Exception]: ...
     def record_first_tries(self, deliveries: Sequence[Delivery]) -> None: ...
     def update_delivery(

@@ -27,9 +27,7 @@ from roomcast.messages.items import (
     ROOM_INDEX_SORT_KEY,
     room_shard_key,
 )
-from roomcast.platform import items
-from roomcast.platform.pages import Position, position_value
-from roomcast.platform.table import TableAccess
+from roomcast.platform import Position, TableAccess, items, position_value
 
 # Query rounds one shard may take to fill its part of a page when a filter skips rows.
 _MAX_ROUNDS: Final = 5

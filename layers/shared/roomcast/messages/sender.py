@@ -9,11 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from roomcast.catalog.lanes import Lane, lane_of
-from roomcast.catalog.model import Subscription, SubscriptionType
+from roomcast.catalog import Lane, Subscription, SubscriptionType, lane_of
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.ports import Outgoing, Unsent
-from roomcast.platform.aws import SqsAccess
+from roomcast.platform import SqsAccess
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient

@@ -7,14 +7,14 @@ ordered message's place in its key's line roomcast.ordering's (handed in as ``pl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from typing import Any, Final
 
 from botocore.exceptions import ClientError
 
-from roomcast.catalog.model import SubscriptionType
+from roomcast.catalog import SubscriptionType
 from roomcast.messages.deliveries import DeliveryRecords
 from roomcast.messages.first_tries import FIRST_TRIES_SORT_KEY, current_records, first_tries_key
 from roomcast.messages.items import (
@@ -37,10 +37,16 @@ from roomcast.messages.model import (
 )
 from roomcast.messages.ports import DeliveryPage, MessageExists
 from roomcast.messages.room_index import RoomIndex
-from roomcast.platform import items
-from roomcast.platform.errors import NotFound
-from roomcast.platform.pages import Page, Position
-from roomcast.platform.table import BATCH_WRITE_MAX_ITEMS, TableAccess, is_condition_failure, key
+from roomcast.platform import (
+    BATCH_WRITE_MAX_ITEMS,
+    NotFound,
+    Page,
+    Position,
+    TableAccess,
+    is_condition_failure,
+    items,
+    key,
+)
 
 # Writes of one batch publish running at once (PutItems of keyed messages, BatchWriteItems).
 _PARALLEL_WRITES: Final = 8
@@ -116,7 +122,7 @@ class MessageStore(TableAccess):
         *,
         if_new: bool = False,
         left_to_outbox: bool = False,
-        places: Callable[[Message], Sequence[items.Item]] | None = None,
+        places: Callable[[Message], Sequence[Mapping[str, Any]]] | None = None,
     ) -> dict[str, Exception]:
         """Store several messages, each as ``put_message`` does, and return what failed by message
         id (``MessageExists`` for an ``if_new`` message already stored, or the error). Without
@@ -165,7 +171,7 @@ class MessageStore(TableAccess):
         self,
         message: Message,
         deliveries: Sequence[Delivery],
-        places: Sequence[items.Item],
+        places: Sequence[Mapping[str, Any]],
         *,
         if_new: bool,
         left_to_outbox: bool,
@@ -177,7 +183,10 @@ class MessageStore(TableAccess):
         put: dict[str, Any] = {"TableName": self._table_name, "Item": items.to_attributes(item)}
         if if_new:
             put["ConditionExpression"] = "attribute_not_exists(PK)"
-        writes = [{"Put": {"TableName": self._table_name, "Item": items.to_attributes(p)}} for p in places]
+        writes = [
+            {"Put": {"TableName": self._table_name, "Item": items.to_attributes(dict(place))}}
+            for place in places
+        ]
         if self._transact([{"Put": put}, *writes]) == 0:
             raise MessageExists(message.id, None)
 

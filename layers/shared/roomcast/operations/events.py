@@ -26,13 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from roomcast.catalog.ports import RoomStore
-from roomcast.messages.envelope import Envelope
-from roomcast.messages.model import Message, Publication
-from roomcast.platform.clock import iso_from_ms, now_ms
-from roomcast.platform.errors import InvalidRequest, NotFound
-from roomcast.platform.observability import logger
-from roomcast.platform.payloads import JsonValue
+from roomcast.catalog import RoomStore
+from roomcast.messages import Envelope, Message, Publication
+from roomcast.platform import InvalidRequest, JsonValue, NotFound, iso_from_ms, logger, now_ms
 
 EVENT_VERSION: Final = "1"
 SUBSCRIPTION_DISABLED: Final = "subscription.disabled"

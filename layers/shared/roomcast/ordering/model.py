@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Final
 
-from roomcast.catalog.model import OnDeadKey
-from roomcast.messages.model import DeliveryStatus, Message
+from roomcast.catalog import OnDeadKey
+from roomcast.messages import DeliveryStatus, Message
 
 ORDERING_KEY_MAX_CHARS: Final = 128
 # A keyed message is stored with its place in each ordered destination's key line in one DynamoDB
@@ -100,15 +100,18 @@ class Resumed:
 type KeyEvent = Arrived | Ended | Resumed
 
 
-def number_in_lines(
-    messages: Sequence[Message], take: Callable[[Mapping[str, int]], Mapping[str, int]]
-) -> list[Message]:
-    """The messages, each with ordered destinations numbered in its key's line in the order given
-    (the order of the request); ``take({key: count})``: for each key, the last of ``count`` fresh
-    numbers (taken side by side: a batch may hold many keys)."""
+def numbers_wanted(messages: Sequence[Message]) -> dict[str, int]:
+    """How many fresh numbers of each key's line these messages take: one per message with ordered
+    destinations (the caller takes them, one counter write per key, side by side)."""
     counts = Counter(m.ordering_key for m in messages if m.ordered_to and m.ordering_key is not None)
-    wanted = {key: count for key, count in counts.items() if key is not None}
-    last = take(wanted) if wanted else {}
+    return {key: count for key, count in counts.items() if key is not None}
+
+
+def number_in_lines(messages: Sequence[Message], last: Mapping[str, int]) -> list[Message]:
+    """The messages, each with ordered destinations numbered in its key's line in the order given
+    (the order of the request); ``last``: for each key of ``numbers_wanted(messages)``, the last of
+    the fresh numbers taken for it."""
+    wanted = numbers_wanted(messages)
     next_number = {key: last[key] - count + 1 for key, count in wanted.items()}
     numbered = []
     for message in messages:

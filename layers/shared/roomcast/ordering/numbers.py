@@ -10,7 +10,7 @@ the publishing functions' clocks say.
 
 from __future__ import annotations
 
-from roomcast.platform.table import TableAccess, key
+from roomcast.platform import TableAccess, key
 
 
 class KeyNumbers(TableAccess):

@@ -10,12 +10,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from roomcast.catalog.model import Subscription
-from roomcast.dead_letters.ports import DeadLetterRecords, ReplayClaim
-from roomcast.dead_letters.replays import REPLAY_CLAIM_MS
+from roomcast.catalog import Subscription
+from roomcast.dead_letters import REPLAY_CLAIM_MS, DeadLetterRecords, ReplayClaim
 from roomcast.ordering.model import KeyRef, Resumed
 from roomcast.ordering.sends import OrderedSends
-from roomcast.platform.errors import Conflict
+from roomcast.platform import Conflict
 
 
 @dataclass

@@ -10,17 +10,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from roomcast.catalog.model import Subscription, SubscriptionType
-from roomcast.catalog.ports import Catalog
-from roomcast.messages.envelope import first_envelope
-from roomcast.messages.model import HANDED_TO_FAILOVER, TERMINAL_STATUSES, Delivery, DeliveryStatus, Message
-from roomcast.messages.ports import MessageRecords, Sender
-from roomcast.messages.sender import QueueAddresses
+from roomcast.catalog import Catalog, Subscription, SubscriptionType
+from roomcast.messages import (
+    HANDED_TO_FAILOVER,
+    TERMINAL_STATUSES,
+    Delivery,
+    DeliveryStatus,
+    Message,
+    MessageRecords,
+    QueueAddresses,
+    Sender,
+    first_envelope,
+)
 from roomcast.ordering.model import Arrived, Ended, KeyEvent, KeyRef
 from roomcast.ordering.steps import KeySteps
-from roomcast.platform.clock import now_ms
-from roomcast.platform.errors import NotFound
-from roomcast.platform.observability import logger
+from roomcast.platform import NotFound, logger, now_ms
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from roomcast.catalog.model import OnDeadKey
+from roomcast.catalog import OnDeadKey
 from roomcast.ordering.model import Ended, KeyEvent, KeyPlan, KeyRef, plan, trigger_of
 from roomcast.ordering.store import OrderingKeys, waiting_sort_key
 

@@ -24,11 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from roomcast.messages.items import message_ttl, ttl
-from roomcast.messages.model import Message
+from roomcast.messages import Message, message_ttl, ttl
 from roomcast.ordering.model import KeyHead, KeyPlan, KeyRef, KeyState
-from roomcast.platform import items
-from roomcast.platform.table import TableAccess, key
+from roomcast.platform import TableAccess, items, key
 
 HEAD_SORT_KEY: Final = "HEAD"
 WAITING_PREFIX: Final = "SEQ#"

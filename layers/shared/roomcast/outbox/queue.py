@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from roomcast.deliver_at.rules import Carrier, carrier_for, schedule_fires_at_ms
-from roomcast.deliver_at.schedules import ReleaseSchedules
-from roomcast.messages.ports import Outgoing, Sender
-from roomcast.messages.sender import SQS_MAX_DELAY_SECONDS, delay_seconds
+from roomcast.deliver_at import Carrier, carrier_for, schedule_fires_at_ms
+from roomcast.messages import SQS_MAX_DELAY_SECONDS, Outgoing, Sender, delay_seconds
+from roomcast.outbox.schedules import ReleaseSchedules
 from roomcast.outbox.tasks import OutboxTask, Probe, Release
-from roomcast.platform.observability import logger
+from roomcast.platform import logger
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from dataclasses import dataclass, fields, replace
 from functools import cache
 from typing import Any, ClassVar, Final
 
-from roomcast.catalog.model import SubscriptionType
-from roomcast.platform.fields import camel, camel_fields
+from roomcast.catalog import SubscriptionType
+from roomcast.platform import camel, camel_fields
 
 SUBSCRIPTION_DELETED: Final = "the subscription was deleted"
 ROOM_DELETED: Final = "the room was deleted"

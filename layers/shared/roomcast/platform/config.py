@@ -28,7 +28,7 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class ReleaseScheduling:
-    """Where long waits of scheduled messages go (roomcast.deliver_at.schedules): the EventBridge
+    """Where long waits of scheduled messages go (roomcast.outbox.schedules): the EventBridge
     Scheduler group, the outbox queue the schedules put releases on, the role they do it as, and
     where a release the scheduler could not put there goes (none: "")."""
 

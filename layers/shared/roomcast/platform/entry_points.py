@@ -23,7 +23,9 @@ def declared_entry_points(init_file: str | Path, package: str) -> dict[str, tupl
     tree = ast.parse(Path(init_file).read_text(encoding="utf-8"))
     declared: dict[str, tuple[str, str | None]] = {}
     for node in tree.body:
-        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+        if not (
+            isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        ):
             continue
         for statement in node.body:
             if isinstance(statement, ast.ImportFrom) and statement.module:

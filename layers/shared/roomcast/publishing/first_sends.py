@@ -15,18 +15,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 
-from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import Catalog
-from roomcast.log.ports import LogSink
-from roomcast.log.records import LogEvent, LogRecord
-from roomcast.messages.envelope import Envelope, first_envelope
-from roomcast.messages.model import Message
-from roomcast.messages.ports import MessageRecords, Sender
-from roomcast.messages.sender import QueueAddresses
-from roomcast.outbox.queue import OutboxQueue
-from roomcast.outbox.tasks import Release
-from roomcast.platform import ids
-from roomcast.platform.observability import logger
+from roomcast.catalog import Catalog, Subscription
+from roomcast.log import LogEvent, LogRecord, LogSink
+from roomcast.messages import Envelope, Message, MessageRecords, QueueAddresses, Sender, first_envelope
+from roomcast.outbox import OutboxQueue, Release
+from roomcast.platform import ids, logger
 from roomcast.publishing.ports import PublishMarkRecords
 
 

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from roomcast.messages.model import Message
-from roomcast.platform import ids, limits
-from roomcast.platform.errors import Conflict, InvalidRequest, RoomcastError
+from roomcast.messages import Message
+from roomcast.platform import Conflict, InvalidRequest, RoomcastError, ids, limits
 from roomcast.publishing.ports import PublishMarkRecords
 
 # The publish function's 29 s timeout, rounded up: a publish still running is younger than this.

@@ -9,7 +9,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from roomcast.messages.items import (
+from roomcast.messages import (
     MESSAGE_SORT_KEY,
     OUTBOX_ATTRIBUTE,
     OUTBOX_UNSENT,
@@ -19,8 +19,7 @@ from roomcast.messages.items import (
     sends_done_key,
     ttl_after,
 )
-from roomcast.platform import items, limits
-from roomcast.platform.table import TableAccess, is_condition_failure, key
+from roomcast.platform import TableAccess, is_condition_failure, items, key, limits
 
 
 class PublishMarks(TableAccess):

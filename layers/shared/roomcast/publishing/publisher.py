@@ -11,42 +11,23 @@ messages follow roomcast.publishing.keyed_messages."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import KW_ONLY, dataclass, replace
-from functools import partial
 
-from roomcast.catalog.model import Room, Subscription
-from roomcast.catalog.policy import expires_at
-from roomcast.deliver_at.rules import release_at_ms
-from roomcast.event_types.gate import ADMITTED, Admission, SchemaGate
-from roomcast.messages.model import Delivery, DeliveryStatus, Message, Publication
-from roomcast.messages.ports import MessageExists
-from roomcast.ordering.model import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM, number_in_lines
-from roomcast.ordering.ports import KeyNumberRecords
-from roomcast.ordering.store import waiting_items
-from roomcast.outbox.tasks import PublishCheck
-from roomcast.platform import ids
-from roomcast.platform.clock import iso_from_ms, now_ms
-from roomcast.platform.errors import RoomcastError
-from roomcast.platform.observability import logger
+from roomcast.catalog import Room, Subscription
+from roomcast.event_types import SchemaGate
+from roomcast.messages import Message, MessageExists, Publication
+from roomcast.ordering import KeyNumberRecords, number_in_lines, numbers_wanted, waiting_items
+from roomcast.outbox import PublishCheck
+from roomcast.platform import RoomcastError, ids, logger, now_ms
 from roomcast.publishing import keyed_messages
 from roomcast.publishing.first_sends import MessageSending, Routed
 from roomcast.publishing.keyed_messages import Anew, Resume, Taken
-from roomcast.publishing.routing import Route, route_message
+from roomcast.publishing.plans import BatchPlan, Planned, first_records, plan_batch, still_there
 
 # The publish check is sent while the room is read (both before anything is stored).
 _CHECKS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="publish-check")
-
-
-@dataclass(frozen=True)
-class _Planned:
-    """A message of the request on its way: where it is in the request, and where it goes."""
-
-    index: int
-    routed: Routed
-    keyed: bool
 
 
 def internal_error() -> RoomcastError:
@@ -80,52 +61,33 @@ class Publisher(MessageSending):
         and all envelopes sent together (10 per SQS call, the calls in parallel)."""
         request_id = ids.new_publish_request_id()
         message_ids = [keyed_messages.message_id(tenant_id, room_id, p.idempotency_key) for p in publications]
+        # Read what the plan needs: the catalog's event types beside the room and its subscriptions.
         gate = self.schemas
         declared = _CHECKS.submit(gate.event_types, tenant_id, publications) if gate is not None else None
         room, subscriptions, direct = self._routing_with_check(
             tenant_id, room_id, request_id, list(dict.fromkeys(message_ids))
         )
         admissions = gate.admit(room, publications, declared.result()) if gate and declared else None
+        # Plan (pure), then number the ordered messages in their keys' lines.
         now = self.clock()
-        results: list[Message | RoomcastError | None] = [None] * len(publications)
-        planned: list[_Planned] = []
-        first_with_key: dict[str, int] = {}
-        repeats: list[tuple[int, int]] = []  # a key met again in the request: (index, its first index)
-        for index, publication in enumerate(publications):
-            admission = admissions[index] if admissions is not None else ADMITTED
-            if admission.refused is not None:
-                results[index] = admission.refused
-                continue
-            try:
-                route = route_message(room, subscriptions, publication)
-                release_at = release_at_ms(now, publication.deliver_at_ms, publication.deliver_after_ms)
-            except RoomcastError as refused:
-                results[index] = refused
-                continue
-            key = publication.idempotency_key
-            if key is not None and key in first_with_key:
-                repeats.append((index, first_with_key[key]))
-                continue
-            if key is not None:
-                first_with_key[key] = index
-            message = _new_message(message_ids[index], request_id, room, publication, route, now, admission)
-            if release_at is not None:
-                message = scheduled(message, release_at, room)
-            planned.append(_Planned(index, Routed(message, route.destinations), key is not None))
-        numbered = number_in_lines(
-            [p.routed.message for p in planned], partial(self._take, tenant_id, room_id)
-        )
-        planned = [
-            replace(p, routed=replace(p.routed, message=m)) for p, m in zip(planned, numbered, strict=True)
-        ]
-        to_send, complete = self._store(tenant_id, planned, publications, subscriptions, results, direct, now)
+        plan = plan_batch(request_id, message_ids, room, subscriptions, publications, admissions, now)
+        wanted = numbers_wanted(plan.messages)
+        plan = plan.with_messages(number_in_lines(plan.messages, self._take(tenant_id, room_id, wanted)))
+        # Store, send, record.
+        results = plan.results
+        to_send, complete, anew = self._store(tenant_id, plan, publications, subscriptions, direct, now)
         answered = self.first_sends().send([p.routed for p in to_send], direct, request_id, now)
-        for plan, ok in zip(to_send, answered, strict=True):
-            results[plan.index] = plan.routed.message if ok else internal_error()
+        for planned, ok in zip(to_send, answered, strict=True):
+            results[planned.index] = planned.routed.message if ok else internal_error()
         if direct and complete and all(answered):
             resumed = [p.routed.message.id for p in to_send if p.routed.message.request_id != request_id]
             self._record_sent(tenant_id, [request_id, *resumed])
-        for index, first in repeats:
+        # Keyed messages whose key named a message past the key's window: published anew, new ids.
+        if anew:
+            keyless = [replace(publications[index], idempotency_key=None) for index in anew]
+            for index, again in zip(anew, self.publish_batch(tenant_id, room_id, keyless), strict=True):
+                results[index] = again
+        for index, first in plan.repeats:
             same = publications[index] == publications[first]
             results[index] = results[first] if same else keyed_messages.key_reused()
         return [result if result is not None else internal_error() for result in results]
@@ -133,64 +95,63 @@ class Publisher(MessageSending):
     def _store(
         self,
         tenant_id: str,
-        planned: Sequence[_Planned],
+        plan: BatchPlan,
         publications: Sequence[Publication],
         subscriptions: Sequence[Subscription],
-        results: list[Message | RoomcastError | None],
         direct: bool,
         now: int,
-    ) -> tuple[list[_Planned], bool]:
+    ) -> tuple[list[Planned], bool, list[int]]:
         """Store the planned messages (before anything is sent: a message is never on a queue
-        without its record); those to send, and whether every one was stored or answered (a write
-        that failed may still have stored part of a batch: only the check can find that)."""
+        without its record); those to send, whether every one was stored or answered (a write
+        that failed may still have stored part of a batch: only the check can find that), and the
+        indexes of keyed messages to publish anew (their key's window is over)."""
+        planned, results = plan.planned, plan.results
         failed = self.messages.put_messages(
-            [(p.routed.message, _first_records(p.routed)) for p in planned if not p.keyed],
+            [(p.routed.message, first_records(p.routed)) for p in planned if not p.keyed],
             left_to_outbox=not direct,
             places=waiting_items,
         )
         failed |= self.messages.put_messages(
-            [(p.routed.message, _first_records(p.routed)) for p in planned if p.keyed],
+            [(p.routed.message, first_records(p.routed)) for p in planned if p.keyed],
             if_new=True,
             left_to_outbox=not direct,
             places=waiting_items,
         )
-        to_send, taken, complete = [], [], True
-        for plan in planned:
-            error = failed.get(plan.routed.message.id)
+        to_send: list[Planned] = []
+        taken: list[tuple[Planned, Message | None]] = []
+        anew: list[int] = []
+        complete = True
+        for one in planned:
+            error = failed.get(one.routed.message.id)
             if error is None:
-                to_send.append(plan)
+                to_send.append(one)
             elif isinstance(error, MessageExists):
-                taken.append((plan, error.stored))
+                taken.append((one, error.stored))
             else:
                 logger.error("storing a message failed", exc_info=error)
-                results[plan.index] = internal_error()
+                results[one.index] = internal_error()
                 complete = False
-        missing = [plan.routed.message.id for plan, stored in taken if stored is None]
+        missing = [one.routed.message.id for one, stored in taken if stored is None]
         reread = self.messages.get_messages(tenant_id, missing) if missing else {}
         asked = [
             Taken(
-                plan.routed.message,
-                publications[plan.index].correlation_id,
-                stored or reread.get(plan.routed.message.id),
+                one.routed.message,
+                publications[one.index].correlation_id,
+                stored or reread.get(one.routed.message.id),
             )
-            for plan, stored in taken
+            for one, stored in taken
         ]
-        for (plan, _), answer in zip(
+        for (one, _), answer in zip(
             taken, keyed_messages.answer_taken(self.marks, tenant_id, asked, now), strict=True
         ):
             if isinstance(answer, Resume):
-                to_send.append(
-                    _Planned(
-                        plan.index, Routed(answer.stored, _still_there(answer.stored, subscriptions)), True
-                    )
-                )
+                routed = Routed(answer.stored, still_there(answer.stored, subscriptions))
+                to_send.append(Planned(one.index, routed, True))
             elif isinstance(answer, Anew):
-                results[plan.index] = self._publish_anew(
-                    tenant_id, plan.routed.message.room_id, publications[plan.index]
-                )
+                anew.append(one.index)
             else:
-                results[plan.index] = answer
-        return to_send, complete
+                results[one.index] = answer
+        return to_send, complete, anew
 
     def _routing_with_check(
         self, tenant_id: str, room_id: str, request_id: str, message_ids: Sequence[str]
@@ -230,77 +191,3 @@ class Publisher(MessageSending):
             self.marks.mark_sends_done(tenant_id, units)
         except Exception:
             logger.exception("recording a publish's sends done failed", extra={"units": list(units)})
-
-    def _publish_anew(
-        self, tenant_id: str, room_id: str, publication: Publication
-    ) -> Message | RoomcastError:
-        """A message whose key named a message past the key's window: a new message, new id."""
-        keyless = replace(publication, idempotency_key=None)
-        try:
-            return self.publish_message(tenant_id, room_id, keyless)
-        except RoomcastError as refused:
-            return refused
-
-
-def _new_message(
-    message_id: str,
-    request_id: str,
-    room: Room,
-    publication: Publication,
-    route: Route,
-    at_ms: int,
-    admission: Admission,
-) -> Message:
-    return Message(
-        id=message_id,
-        tenant_id=room.tenant_id,
-        room_id=room.id,
-        event_type=publication.event_type,
-        event_version=publication.event_version,
-        correlation_id=publication.correlation_id or str(uuid.uuid4()),
-        payload=publication.payload,
-        published_at=iso_from_ms(at_ms),
-        published_at_ms=at_ms,
-        expires_at_ms=expires_at(at_ms, room.message_expiration_ms),
-        destinations=tuple(s.id for s in route.destinations),
-        request_id=request_id,
-        filtered_out=route.filtered_out,
-        schema_errors=admission.warnings,
-        ordering_key=publication.ordering_key,
-        # An ordered destination gets it in its key's turn (docs/decisions/0041-ordering-keys.md).
-        # (a room holds at most MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM; more, by a race of two
-        # creates, are sent unordered: the message and its places are one transaction)
-        ordered_to=tuple(s.id for s in route.destinations if s.ordered)[:MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM]
-        if publication.ordering_key
-        else (),
-    )
-
-
-def scheduled(message: Message, release_at_ms: int, room: Room) -> Message:
-    """The message released at ``release_at_ms``: its expiry clock starts then."""
-    expiry = expires_at(release_at_ms, room.message_expiration_ms)
-    return replace(message, deliver_at_ms=release_at_ms, expires_at_ms=expiry)
-
-
-def _first_records(routed: Routed) -> list[Delivery]:
-    """Each destination's first record: pending (a scheduled message's: scheduled, due at its
-    deliverAt; an ordered destination's: waiting for its key's turn), no attempt yet, as of the
-    publishing."""
-    message, at = routed.message, routed.message.published_at
-    status = DeliveryStatus.SCHEDULED if message.scheduled else DeliveryStatus.PENDING
-    due = iso_from_ms(message.sent_from_ms)
-    records = []
-    for s in routed.subscriptions:
-        ordered = s.id in message.ordered_to
-        first = DeliveryStatus.WAITING if ordered else status
-        slot = message.key_slot if ordered else None
-        records.append(
-            Delivery(message.id, message.tenant_id, s.id, s.type, first, 0, None, due, at, ordering=slot)
-        )
-    return records
-
-
-def _still_there(stored: Message, subscriptions: Sequence[Subscription]) -> list[Subscription]:
-    """The stored message's destinations that are still subscriptions of the room."""
-    by_id = {s.id: s for s in subscriptions}
-    return [by_id[i] for i in stored.destinations if i in by_id]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from roomcast.catalog.model import Room, Subscription, accepts_event
-from roomcast.filters.index import PayloadIndex
-from roomcast.messages.model import FilteredOut, Publication
-from roomcast.platform.errors import InvalidRequest
+from roomcast.catalog import Room, Subscription, accepts_event
+from roomcast.filters import PayloadIndex
+from roomcast.messages import FilteredOut, Publication
+from roomcast.platform import InvalidRequest
 
 
 def _refuse(field: str, problem: str) -> InvalidRequest:

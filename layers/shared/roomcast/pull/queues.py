@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from botocore.exceptions import ClientError
 
-from roomcast.platform.aws import SqsAccess
-from roomcast.platform.errors import RoomcastError
+from roomcast.platform import RoomcastError, SqsAccess
 from roomcast.pull.ports import PullQueues, Received
 
 if TYPE_CHECKING:

@@ -19,11 +19,9 @@ import hmac
 import json
 from dataclasses import dataclass
 
-from roomcast.catalog.model import SubscriptionType
-from roomcast.messages.model import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot, Note
-from roomcast.platform import limits
-from roomcast.platform.clock import iso_from_ms
-from roomcast.platform.errors import InvalidRequest
+from roomcast.catalog import SubscriptionType
+from roomcast.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot, Note
+from roomcast.platform import InvalidRequest, iso_from_ms, limits
 
 RECEIPT_PREFIX = "rcpt_"
 MAX_RECEIPT_LENGTH = 4096

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from roomcast.catalog.model import Subscription
+from roomcast.catalog import Subscription
 from roomcast.webhooks.answers import HttpResult
 from roomcast.webhooks.signing import webhook_headers
 from roomcast.webhooks.urls import PushUrlPolicy, PushUrlUnresolvable

@@ -14,7 +14,7 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 
-from roomcast.platform.credentials import SIGNING_SECRET_PREFIX
+from roomcast.platform import SIGNING_SECRET_PREFIX
 
 SIGNATURE_VERSION = "v1"
 USER_AGENT = "roomcast-webhooks/1"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
-from roomcast.platform.limits import MAX_PUSH_URL_LENGTH
+from roomcast.platform import MAX_PUSH_URL_LENGTH
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Iterable[str]]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 from rich.console import RenderableType
 
 from roomcast_cli import render
+from roomcast_cli._enums import DeliveryStatus
 from roomcast_cli.common import (
     JsonFlag,
     RoomId,
@@ -37,19 +37,6 @@ dead_letters_app = typer.Typer(
 MessageIds = Annotated[
     list[str] | None, typer.Option("--id", metavar="MESSAGE_ID", help="Only this message (repeatable).")
 ]
-
-
-class DeliveryStatus(StrEnum):
-    scheduled = "scheduled"
-    waiting = "waiting"
-    pending = "pending"
-    retrying = "retrying"
-    delivered = "delivered"
-    dead = "dead"
-    expired = "expired"
-    cleared = "cleared"
-    cancelled = "cancelled"
-    aborted = "aborted"
 
 
 @deliveries_app.command("list")

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import typer
 
 from roomcast_cli import render
+from roomcast_cli._enums import EventTypeValidation
 from roomcast_cli.common import JsonFlag, dump, list_command
 from roomcast_cli.exit_codes import CliError, ExitCode
 from roomcast_cli.inputs import parse_json
@@ -75,16 +76,16 @@ def create(
         typer.Option("--schema", "-s", metavar="VERSION=JSON", help="A version's schema (repeatable)."),
     ] = None,
     validation: Annotated[
-        Literal["reject", "warn", "off"],
+        EventTypeValidation,
         typer.Option(help="What a publish whose payload breaks its schema gets."),
-    ] = "reject",
+    ] = EventTypeValidation.REJECT,
     description: Annotated[str, typer.Option(help="What the event means.")] = "",
     json_output: JsonFlag = False,
 ) -> None:
     """Add an event type to the catalog."""
     session = session_of(context, json_output)
     created = session.client.event_types.create(
-        name, schemas=_schemas(schema or []), validation=validation, description=description
+        name, schemas=_schemas(schema or []), validation=validation.value, description=description
     )
     session.output.result(dump(created), render.event_type_details)
 

@@ -12,7 +12,6 @@ import ipaddress
 import queue
 import signal
 import threading
-from enum import StrEnum
 from types import FrameType
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -20,6 +19,7 @@ from urllib.parse import urlsplit
 import typer
 
 from roomcast_cli import render
+from roomcast_cli._enums import DeliveryControl
 from roomcast_cli.common import JsonFlag, RoomId, dump
 from roomcast_cli.exit_codes import CliError, ExitCode
 from roomcast_cli.inputs import parse_event_types
@@ -37,11 +37,6 @@ def _is_loopback_url(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-class Control(StrEnum):
-    abort = "abort"
-    disable = "disable"
 
 
 def listen(
@@ -97,7 +92,7 @@ def listen(
         ),
     ] = 200,
     control: Annotated[
-        Control | None,
+        DeliveryControl | None,
         typer.Option(
             help="Also answer with this webhook-delivery header: abort (no more attempts of that "
             "message; on a status that is not 2xx) or disable (the subscription is disabled)."

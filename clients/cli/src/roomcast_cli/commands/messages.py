@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from roomcast_cli import render
+from roomcast_cli._enums import DELIVERY_STATUSES
 from roomcast_cli.common import JsonFlag, RoomId, dump, paging_options, print_pages, with_options
 from roomcast_cli.exit_codes import CliError, ExitCode
 from roomcast_cli.inputs import iso_utc, parse_wait_ms, parse_when, read_json_input
@@ -174,7 +175,9 @@ def show(
     wait: Annotated[
         bool,
         typer.Option(
-            "--wait", help="Wait until every delivery has ended (delivered, dead, expired, cleared)."
+            "--wait",
+            help="Wait until every delivery has ended: "
+            f"{', '.join(s for s in DELIVERY_STATUSES if s in render.FINAL_STATUSES)}.",
         ),
     ] = False,
     timeout: Annotated[

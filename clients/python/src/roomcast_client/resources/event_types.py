@@ -3,39 +3,16 @@ get, update, archive, restore, validate a payload, export as OpenAPI 3.1 webhook
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from roomcast_client._core import Call, read_document, read_model, segment, wire_fields
 from roomcast_client._executors import E, Resource, operation, paginated
-from roomcast_client.models import ApiModel, Page
+from roomcast_client.models import EventTypeDefinition, Page, SchemaError, Validated
 from roomcast_client.resources.common import page_call
 
-
-class EventTypeDefinition(ApiModel):
-    """An event type of the catalog; ``schemas`` (by version) is None in lists."""
-
-    name: str
-    description: str = ""
-    validation: Literal["reject", "warn", "off"]
-    deprecated: bool = False
-    archived: bool = False
-    schemas: dict[str, dict[str, Any]] | None = None
-    versions: list[str] = Field(default_factory=list)
-    created_at: str
-    updated_at: str
-
-
-class SchemaError(ApiModel):
-    path: str  # where in the payload: ``payload.items[2].price``
-    message: str
-
-
-class Validated(ApiModel):
-    valid: bool
-    checked: bool  # whether that version has a schema
-    errors: list[SchemaError] = Field(default_factory=list)
+# The answers' models are the API's (generated): an event type (``schemas`` by version, None in
+# lists), a payload's check and its errors.
+__all__ = ["EventTypeDefinition", "EventTypes", "SchemaError", "Validated"]
 
 
 def _path(name: str, tail: str = "") -> str:

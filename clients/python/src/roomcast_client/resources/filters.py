@@ -2,36 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from roomcast_client._core import Call, read_model, wire_fields
 from roomcast_client._executors import E, Resource, operation
-from roomcast_client.models import ApiModel
+from roomcast_client.models import CandidateMatch, FilterTest, SubscriptionMatch
 from roomcast_client.resources.common import room_path
 
-
-class SubscriptionMatch(ApiModel):
-    subscription_id: str
-    type: Literal["PUSH", "PULL"]
-    status: str
-    matched: bool
-    reason: str | None = None  # why not: the room, its status, its event types, or its filter
-
-
-class CandidateMatch(ApiModel):
-    matched: bool
-    reason: str | None = None
-
-
-class FilterTest(ApiModel):
-    """Whether the room accepts the message, and each subscription's verdict (in id order)."""
-
-    accepted: bool
-    reason: str | None = None
-    subscriptions: list[SubscriptionMatch] = Field(default_factory=list)
-    candidate: CandidateMatch | None = None
+# The answer's models are the API's (generated): whether the room accepts the message, and each
+# subscription's verdict (in id order) and the candidate filter's.
+__all__ = ["CandidateMatch", "FilterTest", "Filters", "SubscriptionMatch"]
 
 
 class Filters(Resource[E]):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 from botocore.exceptions import ClientError
 
 from roomcast.outbox.tasks import Release
-from roomcast.platform.aws import scheduler_client
+from roomcast.platform import scheduler_client
 
 if TYPE_CHECKING:
     from mypy_boto3_scheduler.type_defs import TargetTypeDef

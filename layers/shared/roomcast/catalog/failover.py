@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import FailoverLink
-from roomcast.platform.errors import InvalidRequest, NotFound
-from roomcast.platform.limits import MAX_FAILOVER_CHAIN_LENGTH
+from roomcast.catalog.ports import FailoverLink, SubscriptionStore
+from roomcast.platform import MAX_FAILOVER_CHAIN_LENGTH, InvalidRequest, NotFound
 
 # Reads one subscription of the room; NotFound when there is none.
 Lookup = Callable[[str], Subscription]
@@ -54,3 +53,14 @@ def check_failover(
             ],
         )
     return tuple(chain)
+
+
+def checked_failover_chain(
+    subscriptions: SubscriptionStore, tenant_id: str, room_id: str, subscription_id: str, failover_id: str
+) -> tuple[FailoverLink, ...]:
+    """``check_failover`` over the room's subscriptions as the store reads them."""
+
+    def lookup(other_id: str) -> Subscription:
+        return subscriptions.get_subscription(tenant_id, room_id, other_id)
+
+    return check_failover(lookup, room_id, subscription_id, failover_id)

@@ -1,0 +1,164 @@
+# Generated from functions/docs/api_docs/openapi.json by `make sdk-models`
+# (python -m roomcast_dev.sdk_models): do not edit. `make template-inputs` and
+# tests/unit/test_generated_clients.py fail while it is stale.
+
+"""The roomcast API's enumerations, as the CLI lists and takes them: a tuple of each one's
+values in the API's order, and a StrEnum of them (docs/decisions/0044-generated-sdk-models.md).
+"""
+
+from enum import StrEnum
+from typing import Final
+
+DELIVERY_STATUSES: Final = (
+    "scheduled",
+    "waiting",
+    "pending",
+    "retrying",
+    "delivered",
+    "dead",
+    "expired",
+    "cleared",
+    "cancelled",
+    "aborted",
+)
+
+
+class DeliveryStatus(StrEnum):
+    """The values of DeliveryView.status in openapi.json."""
+
+    SCHEDULED = "scheduled"
+    WAITING = "waiting"
+    PENDING = "pending"
+    RETRYING = "retrying"
+    DELIVERED = "delivered"
+    DEAD = "dead"
+    EXPIRED = "expired"
+    CLEARED = "cleared"
+    CANCELLED = "cancelled"
+    ABORTED = "aborted"
+
+
+ATTEMPT_EVENTS: Final = ("post", "pull", "ack", "nack", "ack_wait_expired")
+
+
+class AttemptEvent(StrEnum):
+    """The values of AttemptView.event in openapi.json."""
+
+    POST = "post"
+    PULL = "pull"
+    ACK = "ack"
+    NACK = "nack"
+    ACK_WAIT_EXPIRED = "ack_wait_expired"
+
+
+JOB_KINDS: Final = (
+    "clear-deliveries",
+    "purge-dead-letters",
+    "replay-dead-letters",
+    "delete-room",
+    "retry-deliveries",
+)
+
+
+class JobKind(StrEnum):
+    """The values of JobView.kind in openapi.json."""
+
+    CLEAR_DELIVERIES = "clear-deliveries"
+    PURGE_DEAD_LETTERS = "purge-dead-letters"
+    REPLAY_DEAD_LETTERS = "replay-dead-letters"
+    DELETE_ROOM = "delete-room"
+    RETRY_DELIVERIES = "retry-deliveries"
+
+
+JOB_STATES: Final = ("running", "succeeded", "failed")
+
+
+class JobState(StrEnum):
+    """The values of JobView.state in openapi.json."""
+
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+SUBSCRIPTION_TYPES: Final = ("PUSH", "PULL")
+
+
+class SubscriptionType(StrEnum):
+    """The values of SubscriptionResponse.type in openapi.json."""
+
+    PUSH = "PUSH"
+    PULL = "PULL"
+
+
+SUBSCRIPTION_STATUSES: Final = ("active", "paused", "disabled")
+
+
+class SubscriptionStatus(StrEnum):
+    """The values of SubscriptionResponse.status in openapi.json."""
+
+    ACTIVE = "active"
+    PAUSED = "paused"
+    DISABLED = "disabled"
+
+
+ON_DEAD_KEY_CHOICES: Final = ("pause", "skip")
+
+
+class OnDeadKey(StrEnum):
+    """The values of SubscriptionResponse.onDeadKey in openapi.json."""
+
+    PAUSE = "pause"
+    SKIP = "skip"
+
+
+ORDERING_KEY_STATUSES: Final = ("flowing", "paused")
+
+
+class OrderingKeyStatus(StrEnum):
+    """The values of OrderingKeyView.status in openapi.json."""
+
+    FLOWING = "flowing"
+    PAUSED = "paused"
+
+
+NACK_OUTCOMES: Final = ("retry", "dead", "expired")
+
+
+class NackOutcomeKind(StrEnum):
+    """The values of NackOutcome.outcome in openapi.json."""
+
+    RETRY = "retry"
+    DEAD = "dead"
+    EXPIRED = "expired"
+
+
+UNDECLARED_EVENT_TYPES_CHOICES: Final = ("allow", "reject")
+
+
+class UndeclaredEventTypes(StrEnum):
+    """The values of RoomResponse.undeclaredEventTypes in openapi.json."""
+
+    ALLOW = "allow"
+    REJECT = "reject"
+
+
+VALIDATION_MODES: Final = ("reject", "warn", "off")
+
+
+class EventTypeValidation(StrEnum):
+    """The values of EventTypeView.validation in openapi.json."""
+
+    REJECT = "reject"
+    WARN = "warn"
+    OFF = "off"
+
+
+DELIVERY_CONTROLS: Final = ("abort", "disable")
+
+
+class DeliveryControl(StrEnum):
+    """The values of the webhook-delivery header of a webhook's answer in openapi.json."""
+
+    ABORT = "abort"
+    DISABLE = "disable"
