@@ -95,10 +95,10 @@ openapi: $(VENV)/.synced ## merge every function's routes into the docs function
 glue-scripts: $(VENV)/.synced ## write the Glue jobs' one-file script, glue_jobs/bundled/ (committed)
 	$(PY) -m roomcast_dev.glue_assets
 
-# The clients' models and enumerations, generated from openapi.json (run `make openapi` first when a
-# route changed): the SDK's _generated/, the CLI's _enums.py, the console's enums.js (committed,
-# checked by template-inputs; docs/decisions/0044-generated-sdk-models.md).
-sdk-models: $(VENV)/.synced ## generate the SDK's models and the clients' enumerations from openapi.json (committed)
+# The clients' models and enumerations, generated from openapi.json (merged first): the SDK's
+# _generated/, the CLI's _enums.py, the console's enums.js (committed, checked by template-inputs;
+# docs/decisions/0044-generated-sdk-models.md).
+sdk-models: $(VENV)/.synced openapi ## generate the SDK's models and the clients' enumerations from openapi.json (committed)
 	$(PY) -m roomcast_dev.sdk_models
 
 template-check: template-inputs template-lint template-validate template-scan template-build ## committed build inputs current, cfn-lint, sam validate --lint, checkov (0 failed), sam build (no Docker)
@@ -169,7 +169,7 @@ invoke: $(VENV)/.synced ## make invoke FUNCTION=<logical id> EVENT=events/<file>
 smoke: $(VENV)/.synced ## make smoke with ROOMCAST_URL, ROOMCAST_API_KEY [ROOMCAST_RECEIVER_URL]: black-box checks of any running stack (docs/deploy.md)
 	ROOMCAST_SMOKE=1 $(PY) -m pytest tests/smoke -q -p no:cacheprovider
 
-build: $(SAM) openapi glue-scripts ## sam build (for deployment), its committed inputs regenerated first
+build: $(SAM) openapi glue-scripts sdk-models ## sam build (for deployment), its committed inputs regenerated first
 	PATH="$(PYTHON_BIN_DIR):$$PATH" $(SAM) build
 
 deploy: build ## sam deploy --guided: the functions, the docs and the Glue scripts (needs AWS credentials)

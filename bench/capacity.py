@@ -28,7 +28,7 @@ from bench.capacity_model import (
 )
 from bench.cost_scenario import metered_stack
 from bench.meter import METER
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.template import load_template
@@ -59,7 +59,7 @@ def measure(stack: LocalStack, subscriptions: int, messages: int) -> MessageCost
     """Publish ``messages`` to a room of ``subscriptions`` PUSH subscriptions and wait until every
     webhook was answered and every queue is empty; what one message cost."""
     stack.reset()
-    repository = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
+    repository = CatalogTable(stack.output("TableName"), client=stack.client("dynamodb"))
     session = requests.Session()
     session.headers["Authorization"] = f"Bearer {create_api_key(repository, 'capacity')}"
     api = stack.api_url

@@ -18,7 +18,7 @@ import requests
 from bench.cost_model import FunctionUsage, Run, WriteKind
 from bench.harness import FUNCTION_LOG
 from bench.meter import METER, install_meter
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
@@ -100,7 +100,7 @@ def _queues_empty() -> bool:
 
 def run_scenario(stack: LocalStack, name: str, batch: int) -> Run:
     stack.reset()
-    repository = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
+    repository = CatalogTable(stack.output("TableName"), client=stack.client("dynamodb"))
     session = requests.Session()
     session.headers["Authorization"] = f"Bearer {create_api_key(repository, 'bench-cost')}"
     endpoints = _Endpoints()

@@ -19,7 +19,7 @@ from bench.pull_throughput import (
     pull_acking_all,
     pull_and_ack_all,
 )
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_client import Client, PullConsumer
 from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
@@ -36,7 +36,7 @@ def over_http() -> PullRates:
     )
     stack.start()
     try:
-        catalog = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
+        catalog = CatalogTable(stack.output("TableName"), client=stack.client("dynamodb"))
         with requests.Session() as session:
             key = create_api_key(catalog, "bench-pull")
             session.headers["Authorization"] = f"Bearer {key}"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from tests.e2e.partition_keys import PartitionRecorder, shared
@@ -117,7 +117,7 @@ def http() -> Iterator[requests.Session]:
 
 def tenant_client(stack: LocalStack, http: requests.Session, tenant: str) -> ApiClient:
     """A client with a new API key of ``tenant`` on ``stack`` (any local stack, not only the session's)."""
-    repository = CatalogStore(stack.output("TableName"), client=stack.client("dynamodb"))
+    repository = CatalogTable(stack.output("TableName"), client=stack.client("dynamodb"))
     return ApiClient(stack.api_url, create_api_key(repository, tenant), http)
 
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 from tests.support import PROJECT_ROOT
@@ -26,7 +26,7 @@ SEED = os.environ.get("ROOMCAST_FUZZ_SEED", "20261122")
 
 def test_the_api_conforms_to_its_openapi_document(empty_stack: LocalStack, tmp_path: Path) -> None:
     # Given: two tenants, so that one tenant's objects are probed with the other's key
-    repository = CatalogStore(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
+    repository = CatalogTable(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
     identities = [
         {
             "name": tenant,

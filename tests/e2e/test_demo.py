@@ -10,7 +10,7 @@ import time
 
 import requests
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast.platform.credentials import new_signing_secret
 from roomcast.webhooks.signing import webhook_headers
 from roomcast_dev.demo import run_demo
@@ -27,7 +27,7 @@ def _line(output: str, pattern: str) -> str:
 
 
 def test_demo_shows_push_retries_and_pull_nack_then_cleans_up(local_stack: LocalStack) -> None:
-    repository = CatalogStore(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
+    repository = CatalogTable(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
     api_key = create_api_key(repository, "demo")
     out = io.StringIO()
 
@@ -89,7 +89,7 @@ def test_demo_reports_an_unusable_key_without_a_traceback(local_stack: LocalStac
 
 
 def test_demo_gives_up_with_a_clear_message_and_still_cleans_up(local_stack: LocalStack) -> None:
-    repository = CatalogStore(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
+    repository = CatalogTable(local_stack.output("TableName"), client=local_stack.client("dynamodb"))
     api_key = create_api_key(repository, "demo")
     out = io.StringIO()
 

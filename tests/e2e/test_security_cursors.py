@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from roomcast.catalog.store import CatalogStore
-from roomcast.dead_letters.store import DeadLetterStore
+from roomcast.catalog.store import CatalogTable
+from roomcast.dead_letters.store import DeadLetterTable
 from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 from tests.e2e.test_publish_and_pull import publish
@@ -65,9 +65,9 @@ def lists(empty_stack: LocalStack, tenant_a: ApiClient) -> dict[str, Listing]:
         assert tenant_a.post("/api-keys", json={"name": f"k{n}"}).status_code == 201
     # Dead letters are written by the store, as the push and pull functions do.
     table, client = empty_stack.output("TableName"), empty_stack.client("dynamodb")
-    stored = CatalogStore(table, client=client).get_subscription("tenant-a", room, subscription)
+    stored = CatalogTable(table, client=client).get_subscription("tenant-a", room, subscription)
     for n in range(3):
-        DeadLetterStore(table, client=client).put(dead_letter(stored, n))
+        DeadLetterTable(table, client=client).put(dead_letter(stored, n))
     messages = f"/rooms/{room}/messages"
     of_subscription = f"/rooms/{room}/subscriptions/{subscription}"
     return {

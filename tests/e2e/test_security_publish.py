@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast.platform import limits
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
@@ -123,7 +123,7 @@ def test_the_largest_emoji_payload_reaches_101_destinations(
     server = webhook_servers()
     room = tenant_a.create_room()
     first = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=server.url("/hook"))
-    repository = CatalogStore(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
+    repository = CatalogTable(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
     template = repository.get_subscription("tenant-a", room["id"], first["id"])
     seed_copies(repository, template, 100)
     emoji = "\U0001f600" * ((limits.MAX_PAYLOAD_BYTES - 2) // 12)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import requests
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast.platform import limits
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
@@ -71,7 +71,7 @@ def test_twenty_creates_at_the_last_free_place_of_a_room_store_exactly_one(
     room = tenant_a.create_room()
     hook = {"type": "PUSH", "pushUrl": "http://127.0.0.1:9/hook"}
     first = tenant_a.create_subscription(room["id"], **hook)
-    repository = CatalogStore(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
+    repository = CatalogTable(empty_stack.output("TableName"), client=empty_stack.client("dynamodb"))
     template = repository.get_subscription("tenant-a", room["id"], first["id"])
     seed_copies(repository, template, limits.MAX_SUBSCRIPTIONS_PER_ROOM - 2)
 

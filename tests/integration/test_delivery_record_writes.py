@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from roomcast.messages.model import AttemptEvent, Delivery, DeliveryStatus
-from roomcast.messages.store import MessageStore
+from roomcast.messages.store import MessageTable
 from roomcast.pull.receipts import Receipt
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
@@ -30,13 +30,13 @@ def _acked(number: int, attempt: int = 0) -> Delivery:
 
 
 @pytest.fixture
-def store(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> MessageStore:
+def store(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> MessageTable:
     function_handler("PullFunction")  # the pull function's environment: the emulator, its region
-    return MessageStore(stack_model.tables["Table"]["TableName"])
+    return MessageTable(stack_model.tables["Table"]["TableName"])
 
 
 def test_a_first_attempts_record_is_put_when_the_destination_has_none(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # When: an ack of two first attempts whose destinations have no record of their own
     aws_calls.clear()
@@ -55,7 +55,7 @@ def test_a_first_attempts_record_is_put_when_the_destination_has_none(
 
 
 def test_an_ack_of_a_first_attempt_does_not_undo_a_record_that_ended(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # Given: the destination's record says cleared (a Clear All came first)
     cleared = Delivery(
@@ -77,7 +77,7 @@ def test_an_ack_of_a_first_attempt_does_not_undo_a_record_that_ended(
 
 
 def test_a_record_that_exists_is_updated_and_a_later_attempts_record_is_never_put(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # Given: message 1's record is pending again, with the error of an earlier life (a replay
     # writes it so, attempts back at 0)
@@ -110,7 +110,7 @@ def test_a_record_that_exists_is_updated_and_a_later_attempts_record_is_never_pu
 
 
 def test_a_second_receipt_of_one_record_in_an_ack_follows_the_first(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # When: one ack holds two receipts of message 1's first attempt (SQS handed it out twice) and
     # message 2's (a batch may not write one item twice)
@@ -129,7 +129,7 @@ def test_a_second_receipt_of_one_record_in_an_ack_follows_the_first(
 
 
 def test_a_statement_dynamodb_did_not_run_is_written_on_its_own(
-    store: MessageStore, aws_calls: Counter[str], monkeypatch: pytest.MonkeyPatch
+    store: MessageTable, aws_calls: Counter[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given: DynamoDB throttles the batch's statement of message 2 (an error of that statement
     # alone: the call answers 200)

@@ -20,9 +20,9 @@ import boto3
 import pytest
 import time_machine
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast.messages.sender import EnvelopeSender
-from roomcast.messages.store import MessageStore
+from roomcast.messages.store import MessageTable
 from roomcast_dev.stream_sources import matches, stream_record
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
@@ -142,9 +142,9 @@ class World:
         """A deletion lands between the publish's routing read and its write, or between its
         write and its sends."""
         where = self.chance.choice(["after-routing", "after-write"])
-        target: Any = CatalogStore.routing_view if where == "after-routing" else MessageStore.put_message
+        target: Any = CatalogTable.routing_view if where == "after-routing" else MessageTable.put_message
         name = "routing_view" if where == "after-routing" else "put_message"
-        owner = CatalogStore if where == "after-routing" else MessageStore
+        owner = CatalogTable if where == "after-routing" else MessageTable
 
         def racing(*args: Any, **kwargs: Any) -> Any:
             result = target(*args, **kwargs)

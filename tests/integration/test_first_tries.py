@@ -14,8 +14,8 @@ import pytest
 from roomcast.catalog.model import SubscriptionType
 from roomcast.messages.first_tries import MAX_ENTRIES
 from roomcast.messages.model import (
+    Attempt,
     AttemptEvent,
-    AttemptRecord,
     Delivery,
     DeliveryStatus,
     Message,
@@ -23,7 +23,7 @@ from roomcast.messages.model import (
     OwedFilter,
     first_record,
 )
-from roomcast.messages.store import MessageStore
+from roomcast.messages.store import MessageTable
 from roomcast.platform.clock import iso_from_ms
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
@@ -53,7 +53,7 @@ def _message(number: int, destinations: tuple[str, ...] = SUBSCRIPTIONS[:5]) -> 
 def _delivered(message: Message, subscription_id: str, *, body: str | None = None) -> Delivery:
     """The record a push batch writes for a first try answered 2xx."""
     started_ms = PUBLISHED_MS + 40 + int(subscription_id[-2:], 16)
-    tried = AttemptRecord(0, AttemptEvent.POST, iso_from_ms(started_ms), 12, 204, None, body)
+    tried = Attempt(0, AttemptEvent.POST, iso_from_ms(started_ms), 12, 204, None, body)
     return Delivery(
         message.id,
         TENANT,
@@ -67,18 +67,18 @@ def _delivered(message: Message, subscription_id: str, *, body: str | None = Non
 
 
 @pytest.fixture
-def store(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> MessageStore:
+def store(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> MessageTable:
     function_handler("PushFunction")  # the push function's environment: the emulator, its region
-    return MessageStore(stack_model.tables["Table"]["TableName"])
+    return MessageTable(stack_model.tables["Table"]["TableName"])
 
 
-def _publish(store: MessageStore, *messages: Message) -> None:
+def _publish(store: MessageTable, *messages: Message) -> None:
     published = [(m, [first_record(m, s, SubscriptionType.PUSH) for s in m.destinations]) for m in messages]
     assert store.put_messages(published) == {}
 
 
 def test_a_messages_first_tries_are_one_write_and_read_back_as_their_records(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # Given: two messages to five subscriptions
     first, second = _message(1), _message(2)
@@ -112,7 +112,7 @@ def test_a_messages_first_tries_are_one_write_and_read_back_as_their_records(
 
 
 def test_what_an_entry_cannot_hold_is_its_destinations_own_item(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # Given: a message to five subscriptions and one to a single subscription
     many, single = _message(1), _message(2, SUBSCRIPTIONS[:1])
@@ -120,7 +120,7 @@ def test_what_an_entry_cannot_hold_is_its_destinations_own_item(
     with_body = _delivered(many, SUBSCRIPTIONS[0], body='{"ok":true}')  # an answer body: history to keep
     retried = Delivery(
         many.id, TENANT, SUBSCRIPTIONS[1], SubscriptionType.PUSH, DeliveryStatus.DELIVERED, 2,
-        history=(AttemptRecord(1, AttemptEvent.POST, iso_from_ms(PUBLISHED_MS + 2_000), 9, 200),),
+        history=(Attempt(1, AttemptEvent.POST, iso_from_ms(PUBLISHED_MS + 2_000), 9, 200),),
     )  # fmt: skip
     plain = [_delivered(many, s) for s in SUBSCRIPTIONS[2:5]]
     alone = _delivered(single, SUBSCRIPTIONS[0])
@@ -140,7 +140,7 @@ def test_what_an_entry_cannot_hold_is_its_destinations_own_item(
     assert [store.get_delivery(TENANT, many.id, s) for s in SUBSCRIPTIONS[2:5]] == plain
 
 
-def test_a_late_duplicates_record_does_not_undo_a_delivered_first_try(store: MessageStore) -> None:
+def test_a_late_duplicates_record_does_not_undo_a_delivered_first_try(store: MessageTable) -> None:
     # Given: a message's first tries delivered, as FIRST entries
     message = _message(1)
     _publish(store, message)
@@ -171,7 +171,7 @@ def test_a_late_duplicates_record_does_not_undo_a_delivered_first_try(store: Mes
 
 
 def test_a_full_first_tries_item_leaves_the_rest_to_their_own_items(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # Given: a message to twelve subscriptions, ten of them delivered as FIRST entries
     message = _message(1, SUBSCRIPTIONS)
@@ -189,7 +189,7 @@ def test_a_full_first_tries_item_leaves_the_rest_to_their_own_items(
 
 
 def test_a_messages_later_first_tries_are_added_to_its_item(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # Given: a message's first two first tries written by one batch
     message = _message(1)
@@ -206,7 +206,7 @@ def test_a_messages_later_first_tries_are_added_to_its_item(
     assert set(store.get_message(TENANT, message.id).deliveries) == set(written)
 
 
-def test_a_destination_delivered_twice_reads_as_one_record_on_every_read(store: MessageStore) -> None:
+def test_a_destination_delivered_twice_reads_as_one_record_on_every_read(store: MessageTable) -> None:
     # Given: a message's first tries of two destinations, then a duplicate batch that delivered the
     # first again (a later request) with a third
     message = _message(1)
@@ -228,7 +228,7 @@ def test_a_destination_delivered_twice_reads_as_one_record_on_every_read(store: 
 def _failed(message: Message, subscription_id: str, *, error: str = "HTTP 503") -> Delivery:
     """The record a push batch writes for a first try that failed and is retried in 1 s."""
     started_ms = PUBLISHED_MS + 40 + int(subscription_id[-2:], 16)
-    tried = AttemptRecord(0, AttemptEvent.POST, iso_from_ms(started_ms), 12, 503, error)
+    tried = Attempt(0, AttemptEvent.POST, iso_from_ms(started_ms), 12, 503, error)
     return Delivery(
         message.id, TENANT, subscription_id, SubscriptionType.PUSH, DeliveryStatus.RETRYING, 1, error,
         iso_from_ms(started_ms + 1_012), updated_at=iso_from_ms(started_ms + 13), history=(tried,),
@@ -236,7 +236,7 @@ def _failed(message: Message, subscription_id: str, *, error: str = "HTTP 503") 
 
 
 def test_a_failed_first_try_shares_the_item_and_every_reader_sees_it_retrying(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # Given: a message to five subscriptions
     message = _message(1)
@@ -261,7 +261,7 @@ def test_a_failed_first_try_shares_the_item_and_every_reader_sees_it_retrying(
     assert owed.found == [(message.id, written[4])]
 
 
-def test_a_retrying_entry_gives_way_to_what_happens_after_it(store: MessageStore) -> None:
+def test_a_retrying_entry_gives_way_to_what_happens_after_it(store: MessageTable) -> None:
     # Given: three destinations' first tries failed, as entries of their message's item
     message = _message(1)
     _publish(store, message)
@@ -272,7 +272,7 @@ def test_a_retrying_entry_gives_way_to_what_happens_after_it(store: MessageStore
     # claims the third and makes it due now
     retried = Delivery(
         message.id, TENANT, SUBSCRIPTIONS[0], SubscriptionType.PUSH, DeliveryStatus.DELIVERED, 2,
-        history=(AttemptRecord(1, AttemptEvent.POST, iso_from_ms(PUBLISHED_MS + 2_000), 9, 200),),
+        history=(Attempt(1, AttemptEvent.POST, iso_from_ms(PUBLISHED_MS + 2_000), 9, 200),),
     )  # fmt: skip
     assert store.update_delivery(retried)
     cleared = replace(failed[1], status=DeliveryStatus.CLEARED, next_attempt_at=None, history=())
@@ -302,7 +302,7 @@ def test_a_retrying_entry_gives_way_to_what_happens_after_it(store: MessageStore
     assert [d.subscription_id for _, d in owed.found] == [SUBSCRIPTIONS[2]]
 
 
-def test_a_failed_first_try_never_undoes_an_end(store: MessageStore) -> None:
+def test_a_failed_first_try_never_undoes_an_end(store: MessageTable) -> None:
     # Given: a message whose first destination was cleared before its first try's record was written
     message = _message(1)
     _publish(store, message)
@@ -322,7 +322,7 @@ def test_a_failed_first_try_never_undoes_an_end(store: MessageStore) -> None:
 
 
 def test_a_failed_first_try_alone_in_its_batch_is_its_own_record(
-    store: MessageStore, aws_calls: Counter[str]
+    store: MessageTable, aws_calls: Counter[str]
 ) -> None:
     # Given: three messages, each to one subscription
     messages = [_message(n, SUBSCRIPTIONS[:1]) for n in (1, 2, 3)]

@@ -1,4 +1,4 @@
-"""FlowStore against DynamoDB (moto server): leases and rate slots stay within their limits when
+"""FlowTable against DynamoDB (moto server): leases and rate slots stay within their limits when
 many callers race, lapsed leases are taken over, and an unlimited subscription writes nothing."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast.flow.ports import FlowKey
-from roomcast.flow.store import FlowStore
+from roomcast.flow.store import FlowTable
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
 from tests.support import FakeLambdaContext, api_event
@@ -22,10 +22,10 @@ NOW_MS = 1_795_435_200_000
 FLOW = FlowKey("tenant-a", "sub_" + "c" * 32)
 
 
-def _store(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> FlowStore:
+def _store(stack_model: StackModel, function_handler: Callable[[str], Handler]) -> FlowTable:
     function_handler("PushFunction")  # the push function's environment: table, endpoint
     table = stack_model.functions["PushFunction"].environment["TABLE_NAME"]
-    return FlowStore(table, boto3.client("dynamodb"))
+    return FlowTable(table, boto3.client("dynamodb"))
 
 
 def test_racing_callers_never_hold_more_leases_than_the_limit(
@@ -124,7 +124,7 @@ def test_a_failing_streak_starts_once_and_keeps_its_start_until_cleared(
         FakeLambdaContext(),
     )
     table = stack_model.functions["PushFunction"].environment["TABLE_NAME"]
-    repository = CatalogStore(table, boto3.client("dynamodb"))
+    repository = CatalogTable(table, boto3.client("dynamodb"))
     subscription = repository.get_subscription("acme", room["id"], json.loads(created["body"])["id"])
 
     # When: two failures, then a success, then a failure

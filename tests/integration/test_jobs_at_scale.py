@@ -23,10 +23,10 @@ import pytest
 
 from outbox_worker.jobs import JobRunner
 from roomcast.dead_letters.ports import DeadLetter
-from roomcast.dead_letters.store import DeadLetterStore
+from roomcast.dead_letters.store import DeadLetterTable
 from roomcast.messages.envelope import first_envelope
 from roomcast.messages.model import Message
-from roomcast.messages.store import MessageStore
+from roomcast.messages.store import MessageTable
 from roomcast.platform.clock import iso_from_ms
 from roomcast.platform.config import load_settings
 from roomcast_dev.template import StackModel
@@ -69,9 +69,9 @@ def _seed(room_id: str, push_id: str, pull_id: str) -> list[str]:
     subscription, one millisecond apart; their dead-at times, in order."""
     table = load_settings().table_name
     messages = [_message(room_id, n, (push_id,)) for n in range(MESSAGES)]
-    failed = MessageStore(table).put_messages([(m, []) for m in messages])
+    failed = MessageTable(table).put_messages([(m, []) for m in messages])
     assert failed == {}
-    letters = DeadLetterStore(table)
+    letters = DeadLetterTable(table)
     dead_at = [m.published_at for m in messages]
 
     def put(pair: tuple[Message, str]) -> None:

@@ -29,14 +29,14 @@ from management_api.subscriptions.service import SubscriptionsService
 from roomcast.catalog.keys import SUBSCRIPTION_COUNT
 from roomcast.catalog.model import Room, Subscription
 from roomcast.catalog.ports import Catalog
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast.dead_letters.replays import Replayer
-from roomcast.dead_letters.store import DeadLetterStore
+from roomcast.dead_letters.store import DeadLetterTable
 from roomcast.log.delivery_log import DeliveryLog
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.ports import Outgoing, Sender
 from roomcast.messages.sender import EnvelopeSender, QueueAddresses
-from roomcast.messages.store import MessageStore
+from roomcast.messages.store import MessageTable
 from roomcast.outbox.queue import OutboxQueue
 from roomcast.platform import limits
 from roomcast.platform.clock import now_iso
@@ -114,11 +114,11 @@ class Recorded:
 class Stores:
     """The management function's data access, as its dependencies module makes it."""
 
-    catalog: CatalogStore
+    catalog: CatalogTable
     queue_admin: QueueAdmin
     outbox: OutboxQueue
-    dead_letters: DeadLetterStore
-    messages: MessageStore
+    dead_letters: DeadLetterTable
+    messages: MessageTable
     sender: EnvelopeSender
     addresses: QueueAddresses
     log: DeliveryLog
@@ -133,7 +133,7 @@ def stores(stack_model: StackModel, function_handler: Callable[[str], Handler]) 
         made.catalog(),
         made.queue_admin(),
         made.outbox(),
-        DeadLetterStore(made.settings().table_name),
+        DeadLetterTable(made.settings().table_name),
         made.messages(),
         made.sender(),
         made.addresses(),
@@ -275,10 +275,10 @@ def test_creates_racing_for_the_last_place_of_a_catalog_store_only_one(
     # Given: a catalog one event type short of its (lowered) limit
     from management_api.event_types.models import EventTypeCreate
     from management_api.event_types.service import EventTypesService
-    from roomcast.event_types.store import EventTypeStore
+    from roomcast.event_types.store import EventTypeTable
 
     monkeypatch.setattr(limits, "MAX_CATALOG_EVENT_TYPES", 2)
-    catalog = EventTypesService(EventTypeStore.sharing(stores.catalog))
+    catalog = EventTypesService(EventTypeTable.sharing(stores.catalog))
     catalog.create(TENANT, EventTypeCreate(name="order.created"))
 
     # When: four creates of other names at once

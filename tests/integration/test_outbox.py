@@ -16,7 +16,7 @@ from botocore.exceptions import ClientError
 
 from roomcast.messages.ports import MessageExists
 from roomcast.messages.sender import EnvelopeSender
-from roomcast.messages.store import MessageStore
+from roomcast.messages.store import MessageTable
 from roomcast_dev.stream_sources import StreamPoller, matches, stream_record
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
@@ -233,7 +233,7 @@ def test_the_outbox_hears_of_new_messages_after_a_retried_ordered_publish_was_re
     # When: a publish retried after its first try stored the message (a publish function killed
     # after storing) is refused by the store — in a transaction, as the message is ordered — and
     # a message of key b follows
-    store = MessageStore(table_name)
+    store = MessageTable(table_name)
     tracked = store.get_message("acme", first["messageId"])
     refused = store.put_messages([(tracked.message, tracked.deliveries)], if_new=True)
     assert isinstance(refused.get(first["messageId"]), MessageExists)

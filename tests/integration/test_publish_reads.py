@@ -15,7 +15,7 @@ import time_machine
 
 from roomcast.catalog import items as catalog_items
 from roomcast.catalog.routing_cache import TTL_SECONDS
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast.platform import items
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
@@ -94,7 +94,7 @@ def test_a_change_that_does_not_move_the_version_is_seen_within_the_cache_time_t
     # older than the version would write it: no version bump)
     room = Room(function_handler)
     first = room.subscribe()
-    repository = CatalogStore(stack_model.tables["Table"]["TableName"])
+    repository = CatalogTable(stack_model.tables["Table"]["TableName"])
     stored = repository.get_subscription(TENANT, room.id, first)
     with time_machine.travel(START, tick=False) as clock:
         assert room.publish() == [first]

@@ -11,7 +11,7 @@ from typing import Any
 
 import boto3
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_dev.firehose import FirehoseDelivery
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler
@@ -37,7 +37,7 @@ def test_a_host_that_does_not_resolve_at_delivery_time_is_retried_not_dead(
         f"/rooms/{room['id']}/subscriptions",
         {"type": "PUSH", "pushUrl": "http://127.0.0.1:9/x"},
     )
-    repository = CatalogStore(stack_model.tables["Table"]["TableName"])
+    repository = CatalogTable(stack_model.tables["Table"]["TableName"])
     current = repository.get_subscription("acme", room["id"], created["id"])
     repository.replace_subscription(
         dataclasses.replace(current, push_url="https://no-such-host.invalid/hook"), current.updated_at

@@ -12,7 +12,7 @@ import pytest
 import requests
 from samtranslator.yaml_helper import yaml_parse
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.local_iam import function_roles
 from roomcast_dev.moto_iam import refusals
@@ -56,7 +56,7 @@ def test_a_function_without_a_grant_fails_the_calls_that_need_it_and_only_those(
 ) -> None:
     # Given: a tenant and a room, made through the management function (its grants are whole)
     stack = stack_missing_a_grant
-    key = create_api_key(CatalogStore(stack.output("TableName"), client=stack.client("dynamodb")), "proof")
+    key = create_api_key(CatalogTable(stack.output("TableName"), client=stack.client("dynamodb")), "proof")
     headers = {"Authorization": f"Bearer {key}"}
     room = requests.post(f"{stack.api_url}/rooms", json={"name": "proof"}, headers=headers, timeout=30)
     assert room.status_code == 201, room.text

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_dev.function_worker import FUNCTION_LOG_VARIABLE
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
@@ -59,5 +59,5 @@ def soak_stack() -> Iterator[LocalStack]:
 
 @pytest.fixture(scope="module")
 def soak_api_key(soak_stack: LocalStack) -> str:
-    repository = CatalogStore(soak_stack.output("TableName"), client=soak_stack.client("dynamodb"))
+    repository = CatalogTable(soak_stack.output("TableName"), client=soak_stack.client("dynamodb"))
     return create_api_key(repository, "soak")

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from bench.cold_start import FunctionImport, function_imports, run_fresh
-from tests.support import PROJECT_ROOT
+from tests.unit.test_layering import _adapters
 
-LAYER = PROJECT_ROOT / "layers" / "shared"
 _LOADED = """
 import importlib, json, sys
 importlib.import_module(sys.argv[1])
@@ -37,22 +36,9 @@ def _cold_start(logical_id: str) -> dict[str, Any]:
 
 
 def _data_access(module: str) -> bool:
-    """Whether a module of the layer talks to AWS (imports boto3 or botocore, or the table's or the
-    clients' access): a store, a queue, a sender."""
-    path = LAYER.joinpath(*module.split(".")).with_suffix(".py")
-    if not path.exists():
-        return False
-    source = path.read_text(encoding="utf-8")
-    return any(
-        marker in source
-        for marker in (
-            "import boto3",
-            "from boto3",
-            "botocore",
-            "roomcast.platform.aws",
-            "roomcast.platform.table",
-        )
-    )
+    """Whether a module of the layer talks to AWS: a store, a queue, a sender (tests/unit/
+    test_layering.py's adapters)."""
+    return module in _adapters()
 
 
 def _modules_after_import(logical_id: str) -> set[str]:

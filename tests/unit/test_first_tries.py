@@ -19,14 +19,14 @@ from roomcast.messages.first_tries import (
     update_request,
 )
 from roomcast.messages.items import delivery_to_item
-from roomcast.messages.model import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot
+from roomcast.messages.model import Attempt, AttemptEvent, Delivery, DeliveryStatus, KeySlot
 from roomcast.platform.clock import iso_from_ms
 
 MESSAGE, TENANT, SUBSCRIPTION = "msg_" + "1" * 32, "ten_a", "sub_" + "2" * 32
 
 
 def _first_try(started_ms: int, duration_ms: int, http_status: int, updated_ms: int) -> Delivery:
-    tried = AttemptRecord(0, AttemptEvent.POST, iso_from_ms(started_ms), duration_ms, http_status)
+    tried = Attempt(0, AttemptEvent.POST, iso_from_ms(started_ms), duration_ms, http_status)
     return Delivery(
         MESSAGE, TENANT, SUBSCRIPTION, SubscriptionType.PUSH, DeliveryStatus.DELIVERED, 1,
         updated_at=iso_from_ms(updated_ms), history=(tried,),
@@ -80,7 +80,7 @@ def test_a_record_that_says_more_keeps_its_own_item(record: Delivery) -> None:
 def _failed_first_try(
     started_ms: int, duration_ms: int, http_status: int | None, error: str, due_ms: int
 ) -> Delivery:
-    tried = AttemptRecord(0, AttemptEvent.POST, iso_from_ms(started_ms), duration_ms, http_status, error)
+    tried = Attempt(0, AttemptEvent.POST, iso_from_ms(started_ms), duration_ms, http_status, error)
     return Delivery(
         MESSAGE, TENANT, SUBSCRIPTION, SubscriptionType.PUSH, DeliveryStatus.RETRYING, 1, error,
         iso_from_ms(due_ms), updated_at=iso_from_ms(started_ms + duration_ms + 1), history=(tried,),
@@ -160,7 +160,7 @@ RETRIED = _own(replace(FAILED, attempts=2, updated_at=LATER))
 CLEARED = _own(replace(FAILED, status=DeliveryStatus.CLEARED, updated_at=EARLIER))
 REPLAYED = _own(replace(FAILED, status=DeliveryStatus.PENDING, attempts=0, updated_at=EARLIER))
 DEAD = _own(replace(FAILED, status=DeliveryStatus.DEAD, attempts=3, updated_at=LATER))
-SECOND_TRY = AttemptRecord(1, AttemptEvent.POST, iso_from_ms(1_795_435_201_013), 8, 200)
+SECOND_TRY = Attempt(1, AttemptEvent.POST, iso_from_ms(1_795_435_201_013), 8, 200)
 RETRY_DELIVERED = replace(
     FAILED, status=DeliveryStatus.DELIVERED, attempts=2, last_error=None, next_attempt_at=None,
     updated_at=LATER, history=(SECOND_TRY,),

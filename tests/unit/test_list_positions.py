@@ -10,11 +10,11 @@ from typing import Any, cast
 
 import pytest
 
-from roomcast.catalog.store import CatalogStore
-from roomcast.dead_letters.store import DeadLetterStore
-from roomcast.keys.store import ApiKeyStore
+from roomcast.catalog.store import CatalogTable
+from roomcast.dead_letters.store import DeadLetterTable
+from roomcast.keys.store import ApiKeyTable
 from roomcast.messages.model import MessageFilter
-from roomcast.messages.store import MessageStore
+from roomcast.messages.store import MessageTable
 from roomcast.platform.errors import InvalidRequest
 from roomcast.platform.pages import Page, Position
 
@@ -62,35 +62,35 @@ def _stub(store: type, stub: DynamoDBStub) -> Any:
 LISTINGS = [
     Listing(
         "rooms",
-        lambda stub, start: _stub(CatalogStore, stub).list_rooms(TENANT, 10, start),
+        lambda stub, start: _stub(CatalogTable, stub).list_rooms(TENANT, 10, start),
         (ROOM,),
         attributes(PK=f"TENANT#{TENANT}", SK=f"ROOM#{ROOM}"),
         [(KEY_ID,), (f"ROOM#{ROOM}",), (SUBSCRIPTION,), (ROOM, ROOM)],
     ),
     Listing(
         "api keys",
-        lambda stub, start: _stub(ApiKeyStore, stub).page(TENANT, 10, start),
+        lambda stub, start: _stub(ApiKeyTable, stub).page(TENANT, 10, start),
         (KEY_ID,),
         attributes(PK=f"TENANT#{TENANT}", SK=f"KEY#{KEY_ID}"),
         [(ROOM,), (f"KEY#{KEY_ID}",), ("APIKEYS",)],
     ),
     Listing(
         "subscriptions",
-        lambda stub, start: _stub(CatalogStore, stub).list_subscriptions(TENANT, ROOM, 10, start),
+        lambda stub, start: _stub(CatalogTable, stub).list_subscriptions(TENANT, ROOM, 10, start),
         (SUBSCRIPTION,),
         attributes(PK=f"TENANT#{TENANT}#ROOM#{ROOM}", SK=f"SUB#{SUBSCRIPTION}"),
         [(ROOM,), (f"SUB#{SUBSCRIPTION}",)],
     ),
     Listing(
         "dead letters",
-        lambda stub, start: _stub(DeadLetterStore, stub).page(TENANT, ROOM, SUBSCRIPTION, 10, start),
+        lambda stub, start: _stub(DeadLetterTable, stub).page(TENANT, ROOM, SUBSCRIPTION, 10, start),
         (MESSAGE,),
         attributes(PK=f"TENANT#{TENANT}#ROOM#{ROOM}#SUB#{SUBSCRIPTION}#DEAD", SK=MESSAGE),
         [(INDEX_SORT_KEY,), (SUBSCRIPTION,), (MESSAGE.upper(),)],
     ),
     Listing(
         "messages",
-        lambda stub, start: _stub(MessageStore, stub).list_room_messages(
+        lambda stub, start: _stub(MessageTable, stub).list_room_messages(
             TENANT, ROOM, 10, start, MessageFilter()
         ),
         (INDEX_SORT_KEY,),
@@ -152,7 +152,7 @@ def test_a_messages_position_bounds_the_query_of_each_of_the_rooms_index_shards(
     stub = DynamoDBStub()
 
     # When
-    _stub(MessageStore, stub).list_room_messages(TENANT, ROOM, 10, (INDEX_SORT_KEY,), MessageFilter())
+    _stub(MessageTable, stub).list_room_messages(TENANT, ROOM, 10, (INDEX_SORT_KEY,), MessageFilter())
 
     # Then: every shard of this tenant's room, each read from the position down, none past it
     assert sorted(q["ExpressionAttributeValues"][":pk"]["S"] for q in stub.queries) == [

@@ -214,7 +214,7 @@ def test_disabled_subscriptions_receive_nothing() -> None:
     assert destinations == []
 
 
-def test_destinations_come_back_in_subscription_id_order() -> None:
+def test_named_destinations_come_back_in_subscription_id_order() -> None:
     # Given
     subscriptions = [_subscription(f"sub_{n}") for n in (3, 1, 4, 5, 9, 2, 6)]
 
@@ -230,43 +230,43 @@ def test_room_without_subscriptions_has_no_destinations() -> None:
     assert resolve_destinations(_room(), [], "order.created", "1") == []
 
 
-# --- explicit destinations ---------------------------------------------------------------------------
+# --- named destinations ---------------------------------------------------------------------------
 
 
-def test_explicit_destinations_are_exactly_those_named_in_id_order() -> None:
+def test_named_destinations_are_exactly_those_named_in_id_order() -> None:
     # When
     destinations = resolve_destinations(
-        _room(), SUBSCRIPTIONS, "order.created", "1", explicit=["sub_c_orders_v1", "sub_a_everything"]
+        _room(), SUBSCRIPTIONS, "order.created", "1", destinations=["sub_c_orders_v1", "sub_a_everything"]
     )
 
     # Then
     assert _ids(destinations) == ["sub_a_everything", "sub_c_orders_v1"]
 
 
-def test_explicit_duplicates_collapse_into_one_destination() -> None:
+def test_named_duplicates_collapse_into_one_destination() -> None:
     # When
     destinations = resolve_destinations(
         _room(),
         SUBSCRIPTIONS,
         "order.created",
         "1",
-        explicit=["sub_a_everything", "sub_a_everything", "sub_a_everything"],
+        destinations=["sub_a_everything", "sub_a_everything", "sub_a_everything"],
     )
 
     # Then
     assert _ids(destinations) == ["sub_a_everything"]
 
 
-def test_explicit_empty_list_means_no_destinations() -> None:
+def test_named_empty_list_means_no_destinations() -> None:
     # When
-    destinations = resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "1", explicit=[])
+    destinations = resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "1", destinations=[])
 
     # Then
     assert destinations == []
 
 
 @pytest.mark.parametrize(
-    ("explicit", "expected_problem"),
+    ("destinations", "expected_problem"),
     [
         pytest.param(
             ["sub_of_another_room"], "sub_of_another_room is not a subscription of room room_1", id="foreign"
@@ -285,21 +285,21 @@ def test_explicit_empty_list_means_no_destinations() -> None:
         ),
     ],
 )
-def test_explicit_destination_that_cannot_receive_the_message_is_refused(
-    explicit: list[str], expected_problem: str
+def test_named_destination_that_cannot_receive_the_message_is_refused(
+    destinations: list[str], expected_problem: str
 ) -> None:
     # When
     with pytest.raises(InvalidRequest) as refused:
-        resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "2", explicit=explicit)
+        resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "2", destinations=destinations)
 
     # Then
     assert expected_problem in refused.value.message
 
 
-def test_refused_explicit_destination_is_reported_on_the_destinations_field() -> None:
+def test_refused_named_destination_is_reported_on_the_destinations_field() -> None:
     # When
     with pytest.raises(InvalidRequest) as refused:
-        resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "1", explicit=["sub_unknown"])
+        resolve_destinations(_room(), SUBSCRIPTIONS, "order.created", "1", destinations=["sub_unknown"])
 
     # Then
     assert refused.value.code == "unroutable"
@@ -312,13 +312,13 @@ def test_refused_explicit_destination_is_reported_on_the_destinations_field() ->
     ]
 
 
-def test_explicit_destinations_still_obey_the_room_event_types() -> None:
+def test_named_destinations_still_obey_the_room_event_types() -> None:
     # Given
     room = _room(ANY_INVOICE)
 
     # When / Then
     with pytest.raises(InvalidRequest) as refused:
-        resolve_destinations(room, SUBSCRIPTIONS, "order.created", "1", explicit=["sub_a_everything"])
+        resolve_destinations(room, SUBSCRIPTIONS, "order.created", "1", destinations=["sub_a_everything"])
     assert refused.value.details[0]["field"] == "body.eventType"
 
 
@@ -328,7 +328,7 @@ def test_paused_subscriptions_keep_receiving_their_messages_to_deliver_on_resume
 
     # When
     routed = resolve_destinations(_room(), [*SUBSCRIPTIONS, paused], "order.created", "1")
-    named = resolve_destinations(_room(), [paused], "order.created", "1", explicit=["sub_p_paused"])
+    named = resolve_destinations(_room(), [paused], "order.created", "1", destinations=["sub_p_paused"])
 
     # Then
     assert "sub_p_paused" in _ids(routed)
@@ -347,8 +347,8 @@ def _filtered(
 BIG_ORDERS = {"amount": [{"numeric": [">=", 100]}]}
 
 
-def _order(amount: JsonValue, explicit: list[str] | None = None) -> Publication:
-    return Publication("order.created", "1", {"amount": amount}, explicit=explicit)
+def _order(amount: JsonValue, destinations: list[str] | None = None) -> Publication:
+    return Publication("order.created", "1", {"amount": amount}, destinations=destinations)
 
 
 def test_a_subscription_whose_filter_misses_gets_nothing_and_is_named_with_the_failed_condition() -> None:
@@ -380,7 +380,7 @@ def test_a_filter_is_checked_only_for_subscriptions_of_the_event_type() -> None:
 
 def test_a_named_destination_is_filtered_too_not_refused() -> None:
     # When
-    route = route_message(_room(), [_filtered("sub_big", BIG_ORDERS)], _order(5, explicit=["sub_big"]))
+    route = route_message(_room(), [_filtered("sub_big", BIG_ORDERS)], _order(5, destinations=["sub_big"]))
 
     # Then
     assert route.destinations == []

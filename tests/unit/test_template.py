@@ -1235,3 +1235,26 @@ def test_a_function_may_send_to_its_event_sources_on_failure_queues(template: di
             )
         ]
         assert all(destination in sends for destination in destinations), name
+
+
+def test_the_outbox_streams_ordered_records_at_exactly_the_statuses_that_move_a_key(
+    template: dict[str, Any],
+) -> None:
+    """The stream filter lists statuses by hand (a pattern is JSON): the domain's list holds it."""
+    from roomcast.messages import TERMINAL_STATUSES, DeliveryStatus
+
+    # Given: the outbox's stream filters
+    events = template["Resources"]["OutboxFunction"]["Properties"]["Events"]
+    patterns = [
+        json.loads(f["Pattern"])
+        for event in events.values()
+        for f in event.get("Properties", {}).get("FilterCriteria", {}).get("Filters", [])
+    ]
+
+    # When: the one that passes an ordered delivery's record
+    (ordered,) = [p for p in patterns if "ordering" in p.get("dynamodb", {}).get("NewImage", {})]
+
+    # Then: its statuses are every final one, and waiting (a record handed to an ordered failover)
+    listed = ordered["dynamodb"]["NewImage"]["status"]["S"]
+    assert set(listed) == {s.value for s in TERMINAL_STATUSES} | {DeliveryStatus.WAITING.value}
+    assert len(listed) == len(set(listed))

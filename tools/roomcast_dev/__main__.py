@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 
-from roomcast.catalog.store import CatalogStore
+from roomcast.catalog.store import CatalogTable
 from roomcast_dev.keys import create_api_key
 from roomcast_dev.stack import LocalStack
 
@@ -37,7 +37,7 @@ def main() -> int:
     try:
         try:
             key = create_api_key(
-                CatalogStore(stack.output("TableName"), client=stack.client("dynamodb")),
+                CatalogTable(stack.output("TableName"), client=stack.client("dynamodb")),
                 "local",
                 os.environ.get("ROOMCAST_API_KEY") or None,
                 name="made by make run",

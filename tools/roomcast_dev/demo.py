@@ -98,13 +98,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _create_demo_key(state: dict[str, Any]) -> str:
-    from roomcast.catalog.store import CatalogStore
+    from roomcast.catalog.store import CatalogTable
     from roomcast_dev.keys import create_api_key
     from roomcast_dev.local_aws import aws_client
 
     client = aws_client("dynamodb", state["endpointUrl"])
     return create_api_key(
-        CatalogStore(state["outputs"]["TableName"], client=client), TENANT, name="made by make demo"
+        CatalogTable(state["outputs"]["TableName"], client=client), TENANT, name="made by make demo"
     )
 
 

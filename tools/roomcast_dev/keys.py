@@ -17,8 +17,8 @@ from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from roomcast.catalog.store import CatalogStore
-from roomcast.keys.store import ApiKeyStore, issue_api_key
+from roomcast.catalog.store import CatalogTable
+from roomcast.keys.store import ApiKeyTable, issue_api_key
 from roomcast.platform.clock import now_iso
 from roomcast.platform.credentials import API_KEY_PREFIX
 from roomcast.platform.table import TableAccess
@@ -39,7 +39,7 @@ def create_api_key(
         raise ValueError(
             f"an API key must start with {API_KEY_PREFIX!r} and be at least {MIN_API_KEY_LENGTH} long"
         )
-    _, key = issue_api_key(ApiKeyStore.sharing(table), tenant_id, name, now_iso(), api_key)
+    _, key = issue_api_key(ApiKeyTable.sharing(table), tenant_id, name, now_iso(), api_key)
     return key
 
 
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             table = _deployed_table(args.stack_name)
             where = f"deployed stack {args.stack_name}"
-        key = create_api_key(CatalogStore(table), args.tenant)
+        key = create_api_key(CatalogTable(table), args.tenant)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -41,14 +41,14 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
         SubscriptionStatus,
         SubscriptionType,
     )
-    from roomcast.catalog.store import CatalogStore
-    from roomcast.keys.store import ApiKeyEntry, ApiKeyStore
+    from roomcast.catalog.store import CatalogTable
+    from roomcast.keys.store import ApiKeyEntry, ApiKeyTable
     from roomcast.platform.credentials import hash_api_key
     from roomcast.pull.queues import QueueAdmin
 
-    repository = CatalogStore(table_name, client=dynamodb)
+    repository = CatalogTable(table_name, client=dynamodb)
     stamp = SAMPLE_STAMP
-    ApiKeyStore.sharing(repository).put(
+    ApiKeyTable.sharing(repository).put(
         hash_api_key(SAMPLE_API_KEY), ApiKeyEntry(SAMPLE_TENANT, SAMPLE_API_KEY_ID, "sample", stamp)
     )
     repository.create_room(
@@ -91,11 +91,11 @@ def seed_sample_tenant(table_name: str, queue_prefix: str, dynamodb: Any = None,
 
 def sample_tenant_present(table_name: str, dynamodb: Any = None) -> bool:
     """Whether the sample room is in the table already."""
-    from roomcast.catalog.store import CatalogStore
+    from roomcast.catalog.store import CatalogTable
     from roomcast.platform.errors import NotFound
 
     try:
-        CatalogStore(table_name, client=dynamodb).get_room(SAMPLE_TENANT, SAMPLE_ROOM_ID)
+        CatalogTable(table_name, client=dynamodb).get_room(SAMPLE_TENANT, SAMPLE_ROOM_ID)
     except NotFound:
         return False
     return True

@@ -12,7 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from roomcast.keys import ApiKeyStore
+from roomcast.keys import ApiKeyTable
 from roomcast.platform import API_KEY_PREFIX, hash_api_key, load_settings, logger
 
 MAX_KEY_LENGTH = 256
@@ -20,8 +20,8 @@ DENY: dict[str, Any] = {"isAuthorized": False}
 
 
 @cache
-def api_keys() -> ApiKeyStore:
-    return ApiKeyStore(load_settings().table_name)
+def api_keys() -> ApiKeyTable:
+    return ApiKeyTable(load_settings().table_name)
 
 
 def bearer_key(event: dict[str, Any]) -> str | None:

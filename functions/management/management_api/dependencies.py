@@ -32,9 +32,9 @@ if TYPE_CHECKING:
     from management_api.signing_secrets.service import SigningSecretsService
     from management_api.subscriptions.service import SubscriptionsService
     from roomcast.api import ListCursors, TenantCursors
-    from roomcast.catalog import CatalogStore
+    from roomcast.catalog import CatalogTable
     from roomcast.log import DeliveryLog
-    from roomcast.messages import EnvelopeSender, MessageStore, QueueAddresses
+    from roomcast.messages import EnvelopeSender, MessageTable, QueueAddresses
     from roomcast.outbox import OutboxQueue
     from roomcast.platform import Settings
     from roomcast.pull import QueueAdmin
@@ -57,17 +57,17 @@ def settings() -> Settings:
 
 
 @cache
-def catalog() -> CatalogStore:
-    from roomcast.catalog import CatalogStore
+def catalog() -> CatalogTable:
+    from roomcast.catalog import CatalogTable
 
-    return CatalogStore(settings().table_name)
+    return CatalogTable(settings().table_name)
 
 
 @cache
-def messages() -> MessageStore:
-    from roomcast.messages import MessageStore
+def messages() -> MessageTable:
+    from roomcast.messages import MessageTable
 
-    return MessageStore(settings().table_name)
+    return MessageTable(settings().table_name)
 
 
 @cache
@@ -128,16 +128,16 @@ def filters_service() -> FiltersService:
 
 def event_types_service() -> EventTypesService:
     from management_api.event_types.service import EventTypesService
-    from roomcast.event_types import EventTypeStore
+    from roomcast.event_types import EventTypeTable
 
-    return EventTypesService(EventTypeStore.sharing(catalog()))
+    return EventTypesService(EventTypeTable.sharing(catalog()))
 
 
 def messages_service() -> MessagesService:
     from management_api.messages.service import MessagesService
-    from roomcast.deliver_at import ScheduledMessages
+    from roomcast.deliver_at import ScheduledTable
 
-    return MessagesService(messages(), catalog(), ScheduledMessages.sharing(messages()))
+    return MessagesService(messages(), catalog(), ScheduledTable.sharing(messages()))
 
 
 def deliveries_service() -> DeliveriesService:
@@ -151,18 +151,18 @@ def deliveries_service() -> DeliveriesService:
 
 def dead_letters_service() -> DeadLettersService:
     from management_api.dead_letters.service import DeadLettersService
-    from roomcast.dead_letters import DeadLetterStore, Replayer
+    from roomcast.dead_letters import DeadLetterTable, Replayer
 
-    dead_letters = DeadLetterStore.sharing(catalog())
+    dead_letters = DeadLetterTable.sharing(catalog())
     replayer = Replayer(dead_letters, messages(), sender(), addresses(), delivery_log())
     return DeadLettersService(catalog(), dead_letters, replayer)
 
 
 def jobs_service() -> JobsService:
     from management_api.jobs.service import JobsService
-    from roomcast.jobs import JobStore
+    from roomcast.jobs import JobTable
 
-    return JobsService(catalog(), JobStore.sharing(catalog()), outbox())
+    return JobsService(catalog(), JobTable.sharing(catalog()), outbox())
 
 
 def signing_secrets_service() -> SigningSecretsService:
@@ -173,12 +173,12 @@ def signing_secrets_service() -> SigningSecretsService:
 
 def ordering_keys_service() -> OrderingKeysService:
     from management_api.ordering_keys.service import OrderingKeysService
-    from roomcast.dead_letters import DeadLetterStore
+    from roomcast.dead_letters import DeadLetterTable
     from roomcast.ordering import KeyResumes, KeySteps, OrderedSends, OrderingKeys
 
     keys = OrderingKeys.sharing(messages())
     sends = OrderedSends(KeySteps(keys), catalog(), messages(), sender(), addresses())
-    return OrderingKeysService(catalog(), keys, KeyResumes(sends, DeadLetterStore.sharing(catalog())))
+    return OrderingKeysService(catalog(), keys, KeyResumes(sends, DeadLetterTable.sharing(catalog())))
 
 
 def schedule_service() -> ScheduleService:
@@ -189,9 +189,9 @@ def schedule_service() -> ScheduleService:
 
 def api_keys_service() -> ApiKeysService:
     from management_api.api_keys.service import ApiKeysService
-    from roomcast.keys import ApiKeyStore
+    from roomcast.keys import ApiKeyTable
 
-    return ApiKeysService(ApiKeyStore.sharing(catalog()))
+    return ApiKeysService(ApiKeyTable.sharing(catalog()))
 
 
 @cache

@@ -8,9 +8,9 @@ from outbox_worker.jobs import JobRunner
 from outbox_worker.probes import ProbeService
 from outbox_worker.service import OutboxService
 from roomcast import wiring
-from roomcast.dead_letters import DeadLetterStore, Replayer
-from roomcast.deliver_at import ScheduledMessages
-from roomcast.jobs import JobSteps, JobStore, RetryNow
+from roomcast.dead_letters import DeadLetterTable, Replayer
+from roomcast.deliver_at import ScheduledTable
+from roomcast.jobs import JobSteps, JobTable, RetryNow
 from roomcast.ordering import KeySteps, OrderedSends, OrderingKeys
 from roomcast.pull import QueueAdmin
 from roomcast.webhooks import PushUrlPolicy
@@ -21,7 +21,7 @@ delivery_log = cache(partial(wiring.delivery_log, "outbox"))
 @cache
 def outbox_service() -> OutboxService:
     base = wiring.Basics.of(delivery_log())
-    scheduled = ScheduledMessages.sharing(base.messages)
+    scheduled = ScheduledTable.sharing(base.messages)
     return OutboxService(
         base.catalog,
         base.messages,
@@ -52,9 +52,9 @@ def probe_service() -> ProbeService:
 def job_runner() -> JobRunner:
     base = wiring.Basics.of(delivery_log())
     messages, sender, addresses, outbox = base.messages, base.sender, base.addresses, base.outbox()
-    dead_letters = DeadLetterStore.sharing(messages)
+    dead_letters = DeadLetterTable.sharing(messages)
     replayer = Replayer(dead_letters, messages, sender, addresses, base.log)
     queues = QueueAdmin(base.settings.pull_queue_prefix)
     retrier = RetryNow(messages, sender, addresses, base.log)
     steps = JobSteps(base.catalog, messages, dead_letters, queues, replayer, retrier, outbox, base.log)
-    return JobRunner(JobStore.sharing(messages), steps, outbox)
+    return JobRunner(JobTable.sharing(messages), steps, outbox)

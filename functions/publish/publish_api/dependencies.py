@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.depends import Depends
 
 from publish_api.service import PublishService
 from roomcast import wiring
-from roomcast.event_types import EventTypeStore, SchemaGate
+from roomcast.event_types import EventTypeTable, SchemaGate
 
 delivery_log = cache(partial(wiring.delivery_log, "publish"))
 
@@ -18,7 +18,7 @@ delivery_log = cache(partial(wiring.delivery_log, "publish"))
 @cache
 def publish_service() -> PublishService:
     base = wiring.Basics.of(delivery_log())
-    schemas = SchemaGate(EventTypeStore.sharing(base.catalog))
+    schemas = SchemaGate(EventTypeTable.sharing(base.catalog))
     return PublishService(base.publisher(schemas), base.operational_events())
 
 

@@ -88,14 +88,16 @@ def _refused(receipts: dict[str, Receipt], failed: dict[str, str]) -> list[Refus
 
 
 def ack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]) -> AckResult:
-    target = work.target(tenant_id, room_id, subscription_id)
-    return acknowledge(work, target, tenant_id, verified(work, tenant_id, room_id, subscription_id, tokens))
+    destination = work.destination(tenant_id, room_id, subscription_id)
+    return acknowledge(
+        work, destination, tenant_id, verified(work, tenant_id, room_id, subscription_id, tokens)
+    )
 
 
 def acknowledge(
-    work: PullWork, target: PullSubscription, tenant_id: str, receipts: dict[str, Receipt]
+    work: PullWork, destination: PullSubscription, tenant_id: str, receipts: dict[str, Receipt]
 ) -> AckResult:
-    """The ack of ``receipts`` (verified) of ``target`` (read): records, then the queue's delete."""
+    """The ack of ``receipts`` (verified) of ``destination`` (read): records, then the queue's delete."""
     # Recorded first, deleted second: if the delete fails the message comes back (a duplicate the
     # consumer may see again), never gone from the queue while its record still says pending.
     # Conditional writes: an ack that comes after the message ended dead, expired or cleared
@@ -118,17 +120,17 @@ def acknowledge(
     for receipt in receipts.values():
         if receipt.handle not in too_late:
             work.log_receipt(LogEvent.DELIVERED, tenant_id, receipt)
-    failed = work.delete_while_logging(target.queue_url, [r.handle for r in receipts.values()])
+    failed = work.delete_while_logging(destination.queue_url, [r.handle for r in receipts.values()])
     failed = too_late | failed
     acked = [r for r in receipts.values() if r.handle not in failed]
     return AckResult([r.message_id for r in acked], _refused(receipts, failed))
 
 
 def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tokens: list[str]) -> NackResult:
-    target = work.target(tenant_id, room_id, subscription_id)
+    destination = work.destination(tenant_id, room_id, subscription_id)
     receipts = verified(work, tenant_id, room_id, subscription_id, tokens)
     now = work.clock()
-    steps = {token: work.next_step(target.policy, r, now) for token, r in receipts.items()}
+    steps = {token: work.next_step(destination.policy, r, now) for token, r in receipts.items()}
     # Within SQS's visibility limit a nack just hides the message for the delay; longer waits and
     # dead letters need the whole envelope, rebuilt from the stored message (expiries too: they are
     # reported to the room's operations room with it).
@@ -142,16 +144,16 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
     # Hiding also proves a handle is current: one SQS refuses is reported and nothing else
     # happens to it (no dead-letter copy, no record). Messages about to end dead or expired
     # are hidden for their ack wait, which changes nothing but proves the same.
-    ack_wait_seconds = visibility_seconds(target.subscription.ack_wait_ms or 0)
+    ack_wait_seconds = visibility_seconds(destination.subscription.ack_wait_ms or 0)
     failed = work.queues.hide(
-        target.queue_url,
+        destination.queue_url,
         [
             (receipts[t].handle, -(-s.delay_ms // 1000) if t in hide else ack_wait_seconds)
             for t, s in steps.items()
             if t in hide or s.outcome is not FailureOutcome.RETRY
         ],
     )
-    plan = Plan(target)
+    plan = Plan(destination)
     result = NackResult()
     for token, step in steps.items():
         receipt = receipts[token]
@@ -166,7 +168,7 @@ def nack(work: PullWork, tenant_id: str, room_id: str, subscription_id: str, tok
             due = step.due_at_ms or now
             if token not in hide and envelope is not None:
                 resent = envelope.next_attempt(step.next_attempt, step.delay_ms, due)
-                plan.outgoing.append(Outgoing(target.queue_url, resent, delay_seconds(due, now)))
+                plan.outgoing.append(Outgoing(destination.queue_url, resent, delay_seconds(due, now)))
                 plan.delete.append(receipt.handle)
             plan.records.append(
                 receipt.record(
@@ -215,10 +217,10 @@ def extend(
     refuses (its ack wait ran out and the message was handed out again, it was acked, or the
     message would stay hidden past SQS's 12 hours from its receive) is reported, the others extended.
     """
-    target = work.target(tenant_id, room_id, subscription_id)
+    destination = work.destination(tenant_id, room_id, subscription_id)
     receipts = verified(work, tenant_id, room_id, subscription_id, tokens)
     seconds = visibility_seconds(ack_wait_ms)
-    failed = work.queues.hide(target.queue_url, [(r.handle, seconds) for r in receipts.values()])
+    failed = work.queues.hide(destination.queue_url, [(r.handle, seconds) for r in receipts.values()])
     extended = [r for r in receipts.values() if r.handle not in failed]
     for receipt in extended:
         work.log_receipt(LogEvent.EXTENDED, tenant_id, receipt, next_delay_ms=ack_wait_ms)

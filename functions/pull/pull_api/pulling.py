@@ -14,8 +14,8 @@ from pull_api.work import Plan, PullSubscription, PullWork
 from roomcast.catalog import SubscriptionType, is_expired
 from roomcast.log import LogEvent
 from roomcast.messages import (
+    Attempt,
     AttemptEvent,
-    AttemptRecord,
     DeliveryStatus,
     Envelope,
     EnvelopeError,
@@ -40,18 +40,20 @@ class Handout:
     attempt: int
 
 
-def hand_out(work: PullWork, target: PullSubscription, max_messages: int, wait_seconds: int) -> list[Handout]:
-    """Up to ``max_messages`` due messages of ``target`` (read already by the caller), waiting up
+def hand_out(
+    work: PullWork, destination: PullSubscription, max_messages: int, wait_seconds: int
+) -> list[Handout]:
+    """Up to ``max_messages`` due messages of ``destination`` (read already by the caller), waiting up
     to ``wait_seconds`` for the first one."""
-    visibility = visibility_seconds(target.subscription.ack_wait_ms or 0)
+    visibility = visibility_seconds(destination.subscription.ack_wait_ms or 0)
     deadline = time.monotonic() + wait_seconds
     handed: list[Handout] = []
     while True:
         wait = max(0, round(deadline - time.monotonic()))
-        received = work.queues.receive(target.queue_url, max_messages - len(handed), wait, visibility)
-        plan = Plan(target)
+        received = work.queues.receive(destination.queue_url, max_messages - len(handed), wait, visibility)
+        plan = Plan(destination)
         for message in received:
-            handout = _classify(work, message, target, plan)
+            handout = _classify(work, message, destination, plan)
             if handout is not None:
                 handed.append(handout)
         work.apply(plan)
@@ -59,16 +61,18 @@ def hand_out(work: PullWork, target: PullSubscription, max_messages: int, wait_s
             return handed
 
 
-def _classify(work: PullWork, received: Received, target: PullSubscription, plan: Plan) -> Handout | None:
+def _classify(
+    work: PullWork, received: Received, destination: PullSubscription, plan: Plan
+) -> Handout | None:
     """Hand the message out (returned), or plan its hop, dead letter or expiry (None)."""
     now = work.clock()
     try:
         envelope = Envelope.from_json(received.body)
     except EnvelopeError:
         logger.error(
-            "not a roomcast envelope; moved to the dead-letter queue", extra={"queue": target.queue_url}
+            "not a roomcast envelope; moved to the dead-letter queue", extra={"queue": destination.queue_url}
         )
-        plan.outgoing.append(Outgoing(target.dead_letter_queue_url, received.body))
+        plan.outgoing.append(Outgoing(destination.dead_letter_queue_url, received.body))
         plan.delete.append(received.handle)
         return None
     attempt = envelope.attempt + received.receive_count - 1
@@ -80,7 +84,7 @@ def _classify(work: PullWork, received: Received, target: PullSubscription, plan
         work.log_envelope(LogEvent.EXPIRED, envelope, attempt=attempt)
         work.endings.expired(envelope, "expired before delivery")
         return None
-    if envelope.cleared_by(target.subscription.cleared_before_ms):
+    if envelope.cleared_by(destination.subscription.cleared_before_ms):
         plan.delete.append(received.handle)
         plan.records.append(envelope.record(SubscriptionType.PULL, DeliveryStatus.CLEARED, attempt, CLEARED))
         work.log_envelope(LogEvent.CLEARED, envelope, attempt=attempt)
@@ -88,18 +92,18 @@ def _classify(work: PullWork, received: Received, target: PullSubscription, plan
     if envelope.due_at_ms > now + DUE_TOLERANCE_MS:
         # Not due yet (a wait longer than SQS can hold): send it on with the remaining delay.
         hop = envelope.hop(attempt)
-        plan.outgoing.append(Outgoing(target.queue_url, hop, delay_seconds(hop.due_at_ms, now)))
+        plan.outgoing.append(Outgoing(destination.queue_url, hop, delay_seconds(hop.due_at_ms, now)))
         plan.delete.append(received.handle)
         work.log_envelope(LogEvent.HOP, envelope, attempt=attempt, next_delay_ms=envelope.due_at_ms - now)
         return None
-    if attempt > target.policy.delivery_attempts:
+    if attempt > destination.policy.delivery_attempts:
         last = replace(envelope, attempt=attempt - 1)
         plan.endings.append((last, f"{ACK_WAIT_EXPIRED}; attempts exhausted", attempt))
         plan.delete.append(received.handle)
         return None
     if received.receive_count > 1:
         # The previous hand-out was neither acked nor nacked in time: that attempt failed.
-        timed_out = AttemptRecord(
+        timed_out = Attempt(
             attempt - 1, AttemptEvent.ACK_WAIT_EXPIRED, iso_from_ms(now), error=ACK_WAIT_EXPIRED
         )
         plan.ack_timeouts.append(
@@ -112,7 +116,7 @@ def _classify(work: PullWork, received: Received, target: PullSubscription, plan
             )
         )
     receipt = Receipt(
-        target.subscription.id,
+        destination.subscription.id,
         envelope.message_id,
         attempt,
         received.handle,

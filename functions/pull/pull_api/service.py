@@ -40,15 +40,15 @@ class PullService:
         subscription and every receipt verified before anything changes (400 at the first bad one);
         then the ack's records → its delete, and the pull's receive, side by side — they touch
         different messages, and each keeps its own order (docs/decisions/0026-pull-ack-waits.md)."""
-        target = self.work.target(tenant_id, room_id, subscription_id)
+        destination = self.work.destination(tenant_id, room_id, subscription_id)
         if not ack:  # None: a plain pull; []: nothing to ack, answered as an ack of nothing
-            handed = pulling.hand_out(self.work, target, max_messages, wait_seconds)
+            handed = pulling.hand_out(self.work, destination, max_messages, wait_seconds)
             return Pulled(handed, None if ack is None else AckResult())
         receipts = acknowledging.verified(self.work, tenant_id, room_id, subscription_id, ack, "ack")
         # Leaving the block waits for the ack, also when the pull fails: its writes end before the answer.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ack") as pool:
-            acking = pool.submit(acknowledging.acknowledge, self.work, target, tenant_id, receipts)
-            handed = pulling.hand_out(self.work, target, max_messages, wait_seconds)
+            acking = pool.submit(acknowledging.acknowledge, self.work, destination, tenant_id, receipts)
+            handed = pulling.hand_out(self.work, destination, max_messages, wait_seconds)
         return Pulled(handed, acking.result())
 
     def ack(self, tenant_id: str, room_id: str, subscription_id: str, receipts: list[str]) -> AckResult:

@@ -41,7 +41,7 @@ class PullSubscription:
 class Plan:
     """What one batch of work will do, applied in the safe order by ``PullWork.apply``."""
 
-    target: PullSubscription
+    destination: PullSubscription
     outgoing: list[Outgoing] = field(default_factory=list)
     # QueueAddresses that end here: (envelope as it ends, reason, attempts made) → failover or dead letter.
     endings: list[tuple[Envelope, str, int]] = field(default_factory=list)
@@ -66,7 +66,7 @@ class PullWork:
     # flush at the end of the invocation sends them.
     send_log: Callable[[], object] | None = None
 
-    def target(self, tenant_id: str, room_id: str, subscription_id: str) -> PullSubscription:
+    def destination(self, tenant_id: str, room_id: str, subscription_id: str) -> PullSubscription:
         """The subscription as it is now, read before anything changes: one strongly consistent
         GetItem of the room, whose subscriptions version says whether this container's copy of
         the room's subscriptions still holds (ADR 0021's cache, as a publish reads them)."""
@@ -94,11 +94,11 @@ class PullWork:
         for envelope, reason, attempts in plan.endings:
             ending = self.endings.plan(
                 envelope,
-                plan.target.subscription,
+                plan.destination.subscription,
                 reason,
                 attempts,
                 self.clock(),
-                dead_letter_queue_url=plan.target.dead_letter_queue_url,
+                dead_letter_queue_url=plan.destination.dead_letter_queue_url,
             )
             self.endings.hand_over(ending)
             for ended in ending.records:
@@ -107,7 +107,7 @@ class PullWork:
         for record in plan.records:
             self.messages.update_delivery(record)
         if plan.delete:
-            self.queues.delete(plan.target.queue_url, plan.delete)
+            self.queues.delete(plan.destination.queue_url, plan.delete)
         for record in plan.ack_timeouts:
             self.messages.update_delivery(record, only_if_attempts_below=record.attempts)
 

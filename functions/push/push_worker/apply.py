@@ -29,7 +29,6 @@ from push_worker.plans import (
     Hold,
     Hop,
     Plan,
-    Posted,
     RetryAt,
     Skip,
     TakeOver,
@@ -39,6 +38,7 @@ from roomcast.catalog import Lane, SubscriptionType
 from roomcast.endings import Endings
 from roomcast.log import DeliveryOutcome, Detail, LogEvent, LogRecord, LogSink
 from roomcast.messages import (
+    Attempt,
     Delivery,
     DeliveryStatus,
     Envelope,
@@ -74,11 +74,11 @@ class PushApply:
             case Deliver():
                 return self._deliver(envelope, plan)
             case Abort():
-                self._log_posted(envelope, plan.posted)
+                self._log_attempt(envelope, plan.attempt)
                 self._record(
                     envelope, DeliveryStatus.ABORTED, plan.attempts, plan.reason, history=plan.history
                 )
-                self._log(LogEvent.ABORTED, envelope, http_status=plan.posted.http_status, error=plan.reason)
+                self._log(LogEvent.ABORTED, envelope, http_status=plan.attempt.http_status, error=plan.reason)
                 return DeliveryOutcome.ABORTED
             case RetryAt():
                 return self._retry(envelope, plan, lane)
@@ -123,21 +123,21 @@ class PushApply:
             self.messages.update_delivery(later)
 
     def _deliver(self, envelope: Envelope, plan: Deliver) -> DeliveryOutcome:
-        self._log_posted(envelope, plan.posted)
+        self._log_attempt(envelope, plan.attempt)
         record = envelope.record(PUSH, DeliveryStatus.DELIVERED, envelope.attempt + 1, history=plan.history)
         with self._lock:
             self._batched.append((record, envelope.first_attempt_ever))
-        posted = plan.posted
-        self._log(LogEvent.DELIVERED, envelope, http_status=posted.http_status, latency_ms=posted.latency_ms)
+        made = plan.attempt
+        self._log(LogEvent.DELIVERED, envelope, http_status=made.http_status, latency_ms=made.duration_ms)
         if plan.disable is not None:  # delivered, and the receiver asks for nothing more
             self.health.disable(plan.disable, RECEIVER_DISABLED)
         return DeliveryOutcome.DELIVERED
 
     def _retry(self, envelope: Envelope, plan: RetryAt, lane: Lane) -> DeliveryOutcome:
-        self._log_posted(envelope, plan.posted)
+        self._log_attempt(envelope, plan.attempt)
         retry = envelope.next_attempt(plan.next_attempt, plan.delay_ms, plan.due_at_ms)
         self._send_later(retry, plan.due_at_ms, lane)
-        error, due, made = plan.posted.error, iso_from_ms(plan.due_at_ms), envelope.attempt + 1
+        error, due, made = plan.attempt.error, iso_from_ms(plan.due_at_ms), envelope.attempt + 1
         record = envelope.record(PUSH, DeliveryStatus.RETRYING, made, error, due, plan.history)
         if envelope.first_attempt_ever:  # with the batch's other first tries (its retry is sent already)
             with self._lock:
@@ -147,15 +147,15 @@ class PushApply:
         self._log(
             LogEvent.RETRY_SCHEDULED,
             envelope,
-            http_status=plan.posted.http_status,
+            http_status=plan.attempt.http_status,
             error=error,
             next_delay_ms=plan.delay_ms,
         )
         return DeliveryOutcome.RETRY
 
     def _end(self, envelope: Envelope, plan: End) -> DeliveryOutcome:
-        if plan.posted is not None:
-            self._log_posted(envelope, plan.posted)
+        if plan.attempt is not None:
+            self._log_attempt(envelope, plan.attempt)
         if plan.disable_reason is not None:
             self.health.disable(plan.subscription, plan.disable_reason)
         ending = self.endings.plan(
@@ -168,10 +168,10 @@ class PushApply:
         return ending.outcome
 
     def _expire(self, envelope: Envelope, plan: Expire) -> DeliveryOutcome:
-        if plan.posted is not None:
-            self._log_posted(envelope, plan.posted)
+        if plan.attempt is not None:
+            self._log_attempt(envelope, plan.attempt)
         self._record(envelope, DeliveryStatus.EXPIRED, plan.attempts, plan.reason, history=plan.history)
-        self._log(LogEvent.EXPIRED, envelope, error=plan.posted.error if plan.posted else None)
+        self._log(LogEvent.EXPIRED, envelope, error=plan.attempt.error if plan.attempt else None)
         self.endings.expired(envelope, plan.reason)
         return DeliveryOutcome.EXPIRED
 
@@ -210,13 +210,13 @@ class PushApply:
     ) -> None:
         self.messages.update_delivery(envelope.record(PUSH, status, attempts, error, next_at, history))
 
-    def _log_posted(self, envelope: Envelope, posted: Posted) -> None:
+    def _log_attempt(self, envelope: Envelope, made: Attempt) -> None:
         self._log(
             LogEvent.ATTEMPT,
             envelope,
-            http_status=posted.http_status,
-            latency_ms=posted.latency_ms,
-            error=posted.error,
+            http_status=made.http_status,
+            latency_ms=made.duration_ms,
+            error=made.error,
         )
 
     def _log(self, event: LogEvent, envelope: Envelope, **details: Detail) -> None:

@@ -20,10 +20,10 @@ from push_worker.batch_catalog import BatchCatalog
 from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
 from push_worker.plans import (
-    Attempt,
     Clear,
     Hold,
     Plan,
+    Ready,
     Skip,
     TakeOver,
     ToSlowLane,
@@ -73,7 +73,7 @@ class PushDelivery:
         if (envelope.attempt > 0 or envelope.takeover_of_ms) and self._superseded(envelope):
             return Skip()
         ready = by_status(envelope, found)
-        if not isinstance(ready, Attempt):
+        if not isinstance(ready, Ready):
             return ready
         if self.lanes.moves(ready.subscription, lane):
             return ToSlowLane()
@@ -95,7 +95,7 @@ class PushDelivery:
         due = iso_from_ms(envelope.due_at_ms)
         return record.status is DeliveryStatus.RETRYING and record.next_attempt_at not in (None, due)
 
-    def _attempt(self, envelope: Envelope, attempt: Attempt, admission: Admitted, lane: Lane) -> Plan:
+    def _attempt(self, envelope: Envelope, attempt: Ready, admission: Admitted, lane: Lane) -> Plan:
         """The request, waited for at most the lane's budget (a request whose own timeout is no
         longer ends within it anyway); the admission is held until the request ends."""
         started, subscription = self.clock(), attempt.subscription
@@ -117,7 +117,7 @@ class PushDelivery:
             request.add_done_callback(lambda ended: self._late(envelope, ended, now + delay_ms))
             return TakeOver(started, delay_ms)
 
-    def _request(self, envelope: Envelope, attempt: Attempt, started: int) -> Plan:
+    def _request(self, envelope: Envelope, attempt: Ready, started: int) -> Plan:
         subscription = attempt.subscription
         try:
             result = send_webhook(self.post, envelope, subscription, self.push_url_policy, started)

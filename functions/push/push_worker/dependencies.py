@@ -13,7 +13,7 @@ from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
 from push_worker.long_waits import LongWaits
 from roomcast import wiring
-from roomcast.flow import FlowStore
+from roomcast.flow import FlowTable
 from roomcast.webhooks import PushUrlPolicy
 
 delivery_log = cache(partial(wiring.delivery_log, "push"))
@@ -31,7 +31,7 @@ def push_delivery() -> PushDelivery:
     if settings.long_retries_on_scheduler and outbox.schedules is not None:
         long_waits = LongWaits(outbox.schedules, settings.push_queue_arn, settings.slow_push_queue_arn)
     apply = PushApply(messages, base.sender, addresses, endings, health, base.log, long_waits=long_waits)
-    flow_control = FlowControl(FlowStore(settings.table_name))
+    flow_control = FlowControl(FlowTable(settings.table_name))
     lanes = Lanes(catalog, batch_catalog, addresses)
     policy = PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls)
     return PushDelivery(batch_catalog, messages, flow_control, health, lanes, apply, policy)

@@ -17,7 +17,7 @@ from roomcast.catalog import (
     SLOW_ENDPOINT_MS,
     Lane,
     Subscription,
-    SubscriptionStore,
+    SubscriptionRecords,
     is_fast_again,
     moves_lane,
 )
@@ -27,7 +27,7 @@ from roomcast.platform import logger, now_ms
 
 @dataclass
 class Lanes:
-    marks: SubscriptionStore
+    marks: SubscriptionRecords
     batch_catalog: BatchCatalog
     addresses: QueueAddresses
     clock: Callable[[], int] = now_ms

@@ -32,7 +32,7 @@ from roomcast.catalog import (
     probing,
 )
 from roomcast.flow import paused_wait_ms
-from roomcast.messages import AttemptEvent, AttemptRecord, Envelope
+from roomcast.messages import Attempt, AttemptEvent, Envelope
 from roomcast.platform import iso_from_ms
 from roomcast.webhooks import AnswerClass, DeliveryControl, HttpResult, classify, is_gone
 
@@ -48,16 +48,7 @@ GONE_410 = "the endpoint answered 410 Gone"
 RECEIVER_DISABLED = "the endpoint asked to be disabled (webhook-delivery: disable)"
 RECEIVER_ABORTED = "the endpoint aborted this message (webhook-delivery: abort)"
 
-History = tuple[AttemptRecord, ...]
-
-
-@dataclass(frozen=True)
-class Posted:
-    """The request made for this envelope (its delivery-log ``attempt`` line)."""
-
-    http_status: int | None
-    latency_ms: int | None
-    error: str | None
+History = tuple[Attempt, ...]
 
 
 @dataclass(frozen=True)
@@ -65,7 +56,7 @@ class Expire:
     attempts: int
     reason: str
     history: History = ()
-    posted: Posted | None = None
+    attempt: Attempt | None = None  # the request made for this envelope, when one was (its log line)
 
 
 @dataclass(frozen=True)
@@ -118,14 +109,14 @@ class Found:
 
 
 @dataclass(frozen=True)
-class Attempt(Found):
+class Ready(Found):
     """Ready for the signed POST: found, and its subscription's status allows it."""
 
 
 @dataclass(frozen=True)
 class Deliver:
     history: History
-    posted: Posted
+    attempt: Attempt  # the request made for this envelope (its log line)
     disable: Subscription | None = None  # the receiver asked to be disabled (webhook-delivery)
 
 
@@ -136,7 +127,7 @@ class Abort:
     attempts: int
     reason: str
     history: History
-    posted: Posted
+    attempt: Attempt  # the request made for this envelope (its log line)
 
 
 @dataclass(frozen=True)
@@ -145,7 +136,7 @@ class RetryAt:
     delay_ms: int
     due_at_ms: int
     history: History
-    posted: Posted
+    attempt: Attempt  # the request made for this envelope (its log line)
 
 
 @dataclass(frozen=True)
@@ -157,10 +148,10 @@ class End:
     attempts: int
     history: History = ()
     disable_reason: str | None = None  # the subscription is disabled too (410 Gone)
-    posted: Posted | None = None
+    attempt: Attempt | None = None  # the request made for this envelope, when one was (its log line)
 
 
-Plan = Expire | Hop | Clear | Skip | Hold | ToSlowLane | TakeOver | Attempt | Deliver | Abort | RetryAt | End
+Plan = Expire | Hop | Clear | Skip | Hold | ToSlowLane | TakeOver | Ready | Deliver | Abort | RetryAt | End
 
 
 def on_receipt(envelope: Envelope, now_ms: int) -> Expire | Hop | None:
@@ -182,7 +173,7 @@ def present(envelope: Envelope, found: tuple[Room, Subscription] | None) -> Clea
     return Found(room, subscription)
 
 
-def by_status(envelope: Envelope, found: Found) -> End | Hold | Attempt:
+def by_status(envelope: Envelope, found: Found) -> End | Hold | Ready:
     """What the subscription's status allows: dead (or the failover) when disabled, a wait when
     paused or disabled while its endpoint is probed (roomcast.catalog.recovery), else the attempt."""
     if probing(found.subscription):
@@ -191,20 +182,18 @@ def by_status(envelope: Envelope, found: Found) -> End | Hold | Attempt:
         return End(found.subscription, DISABLED, envelope.attempt)
     if found.subscription.status is SubscriptionStatus.PAUSED:
         return Hold(paused_wait_ms(envelope.holds), PAUSED)
-    return Attempt(found.room, found.subscription)
+    return Ready(found.room, found.subscription)
 
 
-def refused_url(envelope: Envelope, attempt: Attempt, reason: str, started_at_ms: int) -> End:
+def refused_url(envelope: Envelope, attempt: Ready, reason: str, started_at_ms: int) -> End:
     """The push URL now resolves where roomcast never sends: dead at once, as a permanent failure."""
-    refused = AttemptRecord(envelope.attempt, AttemptEvent.POST, iso_from_ms(started_at_ms), 0, error=reason)
-    return End(
-        attempt.subscription, reason, envelope.attempt + 1, (refused,), posted=Posted(None, None, reason)
-    )
+    refused = Attempt(envelope.attempt, AttemptEvent.POST, iso_from_ms(started_at_ms), None, error=reason)
+    return End(attempt.subscription, reason, envelope.attempt + 1, (refused,), attempt=refused)
 
 
 def after_answer(
     envelope: Envelope,
-    attempt: Attempt,
+    attempt: Ready,
     result: HttpResult,
     started_at_ms: int,
     finished_at_ms: int,
@@ -212,32 +201,30 @@ def after_answer(
 ) -> Deliver | Abort | RetryAt | Expire | End:
     """What the subscriber's answer (or its absence) leads to; the attempt goes into the history."""
     error = result.error or (f"HTTP {result.status}" if result.status and result.status >= 300 else None)
-    tried = (
-        AttemptRecord(
-            envelope.attempt,
-            AttemptEvent.POST,
-            iso_from_ms(started_at_ms),
-            result.latency_ms,
-            result.status,
-            error,
-            result.response_excerpt or None,
-        ),
+    made = Attempt(
+        envelope.attempt,
+        AttemptEvent.POST,
+        iso_from_ms(started_at_ms),
+        result.latency_ms,
+        result.status,
+        error,
+        result.response_excerpt or None,
     )
-    posted = Posted(result.status, result.latency_ms, error)
+    tried = (made,)
     answer = classify(result.status)
     disabling = result.control is DeliveryControl.DISABLE
     if answer is AnswerClass.DELIVERED:
-        return Deliver(tried, posted, attempt.subscription if disabling else None)
-    made = envelope.attempt + 1
+        return Deliver(tried, made, attempt.subscription if disabling else None)
+    attempts = envelope.attempt + 1
     if disabling:
         return End(
-            attempt.subscription, f"{error}; {RECEIVER_DISABLED}", made, tried, RECEIVER_DISABLED, posted
+            attempt.subscription, f"{error}; {RECEIVER_DISABLED}", attempts, tried, RECEIVER_DISABLED, made
         )
     if result.control is DeliveryControl.ABORT:
-        return Abort(made, f"{error}; {RECEIVER_ABORTED}", tried, posted)
+        return Abort(attempts, f"{error}; {RECEIVER_ABORTED}", tried, made)
     if answer is AnswerClass.PERMANENT:
         disable = GONE_410 if is_gone(result.status) else None
-        return End(attempt.subscription, f"{error} (permanent)", made, tried, disable, posted)
+        return End(attempt.subscription, f"{error} (permanent)", attempts, tried, disable, made)
     step = after_failure(
         effective_policy(attempt.room, attempt.subscription),
         envelope.attempt,
@@ -247,8 +234,8 @@ def after_answer(
         random_fraction=random_fraction,
     )
     if step.outcome is FailureOutcome.DEAD:
-        return End(attempt.subscription, f"{error}; attempts exhausted", made, tried, posted=posted)
+        return End(attempt.subscription, f"{error}; attempts exhausted", attempts, tried, attempt=made)
     if step.outcome is FailureOutcome.EXPIRED:
-        return Expire(made, f"{error}; next attempt past expiry", tried, posted)
+        return Expire(attempts, f"{error}; next attempt past expiry", tried, made)
     due = step.due_at_ms or finished_at_ms
-    return RetryAt(step.next_attempt, step.delay_ms, due, tried, posted)
+    return RetryAt(step.next_attempt, step.delay_ms, due, tried, made)

@@ -15,11 +15,11 @@ from roomcast.platform import Settings, load_settings
 # handler does, for its tenant throttle) loads no store, so no AWS client, before a request.
 if TYPE_CHECKING:
     from roomcast.api import TenantThrottle
-    from roomcast.catalog import CatalogStore
+    from roomcast.catalog import CatalogTable
     from roomcast.endings import Endings
     from roomcast.event_types import SchemaGate
     from roomcast.log import DeliveryLog
-    from roomcast.messages import EnvelopeSender, MessageStore, QueueAddresses, Sender
+    from roomcast.messages import EnvelopeSender, MessageTable, QueueAddresses, Sender
     from roomcast.operations import OperationalEvents
     from roomcast.outbox import OutboxQueue
     from roomcast.publishing import Publisher, PublishMarks
@@ -59,21 +59,21 @@ class Basics:
 
     settings: Settings
     sender: EnvelopeSender
-    catalog: CatalogStore
-    messages: MessageStore
+    catalog: CatalogTable
+    messages: MessageTable
     log: DeliveryLog
 
     @classmethod
     def of(cls, log: DeliveryLog) -> Basics:
-        from roomcast.catalog import CatalogStore
-        from roomcast.messages import EnvelopeSender, MessageStore
+        from roomcast.catalog import CatalogTable
+        from roomcast.messages import EnvelopeSender, MessageTable
 
         settings = load_settings()
         return cls(
             settings,
             EnvelopeSender(),
-            CatalogStore(settings.table_name),
-            MessageStore(settings.table_name),
+            CatalogTable(settings.table_name),
+            MessageTable(settings.table_name),
             log,
         )
 
@@ -116,12 +116,12 @@ class Basics:
 
     def reported_endings(self) -> tuple[OperationalEvents, Endings]:
         """Endings that report to the room's operations room, and the events they report through."""
-        from roomcast.dead_letters import DeadLetterStore
+        from roomcast.dead_letters import DeadLetterTable
         from roomcast.endings import Endings
         from roomcast.ordering import OrderingKeys
 
         events = self.operational_events()
-        dead_letters = DeadLetterStore(self.settings.table_name)
+        dead_letters = DeadLetterTable(self.settings.table_name)
         key_lines = OrderingKeys(self.settings.table_name)  # an ordered failover's
         return events, Endings(
             self.catalog, dead_letters, self.sender, self.addresses, self.log, events, key_lines
@@ -136,7 +136,7 @@ def tenant_throttle() -> TenantThrottle | None:
     if settings.tenant_requests_per_second <= 0:
         return None
     from roomcast.api import TenantThrottle
-    from roomcast.flow import FlowStore, RequestLimit
+    from roomcast.flow import FlowTable, RequestLimit
 
     limit = RequestLimit(settings.tenant_requests_per_second, settings.tenant_request_burst)
-    return TenantThrottle(FlowStore(settings.table_name), limit)
+    return TenantThrottle(FlowTable(settings.table_name), limit)

@@ -9,10 +9,11 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
-from push_worker.plans import Deliver, Plan, Posted
+from push_worker.plans import Deliver, Plan
 from roomcast.catalog.lanes import Lane
 from roomcast.catalog.model import Subscription
 from roomcast.log.outcomes import DeliveryOutcome
+from roomcast.messages import Attempt, AttemptEvent
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.model import DeliveryStatus
 from roomcast.messages.sender import QueueAddresses
@@ -142,7 +143,7 @@ def test_a_late_answer_after_the_takeover_is_due_is_left_to_the_takeover() -> No
     [taken] = push.management.sender.sent
     assert isinstance(taken.envelope, Envelope)
     answered: Future[Plan] = Future()
-    answered.set_result(Deliver((), Posted(200, 9_000, None)))
+    answered.set_result(Deliver((), Attempt(0, AttemptEvent.POST, "2026-11-22T10:00:00.000Z", 9_000, 200)))
 
     # When
     service._late(envelope, answered, takeover_due_ms=push.now_ms)

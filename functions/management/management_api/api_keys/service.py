@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from roomcast.keys import ApiKeyEntry, ApiKeyStore, issue_api_key
+from roomcast.keys import ApiKeyEntry, ApiKeyTable, issue_api_key
 from roomcast.platform import Page, Position, now_iso
 
 
 @dataclass
 class ApiKeysService:
-    store: ApiKeyStore
+    store: ApiKeyTable
     clock: Callable[[], str] = now_iso
 
     def create(self, tenant_id: str, name: str | None) -> tuple[ApiKeyEntry, str]:

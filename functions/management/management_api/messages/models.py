@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
@@ -13,22 +13,15 @@ from roomcast.api import (
     ResponseModel,
     examples,
 )
-from roomcast.messages import Delivery, Message, TrackedMessage
+from roomcast.messages import Delivery, DeliveryStatus, Message, TrackedMessage
 from roomcast.platform import iso_from_ms
 
-# DeliveryStatus's values (a unit test holds the two together).
-DeliveryStatusName = Literal[
-    "scheduled",
-    "waiting",
-    "pending",
-    "retrying",
-    "delivered",
-    "dead",
-    "expired",
-    "cleared",
-    "cancelled",
-    "aborted",
-]
+# The statuses are the domain's (roomcast.messages.DeliveryStatus), written there once: the API's
+# document, and from it the SDK, the CLI and the console, take them from here.
+if TYPE_CHECKING:
+    DeliveryStatusName = str
+else:
+    DeliveryStatusName = Literal[tuple(status.value for status in DeliveryStatus)]
 DELIVER_AT_DESCRIPTION = (
     "Scheduled (published with deliverAt or deliverAfterMs): when it is delivered to its destinations; "
     "its expiry counts from then. Null: delivered at once."

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from roomcast.catalog import Catalog
 from roomcast.deliver_at import ScheduledRecords
 from roomcast.messages import (
-    AttemptRecord,
+    Attempt,
     Delivery,
     DeliveryStatus,
     Message,
@@ -25,9 +25,9 @@ _MESSAGE_ID = re.compile(ids.MESSAGE_ID_PATTERN)
 
 
 @dataclass(frozen=True)
-class Attempt:
+class DestinationAttempt:
     subscription_id: str
-    record: AttemptRecord
+    record: Attempt
 
 
 @dataclass
@@ -75,7 +75,7 @@ class MessagesService:
 
     def attempts(
         self, tenant_id: str, room_id: str, message_id: str, subscription_id: str | None
-    ) -> list[Attempt]:
+    ) -> list[DestinationAttempt]:
         """Every attempt of the message's deliveries (or of one destination's), in order."""
         tracked = self.status(tenant_id, room_id, message_id)
         if subscription_id is not None and subscription_id not in tracked.message.destinations:
@@ -83,7 +83,7 @@ class MessagesService:
                 f"subscription {subscription_id[:80]} is not a destination of message {message_id}"
             )
         found = [
-            Attempt(d.subscription_id, record)
+            DestinationAttempt(d.subscription_id, record)
             for d in tracked.deliveries
             if subscription_id in (None, d.subscription_id)
             for record in d.history

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from roomcast.catalog.ports import (
         Catalog as Catalog,
         FailoverLink as FailoverLink,
-        RoomStore as RoomStore,
-        SubscriptionStore as SubscriptionStore,
+        RoomRecords as RoomRecords,
+        SubscriptionRecords as SubscriptionRecords,
     )
     from roomcast.catalog.recovery import (
         RECOVERED as RECOVERED,
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
         probing as probing,
         warning_due as warning_due,
     )
-    from roomcast.catalog.store import CatalogStore as CatalogStore
+    from roomcast.catalog.store import CatalogTable as CatalogTable
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from roomcast.catalog.model import Subscription
-from roomcast.catalog.ports import FailoverLink, SubscriptionStore
+from roomcast.catalog.ports import FailoverLink, SubscriptionRecords
 from roomcast.platform import MAX_FAILOVER_CHAIN_LENGTH, InvalidRequest, NotFound
 
 # Reads one subscription of the room; NotFound when there is none.
@@ -56,7 +56,7 @@ def check_failover(
 
 
 def checked_failover_chain(
-    subscriptions: SubscriptionStore, tenant_id: str, room_id: str, subscription_id: str, failover_id: str
+    subscriptions: SubscriptionRecords, tenant_id: str, room_id: str, subscription_id: str, failover_id: str
 ) -> tuple[FailoverLink, ...]:
     """``check_failover`` over the room's subscriptions as the store reads them."""
 

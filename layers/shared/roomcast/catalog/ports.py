@@ -12,7 +12,7 @@ from roomcast.catalog.model import Room, Subscription
 from roomcast.platform import Page, Position
 
 
-class RoomStore(Protocol):
+class RoomRecords(Protocol):
     def create_room(self, room: Room) -> None: ...
     def get_room(self, tenant_id: str, room_id: str) -> Room: ...
     def list_rooms(self, tenant_id: str, limit: int, start: Position | None) -> Page[Room]: ...
@@ -21,7 +21,7 @@ class RoomStore(Protocol):
     def start_room_deletion(self, tenant_id: str, room_id: str, started_at: str, job_id: str) -> str: ...
 
 
-class SubscriptionStore(Protocol):
+class SubscriptionRecords(Protocol):
     def create_subscription(self, subscription: Subscription) -> None: ...
     def get_subscription(self, tenant_id: str, room_id: str, subscription_id: str) -> Subscription: ...
     def list_subscriptions(
@@ -49,7 +49,7 @@ class SubscriptionStore(Protocol):
     def clear_slow(self, subscription: Subscription) -> None: ...
 
 
-class Catalog(RoomStore, SubscriptionStore, Protocol):
+class Catalog(RoomRecords, SubscriptionRecords, Protocol):
     """Rooms and subscriptions together (one table holds both)."""
 
 

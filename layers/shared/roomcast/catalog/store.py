@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
 
-class CatalogStore(RoomTable, SubscriptionTable, SubscriptionMarks):
+class CatalogTable(RoomTable, SubscriptionTable, SubscriptionMarks):
     """Rooms and subscriptions of every tenant (API keys: ``roomcast.keys.store``)."""
 
     def __init__(self, table_name: str, client: DynamoDBClient | None = None) -> None:

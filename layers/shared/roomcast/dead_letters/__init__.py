@@ -14,7 +14,7 @@ if TYPE_CHECKING:
         ReplayClaim as ReplayClaim,
     )
     from roomcast.dead_letters.replays import REPLAY_CLAIM_MS as REPLAY_CLAIM_MS, Replayer as Replayer
-    from roomcast.dead_letters.store import DeadLetterStore as DeadLetterStore
+    from roomcast.dead_letters.store import DeadLetterTable as DeadLetterTable
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

@@ -46,7 +46,7 @@ def dead_letter_partition_key(tenant_id: str, room_id: str, subscription_id: str
     return f"TENANT#{tenant_id}#ROOM#{room_id}#SUB#{subscription_id}#DEAD"
 
 
-class DeadLetterStore(TableAccess):
+class DeadLetterTable(TableAccess):
     def put(self, dead_letter: DeadLetter) -> None:
         envelope = dead_letter.envelope
         partition = dead_letter_partition_key(envelope.tenant_id, envelope.room_id, envelope.subscription_id)

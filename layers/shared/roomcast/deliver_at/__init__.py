@@ -17,7 +17,7 @@ if TYPE_CHECKING:
         release_at_ms as release_at_ms,
         schedule_fires_at_ms as schedule_fires_at_ms,
     )
-    from roomcast.deliver_at.store import ScheduledMessages as ScheduledMessages
+    from roomcast.deliver_at.store import ScheduledTable as ScheduledTable
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

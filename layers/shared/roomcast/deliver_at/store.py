@@ -10,7 +10,7 @@ from roomcast.deliver_at.marks import ScheduleMarks
 from roomcast.messages import (
     SCHEDULED_INDEX,
     Message,
-    MessageStore,
+    MessageTable,
     RoomIndex,
     TrackedMessage,
     scheduled_shard_key,
@@ -18,7 +18,7 @@ from roomcast.messages import (
 from roomcast.platform import Page, Position, TableAccess
 
 
-class ScheduledMessages(TableAccess):
+class ScheduledTable(TableAccess):
     @cached_property
     def _marks(self) -> ScheduleMarks:
         return ScheduleMarks.sharing(self)
@@ -28,8 +28,8 @@ class ScheduledMessages(TableAccess):
         return ScheduledIndex.sharing(self)
 
     @cached_property
-    def _messages(self) -> MessageStore:
-        return MessageStore.sharing(self)
+    def _messages(self) -> MessageTable:
+        return MessageTable.sharing(self)
 
     def list_scheduled(
         self, tenant_id: str, room_id: str, limit: int, start: Position | None

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from roomcast.catalog import Subscription, SubscriptionStore
+from roomcast.catalog import Subscription, SubscriptionRecords
 from roomcast.dead_letters import DeadLetter, DeadLetterRecords
 from roomcast.log import DeliveryOutcome, LogEvent, LogRecord, LogSink
 from roomcast.messages import (
     HANDED_TO_FAILOVER,
-    AttemptRecord,
+    Attempt,
     Delivery,
     DeliveryStatus,
     Envelope,
@@ -61,7 +61,7 @@ class Ending:
 class Endings:
     """Failover or dead letter, for the functions that deliver (push, pull)."""
 
-    subscriptions: SubscriptionStore
+    subscriptions: SubscriptionRecords
     dead_letters: DeadLetterRecords
     sender: Sender
     addresses: QueueAddresses
@@ -83,7 +83,7 @@ class Endings:
         now_ms: int,
         *,
         dead_letter_queue_url: str | None = None,
-        history: tuple[AttemptRecord, ...] = (),
+        history: tuple[Attempt, ...] = (),
     ) -> Ending:
         """Where this destination goes now (``dead_letter_queue_url``: a PULL subscription's own
         dead-letter queue, which gets a copy of a dead message)."""

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         schema_digest as schema_digest,
     )
     from roomcast.event_types.ports import EventTypeRecords as EventTypeRecords
-    from roomcast.event_types.store import EventTypeStore as EventTypeStore
+    from roomcast.event_types.store import EventTypeTable as EventTypeTable
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

@@ -40,7 +40,7 @@ _COUNT: Final = "eventTypeCount"
 _NAME: Final = re.compile(NAME_PATTERN)
 
 
-class EventTypeStore(TableAccess):
+class EventTypeTable(TableAccess):
     def create(self, event_type: EventType, schemas: Mapping[str, str]) -> None:
         """Store a new event type with its schemas (digest -> text), in one transaction with the
         tenant's event-type count: Conflict when the tenant has one of that name (archived ones

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         paused_wait_ms as paused_wait_ms,
         rate_interval_ms as rate_interval_ms,
     )
-    from roomcast.flow.store import FlowStore as FlowStore
+    from roomcast.flow.store import FlowTable as FlowTable
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

@@ -28,7 +28,7 @@ _RESERVE_TRIES: Final = 8
 _ACQUIRE_TRIES: Final = 4
 
 
-class FlowStore(TableAccess):
+class FlowTable(TableAccess):
     """Rate slots and concurrency leases (the ``FlowGate`` port of roomcast.flow.ports)."""
 
     def __init__(self, table_name: str, client: Any = None) -> None:

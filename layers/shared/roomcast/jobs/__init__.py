@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from roomcast.jobs.removal import remove_subscriptions as remove_subscriptions
     from roomcast.jobs.retry_now import RetryNow as RetryNow, require_push as require_push
     from roomcast.jobs.steps import JobSteps as JobSteps
-    from roomcast.jobs.store import JobStore as JobStore
+    from roomcast.jobs.store import JobTable as JobTable
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

@@ -72,7 +72,7 @@ def job_from_item(item: items.Item) -> Job:
     )
 
 
-class JobStore(TableAccess):
+class JobTable(TableAccess):
     def create(self, job: Job) -> None:
         self._client.put_item(
             TableName=self._table_name,

@@ -10,7 +10,7 @@ from roomcast.platform.entry_points import lazy_entry_points
 if TYPE_CHECKING:
     from roomcast.keys.store import (
         ApiKeyEntry as ApiKeyEntry,
-        ApiKeyStore as ApiKeyStore,
+        ApiKeyTable as ApiKeyTable,
         issue_api_key as issue_api_key,
     )
 

@@ -60,7 +60,7 @@ class KeyOwner:
     key_id: str | None
 
 
-class ApiKeyStore(TableAccess):
+class ApiKeyTable(TableAccess):
     def put(self, api_key_hash: str, entry: ApiKeyEntry) -> None:
         """Store a new key: LimitExceeded (409) when its tenant holds MAX_API_KEYS_PER_TENANT."""
         tenant = items.tenant_key(entry.tenant_id)
@@ -191,7 +191,7 @@ def _entry(tenant_id: str, item: items.Item) -> ApiKeyEntry:
 
 
 def issue_api_key(
-    store: ApiKeyStore, tenant_id: str, name: str, created_at: str, api_key: str | None = None
+    store: ApiKeyTable, tenant_id: str, name: str, created_at: str, api_key: str | None = None
 ) -> tuple[ApiKeyEntry, str]:
     """Store a new key (or the given one) for the tenant: its entry and the key, to show once."""
     key_text = api_key or new_api_key()

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from roomcast.messages.model import (
         HANDED_TO_FAILOVER as HANDED_TO_FAILOVER,
         TERMINAL_STATUSES as TERMINAL_STATUSES,
+        Attempt as Attempt,
         AttemptEvent as AttemptEvent,
-        AttemptRecord as AttemptRecord,
         Delivery as Delivery,
         DeliveryStatus as DeliveryStatus,
         FilteredOut as FilteredOut,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
         QueueAddresses as QueueAddresses,
         delay_seconds as delay_seconds,
     )
-    from roomcast.messages.store import MessageStore as MessageStore
+    from roomcast.messages.store import MessageTable as MessageTable
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, replace
 
 from roomcast.catalog import SubscriptionType
-from roomcast.messages.model import AttemptRecord, Delivery, DeliveryStatus, KeySlot, Message
+from roomcast.messages.model import Attempt, Delivery, DeliveryStatus, KeySlot, Message
 from roomcast.platform import JsonValue
 
 ENVELOPE_VERSION = 1
@@ -117,7 +117,7 @@ class Envelope:
         attempts: int,
         error: str | None = None,
         next_attempt_at: str | None = None,
-        history: tuple[AttemptRecord, ...] = (),
+        history: tuple[Attempt, ...] = (),
     ) -> Delivery:
         """This destination's delivery record as of now (``history``: what to add to its attempts)."""
         ids = (self.message_id, self.tenant_id, self.subscription_id)

@@ -44,7 +44,7 @@ from typing import Any, Final
 
 from roomcast.catalog import SubscriptionType
 from roomcast.messages.items import DELIVERY_PREFIX, delivery_from_item, message_partition_key, ttl
-from roomcast.messages.model import TERMINAL_STATUSES, AttemptEvent, AttemptRecord, Delivery, DeliveryStatus
+from roomcast.messages.model import TERMINAL_STATUSES, Attempt, AttemptEvent, Delivery, DeliveryStatus
 from roomcast.platform import Key, iso_from_ms, items, key, ms_from_iso
 
 FIRST_TRIES_SORT_KEY: Final = "FIRST"
@@ -121,7 +121,7 @@ def from_entry(tenant_id: str, message_id: str, text: Entry) -> Delivery:
         raise ValueError(f"not a first try's entry: {text!r}")
     started_ms = int(at)
     answer = None if http == _NO_ANSWER else int(http)
-    tried = AttemptRecord(0, AttemptEvent.POST, iso_from_ms(started_ms), int(ms), answer, error)
+    tried = Attempt(0, AttemptEvent.POST, iso_from_ms(started_ms), int(ms), answer, error)
     return Delivery(
         message_id,
         tenant_id,
@@ -206,7 +206,7 @@ def _current(entry_record: Delivery, own: Delivery) -> Delivery:
     return replace(own, history=_history(entry_record, own))
 
 
-def _history(earlier: Delivery, later: Delivery) -> tuple[AttemptRecord, ...]:
+def _history(earlier: Delivery, later: Delivery) -> tuple[Attempt, ...]:
     """Both records' attempts, once each, in the order they started."""
     added = tuple(attempt for attempt in later.history if attempt not in earlier.history)
     return tuple(sorted(earlier.history + added, key=lambda attempt: attempt.started_at))

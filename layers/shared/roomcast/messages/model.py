@@ -46,13 +46,13 @@ TERMINAL_STATUSES = frozenset(
 
 @dataclass(frozen=True)
 class Publication:
-    """One message to publish, as asked (``explicit``: the named destinations)."""
+    """One message to publish, as asked (``destinations``: those named, when the publisher names them)."""
 
     event_type: str
     event_version: str
     payload: JsonValue
     correlation_id: str | None = None
-    explicit: Sequence[str] | None = None
+    destinations: Sequence[str] | None = None
     idempotency_key: str | None = None
     # When to deliver it, as asked: an epoch-ms time or a wait (roomcast.deliver_at.rules).
     deliver_at_ms: int | None = None
@@ -126,7 +126,7 @@ class AttemptEvent(StrEnum):
 
 
 @dataclass(frozen=True)
-class AttemptRecord:
+class Attempt:
     """One entry of a delivery's history (kept in the delivery's own record)."""
 
     attempt: int
@@ -162,7 +162,7 @@ class Delivery:
     next_attempt_at: str | None = None
     updated_at: str = field(default_factory=now_iso)
     # What this write adds to the delivery's attempt history (appended, never replaced).
-    history: tuple[AttemptRecord, ...] = ()
+    history: tuple[Attempt, ...] = ()
     # An ordered delivery's place in its key's line: kept on its record once written, so that the
     # record's end reaches the key (docs/decisions/0041-ordering-keys.md).
     ordering: KeySlot | None = None

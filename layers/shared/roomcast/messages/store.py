@@ -61,7 +61,7 @@ def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
         list(pool.map(work, inputs))
 
 
-class MessageStore(TableAccess):
+class MessageTable(TableAccess):
     @cached_property
     def records(self) -> DeliveryRecords:
         """The destinations' own records, on the same table."""

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from roomcast.catalog import RoomStore
+from roomcast.catalog import RoomRecords
 from roomcast.messages import Envelope, Message, Publication
 from roomcast.platform import InvalidRequest, JsonValue, NotFound, iso_from_ms, logger, now_ms
 
@@ -64,7 +64,7 @@ class OperationalEvents:
     """``publisher`` makes the publisher on the first event: a function that reports endings but
     seldom has one (pull) does not load the publish path at cold start."""
 
-    rooms: RoomStore
+    rooms: RoomRecords
     publisher: Callable[[], MessagePublisher]
     clock: Callable[[], int] = now_ms
 

@@ -31,10 +31,10 @@ def release_of(message: Message) -> Release:
 
 @dataclass(frozen=True)
 class Routed:
-    """A stored message and the subscriptions its first envelopes go to."""
+    """A stored message and the destinations its first envelopes go to."""
 
     message: Message
-    subscriptions: Sequence[Subscription]
+    destinations: Sequence[Subscription]
 
 
 @dataclass
@@ -56,7 +56,7 @@ class FirstSends:
             outgoing = [
                 self.addresses.outgoing_for(s, first_envelope(one.message, s.id))
                 for one in routed
-                for s in one.subscriptions
+                for s in one.destinations
                 if not one.message.scheduled and s.id not in one.message.ordered_to  # in its key's turn
             ]
             for refused in self.sender.try_send(outgoing):
@@ -69,7 +69,7 @@ class FirstSends:
         for one in routed:
             message = one.message
             if direct:
-                sent_to = {s.id for s in one.subscriptions}
+                sent_to = {s.id for s in one.destinations}
                 left = list(dict.fromkeys(unsent.get(message.id, [])))
                 left += [i for i in message.destinations if i not in sent_to]
             else:
@@ -82,7 +82,7 @@ class FirstSends:
                 )
                 answered.append(False)
                 continue
-            self._log(message, one.subscriptions)
+            self._log(message, one.destinations)
             answered.append(True)
         return answered
 
@@ -131,4 +131,4 @@ class MessageSending:
 
 
 def routed_to(routed: Sequence[Routed], message_id: str) -> Sequence[Subscription]:
-    return next((one.subscriptions for one in routed if one.message.id == message_id), ())
+    return next((one.destinations for one in routed if one.message.id == message_id), ())

@@ -135,7 +135,7 @@ def first_records(routed: Routed) -> list[Delivery]:
     status = DeliveryStatus.SCHEDULED if message.scheduled else DeliveryStatus.PENDING
     due = iso_from_ms(message.sent_from_ms)
     records = []
-    for s in routed.subscriptions:
+    for s in routed.destinations:
         ordered = s.id in message.ordered_to
         first = DeliveryStatus.WAITING if ordered else status
         slot = message.key_slot if ordered else None

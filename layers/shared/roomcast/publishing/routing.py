@@ -40,17 +40,17 @@ def resolve_destinations(
     subscriptions: Sequence[Subscription],
     event_type: str,
     event_version: str,
-    explicit: Sequence[str] | None = None,
+    destinations: Sequence[str] | None = None,
 ) -> list[Subscription]:
     """The destinations of a message, in subscription id order.
 
-    Without ``explicit``: every active or paused subscription whose filter accepts the type and
-    version (a paused one keeps its messages until it resumes). With ``explicit``: exactly those
+    Without ``destinations``: every active or paused subscription whose filter accepts the type and
+    version (a paused one keeps its messages until it resumes). With ``destinations``: exactly those
     subscriptions, each of which must belong to the room, receive (not be disabled) and accept the
     type and version (anything else is refused, nothing is sent).
     """
     check_room_accepts(room, event_type, event_version)
-    if explicit is None:
+    if destinations is None:
         matching = [
             s
             for s in subscriptions
@@ -59,7 +59,7 @@ def resolve_destinations(
         return sorted(matching, key=lambda s: s.id)
     by_id = {s.id: s for s in subscriptions}
     chosen: dict[str, Subscription] = {}
-    for subscription_id in explicit:
+    for subscription_id in destinations:
         subscription = by_id.get(subscription_id)
         if subscription is None:
             raise _refuse("destinations", f"{subscription_id} is not a subscription of room {room.id}")
@@ -85,9 +85,9 @@ class Route:
 def route_message(room: Room, subscriptions: Sequence[Subscription], publication: Publication) -> Route:
     """``resolve_destinations``, then each destination's filter policy on the payload: one that does
     not match gets no delivery and is named, with the condition that failed. Named destinations
-    (``explicit``) are filtered too: a subscriber's filter is its own choice, not the publisher's."""
+    (``destinations``) are filtered too: a subscriber's filter is its own choice, not the publisher's."""
     chosen = resolve_destinations(
-        room, subscriptions, publication.event_type, publication.event_version, publication.explicit
+        room, subscriptions, publication.event_type, publication.event_version, publication.destinations
     )
     destinations: list[Subscription] = []
     filtered_out: list[FilteredOut] = []

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 
 from roomcast.catalog import SubscriptionType
-from roomcast.messages import AttemptEvent, AttemptRecord, Delivery, DeliveryStatus, KeySlot, Note
+from roomcast.messages import Attempt, AttemptEvent, Delivery, DeliveryStatus, KeySlot, Note
 from roomcast.platform import InvalidRequest, iso_from_ms, limits
 
 RECEIPT_PREFIX = "rcpt_"
@@ -61,13 +61,13 @@ class Receipt:
         """The message's record as of this receipt's attempt (which counts as made). ``answered``:
         the consumer's answer (ack or nack) and its time, added to the history after the hand-out."""
         ids = (self.message_id, tenant_id, self.subscription_id)
-        history: tuple[AttemptRecord, ...] = ()
+        history: tuple[Attempt, ...] = ()
         if answered is not None:
             event, at_ms = answered
             pulled = self.pulled_at_ms if self.pulled_at_ms is not None else at_ms
             history = (
-                AttemptRecord(self.attempt, AttemptEvent.PULL, iso_from_ms(pulled)),
-                AttemptRecord(self.attempt, event, iso_from_ms(at_ms), max(0, at_ms - pulled), error=error),
+                Attempt(self.attempt, AttemptEvent.PULL, iso_from_ms(pulled)),
+                Attempt(self.attempt, event, iso_from_ms(at_ms), max(0, at_ms - pulled), error=error),
             )
         ordering = None
         if self.ordering_key is not None and self.ordering_number is not None:

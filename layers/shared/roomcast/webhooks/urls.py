@@ -39,7 +39,7 @@ _EXTRA_FORBIDDEN_NETWORKS = tuple(
 
 
 class PushUrlRejected(ValueError):
-    """The URL may not be used as a push target; the message says why."""
+    """The URL may not be used as a webhook destination; the message says why."""
 
 
 class PushUrlUnresolvable(PushUrlRejected):
@@ -163,7 +163,7 @@ def _literal_address(host: str) -> IPAddress | None:
 
 
 def check_push_url(url: str, policy: PushUrlPolicy, resolve: Resolver = system_resolver) -> list[str]:
-    """Raise PushUrlRejected unless ``url`` is a safe push target; return the addresses it resolves to."""
+    """Raise PushUrlRejected unless ``url`` is a safe webhook destination; return the addresses it resolves to."""
     parts = _split(url)
     host = parts.hostname or ""
     scheme = parts.scheme.lower()
