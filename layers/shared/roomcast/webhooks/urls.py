@@ -163,7 +163,8 @@ def _literal_address(host: str) -> IPAddress | None:
 
 
 def check_push_url(url: str, policy: PushUrlPolicy, resolve: Resolver = system_resolver) -> list[str]:
-    """Raise PushUrlRejected unless ``url`` is a safe webhook destination; return the addresses it resolves to."""
+    """Raise PushUrlRejected unless ``url`` is a safe webhook destination; return the addresses it
+    resolves to."""
     parts = _split(url)
     host = parts.hostname or ""
     scheme = parts.scheme.lower()
