@@ -22,7 +22,7 @@ from pyspark.sql.types import (
 
 SCHEMA_VERSION: Final = 1
 
-# What layers/shared/roomcast/domain/log_records.py writes, field for field, in its order.
+# What layers/shared/roomcast/log/records.py writes, field for field, in its order.
 RECORD_V1: Final = StructType(
     [
         StructField("schemaVersion", IntegerType()),
@@ -49,7 +49,7 @@ REQUIRED_FIELDS: Final = ("recordId", "timestamp", "event", "messageId")
 
 # Every ``event`` a record may carry: the Glue side's one list (transforms.is_event checks each
 # name the jobs count against it). It must name exactly the events the functions write, listed in
-# layers/shared/roomcast/domain/log_records.py (LogEvent); the jobs ship to Glue without the layer,
+# layers/shared/roomcast/log/records.py (LogEvent); the jobs ship to Glue without the layer,
 # hence two lists, which tests/glue/test_schema.py keeps equal.
 EVENTS: Final = (
     "published",

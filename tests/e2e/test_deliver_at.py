@@ -1,8 +1,9 @@
 """Deliver-at on the local stack over real HTTP: a batch of two messages for five seconds from now,
 one cancelled; the other reaches a webhook server on loopback and a PULL consumer no earlier than
-its time and within the tolerance docs/deliver-at.md states; the cancelled one never does.
-Waits of hours and days, the scheduler's path and every refusal are tested in simulated time
-(tests/integration/test_deliver_at.py)."""
+its time; the cancelled one never does. How soon after its time it arrives is the local stack's
+latency, which a busy machine stretches without bound: here it only has to arrive (polled, with a
+generous timeout). Waits of hours and days, the scheduler's path, every refusal and the time of
+arrival to the second are tested in simulated time (tests/integration/test_deliver_at.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from tests.e2e.test_publish_batch import publish_batch
 
 DELIVER_AFTER_MS = 5_000
 # docs/deliver-at.md: on the local stack a scheduled message arrives within 5 s of its time (measured
-# 2.6-2.7 s on an idle machine: whole-second SQS delays, the emulator's polling, the push batching window).
-TOLERANCE_S = 5.0
+# 2.6-2.7 s on an idle machine: whole-second SQS delays, the emulator's polling, the push batching
+# window). Waited for up to six times that: a busy machine's pipeline, not a bound checked.
+ARRIVAL_TIMEOUT_S = DELIVER_AFTER_MS / 1000 + 6 * 5.0
 
 
 def _seconds(iso: str) -> float:
@@ -44,9 +46,9 @@ def test_a_scheduled_batch_arrives_at_its_time_and_a_cancelled_message_never(ten
         assert response.status_code == 200, response.text
         assert {d["status"] for d in response.json()["deliveries"]} == {"cancelled"}
 
-        # Then: the kept message reaches the webhook no earlier than its time, within the tolerance
-        [request] = server.wait_for_requests(1, DELIVER_AFTER_MS / 1000 + 15)
-        assert due <= request.arrived_at <= due + TOLERANCE_S, request.arrived_at - due
+        # Then: the kept message reaches the webhook, no earlier than its time
+        [request] = server.wait_for_requests(1, ARRIVAL_TIMEOUT_S)
+        assert request.arrived_at >= due, request.arrived_at - due
         assert b'"payload":1' in request.body
 
         # ... and the PULL consumer, once; the cancelled message to neither

@@ -1,7 +1,11 @@
-"""One webhook delivery, top-down: decide what the envelope comes to (push_worker.plans, pure),
-reading only what that needs — the room and subscription of the batch, the record of a retry,
-a flow-control admission — make the signed POST when it is time, and apply the plan in one place
-(push_worker.apply).
+"""One webhook delivery, top-down (push_worker.plans holds the pure rules):
+
+1. read what planning needs (``Known``): the room and subscription of the batch, the destination's
+   record for a retry or a takeover;
+2. plan once: ``before_request`` says ``Ready``, or what the envelope comes to without a request;
+3. send when ``Ready``: a flow-control admission (or ``Hold``), the signed POST, and what its answer
+   comes to (``after_answer``);
+4. apply the plan in one place (push_worker.apply).
 
 In the fast lane the request is waited for ``Lanes.budget_s`` at most (roomcast.catalog.lanes):
 then the envelope comes to ``TakeOver`` and the batch goes on, while the request runs to its end in
@@ -20,25 +24,22 @@ from push_worker.batch_catalog import BatchCatalog
 from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
 from push_worker.plans import (
-    Clear,
     Hold,
+    Known,
     Plan,
     Ready,
-    Skip,
     TakeOver,
-    ToSlowLane,
     after_answer,
-    by_status,
-    on_receipt,
-    present,
+    before_request,
+    needs_record,
     refused_url,
 )
 from push_worker.webhook import PostWebhook, send_webhook
 from roomcast.catalog import Lane, takeover_delay_ms
 from roomcast.flow import held_back_delay_ms
 from roomcast.log import DeliveryOutcome
-from roomcast.messages import TERMINAL_STATUSES, DeliveryStatus, Envelope, MessageRecords
-from roomcast.platform import iso_from_ms, logger, now_ms
+from roomcast.messages import Envelope, MessageRecords
+from roomcast.platform import logger, now_ms
 from roomcast.webhooks import AnswerClass, PushUrlPolicy, PushUrlRejected, classify, post_webhook
 
 # The webhook requests of this container. A request the fast lane stopped waiting for keeps its
@@ -61,39 +62,29 @@ class PushDelivery:
 
     def deliver(self, envelope: Envelope, lane: Lane = Lane.FAST) -> DeliveryOutcome:
         """``lane``: the one the envelope was received in (re-sends stay in it)."""
-        return self.apply(envelope, self.plan(envelope, lane), lane)
+        plan = before_request(envelope, self.read(envelope), lane)
+        if isinstance(plan, Ready):
+            plan = self._send(envelope, plan, lane)
+        return self.apply(envelope, plan, lane)
 
-    def plan(self, envelope: Envelope, lane: Lane = Lane.FAST) -> Plan:
-        early = on_receipt(envelope, self.clock())
-        if early is not None:
-            return early
-        found = present(envelope, self.batch_catalog.of(envelope))
-        if isinstance(found, Clear):
-            return found
-        if (envelope.attempt > 0 or envelope.takeover_of_ms) and self._superseded(envelope):
-            return Skip()
-        ready = by_status(envelope, found)
-        if not isinstance(ready, Ready):
-            return ready
-        if self.lanes.moves(ready.subscription, lane):
-            return ToSlowLane()
+    def read(self, envelope: Envelope) -> Known:
+        """Everything planning needs, read before it: the batch's view of the room and
+        subscription (read once per batch), and the record only when ``needs_record`` says so."""
+        now, found = self.clock(), self.batch_catalog.of(envelope)
+        record = None
+        if needs_record(envelope, now, found):
+            record = self.messages.get_delivery(
+                envelope.tenant_id, envelope.message_id, envelope.subscription_id
+            )
+        return Known(now, found, self.lanes.has_slow_lane, record)
+
+    def _send(self, envelope: Envelope, ready: Ready, lane: Lane) -> Plan:
+        """Admitted by flow control (else held back), the request, and what its answer comes to."""
         admission = self.flow_control.admit(ready.subscription)
         if isinstance(admission, HeldBack):
             wait_ms = held_back_delay_ms(admission.wait_ms, envelope.holds, self.random_fraction())
             return Hold(wait_ms, f"held back by {admission.reason}")
         return self._attempt(envelope, ready, admission, lane)
-
-    def _superseded(self, envelope: Envelope) -> bool:
-        """A retry (or a takeover) whose record has moved on: finished meanwhile (a duplicate, or
-        the answer of the request taken over), or made due at another time by a retry-now. One
-        read, for retries and takeovers only (first attempts cost nothing)."""
-        record = self.messages.get_delivery(envelope.tenant_id, envelope.message_id, envelope.subscription_id)
-        if record is None:
-            return False
-        if record.status in TERMINAL_STATUSES:
-            return True
-        due = iso_from_ms(envelope.due_at_ms)
-        return record.status is DeliveryStatus.RETRYING and record.next_attempt_at not in (None, due)
 
     def _attempt(self, envelope: Envelope, attempt: Ready, admission: Admitted, lane: Lane) -> Plan:
         """The request, waited for at most the lane's budget (a request whose own timeout is no

@@ -19,7 +19,6 @@ from roomcast.catalog import (
     Subscription,
     SubscriptionRecords,
     is_fast_again,
-    moves_lane,
 )
 from roomcast.messages import QueueAddresses
 from roomcast.platform import logger, now_ms
@@ -43,13 +42,14 @@ class Lanes:
     def budget_s(self, lane: Lane) -> float | None:
         """How long a request in ``lane`` is waited for before the slow lane takes it over (None:
         to its end — the slow lane, or no slow lane to hand it to)."""
-        if lane is Lane.SLOW or not self.addresses.has_slow_lane:
+        if lane is Lane.SLOW or not self.has_slow_lane:
             return None
         return self.slow_after_ms / 1000
 
-    def moves(self, subscription: Subscription, received_in: Lane) -> bool:
-        """Whether this envelope goes on to the slow lane instead of being sent from this one."""
-        return self.addresses.has_slow_lane and moves_lane(subscription, received_in)
+    @property
+    def has_slow_lane(self) -> bool:
+        """Whether there is a slow lane to move an endpoint marked slow to (push_worker.plans)."""
+        return self.addresses.has_slow_lane
 
     def mark_slow(self, subscription: Subscription) -> None:
         """A request of this subscription outlasted the fast lane's budget."""

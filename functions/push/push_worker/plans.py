@@ -14,8 +14,9 @@
   that is not 2xx → ``Abort`` (no more attempts, no dead letter, no failover); ``disable`` →
   the subscription disabled, and this message ``End``ed as a 410's is (a 2xx still delivers it).
 
-No AWS, no clock: the push function reads what these need, and applies what they return
-(push_worker.apply), in that one place."""
+No AWS, no clock: the push function reads what these need first (``Known``), asks
+``before_request`` once, makes the request when that says ``Ready``, asks ``after_answer`` what the
+answer comes to, and applies the result (push_worker.apply) in that one place."""
 
 from __future__ import annotations
 
@@ -23,16 +24,18 @@ from dataclasses import dataclass
 
 from roomcast.catalog import (
     FailureOutcome,
+    Lane,
     Room,
     Subscription,
     SubscriptionStatus,
     after_failure,
     effective_policy,
     is_expired,
+    moves_lane,
     probing,
 )
 from roomcast.flow import paused_wait_ms
-from roomcast.messages import Attempt, AttemptEvent, Envelope
+from roomcast.messages import TERMINAL_STATUSES, Attempt, AttemptEvent, Delivery, DeliveryStatus, Envelope
 from roomcast.platform import iso_from_ms
 from roomcast.webhooks import AnswerClass, DeliveryControl, HttpResult, classify, is_gone
 
@@ -154,6 +157,41 @@ class End:
 Plan = Expire | Hop | Clear | Skip | Hold | ToSlowLane | TakeOver | Ready | Deliver | Abort | RetryAt | End
 
 
+@dataclass(frozen=True)
+class Known:
+    """What the push function read for an envelope before planning it."""
+
+    now_ms: int
+    found: tuple[Room, Subscription] | None  # None: the room or the subscription is gone
+    has_slow_lane: bool
+    record: Delivery | None = None  # read only when ``needs_record`` says so
+
+
+def needs_record(envelope: Envelope, now_ms: int, found: tuple[Room, Subscription] | None) -> bool:
+    """Whether planning reads the destination's record: for a retry or a takeover only (a first
+    attempt costs nothing), and only when nothing before decides (expired, not due, gone)."""
+    if envelope.attempt == 0 and not envelope.takeover_of_ms:
+        return False
+    return on_receipt(envelope, now_ms) is None and isinstance(present(envelope, found), Found)
+
+
+def before_request(envelope: Envelope, known: Known, lane: Lane) -> Plan:
+    """What the envelope comes to before any request: ``Ready`` for the signed POST, or where it
+    stops (``lane``: the one it was received in)."""
+    early = on_receipt(envelope, known.now_ms)
+    if early is not None:
+        return early
+    found = present(envelope, known.found)
+    if isinstance(found, Clear):
+        return found
+    if known.record is not None and superseded(envelope, known.record):
+        return Skip()
+    ready = by_status(envelope, found)
+    if isinstance(ready, Ready) and known.has_slow_lane and moves_lane(ready.subscription, lane):
+        return ToSlowLane()
+    return ready
+
+
 def on_receipt(envelope: Envelope, now_ms: int) -> Expire | Hop | None:
     """Expired or not due yet, before anything is read; None: read its subscription."""
     if is_expired(now_ms, envelope.expires_at_ms):
@@ -171,6 +209,15 @@ def present(envelope: Envelope, found: tuple[Room, Subscription] | None) -> Clea
     if envelope.cleared_by(subscription.cleared_before_ms):
         return Clear(CLEARED)
     return Found(room, subscription)
+
+
+def superseded(envelope: Envelope, record: Delivery) -> bool:
+    """A retry (or a takeover) whose record has moved on: finished meanwhile (a duplicate, or the
+    answer of the request taken over), or made due at another time by a retry-now."""
+    if record.status in TERMINAL_STATUSES:
+        return True
+    due = iso_from_ms(envelope.due_at_ms)
+    return record.status is DeliveryStatus.RETRYING and record.next_attempt_at not in (None, due)
 
 
 def by_status(envelope: Envelope, found: Found) -> End | Hold | Ready:

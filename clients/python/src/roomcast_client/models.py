@@ -12,7 +12,9 @@ unchanged.
 
 What only the SDK has is here: ``Page``, one page of any list; ``PullAndAckResult``, the answer
 of the one operation that narrows its schema; and two names for what several answers share
-(``Envelope``, ``MessageSummary``).
+(``ReceivedMessage``, ``MessageSummary``). ``Envelope`` is ``ReceivedMessage``'s former name, kept
+so that code written against it still runs (in roomcast an envelope is what travels on SQS, which a
+client never sees).
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ class PullAndAckResult(PullResponse):
 
 # What every message carries (id, correlation id, event type and version, payload, publish time):
 # a dead letter, a pulled message and a webhook's body.
-Envelope: TypeAlias = DeadLetter | PulledMessage | WebhookMessage
+ReceivedMessage: TypeAlias = DeadLetter | PulledMessage | WebhookMessage
+Envelope: TypeAlias = ReceivedMessage  # its former name
 
 # A room's message list carries each message's full status.
 MessageSummary = MessageStatus
@@ -129,6 +132,7 @@ __all__ = [
     "PullResponse",
     "PulledMessage",
     "ReceiptFailure",
+    "ReceivedMessage",
     "ReplayResult",
     "RetryResult",
     "Room",

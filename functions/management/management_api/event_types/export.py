@@ -14,14 +14,14 @@ from roomcast.webhooks import receiver_responses, signing_parameters, webhook_bo
 
 
 def webhooks_document(
-    tenant_id: str, catalog: Sequence[tuple[EventType, Mapping[str, dict[str, Any]]]]
+    tenant_id: str, event_types: Sequence[tuple[EventType, Mapping[str, dict[str, Any]]]]
 ) -> dict[str, Any]:
-    """``catalog``: each event type with its schemas by version (archived ones left out)."""
+    """``event_types``: each event type with its schemas by version (archived ones left out)."""
     webhooks: dict[str, Any] = {}
-    for event_type, schemas in sorted(catalog, key=lambda entry: entry[0].name):
+    for event_type, schemas in sorted(event_types, key=lambda entry: entry[0].name):
         for version, schema in sorted(schemas.items()):
             webhooks[f"{event_type.name} v{version}"] = {"post": _operation(event_type, version, schema)}
-    updated = max((event_type.updated_at for event_type, _ in catalog), default="empty")
+    updated = max((event_type.updated_at for event_type, _ in event_types), default="empty")
     return {
         "openapi": "3.1.0",
         "info": {

@@ -153,8 +153,8 @@ class EventTypesService:
             if size > limits.MAX_EXPORT_BYTES:
                 raise _export_too_large(size)
             texts.update(found)
-        catalog = [(t, {v: json.loads(texts[d]) for v, d in t.schema_digests.items()}) for t in live]
-        document = webhooks_document(tenant_id, catalog)
+        with_schemas = [(t, {v: json.loads(texts[d]) for v, d in t.schema_digests.items()}) for t in live]
+        document = webhooks_document(tenant_id, with_schemas)
         size = len(json.dumps(document, separators=(",", ":")))
         if size > limits.MAX_EXPORT_BYTES:
             raise _export_too_large(size)

@@ -29,9 +29,9 @@ class RoomTable(TableAccess):
         )
 
     def get_room(self, tenant_id: str, room_id: str) -> Room:
-        return catalog_items.room_from_item(self._room_item(tenant_id, room_id))
+        return catalog_items.room_from_item(self.room_item(tenant_id, room_id))
 
-    def _room_item(self, tenant_id: str, room_id: str) -> items.Item:
+    def room_item(self, tenant_id: str, room_id: str) -> items.Item:
         """The room's item, read strongly consistently (NotFound without one)."""
         if not ROOM_ID.match(room_id):
             raise NotFound(f"room {room_id[:80]} not found")
