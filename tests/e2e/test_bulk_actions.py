@@ -4,13 +4,12 @@ bad input is a JSON 4xx that changes nothing, and another tenant's subscription 
 
 from __future__ import annotations
 
-import gzip
-import json
 from typing import Any
 
 from roomcast_dev.stack import LocalStack
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always, fail_first
 from tests.e2e.conftest import ApiClient, assert_error, wait_until
+from tests.e2e.delivery_log import log_events
 from tests.e2e.test_publish_and_pull import publish
 
 TIMEOUT_SECONDS = 30.0
@@ -20,22 +19,6 @@ def _delivery(client: ApiClient, room_id: str, message_id: str) -> dict[str, Any
     response = client.get(f"/rooms/{room_id}/messages/{message_id}")
     assert response.status_code == 200, response.text
     found: dict[str, Any] = response.json()["deliveries"][0]
-    return found
-
-
-def _log_events(stack: LocalStack, event: str, subscription_id: str) -> list[dict[str, Any]]:
-    stack.flush_delivery_streams()  # what Firehose buffers, in the bucket
-    s3 = stack.client("s3")
-    bucket = stack.output("LogBucketName")
-    found = []
-    for listed in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix="raw/"):
-        for entry in listed.get("Contents", []):
-            for line in gzip.decompress(
-                s3.get_object(Bucket=bucket, Key=entry["Key"])["Body"].read()
-            ).splitlines():
-                record = json.loads(line)
-                if record["event"] == event and record["subscriptionId"] == subscription_id:
-                    found.append(record)
     return found
 
 
@@ -93,7 +76,7 @@ def test_clear_all_leaves_nothing_to_deliver_and_later_messages_go_out(
         assert {_delivery(tenant_a, room["id"], m)["status"] for m in waiting} == {"cleared"}
         ended_twice = cleared["counts"]["cleared"]  # ended by the job, then dropped by push
         wait_until(
-            lambda: len(_log_events(empty_stack, "cleared", subscription["id"])) >= 3 + ended_twice,
+            lambda: len(log_events(empty_stack, "cleared", subscription["id"])) >= 3 + ended_twice,
             "dropped by push",
         )
         assert server.requests == []

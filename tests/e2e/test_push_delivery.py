@@ -1,9 +1,12 @@
 """PUSH delivery end to end: real webhook servers on loopback, the local stack, real time.
 
-Delays are short (1 s bases) so the file runs in about a minute. Every timing check has a hard
-lower bound (a retry never comes early: at most ``EARLY_SECONDS`` of clock granularity) and an
-upper bound with ``PIPELINE_SLACK_SECONDS`` for the local pipeline (the poller's 1 s long poll and
-1 s batching window, the function invocation, moto).
+Delays are short (1 s bases) so the file runs in about a minute. Every timing check is a hard
+lower bound (a retry never comes early: at most ``EARLY_SECONDS`` of clock granularity). How late
+a retry may come is checked on what roomcast decided, not on the clock: the delay the push
+function scheduled (the delivery log's ``retry_scheduled``). What the local pipeline adds to it
+(whole-second SQS delays, the poller's long poll and 1 s batching window, the invocation, moto) a
+busy machine stretches without bound; the exact schedule is held to the second in simulated time
+(tests/integration/test_push_simulated_time.py).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
 from tests.e2e.conftest import ApiClient, assert_error, tenant_client
+from tests.e2e.delivery_log import log_events
 from tests.e2e.test_publish_and_pull import delivery_of, publish, pull_until, status
 from tests.e2e.webhook_server import (
     RecordedRequest,
@@ -37,7 +41,8 @@ webhook_servers = webhook_server.webhook_servers
 
 # Publish → first POST: the publish, the poller's long poll and batching window, a cold worker.
 FIRST_DELIVERY_TIMEOUT_SECONDS = 20.0
-# What the local pipeline adds to a retry's delay: whole-second SQS delays, the 1 s batching window.
+# What the local pipeline adds to a retry's delay on an idle machine: whole-second SQS delays, the
+# 1 s batching window (only ever waited out: never an upper bound).
 PIPELINE_SLACK_SECONDS = 1.5
 # A retry may never come earlier than its delay; this much is clock granularity between processes.
 EARLY_SECONDS = 0.05
@@ -95,6 +100,13 @@ def gaps_seconds(posts: list[RecordedRequest]) -> list[float]:
     return [later.arrived_at - earlier.arrived_at for earlier, later in itertools.pairwise(posts)]
 
 
+def scheduled_delays(stack: LocalStack, subscription_id: str) -> list[float]:
+    """The seconds the push function scheduled after each failed attempt, in attempt order (the
+    delivery log's ``retry_scheduled`` records)."""
+    records = sorted(log_events(stack, "retry_scheduled", subscription_id), key=lambda r: int(r["attempt"]))
+    return [int(r["nextDelayMs"]) / 1000 for r in records]
+
+
 def dead_letters(client: ApiClient, room_id: str, subscription_id: str) -> list[dict[str, Any]]:
     response = client.get(f"/rooms/{room_id}/subscriptions/{subscription_id}/dead-letters")
     assert response.status_code == 200, response.text
@@ -111,7 +123,7 @@ def monotonic_of(iso_timestamp: str) -> float:
 
 
 def test_a_failing_webhook_is_retried_with_exponential_backoff_until_it_succeeds(
-    tenant_a: ApiClient, webhook_servers: WebhookServers
+    tenant_a: ApiClient, webhook_servers: WebhookServers, empty_stack: LocalStack
 ) -> None:
     # Given: 1 s × 2^k between attempts, and a webhook that fails three times before answering 200
     server = webhook_servers(fail_first(3, status=500))
@@ -125,10 +137,11 @@ def test_a_failing_webhook_is_retried_with_exponential_backoff_until_it_succeeds
         tenant_a, room["id"], published["messageId"], subscription["id"], "delivered"
     )
 
-    # Then: four POSTs, each retry no earlier than its backoff delay and not much later
+    # Then: four POSTs, each retry scheduled after its backoff delay, and none earlier
     assert len(server.requests) == 4
+    assert scheduled_delays(empty_stack, subscription["id"]) == [1.0, 2.0, 4.0]
     for gap, delay in zip(gaps_seconds(posts), [1.0, 2.0, 4.0], strict=True):
-        assert delay - EARLY_SECONDS <= gap <= delay + PIPELINE_SLACK_SECONDS, (gap, delay)
+        assert gap >= delay - EARLY_SECONDS, (gap, delay)
     # Then: the same signed message each time, counting its attempts
     bodies = [verified(subscription["signingSecret"], request) for request in posts]
     assert [body["attempt"] for body in bodies] == [0, 1, 2, 3]
@@ -141,7 +154,7 @@ def test_a_failing_webhook_is_retried_with_exponential_backoff_until_it_succeeds
 
 
 def test_retry_after_from_the_subscriber_postpones_the_retry_beyond_the_policy_delay(
-    tenant_a: ApiClient, webhook_servers: WebhookServers
+    tenant_a: ApiClient, webhook_servers: WebhookServers, empty_stack: LocalStack
 ) -> None:
     # Given: the policy says 1 s, the webhook says "503, come back in 3 s"
     server = webhook_servers(fail_first(1, status=503, retry_after="3"))
@@ -152,8 +165,9 @@ def test_retry_after_from_the_subscriber_postpones_the_retry_beyond_the_policy_d
     published = publish(tenant_a, room["id"])
     first, second = server.wait_for_requests(2, timeout_seconds=FIRST_DELIVERY_TIMEOUT_SECONDS + 3 + 2)
 
-    # Then
-    assert 3.0 - EARLY_SECONDS <= second.arrived_at - first.arrived_at <= 3.0 + PIPELINE_SLACK_SECONDS
+    # Then: scheduled after the 3 s asked for, not the policy's 1 s, and not earlier
+    assert scheduled_delays(empty_stack, subscription["id"]) == [3.0]
+    assert second.arrived_at - first.arrived_at >= 3.0 - EARLY_SECONDS
     assert second.json["attempt"] == 1
     wait_for_delivery(tenant_a, room["id"], published["messageId"], subscription["id"], "delivered")
 
@@ -185,7 +199,7 @@ def test_a_redirect_is_not_followed_and_the_webhook_is_retried(
 
 
 def test_a_webhook_that_answers_after_the_timeout_is_retried(
-    tenant_a: ApiClient, webhook_servers: WebhookServers
+    tenant_a: ApiClient, webhook_servers: WebhookServers, empty_stack: LocalStack
 ) -> None:
     # Given: a 1 s request timeout, and a webhook whose first answer takes 2.5 s
     server = webhook_servers(lambda number, request: Reply(200, delay_seconds=2.5 if number == 0 else 0.0))
@@ -199,8 +213,9 @@ def test_a_webhook_that_answers_after_the_timeout_is_retried(
         tenant_a, room["id"], published["messageId"], subscription["id"], "delivered"
     )
 
-    # Then: the retry came after the timeout (1 s) and the backoff delay (1 s)
-    assert 1.0 + 1.0 - EARLY_SECONDS <= second.arrived_at - first.arrived_at <= 2.0 + PIPELINE_SLACK_SECONDS
+    # Then: the retry came after the timeout (1 s) and the backoff delay (1 s), scheduled then
+    assert scheduled_delays(empty_stack, subscription["id"]) == [1.0]
+    assert second.arrived_at - first.arrived_at >= 1.0 + 1.0 - EARLY_SECONDS
     assert (first.json["attempt"], second.json["attempt"]) == (0, 1)
     assert delivery["attempts"] == 2
 
@@ -287,28 +302,37 @@ def test_a_message_whose_retries_are_exhausted_ends_dead(
 def test_a_retry_that_would_fall_past_the_expiry_is_not_made_and_the_message_expires(
     tenant_a: ApiClient, webhook_servers: WebhookServers
 ) -> None:
-    # Given: messages expire 5 s after publish; retries wait 1 s, then 4 s. Attempt 0 comes about
+    # Given: messages expire 8 s after publish; retries wait 1 s, then 8 s. Attempt 0 comes about
     # 1-2 s after publish and attempt 1 a second or two later; attempt 2 would be due at least
-    # 1 + 4 s after attempt 0, past the expiry.
+    # 1 + 8 s after attempt 0, past the expiry.
     server = webhook_servers(always(Reply(500)))
     room = tenant_a.create_room(
-        messageExpirationMs=5000, deliveryDelayMs=1000, deliveryDelayMultiplier=4.0, deliveryAttempts=3
+        messageExpirationMs=8000, deliveryDelayMs=1000, deliveryDelayMultiplier=8.0, deliveryAttempts=3
     )
     subscription = push_subscription(tenant_a, room["id"], server)
 
     # When
     published = publish(tenant_a, room["id"])
-    server.wait_for_requests(2, timeout_seconds=FIRST_DELIVERY_TIMEOUT_SECONDS)
-    delivery = wait_for_delivery(tenant_a, room["id"], published["messageId"], subscription["id"], "expired")
+    delivery = wait_for_delivery(
+        tenant_a, room["id"], published["messageId"], subscription["id"], "expired", 30.0
+    )
     expires_at = monotonic_of(status(tenant_a, room["id"], published["messageId"])["expiresAt"])
 
-    # Then: nothing is sent in the window where attempt 2 would have come (4 s + the pipeline)
-    time.sleep(max(0.0, server.requests[-1].arrived_at + 4.0 + PIPELINE_SLACK_SECONDS - time.monotonic()))
+    # Then: nothing is sent after the expiry (waited out, with the pipeline's time)
+    time.sleep(max(0.0, expires_at + PIPELINE_SLACK_SECONDS - time.monotonic()))
     posts = server.requests
-    assert [request.json["attempt"] for request in posts] == [0, 1]
-    assert all(request.arrived_at < expires_at for request in posts)
-    assert delivery["attempts"] == 2
-    assert "expiry" in delivery["lastError"]
+    history = tenant_a.get(f"/rooms/{room['id']}/messages/{published['messageId']}/attempts").json()
+    started = [monotonic_of(a["startedAt"]) for a in history["attempts"] if a["event"] == "post"]
+    assert len(started) == len(posts)
+    assert all(at < expires_at for at in started)
+    assert delivery["attempts"] == len(posts)
+    # Attempts 0 and 1, and attempt 2 not scheduled: the retry past the expiry. On a busy machine
+    # attempt 0 may come so late that attempt 1 falls past the expiry (not scheduled either), or is
+    # due before it but received after it (then it is not made: expired before delivery).
+    attempts = [request.json["attempt"] for request in posts]
+    not_scheduled = delivery["lastError"].endswith("; next attempt past expiry")
+    assert attempts in ([0, 1], [0]), attempts
+    assert not_scheduled or (attempts == [0] and delivery["lastError"] == "expired before delivery"), delivery
 
 
 # -- failover ----------------------------------------------------------------------------------------
@@ -531,15 +555,15 @@ def test_a_slow_endpoint_does_not_hold_back_the_other_subscription_of_the_same_m
     push_subscription(tenant_a, room["id"], fast)
 
     # When
-    published_at = time.monotonic()
     publish(tenant_a, room["id"])
     fast_request = fast.wait_for_request(0, timeout_seconds=FIRST_DELIVERY_TIMEOUT_SECONDS)
     slow_request = slow.wait_for_answer(0, timeout_seconds=FIRST_DELIVERY_TIMEOUT_SECONDS + 3)
 
-    # Then: the fast webhook came with the usual pipeline latency, seconds before the slow one answered
-    assert fast_request.arrived_at - published_at <= 2.0 + PIPELINE_SLACK_SECONDS
+    # Then: the fast webhook came before the slow one answered (its 3 s: the two requests went out
+    # together; held back, the fast one would come after it). Not timed from the publish: that is
+    # the local pipeline's latency, which a busy machine stretches.
     assert slow_request.answered_at is not None
-    assert fast_request.arrived_at < slow_request.answered_at - 2.0
+    assert fast_request.arrived_at < slow_request.answered_at
 
 
 def test_a_webhook_is_sent_while_another_endpoint_is_still_answering(
