@@ -177,3 +177,43 @@ def test_an_enumeration_whose_copies_differ_stops_the_generation() -> None:
     # When / Then
     with pytest.raises(contract_enums.StaleDocumentError, match="DeliveryItem/properties/status"):
         contract_enums.enumerations(document)
+
+
+def test_an_answer_that_is_another_and_more_is_read_as_a_model_extending_the_other() -> None:
+    # Given: the SDK's models, which callers have always checked with isinstance
+    from roomcast_client import (
+        BatchAccepted,
+        Delivery,
+        DeliveryItem,
+        PublishBatchResult,
+        PublishResult,
+        Subscription,
+        SubscriptionCreated,
+    )
+
+    # When: a batch answer with an accepted and a refused message
+    batch = PublishBatchResult.model_validate(
+        {
+            "results": [
+                {"status": 202, "messageId": "m", "correlationId": "c", "publishedAt": "2026-01-01T00:00Z"},
+                {"status": 422, "error": {"code": "invalid_request", "message": "no"}},
+            ],
+            "failedCount": 1,
+        }
+    )
+
+    # Then
+    assert issubclass(BatchAccepted, PublishResult)
+    assert issubclass(SubscriptionCreated, Subscription)
+    assert issubclass(DeliveryItem, Delivery)
+    assert [isinstance(result, PublishResult) for result in batch.results] == [True, False]
+
+
+def test_an_answer_that_no_longer_extends_the_other_stops_the_generation() -> None:
+    # Given: the batch's accepted message typed apart from the publish answer
+    document = copy.deepcopy(DOCUMENT)
+    document["components"]["schemas"]["PublishBatchAccepted"]["properties"]["messageId"] = {"type": "integer"}
+
+    # When / Then
+    with pytest.raises(contract_enums.StaleDocumentError, match="PublishBatchAccepted no longer extends"):
+        sdk_document(document)

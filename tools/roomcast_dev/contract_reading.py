@@ -42,6 +42,15 @@ SDK_NAMES = {
     "SubscriptionResponse": "Subscription",
     "ValidateResponse": "Validated",
 }
+# Answers that are another answer and more: the SDK's model of each extends the other's, as
+# roomcast_client's always has (``isinstance(result, PublishResult)`` holds for a batch's accepted
+# message). The document states each in full (pydantic writes no ``allOf``); ``_extending`` checks
+# that the shared fields are the same and writes the rest as an extension.
+SDK_EXTENDS = {
+    "PublishBatchAccepted": "PublishResponse",
+    "SubscriptionCreated": "SubscriptionResponse",
+    "DeliveryItem": "DeliveryView",
+}
 # What a PUSH subscription's endpoint receives: the one schema of the document outside its
 # components, added to them under this name.
 WEBHOOK_BODY = "/webhooks/message/post/requestBody/content/application~1json/schema"
@@ -167,6 +176,23 @@ def _tolerate_absence(schema: dict[str, Any]) -> None:
     schema["required"] = required
 
 
+def _extending(name: str, base: str, schemas: dict[str, Any]) -> dict[str, Any]:
+    """``schemas[name]`` as ``base`` and what it adds (an ``allOf``, which the generator makes a
+    subclass)."""
+    schema, base_schema = schemas[name], schemas[base]
+    fields, base_fields = schema.get("properties", {}), base_schema.get("properties", {})
+    differing = sorted(f for f in base_fields if fields.get(f) != base_fields[f])
+    if differing or set(base_schema.get("required", [])) - set(schema.get("required", [])):
+        raise StaleDocumentError(f"{name} no longer extends {base} (fields {differing} differ)")
+    added = {f: field for f, field in fields.items() if f not in base_fields}
+    extension: dict[str, Any] = {"type": "object", "properties": added}
+    required = [f for f in schema.get("required", []) if f in added]
+    if required:
+        extension["required"] = required
+    kept = {key: value for key, value in schema.items() if key == "description"}
+    return {**kept, "allOf": [{"$ref": f"#/components/schemas/{base}"}, extension]}
+
+
 def sdk_document(document: dict[str, Any]) -> dict[str, Any]:
     """The document the SDK's models are generated from: the answers' schemas and the webhook
     body, read tolerantly (``_Reader``), and nothing else (no requests, no paths)."""
@@ -174,9 +200,11 @@ def sdk_document(document: dict[str, Any]) -> dict[str, Any]:
     names = [n for n in answer_schema_names(document) if not _is_any(reader.schemas[n])]
     schemas = {name: reader.schema(reader.schemas[name]) for name in names}
     schemas[WEBHOOK_MODEL] = reader.schema(at_pointer(document, WEBHOOK_BODY))
-    missing = sorted(set(SDK_NAMES) - set(schemas))
+    missing = sorted((set(SDK_NAMES) | set(SDK_EXTENDS) | set(SDK_EXTENDS.values())) - set(schemas))
     if missing:
         raise StaleDocumentError(f"no answer of openapi.json has these schemas any more: {missing}")
+    for name, base in SDK_EXTENDS.items():
+        schemas[name] = _extending(name, base, schemas)
     return {
         "openapi": document["openapi"],
         "info": {"title": document["info"]["title"], "version": document["info"]["version"]},

@@ -54,39 +54,6 @@ class AttemptList(ApiModel):
     attempts: Annotated[list[Attempt], Field(validate_default=True)] = []
 
 
-class BatchAccepted(ApiModel):
-    message_id: Annotated[str, Field(alias="messageId")]
-    correlation_id: Annotated[str, Field(alias="correlationId")]
-    destinations: Annotated[
-        list[str], Field(description="The subscriptions it was routed to (possibly none).")
-    ] = []
-    filtered_out: list[FilteredOut] = Field(
-        [],
-        alias="filteredOut",
-        description="Subscriptions of the room that accept its event type but whose `filterPolicy` did not match its payload: no delivery, no queue send (docs/filters.md).",
-        validate_default=True,
-    )
-    schema_errors: Annotated[
-        list[str],
-        Field(
-            alias="schemaErrors",
-            description="How its payload breaks the schema of its event type and version, when that event type's `validation` is `warn` (it was published anyway); empty otherwise.",
-        ),
-    ] = []
-    published_at: Annotated[str, Field(alias="publishedAt")]
-    deliver_at: Annotated[
-        str | None,
-        Field(
-            alias="deliverAt",
-            description="Scheduled: when it is delivered (null: at once). Cancel it with cancelMessage.",
-        ),
-    ] = None
-    ordering_key: Annotated[
-        str | None, Field(alias="orderingKey", description="Its ordering key, as given.")
-    ] = None
-    status: Annotated[int, Field(description="202: published, as a single publish would have answered.")]
-
-
 class BatchRefused(ApiModel):
     status: Annotated[
         int, Field(description="The HTTP status a single publish of this message would have answered.")
@@ -156,19 +123,7 @@ class Delivery(ApiModel):
     updated_at: Annotated[str, Field(alias="updatedAt")]
 
 
-class DeliveryItem(ApiModel):
-    subscription_id: Annotated[str, Field(alias="subscriptionId")]
-    subscription_type: Annotated[Literal["PUSH", "PULL"], Field(alias="subscriptionType")]
-    status: Annotated[
-        str,
-        Field(
-            description="`scheduled` until a scheduled message's time, then `pending`; `cancelled` (final) when it was cancelled before; `aborted` (final) when the receiver answered `webhook-delivery: abort`."
-        ),
-    ]
-    attempts: Annotated[int, Field(description="Attempts made so far (a first-try success counts 1).")]
-    last_error: Annotated[str | None, Field(alias="lastError")] = None
-    next_attempt_at: Annotated[str | None, Field(alias="nextAttemptAt")] = None
-    updated_at: Annotated[str, Field(alias="updatedAt")]
+class DeliveryItem(Delivery):
     message_id: Annotated[str, Field(alias="messageId")]
     event_type: Annotated[str, Field(alias="eventType")]
     event_version: Annotated[str, Field(alias="eventVersion")]
@@ -403,13 +358,11 @@ class OrderingKeyList(ApiModel):
 
 
 class PublishBatchResult(ApiModel):
-    results: Annotated[
-        list[BatchAccepted | BatchRefused],
-        Field(
-            description="One per message, in request order: the published message, or why it was refused.",
-            validate_default=True,
-        ),
-    ] = []
+    results: list[BatchAccepted | BatchRefused] = Field(
+        [],
+        description="One per message, in request order: the published message, or why it was refused.",
+        validate_default=True,
+    )
     failed_count: Annotated[int, Field(alias="failedCount", description="How many results are errors.")]
 
 
@@ -445,6 +398,10 @@ class PublishResult(ApiModel):
     ordering_key: Annotated[
         str | None, Field(alias="orderingKey", description="Its ordering key, as given.")
     ] = None
+
+
+class BatchAccepted(PublishResult):
+    status: Annotated[int, Field(description="202: published, as a single publish would have answered.")]
 
 
 class PullResponse(ApiModel):
@@ -639,73 +596,7 @@ class Subscription(ApiModel):
     updated_at: Annotated[str, Field(alias="updatedAt")]
 
 
-class SubscriptionCreated(ApiModel):
-    delivery_delay_ms: Annotated[int | None, Field(alias="deliveryDelayMs")] = None
-    delivery_delay_multiplier: Annotated[float | None, Field(alias="deliveryDelayMultiplier")] = None
-    delivery_attempts: Annotated[int | None, Field(alias="deliveryAttempts")] = None
-    failover_subscription_id: Annotated[
-        str | None,
-        Field(
-            alias="failoverSubscriptionId",
-            description="Another subscription of the room that gets the message instead of dead.",
-        ),
-    ] = None
-    max_delay_ms: Annotated[int | None, Field(alias="maxDelayMs")] = None
-    jitter: float | None = None
-    retry_schedule_ms: Annotated[list[int] | None, Field(alias="retryScheduleMs")] = None
-    id: str
-    room_id: Annotated[str, Field(alias="roomId")]
-    type: Literal["PUSH", "PULL"]
-    status: Literal["active", "paused", "disabled"]
-    event_types: Annotated[list[EventType], Field(alias="eventTypes", validate_default=True)] = []
-    filter_policy: Annotated[
-        dict[str, Any] | None,
-        Field(
-            alias="filterPolicy",
-            description="Its filter policy (docs/filters.md); null: every payload of its event types.",
-        ),
-    ] = None
-    push_url: Annotated[str | None, Field(alias="pushUrl")] = None
-    timeout_ms: Annotated[int | None, Field(alias="timeoutMs")] = None
-    ack_wait_ms: Annotated[int | None, Field(alias="ackWaitMs")] = None
-    max_concurrency: Annotated[int | None, Field(alias="maxConcurrency")] = None
-    rate_limit_per_second: Annotated[float | None, Field(alias="rateLimitPerSecond")] = None
-    disable_after_failing_ms: Annotated[int | None, Field(alias="disableAfterFailingMs")] = None
-    recovery_probes: Annotated[
-        bool | None,
-        Field(alias="recoveryProbes", description="PUSH: whether an automatic disable probes it."),
-    ] = None
-    ordered: Annotated[
-        bool, Field(description="Whether it gets a key's messages one at a time, in order.")
-    ] = False
-    on_dead_key: Annotated[Literal["pause", "skip"], Field(alias="onDeadKey")] = "pause"
-    disabled_reason: Annotated[
-        str | None, Field(alias="disabledReason", description="Why it is disabled; null otherwise.")
-    ] = None
-    disabled_at: Annotated[str | None, Field(alias="disabledAt")] = None
-    probing_since: Annotated[
-        str | None,
-        Field(
-            alias="probingSince",
-            description="PUSH: disabled automatically and probed since then (its deliveries wait); null otherwise.",
-        ),
-    ] = None
-    failing_since: Annotated[
-        str | None,
-        Field(
-            alias="failingSince",
-            description="PUSH: when its current run of failed attempts began (every attempt since failed); null while healthy. A failure soon after a success shows only once the attempts have kept failing for 5 s, or disableAfterFailingMs when shorter (then from the first).",
-        ),
-    ] = None
-    slow_since: Annotated[
-        str | None,
-        Field(
-            alias="slowSince",
-            description="PUSH: since when its endpoint answers slowly (a request took over 1 s): its deliveries run in the slow lane, apart from other endpoints'. Null once it answers within 0.5 s again (docs/delivery-semantics.md).",
-        ),
-    ] = None
-    created_at: Annotated[str, Field(alias="createdAt")]
-    updated_at: Annotated[str, Field(alias="updatedAt")]
+class SubscriptionCreated(Subscription):
     signing_secret: Annotated[
         str | None,
         Field(
