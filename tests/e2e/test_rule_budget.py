@@ -88,9 +88,12 @@ def test_the_costliest_accepted_rules_do_not_slow_another_tenants_publishes(
         for thread in threads:
             thread.join(timeout=60)
 
-    # Then: B's publishes were checked and answered in budget; A's latency stayed in its range
+    # Then: B's publishes were checked and answered in budget, and A's never waited for B's rule
+    # work: before the budgets, A's publish took 40 s (the function's timeout) beside them. The
+    # bound is the same as B's: a wait for a worker that B's bounded requests hold, on a busy
+    # 2-core machine, may take a second or two (the latency side by side is bench/rule_budget.py's).
     checked = [took for status, took in answers if status == 202]
     assert checked, sorted({status for status, _ in answers})
     assert {status for status, _ in answers} <= {202, 429}
     assert max(took for _, took in answers) < 5, sorted(took for _, took in answers)[-5:]
-    assert max(beside) <= 2 * max(alone) + 1.0, (sorted(alone), sorted(beside))
+    assert max(beside) < 5, (sorted(alone), sorted(beside))
