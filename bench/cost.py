@@ -25,6 +25,7 @@ from bench.cost_model import (
     PRICES_AS_OF,
     Run,
     competitors,
+    metrics_lines,
     price,
 )
 from bench.cost_provisioned import (
@@ -45,6 +46,7 @@ from bench.cost_scenario import (
 
 BATCH = 10
 TARGET_USD_PER_MILLION = 1.10
+METRICS_TARGET_USD_PER_MILLION = 0.05  # what the metrics may add (issue 50)
 
 
 def report(run: Run) -> tuple[float, float, float]:
@@ -103,6 +105,7 @@ def report(run: Run) -> tuple[float, float, float]:
         took = run.emulator_seconds.get((service, operation), 0.0)
         print(f"  {service:<16} {operation:<28} {count:>7} {took:>8.1f} s  {units}")
     print_writes_by_kind(run)
+    print_metrics(run)
     print("\nLambda, per invocation (local: time, CPU of the worker, waiting for the emulator):")
     for function_id, usage in sorted(run.functions.items()):
         count = max(usage.invocations, 1)
@@ -122,6 +125,21 @@ def _provisioned_difference(run: Run) -> float:
     on_demand = wru * DYNAMODB_WRU_PER_MILLION + rru * DYNAMODB_RRU_PER_MILLION
     held = wru * usd_per_million_units(DYNAMODB_WCU_HOUR) + rru * usd_per_million_units(DYNAMODB_RCU_HOUR)
     return (held - on_demand) / max(run.deliveries, 1)
+
+
+def metrics_usd_per_million(run: Run) -> float:
+    return sum(line.usd for line in metrics_lines(run)) / max(run.deliveries, 1) * 1e6
+
+
+def print_metrics(run: Run) -> None:
+    """What the metrics add (part of the total above): ADR 0046."""
+    deliveries = max(run.deliveries, 1)
+    print("\nthe metrics' share of it (windows of the template's default):")
+    for line in metrics_lines(run):
+        usd = line.usd / deliveries * 1e6
+        print(f"  {line.what:<40} {line.quantity:>10.1f} {line.unit:<12} {usd:>8.4f} USD/1M")
+    added, target = metrics_usd_per_million(run), METRICS_TARGET_USD_PER_MILLION
+    print(f"  {'metrics, added':<40} {'':>10} {'':<12} {added:>8.4f} USD/1M (target <= {target})")
 
 
 def print_writes_by_kind(run: Run) -> None:
@@ -150,9 +168,9 @@ def run() -> dict[str, bool]:
     print(f"prices: {PRICES_AS_OF}; counted from the requests the emulator received")
     with metered_stack() as stack:
         one_by_one, one_by_one_lower, _ = report(run_scenario(stack, "published one by one", 1))
-        batched, batched_lower, provisioned = report(
-            run_scenario(stack, f"published in batches of {BATCH}", BATCH)
-        )
+        batched_run = run_scenario(stack, f"published in batches of {BATCH}", BATCH)
+        batched, batched_lower, provisioned = report(batched_run)
+        metrics_added = metrics_usd_per_million(batched_run)
     print(
         f"\nbatched: {batched:.3f} USD per million deliveries (target <= {TARGET_USD_PER_MILLION}; "
         f"{batched_lower:.3f} without the AWS calls' time; {provisioned:.3f} with the table provisioned "
@@ -163,6 +181,9 @@ def run() -> dict[str, bool]:
         "(on-demand table, the default)": batched <= TARGET_USD_PER_MILLION,
         f"cost, the same with TableCapacityMode=provisioned at steady traffic <= {TARGET_USD_PER_MILLION}": (
             provisioned <= TARGET_USD_PER_MILLION
+        ),
+        f"the metrics add <= {METRICS_TARGET_USD_PER_MILLION} USD per 1M deliveries (batched scenario)": (
+            metrics_added <= METRICS_TARGET_USD_PER_MILLION
         ),
     }
 

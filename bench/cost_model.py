@@ -105,6 +105,7 @@ class Run:
     log_bytes: int
     seconds: float
     writes_by_kind: dict[str, WriteKind] = field(default_factory=dict)
+    reads_by_partition: dict[str, float] = field(default_factory=dict)  # read units, ids as kinds
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,33 @@ def price(run: Run) -> list[Line]:
             "calls",
             by_service["secretsmanager"] * SECRETS_MANAGER_CALL_PER_MILLION / 1e6,
         ),
+    ]
+
+
+# The metrics (issue 50, ADR 0046): their function, the items they write, the partitions they read.
+METRICS_FUNCTION = "MetricsFunction"
+METRICS_ITEM_KINDS = ("metricsBucket", "openDeliveries")
+METRICS_PARTITION = "#METRICS#"
+
+
+def metrics_lines(run: Run) -> list[Line]:
+    """What the metrics add to the run: their function's invocations and duration (upper bound),
+    the writes of their items and the reads of their partitions, priced."""
+    usage = run.functions.get(METRICS_FUNCTION)
+    invocations = usage.invocations if usage is not None else 0
+    gb_seconds = usage.gb_seconds if usage is not None else 0.0
+    wru = sum(w.wru for kind, w in run.writes_by_kind.items() if kind.split(" ")[0] in METRICS_ITEM_KINDS)
+    rru = sum(units for partition, units in run.reads_by_partition.items() if METRICS_PARTITION in partition)
+    return [
+        Line(
+            "metrics: Lambda requests",
+            invocations,
+            "invocations",
+            invocations * LAMBDA_REQUEST_PER_MILLION / 1e6,
+        ),
+        Line("metrics: Lambda duration", gb_seconds, "GB-s", gb_seconds * LAMBDA_ARM64_PER_GB_SECOND),
+        Line("metrics: DynamoDB writes", wru, "WRU", wru * DYNAMODB_WRU_PER_MILLION / 1e6),
+        Line("metrics: DynamoDB reads", rru, "RRU", rru * DYNAMODB_RRU_PER_MILLION / 1e6),
     ]
 
 

@@ -52,6 +52,8 @@ class Meter:
     kind_writes: Counter[str] = field(default_factory=Counter)
     kind_wru: dict[str, float] = field(default_factory=dict)
     kind_bytes: Counter[str] = field(default_factory=Counter)
+    # Read units by the partition read (ids replaced by their kind): whose reads they were.
+    partition_rru: dict[str, float] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -64,6 +66,7 @@ class Meter:
             self.kind_writes.clear()
             self.kind_wru.clear()
             self.kind_bytes.clear()
+            self.partition_rru.clear()
 
     def snapshot(self) -> tuple[Counter[tuple[str, str]], dict[str, float], dict[tuple[str, str], float]]:
         with self.lock:
@@ -72,6 +75,10 @@ class Meter:
     def wrote(self, partition: str, wru: float) -> None:
         with self.lock:
             self.partition_wru[partition] = self.partition_wru.get(partition, 0.0) + wru
+
+    def read(self, partition: str, rru: float) -> None:
+        with self.lock:
+            self.partition_rru[partition] = self.partition_rru.get(partition, 0.0) + rru
 
     def wrote_kind(self, kind: str, wru: float, size_bytes: int) -> None:
         with self.lock:

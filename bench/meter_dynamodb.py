@@ -49,8 +49,18 @@ def dynamodb_request(
         units["dynamodb_wru"] = wru
     elif operation in _READS:
         units["dynamodb_rru"] = _read_units(operation, request, response)
+        METER.read(partition_class(_partition_read(operation, request)), units["dynamodb_rru"])
     METER.count("dynamodb", operation, **units)
     return [response]
+
+
+def _partition_read(operation: str, request: dict[str, Any]) -> str:
+    """The partition a GetItem or Query reads ("(several)" for the others)."""
+    if operation == "GetItem":
+        return str(request.get("Key", {}).get("PK", {}).get("S", ""))
+    if operation == "Query":
+        return str(request.get("ExpressionAttributeValues", {}).get(":pk", {}).get("S", ""))
+    return "(several)"
 
 
 def _written_items(operation: str, request: dict[str, Any]) -> list[tuple[str, dict[str, Any], int]]:

@@ -114,6 +114,11 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
         return {"statusCode": 200, "body": api_document}
     if name == "authorizer-request.json":
         return {"isAuthorized": True, "context": {"tenantId": SAMPLE_TENANT, "keyId": SAMPLE_API_KEY_ID}}
+    if name == "metrics-stream-window.json":
+        # The window's last invocation writes its tally and starts the next window empty.
+        return {"state": {"v": 1, "lo": None, "hi": None, "b": {}, "o": {}}, "batchItemFailures": []}
+    if name == "alerts-scheduled.json":
+        return {"rules": 0, "fired": 0, "resolved": 0}  # the sample tenant has no alert rule
     if name == "outbox-stream-unsent.json":
         # The sample PULL subscription's queue exists: the unsent envelope is sent, nothing retried.
         return {"batchItemFailures": []}

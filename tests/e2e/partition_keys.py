@@ -91,5 +91,11 @@ def owner(partition: str) -> str | None:
     return None
 
 
+# The alert rules' pointers (roomcast.alerts.store, docs/decisions/0047-alerts.md): written only
+# when a rule is made or deleted (a request that counts 20 in its tenant's rate), never on the
+# delivery path; read by the evaluator each minute. The one partition all tenants write, by design.
+SHARED_BY_DESIGN = frozenset({"ALERTRULES"})
+
+
 def shared(partitions: set[str]) -> list[str]:
-    return sorted(p for p in partitions if owner(p) is None)
+    return sorted(p for p in partitions if owner(p) is None and p not in SHARED_BY_DESIGN)

@@ -467,6 +467,11 @@ MODEL_OF_SCHEMA: dict[str, type[BaseModel]] = {
     "ExtendResponse": models.ExtendResult,
     "ApiKeyView": models.ApiKey,
     "CreatedApiKey": models.CreatedApiKey,
+    "MetricsResponse": models.MetricsResponse,
+    "MetricsPoint": models.MetricsPoint,
+    "MetricsSummary": models.MetricsSummary,
+    "BacklogView": models.BacklogView,
+    "PercentilesView": models.PercentilesView,
 }
 
 

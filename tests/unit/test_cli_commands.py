@@ -1,11 +1,13 @@
 """Commands that make several SDK calls, driven through the entry point with a fake SDK client:
 --all follows every page, a dead-letter range is replayed by a job waited for, a batch with a
-refused message exits 1, and messages show --wait gives up with exit code 5."""
+refused message exits 1, and messages show --wait gives up with exit code 5; and which metrics
+`roomcast metrics` reads, for which window."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +82,40 @@ class FakeMessages:
         return self.status
 
 
+METRICS: dict[str, Any] = {
+    "resolution": "1m",
+    "start": "2026-11-22T10:00:00.000Z",
+    "end": "2026-11-22T10:01:00.000Z",
+    "points": [],
+    "summary": {"attempts": 0, "delivered": 0, "failedAttempts": 0},
+    "backlog": {"open": 0, "oldestOpenAgeMs": None},
+}
+
+
+@dataclass
+class FakeMetrics:
+    calls: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def subscription(self, room_id: str, subscription_id: str, **window: Any) -> dict[str, Any]:
+        self.calls.append(("subscription", room_id, subscription_id, window))
+        return METRICS
+
+    def room(self, room_id: str, **window: Any) -> dict[str, Any]:
+        self.calls.append(("room", room_id, window))
+        return METRICS
+
+    def tenant(self, **window: Any) -> dict[str, Any]:
+        self.calls.append(("tenant", window))
+        return METRICS
+
+
 @dataclass
 class FakeClient:
     rooms: FakeRooms = field(default_factory=lambda: FakeRooms({}))
     dead_letters: FakeDeadLetters = field(default_factory=FakeDeadLetters)
     jobs: FakeJobs = field(default_factory=lambda: FakeJobs([]))
     messages: FakeMessages = field(default_factory=FakeMessages)
+    metrics: FakeMetrics = field(default_factory=FakeMetrics)
 
 
 @pytest.fixture
@@ -249,3 +279,39 @@ def test_a_wait_and_a_time_together_or_a_malformed_wait_are_refused_before_any_r
     assert run(["publish", "room_1", "7", "-t", "a", "--deliver-in", "soon"]) == 2
     assert fake.messages.published == []
     assert "--deliver-in takes a wait" in capsys.readouterr().err
+
+
+def test_metrics_read_the_tenants_a_rooms_or_a_subscriptions_for_the_window_given(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # When
+    assert run(["metrics", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    window = ["--since", "2026-11-22T11:00:00+01:00", "--until", "2026-11-22T11:00:00Z"]
+    assert run(["metrics", "room_1", *window, "--resolution", "1h"]) == 0
+    assert run(["metrics", "room_1", "sub_1", "--since", "15m"]) == 0
+
+    # Then: the API's answer as it is; times in UTC with Z, a time ago counted back from now
+    assert printed == METRICS
+    tenant, room, subscription = fake.metrics.calls
+    assert tenant == ("tenant", {"from_": None, "to": None, "resolution": "1m"})
+    assert room == (
+        "room",
+        "room_1",
+        {"from_": "2026-11-22T10:00:00.000Z", "to": "2026-11-22T11:00:00.000Z", "resolution": "1h"},
+    )
+    assert subscription[:3] == ("subscription", "room_1", "sub_1")
+    since = datetime.fromisoformat(subscription[3]["from_"])
+    assert timedelta(minutes=14) < datetime.now(UTC) - since < timedelta(minutes=16)
+    assert subscription[3]["to"] is None
+
+
+def test_a_metrics_window_that_ends_before_it_starts_or_an_unknown_resolution_is_refused_first(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["metrics", "--since", "2026-11-22T11:00:00Z", "--until", "2026-11-22T10:00:00Z"]) == 2
+    assert "--since must be before --until" in capsys.readouterr().err
+    assert run(["metrics", "--since", "2099-01-01T00:00:00Z"]) == 2
+    assert run(["metrics", "room_1", "--resolution", "5m"]) == 2
+    assert run(["metrics", "--since", "yesterday"]) == 2
+    assert fake.metrics.calls == []

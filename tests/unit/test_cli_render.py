@@ -1,5 +1,6 @@
-"""The CLI's human output, built from the API's JSON: tables hold the fields people look for, and
-`messages show`'s timeline orders each destination's attempts and shows its next due attempt."""
+"""The CLI's human output, built from the API's JSON: tables hold the fields people look for,
+`messages show`'s timeline orders each destination's attempts and shows its next due attempt, and
+`roomcast metrics` shows the points with activity, a summary and a sparkline of deliveries."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from rich.console import Console, RenderableType
 
 from roomcast_cli import render
 from roomcast_cli.output import Output
+from roomcast_cli.render.metrics import delivered_sparkline, sparkline
 
 PUBLISHED = "2026-11-22T10:00:00.000Z"
 PUSH = "sub_" + "a" * 32
@@ -260,3 +262,114 @@ def test_paused_ordering_keys_show_the_key_the_dead_message_and_why() -> None:
     assert "msg_576e648137579110cd6d80e1bdbec8d3" in text
     assert "HTTP 500 after 5 attempts" in text
     assert _text(render.paused_keys_table({"orderingKeys": []})) == "no paused keys\n"
+
+
+def _point(at: str, delivered: int = 0, failed: int = 0, backlog: int = 0) -> dict[str, Any]:
+    attempts = delivered + failed
+    return {
+        "at": at,
+        "attempts": attempts,
+        "delivered": delivered,
+        "failedAttempts": failed,
+        **dict.fromkeys(
+            ("dead", "expired", "aborted", "cleared", "cancelled", "failedOver", "filteredOut"), 0
+        ),
+        "successRate": 1 - failed / attempts if attempts else None,
+        "attemptLatencyMs": {"p50": 42.3, "p95": 180.2, "p99": 1950.7} if attempts else None,
+        "deliveryDelayMs": None,
+        "backlog": backlog,
+        "oldestOpenAgeMs": 12_400 if backlog else None,
+    }
+
+
+def _metrics(points: list[dict[str, Any]], resolution: str = "1m", **summary: Any) -> dict[str, Any]:
+    return {
+        "resolution": resolution,
+        "start": points[0]["at"],
+        "end": "2026-11-22T11:00:00.000Z",
+        "points": points,
+        "summary": {
+            **_point("", 27, 5),
+            "at": None,
+            "successRate": 0.8438,
+            "deliveryDelayMs": {"p50": 310.0, "p95": 4100.0, "p99": 8150.0},
+            **summary,
+        },
+        "backlog": {"open": 3, "oldestOpenAgeMs": 12_400},
+    }
+
+
+def _minutes(count: int) -> list[dict[str, Any]]:
+    return [_point(f"2026-11-22T10:{minute:02d}:00.000Z") for minute in range(count)]
+
+
+def test_metrics_show_a_row_per_point_with_activity_a_summary_and_a_sparkline() -> None:
+    # Given an hour of minutes, three of them with activity
+    points = _minutes(60)
+    points[5] = _point("2026-11-22T10:05:00.000Z", delivered=20, failed=5, backlog=3)
+    points[6] = _point("2026-11-22T10:06:00.000Z", backlog=3)  # nothing happened, nothing moved
+    points[7] = _point("2026-11-22T10:07:00.000Z")  # the backlog went
+    points[41] = _point("2026-11-22T10:41:00.000Z", delivered=7)
+
+    # When
+    lines = _text(render.metrics_view(_metrics(points, dead=1))).splitlines()
+
+    # Then
+    assert lines[0] == "2026-11-22 10:00 → 11:00 UTC, a point per minute"
+    rows = [" ".join(line.split()) for line in lines[1:5]]
+    assert rows == [
+        "TIME (UTC) DELIVERED FAILED SUCCESS P50 P95 P99 BACKLOG OLDEST",
+        "10:05 20 5 80.0% 42 ms 180 ms 2.0 s 3 12.4 s",
+        "10:07 0 0 - - - - 0 -",
+        "10:41 7 0 100.0% 42 ms 180 ms 2.0 s 0 -",
+    ]
+    assert lines[5] == (
+        "total: 32 attempts, 27 delivered, 5 failed (84.4% success), 1 dead; "
+        "latency p50 42 ms, p95 180 ms, p99 2.0 s; delay p50 310 ms, p95 4.1 s, p99 8.2 s; "
+        "backlog now 3, oldest 12.4 s"
+    )
+    spark = "▁" * 5 + "█" + "▁" * 35 + "▃" + "▁" * 18
+    assert lines[6] == f"delivered {spark}  (█ = 20 per minute)"
+    assert len(lines) == 7
+
+
+def test_a_long_window_adds_points_up_to_a_mark_and_rows_name_their_day() -> None:
+    # Given two days of hours, one of them with deliveries
+    points = [_point(f"2026-11-{20 + hour // 24}T{hour % 24:02d}:00:00.000Z") for hour in range(48)]
+    points[30] = _point("2026-11-21T06:00:00.000Z", delivered=4)
+
+    # When
+    text = _text(render.metrics_view(_metrics(points, resolution="1h")))
+
+    # Then
+    assert "2026-11-20 00:00 → 2026-11-22 11:00 UTC, a point per hour" in text
+    assert "11-21 06:00" in text
+    assert "(█ = 4 per hour)" in text
+    assert delivered_sparkline({**_metrics(_minutes(1) * 1440), "resolution": "1m"}).endswith(
+        "(nothing delivered)"
+    )
+    long = delivered_sparkline(
+        _metrics([_point("2026-11-22T10:00:00.000Z", delivered=1)] * 1440, resolution="1m")
+    )
+    assert long == f"delivered {'█' * 60}  (█ = 24 per 24 minutes)"
+
+
+def test_a_window_without_activity_says_so_and_a_pull_subscription_has_no_latency() -> None:
+    # When
+    text = _text(
+        render.metrics_view(
+            _metrics(_minutes(60), attemptLatencyMs=None, deliveryDelayMs=None, successRate=None)
+        )
+    )
+
+    # Then
+    assert "no activity in the window" in text
+    assert "TIME (UTC)" not in text
+    assert "latency" not in text
+    assert "success" not in text
+
+
+def test_a_sparkline_marks_nothing_lowest_and_anything_above_it() -> None:
+    assert sparkline([0, 1, 50, 100, 99]) == "▁▂▅██"
+    assert sparkline([0, 0]) == "▁▁"
+    assert sparkline([]) == ""

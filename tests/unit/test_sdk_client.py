@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import httpx
@@ -17,6 +17,8 @@ from roomcast_client import (
     AsyncClient,
     Client,
     ConfigurationError,
+    MetricsResolution,
+    MetricsResponse,
     ResponseError,
     RetryPolicy,
     Room,
@@ -305,6 +307,110 @@ def test_a_client_closes_the_http_client_it_made_and_leaves_a_given_one_open() -
     assert made.is_closed
     assert not given.is_closed
     given.close()
+
+
+METRICS_POINT: dict[str, Any] = {
+    "at": "2026-11-22T10:05:00.000Z",
+    "attempts": 25,
+    "delivered": 20,
+    "failedAttempts": 5,
+    "dead": 0,
+    "expired": 0,
+    "aborted": 0,
+    "cleared": 0,
+    "cancelled": 0,
+    "failedOver": 0,
+    "filteredOut": 2,
+    "successRate": 0.8,
+    "attemptLatencyMs": {"p50": 42.3, "p95": 180.2, "p99": 950.7},
+    "deliveryDelayMs": None,
+    "backlog": 3,
+    "oldestOpenAgeMs": 12400,
+}
+METRICS: dict[str, Any] = {
+    "resolution": "1m",
+    "start": "2026-11-22T10:05:00.000Z",
+    "end": "2026-11-22T10:06:00.000Z",
+    "points": [METRICS_POINT],
+    "summary": {
+        key: value for key, value in METRICS_POINT.items() if key not in ("at", "backlog", "oldestOpenAgeMs")
+    },
+    "backlog": {"open": 3, "oldestOpenAgeMs": 12400},
+}
+
+
+def test_metrics_of_a_subscription_a_room_and_the_tenant_read_their_paths_with_the_window() -> None:
+    # Given
+    client, seen = client_answering(lambda request: httpx.Response(200, json=METRICS))
+    tokyo = timezone(timedelta(hours=9))
+
+    # When
+    client.metrics.subscription("room_1", "sub_1")
+    client.metrics.room("room/1", from_=datetime(2026, 11, 22, 19, 0, tzinfo=tokyo), resolution="1h")
+    client.metrics.tenant(from_=datetime(2026, 11, 22, 10, 0, 0, 250_000), to="2026-11-22T11:00:00+01:00")
+
+    # Then: only what was given is sent, datetimes in UTC with Z, text as it is
+    assert [(r.method, r.url.raw_path.split(b"?")[0]) for r in seen] == [
+        ("GET", b"/prod/rooms/room_1/subscriptions/sub_1/metrics"),
+        ("GET", b"/prod/rooms/room%2F1/metrics"),
+        ("GET", b"/prod/metrics"),
+    ]
+    assert [dict(r.url.params) for r in seen] == [
+        {"resolution": "1m"},
+        {"from": "2026-11-22T10:00:00Z", "resolution": "1h"},
+        {"from": "2026-11-22T10:00:00.250000Z", "to": "2026-11-22T11:00:00+01:00", "resolution": "1m"},
+    ]
+
+
+def test_a_metrics_answer_is_read_into_its_model() -> None:
+    # Given
+    client, seen = client_answering(lambda request: httpx.Response(200, json=METRICS))
+
+    # When
+    metrics = client.metrics.room("room_1", resolution=MetricsResolution.V_1H)
+
+    # Then
+    assert seen[0].url.params["resolution"] == "1h"
+    assert isinstance(metrics, MetricsResponse)
+    (point,) = metrics.points
+    assert (point.at, point.delivered, point.failed_attempts, point.success_rate) == (
+        "2026-11-22T10:05:00.000Z",
+        20,
+        5,
+        0.8,
+    )
+    assert point.attempt_latency_ms is not None
+    assert point.attempt_latency_ms.p99 == 950.7
+    assert point.delivery_delay_ms is None
+    assert (metrics.summary.attempts, metrics.backlog.open, metrics.backlog.oldest_open_age_ms) == (
+        25,
+        3,
+        12400,
+    )
+    assert metrics.model_dump(mode="json", by_alias=True) == METRICS
+
+
+def test_the_async_client_reads_metrics_too() -> None:
+    # Given
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=METRICS)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+
+    async def read() -> MetricsResponse:
+        async with AsyncClient("https://api.example", "rc_key", retry=NO_WAIT, http=http) as client:
+            return await client.metrics.subscription("room_1", "sub_1", to=datetime(2026, 11, 22, 11, 0))
+
+    # When
+    metrics = asyncio.run(read())
+
+    # Then
+    assert metrics.summary.delivered == 20
+    assert seen[0].url.path == "/rooms/room_1/subscriptions/sub_1/metrics"
+    assert dict(seen[0].url.params) == {"to": "2026-11-22T11:00:00Z", "resolution": "1m"}
 
 
 # -- webhooks -----------------------------------------------------------------------------------

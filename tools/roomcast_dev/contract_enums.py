@@ -54,6 +54,16 @@ ENUMERATIONS = (
         "UndeclaredEventTypes", "UNDECLARED_EVENT_TYPES_CHOICES", _at("RoomResponse", "undeclaredEventTypes")
     ),
     Enumeration("EventTypeValidation", "VALIDATION_MODES", _at("EventTypeView", "validation")),
+    Enumeration("MetricsResolution", "METRICS_RESOLUTIONS", _at("MetricsResponse", "resolution")),
+    Enumeration("AlertState", "ALERT_STATES", _at("AlertRuleView", "state")),
+    Enumeration("AlertChange", "ALERT_CHANGES", _at("AlertEventView", "state")),
+    Enumeration("AlertMetric", "ALERT_METRICS", _at("ConditionModel", "metric")),
+    Enumeration(
+        "WatchedSubscriptionState",
+        "WATCHED_SUBSCRIPTION_STATES",
+        f"{_at('ConditionModel', 'in')}/items",
+        label="an alert rule's condition.in",
+    ),
     Enumeration(
         "DeliveryControl",
         "DELIVERY_CONTROLS",

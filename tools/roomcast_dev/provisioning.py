@@ -56,6 +56,9 @@ def provision_resources(model: StackModel, endpoint_url: str) -> None:
     firehose = aws_client("firehose", endpoint_url)
     for spec in model.delivery_streams.values():
         firehose.create_delivery_stream(**delivery_stream_request(spec))
+    sns = aws_client("sns", endpoint_url)
+    for topic_name in model.topics.values():
+        sns.create_topic(Name=topic_name)
     scheduler = aws_client("scheduler", endpoint_url)
     for group_name in model.schedule_groups.values():
         scheduler.create_schedule_group(Name=group_name)

@@ -23,6 +23,7 @@ from roomcast_dev.moto_iam import enforce_registered_roles, register_role
 from roomcast_dev.moto_long_polls import end_every_long_poll, end_long_polls_with_their_queue
 from roomcast_dev.openapi import DOCS_FUNCTION, write_document
 from roomcast_dev.provisioning import provision_resources
+from roomcast_dev.rate_schedules import RatePoller
 from roomcast_dev.schedules import SchedulePoller
 from roomcast_dev.stack_state import STATE_FILE, write_state
 from roomcast_dev.stream_sources import StreamPoller
@@ -34,7 +35,13 @@ if TYPE_CHECKING:
 
 LOCAL_STACK_NAME = "roomcast-local"
 # Parameters the local stack sets differently from a deployment.
-LOCAL_PARAMETERS = {"AllowLoopbackPushUrls": "true"}
+# Metrics windows of 2 s: a chart or a test sees an attempt within seconds (30 s on AWS).
+# Alerts evaluated every 2 s (every minute on AWS, its shortest rate).
+LOCAL_PARAMETERS = {
+    "AllowLoopbackPushUrls": "true",
+    "MetricsWindowSeconds": "2",
+    "AlertEvaluationSchedule": "rate(2 seconds)",
+}
 # Variables of the machine that functions see besides their template environment.
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "TZ", "TMPDIR", "SYSTEMROOT")
 
@@ -78,7 +85,7 @@ class LocalStack:
         self.endpoint_url = ""
         self.model: StackModel | None = None
         self.functions: dict[str, LocalFunction] = {}
-        self.pollers: list[SqsPoller | StreamPoller | SchedulePoller] = []
+        self.pollers: list[SqsPoller | StreamPoller | SchedulePoller | RatePoller] = []
         self.gateway: Gateway | None = None
         self.firehose = FirehoseDelivery(self.firehose_interval_seconds)
 
@@ -131,6 +138,10 @@ class LocalStack:
             )
             stream_poller.start()
             self.pollers.append(stream_poller)
+        for rate in self.model.rate_triggers:  # EventBridge's rate rules
+            rate_poller = RatePoller(rate, self.invoke, LOCAL_REGION, LOCAL_ACCOUNT_ID)
+            rate_poller.start()
+            self.pollers.append(rate_poller)
         if self.model.schedule_groups:  # the scheduler's part: fire the functions' schedules when due
             schedule_poller = SchedulePoller(
                 list(self.model.schedule_groups.values()), self.client, self.queue_url

@@ -1,11 +1,15 @@
 """Lambda's DynamoDB stream event source mapping, locally: read the table's stream, filter,
 batch, invoke, and retry what failed.
 
-Honours the template's BatchSize, FilterCriteria (exact values and ``exists``), ReportBatchItemFailures
-and MaximumRetryAttempts. As on AWS, a shard is read in order: a failed batch is retried (from the
-first reported failure with ReportBatchItemFailures) before anything after it, and a batch given up
-on after MaximumRetryAttempts is skipped with a line in the console (AWS would report it to the
-OnFailure destination).
+Honours the template's BatchSize, FilterCriteria (exact values and ``exists``), ReportBatchItemFailures,
+MaximumRetryAttempts, MaximumBatchingWindowInSeconds and TumblingWindowInSeconds. As on AWS, a shard
+is read in order: a failed batch is retried (from the first reported failure with
+ReportBatchItemFailures) before anything after it, and a batch given up on after MaximumRetryAttempts
+is skipped with a line in the console (AWS would report it to the OnFailure destination).
+
+With a tumbling window (``roomcast_dev.stream_windows``), each shard's records read while a window is
+open belong to it; once the wall clock passes its end, the next round over the shards makes its final
+invocation (its records not yet delivered, maybe none, and its state) before reading anything more.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from roomcast_dev.event_sources import failed_message_ids
 from roomcast_dev.functions import FunctionError
 from roomcast_dev.pollers import Poller
+from roomcast_dev.stream_windows import Window, answer_state, batch_ready
 from roomcast_dev.template import StreamTrigger
 
 # Diagnostics of the local stack's background threads: logged, not printed, so that they reach
@@ -88,7 +93,13 @@ class _Shard:
     iterator: str | None
     last_sequence_number: str | None = None
     pending: list[dict[str, Any]] = field(default_factory=list)  # filtered records not yet done
+    read_at: list[float] = field(default_factory=list)  # when each pending record was read
     attempts: int = 0
+    window: Window | None = None  # the open tumbling window, if the trigger has them
+
+    def drop(self, count: int) -> None:
+        """Forget the first ``count`` pending records (done, or given up on)."""
+        del self.pending[:count], self.read_at[:count]
 
 
 class StreamPoller(Poller):
@@ -104,13 +115,19 @@ class StreamPoller(Poller):
         region: str,
         client_factory: ClientFactory,
         invoke: Invoke,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        """``clock`` (epoch seconds: windows follow the wall clock) and ``sleep`` (the backoff after a
+        failed batch) are a test's to replace."""
         super().__init__(trigger.function_id, threads=1, join_seconds=25)
         self.trigger = trigger
         self._table_name = table_name
         self._region = region
         self._client_factory = client_factory
         self._invoke = invoke
+        self._clock = clock
+        self._sleep = sleep
         self._stream_arn: str | None = None  # None: look the stream up again
         self._shards_arn: str | None = None  # the stream ``_shards`` are positions in
         self._shards: dict[str, _Shard] = {}
@@ -177,46 +194,96 @@ class StreamPoller(Poller):
         self._shards, self._shards_arn, self._stream_arn = shards, stream_arn, stream_arn
 
     def _poll(self, streams: Any) -> bool:
-        """One round over the shards; whether anything was read or invoked."""
+        """One round over the shards; whether anything was read or invoked. A shard whose tumbling
+        window has ended is not read: first its window is closed (``_close``)."""
         progressed = False
-        for shard in self._shards.values():
-            if not shard.pending and shard.iterator is not None:
-                answer = streams.get_records(ShardIterator=shard.iterator, Limit=1000)
-                shard.iterator = answer.get("NextShardIterator")
-                for record in answer.get("Records", []):
-                    shard.last_sequence_number = record["dynamodb"]["SequenceNumber"]
-                    if self._wanted(record):
-                        shard.pending.append(stream_record(record, self._stream_arn or "", self._region))
-            if shard.pending:
-                self._deliver(shard)
+        trigger = self.trigger
+        for shard_id, shard in self._shards.items():
+            now = self._clock()
+            if shard.window is not None and shard.window.ended(now):
+                progressed = self._close(shard_id, shard) or progressed
+                continue
+            gathering = trigger.batching_window_seconds > 0 and len(shard.pending) < trigger.batch_size
+            if shard.iterator is not None and (not shard.pending or (gathering and not shard.attempts)):
+                progressed = self._read(streams, shard, now) or progressed
+            # A failed batch is retried at once: the batching window is for gathering a new one.
+            if shard.pending and (
+                shard.attempts
+                or batch_ready(shard.read_at, trigger.batch_size, trigger.batching_window_seconds, now)
+            ):
+                self._deliver(shard_id, shard)
                 progressed = True
         return progressed
+
+    def _read(self, streams: Any, shard: _Shard, now: float) -> bool:
+        """Read the shard on; whether it gave records to deliver (they belong to the open window)."""
+        answer = streams.get_records(ShardIterator=shard.iterator, Limit=1000)
+        shard.iterator = answer.get("NextShardIterator")
+        before = len(shard.pending)
+        for record in answer.get("Records", []):
+            shard.last_sequence_number = record["dynamodb"]["SequenceNumber"]
+            if self._wanted(record):
+                shard.pending.append(stream_record(record, self._stream_arn or "", self._region))
+                shard.read_at.append(now)
+        if shard.pending and shard.window is None and self.trigger.tumbling_window_seconds > 0:
+            shard.window = Window.around(now, self.trigger.tumbling_window_seconds)
+        return len(shard.pending) > before
+
+    def _close(self, shard_id: str, shard: _Shard) -> bool:
+        """A window that has ended: its records not yet delivered, whole batches first, then the final
+        invocation (never delayed by the batching window); nothing for a window where nothing
+        happened. Whether anything was invoked."""
+        window = shard.window
+        if len(shard.pending) > self.trigger.batch_size:
+            self._deliver(shard_id, shard)
+        elif shard.pending or (window is not None and window.eventful()):
+            self._deliver(shard_id, shard, final=True)
+        else:
+            shard.window = None
+            return False
+        return True
 
     def _wanted(self, record: dict[str, Any]) -> bool:
         patterns = self.trigger.filter_patterns
         return not patterns or any(matches(record, pattern) for pattern in patterns)
 
-    def _deliver(self, shard: _Shard) -> None:
+    def _deliver(self, shard_id: str, shard: _Shard, final: bool = False) -> None:
+        """Invoke the function with the shard's next batch (in its window, if any, with the window's
+        state); on a failure, keep what is to be retried, with the state as it was before."""
         batch = shard.pending[: self.trigger.batch_size]
+        window = shard.window
+        event: dict[str, Any] = {"Records": batch}
+        if window is not None:
+            event = window.event(batch, shard_id, self._stream_arn or "", final)
+            window.delivered = window.delivered or bool(batch)
         self.invocations += 1
-        self.last_invoked_at = time.time()
+        self.last_invoked_at = self._clock()
+        state: dict[str, Any] | None = None
         try:
-            result = self._invoke(self.trigger.function_id, {"Records": batch})
+            result = self._invoke(self.trigger.function_id, event)
             resume_at = first_failed_index(result, batch) if self.trigger.report_batch_item_failures else None
+            if window is not None and (state := answer_state(result)) is None:
+                raise FunctionError("NoState", "an answer in a tumbling window must hold a state object")
         except FunctionError as error:
             _log.warning(f"[stream] {self.trigger.function_id} failed, batch retried: {error}")
             self.last_error = f"{time.strftime('%H:%M:%S')} {error}"
             resume_at = 0
         if resume_at is None:
-            del shard.pending[: len(batch)]
+            shard.drop(len(batch))
             shard.attempts = 0
+            if window is not None and state is not None:
+                window.state = state
+            if final:
+                shard.window = None  # the window is done: the next records open a new one
             return
-        del shard.pending[:resume_at]
+        shard.drop(resume_at)
         shard.attempts += 1
         limit = self.trigger.maximum_retry_attempts
         if 0 <= limit < shard.attempts:
             _log.warning(f"[stream] {self.trigger.function_id}: gave up on {len(batch) - resume_at} records")
-            del shard.pending[: len(batch) - resume_at]
+            shard.drop(len(batch) - resume_at)
             shard.attempts = 0
+            if final:
+                shard.window = None
             return
-        time.sleep(min(RETRY_SECONDS * shard.attempts, 5))
+        self._sleep(min(RETRY_SECONDS * shard.attempts, 5))

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from roomcast_dev.rate_schedules import RateTrigger, rate_trigger
 from roomcast_dev.template_intrinsics import Resolver
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +75,7 @@ class SqsTrigger:
 
 @dataclass(frozen=True)
 class StreamTrigger:
-    """A DynamoDB stream event source: the table's stream, filtered, in batches."""
+    """A DynamoDB stream event source: the table's stream, filtered, in batches (0 s windows: none)."""
 
     function_id: str
     table_id: str
@@ -82,6 +83,8 @@ class StreamTrigger:
     filter_patterns: tuple[dict[str, Any], ...]
     report_batch_item_failures: bool
     maximum_retry_attempts: int
+    tumbling_window_seconds: float = 0.0  # TumblingWindowInSeconds: stateful windows
+    batching_window_seconds: float = 0.0  # MaximumBatchingWindowInSeconds
 
 
 @dataclass(frozen=True)
@@ -117,10 +120,12 @@ class StackModel:
     delivery_streams: dict[str, dict[str, Any]] = field(default_factory=dict)
     # EventBridge Scheduler groups, by logical id: their names.
     schedule_groups: dict[str, str] = field(default_factory=dict)
+    topics: dict[str, str] = field(default_factory=dict)  # SNS topics, by logical id: their names
     functions: dict[str, FunctionSpec] = field(default_factory=dict)
     routes: list[Route] = field(default_factory=list)
     sqs_triggers: list[SqsTrigger] = field(default_factory=list)
     stream_triggers: list[StreamTrigger] = field(default_factory=list)
+    rate_triggers: list[RateTrigger] = field(default_factory=list)
     authorizer: Authorizer | None = None
     outputs: dict[str, str] = field(default_factory=dict)
 
@@ -187,6 +192,8 @@ def _read_resources(model: StackModel, resources: dict[str, Any], resolver: Reso
             }
         elif kind == "AWS::Scheduler::ScheduleGroup":
             model.schedule_groups[logical_id] = resolver.physical_name(logical_id)
+        elif kind == "AWS::SNS::Topic":
+            model.topics[logical_id] = resolver.physical_name(logical_id)
 
     # Queues may refer to each other (redrive policies): resolve their properties once all names exist.
     for logical_id, spec in model.queues.items():
@@ -262,8 +269,17 @@ def _read_events(model: StackModel, logical_id: str, properties: dict[str, Any],
                     report_batch_item_failures="ReportBatchItemFailures"
                     in event_properties.get("FunctionResponseTypes", []),
                     maximum_retry_attempts=int(event_properties.get("MaximumRetryAttempts", -1)),
+                    # both may be a parameter's Ref (the metrics window is one)
+                    tumbling_window_seconds=float(
+                        resolver.resolve(event_properties.get("TumblingWindowInSeconds", 0))
+                    ),
+                    batching_window_seconds=float(
+                        resolver.resolve(event_properties.get("MaximumBatchingWindowInSeconds", 0))
+                    ),
                 )
             )
+        elif event["Type"] == "Schedule":
+            model.rate_triggers.append(rate_trigger(logical_id, event_properties, resolver.resolve))
         elif event["Type"] == "SQS":
             queue_ref = event_properties["Queue"]
             queue_id = queue_ref["Fn::GetAtt"][0] if "Fn::GetAtt" in queue_ref else queue_ref["Ref"]

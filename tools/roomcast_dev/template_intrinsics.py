@@ -84,6 +84,8 @@ class Resolver:
             raise KeyError(f"!Ref {name}: no such parameter or resource")
         if self._resources[name]["Type"] == "AWS::SQS::Queue":
             return self._queue_url(self.physical_name(name))
+        if self._resources[name]["Type"] == "AWS::SNS::Topic":  # a topic's Ref is its ARN
+            return f"arn:aws:sns:{self._pseudo['AWS::Region']}:{LOCAL_ACCOUNT_ID}:{self.physical_name(name)}"
         return self.physical_name(name)
 
     def get_att(self, logical_id: str, attribute: str) -> str:

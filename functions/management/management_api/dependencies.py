@@ -19,6 +19,7 @@ from aws_lambda_powertools.event_handler.depends import Depends
 from roomcast.api import Tenant
 
 if TYPE_CHECKING:
+    from management_api.alerts.service import AlertsService
     from management_api.api_keys.service import ApiKeysService
     from management_api.dead_letters.service import DeadLettersService
     from management_api.deliveries.service import DeliveriesService
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from management_api.filters.service import FiltersService
     from management_api.jobs.service import JobsService
     from management_api.messages.service import MessagesService
+    from management_api.metrics.service import MetricsService
     from management_api.ordering_keys.service import OrderingKeysService
     from management_api.rooms.service import RoomsService
     from management_api.schedule.service import ScheduleService
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
-    EventTypesService = OrderingKeysService = object
+    EventTypesService = OrderingKeysService = MetricsService = AlertsService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
     ListCursors = TenantCursors = object
 
@@ -195,6 +197,27 @@ def api_keys_service() -> ApiKeysService:
 
 
 @cache
+def metrics_service() -> MetricsService:
+    from management_api.metrics.service import MetricsService
+    from roomcast.metrics import MetricsTable
+
+    return MetricsService(catalog(), MetricsTable.sharing(catalog()))
+
+
+@cache
+def alerts_service() -> AlertsService:
+    from management_api.alerts.service import AlertsService
+    from roomcast.alerts import AlertTable
+    from roomcast.platform import sns_client
+    from roomcast.webhooks import PushUrlPolicy
+
+    topic = settings().alert_topic_arn or None
+    policy = PushUrlPolicy(allow_loopback=settings().allow_loopback_push_urls)
+    sns = sns_client() if topic else None
+    return AlertsService(AlertTable.sharing(catalog()), catalog(), policy, sns, topic)
+
+
+@cache
 def list_cursors() -> ListCursors:
     """The sealer of every list's cursors; its key (Secrets Manager) is read on the first cursor a
     list takes or hands out, not before (docs/decisions/0027-sealed-list-cursors.md)."""
@@ -221,5 +244,7 @@ Jobs = Annotated[JobsService, Depends(jobs_service)]
 SigningSecrets = Annotated[SigningSecretsService, Depends(signing_secrets_service)]
 Schedules = Annotated[ScheduleService, Depends(schedule_service)]
 OrderingKeysApi = Annotated[OrderingKeysService, Depends(ordering_keys_service)]
+Metrics = Annotated[MetricsService, Depends(metrics_service)]
+Alerts = Annotated[AlertsService, Depends(alerts_service)]
 ApiKeys = Annotated[ApiKeysService, Depends(api_keys_service)]
 Lists = Annotated[TenantCursors, Depends(tenant_cursors)]

@@ -127,6 +127,7 @@ def _classify(
         now,
         envelope.ordering_key,
         envelope.ordering_number,
+        envelope.sent_from_ms or None,
     )
     work.log_envelope(LogEvent.ATTEMPT, envelope, attempt=attempt)
     return Handout(work.signer.encode(receipt, envelope.tenant_id), envelope, attempt)

@@ -16,6 +16,7 @@ from roomcast_cli.commands import (
     filters,
     listen,
     messages,
+    metrics,
     ordering_keys,
     pull,
     rooms,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 app = typer.Typer(
     name="roomcast",
     help="roomcast from the command line: rooms, subscriptions, publishing, deliveries, dead letters, "
-    "PULL queues, API keys, and `listen` for webhooks on this machine.",
+    "PULL queues, API keys, metrics, and `listen` for webhooks on this machine.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -53,6 +54,7 @@ app.command("ack", rich_help_panel="PULL subscriptions")(pull.ack)
 app.command("nack", rich_help_panel="PULL subscriptions")(pull.nack)
 app.command("extend", rich_help_panel="PULL subscriptions")(pull.extend)
 app.command("listen")(listen.listen)
+app.command("metrics")(metrics.metrics)
 
 
 def _version(value: bool) -> None:

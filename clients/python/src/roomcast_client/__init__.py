@@ -27,6 +27,7 @@ from roomcast_client.models import (
     AckResult,
     ApiKey,
     Attempt,
+    BacklogView,
     BatchAccepted,
     BatchRefused,
     CreatedApiKey,
@@ -39,8 +40,12 @@ from roomcast_client.models import (
     FilteredOut,
     MessageStatus,
     MessageSummary,
+    MetricsPoint,
+    MetricsResponse,
+    MetricsSummary,
     NackResult,
     Page,
+    PercentilesView,
     PublishBatchResult,
     PublishResult,
     PullAndAckResult,
@@ -57,6 +62,7 @@ from roomcast_client.models import (
 from roomcast_client.ordering_key import OrderingKey, OrderingKeyList
 from roomcast_client.resources.event_types import EventTypeDefinition, SchemaError, Validated
 from roomcast_client.resources.filters import CandidateMatch, FilterTest, SubscriptionMatch
+from roomcast_client.resources.metrics import MetricsResolution
 from roomcast_client.retry import RetryPolicy
 from roomcast_client.webhooks import (
     WEBHOOK_DELIVERY_HEADER,
@@ -76,6 +82,7 @@ __all__ = [
     "AsyncClient",
     "AsyncPullConsumer",
     "Attempt",
+    "BacklogView",
     "BadRequest",
     "BatchAccepted",
     "BatchRefused",
@@ -101,12 +108,17 @@ __all__ = [
     "MessageStatus",
     "MessageSummary",
     "MethodNotAllowed",
+    "MetricsPoint",
+    "MetricsResolution",
+    "MetricsResponse",
+    "MetricsSummary",
     "NackResult",
     "NotFound",
     "OrderingKey",
     "OrderingKeyList",
     "Page",
     "PayloadTooLarge",
+    "PercentilesView",
     "PublishBatchResult",
     "PublishResult",
     "PullAndAckResult",

@@ -20,6 +20,7 @@ from roomcast_client.resources import (
     Filters,
     Jobs,
     Messages,
+    Metrics,
     OrderingKeys,
     PullOperations,
     Rooms,
@@ -73,6 +74,7 @@ class _Api(PullOperations[E], Generic[E]):
         self.jobs: Jobs[E] = Jobs(executor)
         self.ordering_keys: OrderingKeys[E] = OrderingKeys(executor)
         self.api_keys: ApiKeys[E] = ApiKeys(executor)
+        self.metrics: Metrics[E] = Metrics(executor)
 
 
 class Client(_Api[SyncExecutor]):

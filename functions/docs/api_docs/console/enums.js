@@ -38,5 +38,20 @@ export const UNDECLARED_EVENT_TYPES_CHOICES = Object.freeze(["allow", "reject"])
 // EventTypeView.validation
 export const VALIDATION_MODES = Object.freeze(["reject", "warn", "off"]);
 
+// MetricsResponse.resolution
+export const METRICS_RESOLUTIONS = Object.freeze(["1m", "1h"]);
+
+// AlertRuleView.state
+export const ALERT_STATES = Object.freeze(["ok", "firing"]);
+
+// AlertEventView.state
+export const ALERT_CHANGES = Object.freeze(["firing", "resolved"]);
+
+// ConditionModel.metric
+export const ALERT_METRICS = Object.freeze(["successRate", "oldestBacklogAgeMs", "p95AttemptLatencyMs", "subscriptionState"]);
+
+// an alert rule's condition.in
+export const WATCHED_SUBSCRIPTION_STATES = Object.freeze(["active", "failing", "paused", "disabled"]);
+
 // the webhook-delivery header of a webhook's answer
 export const DELIVERY_CONTROLS = Object.freeze(["abort", "disable"]);

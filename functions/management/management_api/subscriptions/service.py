@@ -29,7 +29,6 @@ from roomcast.ordering import MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM
 from roomcast.outbox import SUBSCRIPTION_DELETED, OutboxQueue
 from roomcast.platform import (
     Conflict,
-    InvalidRequest,
     LimitExceeded,
     Page,
     Position,
@@ -40,13 +39,7 @@ from roomcast.platform import (
     now_iso,
 )
 from roomcast.pull import PullQueueAdmin
-from roomcast.webhooks import (
-    PushUrlPolicy,
-    PushUrlRejected,
-    Resolver,
-    check_push_url,
-    system_resolver,
-)
+from roomcast.webhooks import PushUrlPolicy, Resolver, check_requested_url, system_resolver
 
 
 @dataclass(frozen=True)
@@ -240,14 +233,7 @@ class SubscriptionsService:
         remove_subscriptions(self.catalog, self.queues, self.outbox, [subscription], SUBSCRIPTION_DELETED)
 
     def _check_push_url(self, url: str) -> None:
-        try:
-            check_push_url(url, self.push_url_policy, self.resolve)
-        except PushUrlRejected as error:
-            raise InvalidRequest(
-                str(error),
-                code="invalid_push_url",
-                details=[{"field": "body.pushUrl", "problem": str(error), "type": "invalid_push_url"}],
-            ) from error
+        check_requested_url(url, self.push_url_policy, "body.pushUrl", self.resolve)
 
     def _add(self, subscription: Subscription, chain: tuple[FailoverLink, ...]) -> None:
         """Stored only while the room has room for it (counted in the same transaction)."""

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
         EnvelopeError as EnvelopeError,
         first_envelope as first_envelope,
     )
+    from roomcast.messages.first_tries import (
+        FIRST_TRIES_SORT_KEY as FIRST_TRIES_SORT_KEY,
+        deliveries_in as deliveries_in,
+    )
     from roomcast.messages.items import (
         DELIVERY_PREFIX as DELIVERY_PREFIX,
         MESSAGE_SORT_KEY as MESSAGE_SORT_KEY,
@@ -24,6 +28,7 @@ if TYPE_CHECKING:
         SENDS_DONE_SORT_KEY as SENDS_DONE_SORT_KEY,
         UNSENT_ATTRIBUTE as UNSENT_ATTRIBUTE,
         delivery_from_item as delivery_from_item,
+        embedded_deliveries as embedded_deliveries,
         message_from_item as message_from_item,
         message_partition_key as message_partition_key,
         message_ttl as message_ttl,
@@ -34,6 +39,7 @@ if TYPE_CHECKING:
     )
     from roomcast.messages.model import (
         HANDED_TO_FAILOVER as HANDED_TO_FAILOVER,
+        OPEN_STATUSES as OPEN_STATUSES,
         TERMINAL_STATUSES as TERMINAL_STATUSES,
         Attempt as Attempt,
         AttemptEvent as AttemptEvent,

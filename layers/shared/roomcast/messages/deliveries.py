@@ -77,7 +77,7 @@ class DeliveryRecords(TableAccess):
         (the item would hold more than first_tries.MAX_ENTRIES)."""
         some = group[0][0]
         item_key = first_tries.first_tries_key(some.tenant_id, some.message_id)
-        added = self._update_if(item_key, **first_tries.update_request([text for _, text in group]))
+        added = self._update_if(item_key, **first_tries.update_request([text for _, text in group], some))
         return [] if added is not None else [d for d, _ in group]
 
     def update_delivery(

@@ -48,6 +48,14 @@ class Envelope:
     # Its key, when it goes to an ordered subscription in its key's turn (roomcast.ordering.model).
     ordering_key: str | None = None
     ordering_number: int | None = None  # its place in its key's line
+    # When its message was first due: a scheduled message's deliverAt (0: at its publishing, and
+    # envelopes sent before it was carried). Its records carry it (roomcast.metrics places them).
+    sent_from_ms: int = 0
+
+    @property
+    def first_due_ms(self) -> int:
+        """When its message was first due to its destinations: its deliverAt, else its publishing."""
+        return self.sent_from_ms or self.published_at_ms
 
     def cleared_by(self, cleared_before_ms: int | None) -> bool:
         """Whether a "Clear All" at ``cleared_before_ms`` ended this delivery (queued before it)."""
@@ -84,6 +92,7 @@ class Envelope:
             "holds",
             "queued_at_ms",
             "takeover_of_ms",
+            "sent_from_ms",
         ):
             if type(getattr(envelope, name)) is not int:
                 raise EnvelopeError(f"not a roomcast envelope: {name} is not an integer")
@@ -130,6 +139,9 @@ class Envelope:
             next_attempt_at,
             history=history,
             ordering=self.key_slot,
+            room_id=self.room_id,
+            sent_from_ms=self.first_due_ms,
+            handed_from=self.origin_subscription_id,
         )
 
     @property
@@ -160,4 +172,5 @@ def first_envelope(message: Message, subscription_id: str) -> Envelope:
         payload=message.payload,
         ordering_key=message.ordering_key if subscription_id in message.ordered_to else None,
         ordering_number=message.ordering_number if subscription_id in message.ordered_to else None,
+        sent_from_ms=message.deliver_at_ms or 0,
     )

@@ -5,7 +5,8 @@ message's first tries in one item").
 | ----------------------------------- | --------- | ------------------------------------------- |
 | ``TENANT#<tenant>#MSG#<messageId>`` | ``FIRST`` | ``entries``: one text per first try (below) |
 
-(``entries`` is a string set.)
+(``entries`` is a string set; ``roomId`` and ``sentFromMs``, the message's room and first due time,
+are the records' own, which the metrics place them by: roomcast.metrics.)
 
 Most deliveries end at their first try: a webhook answering 2xx with no body. Such a record says
 the same thing for every destination — ``delivered``, one attempt, one ``post`` in its history — so
@@ -49,11 +50,14 @@ from roomcast.platform import Key, iso_from_ms, items, key, ms_from_iso
 
 FIRST_TRIES_SORT_KEY: Final = "FIRST"
 FIRST_TRIES_ENTITY: Final = "firstTries"
-# A delivered entry is ~65 bytes; ten of at most MAX_ENTRY_BYTES and the keys stay under 1 KB.
-MAX_ENTRIES: Final = 10
+# A delivered entry is ~65 bytes; nine of at most MAX_ENTRY_BYTES, the keys, the room and the
+# first due time stay under 1 KB.
+MAX_ENTRIES: Final = 9
 MAX_ENTRY_BYTES: Final = 88
 _NO_ANSWER: Final = "-"
 _ENTRIES: Final = "entries"
+ROOM_ATTRIBUTE: Final = "roomId"
+SENT_FROM_ATTRIBUTE: Final = "sentFromMs"
 
 # An entry: ``<subscriptionId> <at> <ms> <http> <wrote>[ <due> <error>]`` (module docstring).
 Entry = str
@@ -108,8 +112,11 @@ def _delivered_over(delivery: Delivery, held: Delivery) -> bool:
     return delivery.status is DeliveryStatus.DELIVERED and held.status is not DeliveryStatus.DELIVERED
 
 
-def from_entry(tenant_id: str, message_id: str, text: Entry) -> Delivery:
-    """The record an entry stands for: the destination's first try, delivered or retrying."""
+def from_entry(
+    tenant_id: str, message_id: str, text: Entry, room_id: str | None = None, sent_from_ms: int | None = None
+) -> Delivery:
+    """The record an entry stands for: the destination's first try, delivered or retrying (of a
+    message of ``room_id``, first due at ``sent_from_ms``, when the item says)."""
     fields = text.split(" ", 6)
     if len(fields) == 5:
         subscription_id, at, ms, http, wrote = fields
@@ -133,6 +140,8 @@ def from_entry(tenant_id: str, message_id: str, text: Entry) -> Delivery:
         due_at,
         updated_at=iso_from_ms(started_ms + int(wrote)),
         history=(tried,),
+        room_id=room_id,
+        sent_from_ms=sent_from_ms,
     )
 
 
@@ -140,9 +149,12 @@ def deliveries_in(item: items.Item) -> dict[str, Delivery]:
     """The records a ``FIRST`` item holds, by subscription id: a destination's delivered entry over
     its retrying one, the first in text order of each kind."""
     tenant_id, message_id = _ids(str(item["PK"]))
+    room_id, sent_from = item.get(ROOM_ATTRIBUTE), item.get(SENT_FROM_ATTRIBUTE)
     found: dict[str, Delivery] = {}
     for text in sorted(item.get(_ENTRIES) or ()):
-        record = from_entry(tenant_id, message_id, text)
+        record = from_entry(
+            tenant_id, message_id, text, room_id, None if sent_from is None else int(sent_from)
+        )
         held = found.get(record.subscription_id)
         if held is None or _delivered_over(record, held):
             found[record.subscription_id] = record
@@ -153,20 +165,28 @@ def is_first_tries(item: items.Item) -> bool:
     return item.get("SK") == FIRST_TRIES_SORT_KEY
 
 
-def update_request(entries: Collection[Entry]) -> dict[str, Any]:
+def update_request(entries: Collection[Entry], placed: Delivery | None = None) -> dict[str, Any]:
     """UpdateItem arguments adding ``entries`` to a message's ``FIRST`` item (made by the update
     when the message has none), unless it would then hold more than MAX_ENTRIES (its condition
-    refuses the whole update). Three clauses whatever the count: the emulator parses each."""
+    refuses the whole update); with the room and first due time of ``placed`` (one of the records)
+    when it knows them. Three clauses whatever the count: the emulator parses each."""
+    sets = ["#entity = :entity", "#ttl = :ttl"]
+    names = {"#entries": _ENTRIES, "#entity": "entity", "#ttl": "ttl"}
+    values: dict[str, Any] = {
+        ":added": {"SS": sorted(entries)},
+        ":room": {"N": str(MAX_ENTRIES - len(entries))},
+        ":entity": {"S": FIRST_TRIES_ENTITY},
+        ":ttl": {"N": str(ttl())},
+    }
+    if placed is not None and placed.room_id is not None and placed.sent_from_ms is not None:
+        sets += ["#roomId = :roomId", "#sentFrom = :sentFrom"]
+        names |= {"#roomId": ROOM_ATTRIBUTE, "#sentFrom": SENT_FROM_ATTRIBUTE}
+        values |= {":roomId": {"S": placed.room_id}, ":sentFrom": {"N": str(placed.sent_from_ms)}}
     return {
-        "UpdateExpression": "SET #entity = :entity, #ttl = :ttl ADD #entries :added",
+        "UpdateExpression": f"SET {', '.join(sets)} ADD #entries :added",
         "ConditionExpression": "attribute_not_exists(#entries) OR size(#entries) <= :room",
-        "ExpressionAttributeNames": {"#entries": _ENTRIES, "#entity": "entity", "#ttl": "ttl"},
-        "ExpressionAttributeValues": {
-            ":added": {"SS": sorted(entries)},
-            ":room": {"N": str(MAX_ENTRIES - len(entries))},
-            ":entity": {"S": FIRST_TRIES_ENTITY},
-            ":ttl": {"N": str(ttl())},
-        },
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
     }
 
 

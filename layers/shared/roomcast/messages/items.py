@@ -157,8 +157,10 @@ def delivery_to_item(delivery: Delivery) -> items.Item:
     fields["history"] = [{k: v for k, v in entry.items() if v is not None} for entry in fields["history"]]
     # An ordered delivery's place in its key's line stays on its record once written: a write that
     # does not know it (None) neither stores nor removes it.
-    if fields["ordering"] is None:
-        del fields["ordering"]
+    # So do its room, its first due time and who handed it over (the metrics' placing of it).
+    for kept in ("ordering", "roomId", "sentFromMs", "handedFrom"):
+        if fields[kept] is None:
+            del fields[kept]
     return keys | {"entity": "delivery", **fields, "ttl": ttl()}
 
 
@@ -257,7 +259,12 @@ def stored_message_item(
 
 def embedded_deliveries(message_item: items.Item) -> list[Delivery]:
     """The first records of a message's destinations, as stored inside the message item."""
-    shared = {"messageId": message_item["id"], "tenantId": message_item["tenantId"]}
+    shared = {
+        "messageId": message_item["id"],
+        "tenantId": message_item["tenantId"],
+        "roomId": message_item["roomId"],
+        "sentFromMs": message_item.get("deliverAtMs") or message_item["publishedAtMs"],
+    }
     stored = message_item.get("deliveries")
     if stored is None:
         types = message_item.get("destinationTypes") or []

@@ -166,6 +166,14 @@ class Delivery:
     # An ordered delivery's place in its key's line: kept on its record once written, so that the
     # record's end reaches the key (docs/decisions/0041-ordering-keys.md).
     ordering: KeySlot | None = None
+    # Where the delivery belongs and when it was first due (its message's publishing, or a scheduled
+    # message's deliverAt): the metrics place each change of the record by them (roomcast.metrics).
+    # A failover's record also names the subscription that handed it over: its delivery opened
+    # there. Not part of a record's identity; a write that does not know them (None) neither
+    # stores nor removes them.
+    room_id: str | None = field(default=None, compare=False)
+    sent_from_ms: int | None = field(default=None, compare=False)
+    handed_from: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -215,14 +223,15 @@ def deliveries_to(
 def first_record(message: Message, subscription_id: str, kind: SubscriptionType) -> Delivery:
     """A destination's first record, before any attempt: pending, or waiting for its key's turn
     when the destination is ordered (then with the key and the message's publishing)."""
-    if subscription_id not in message.ordered_to:
-        return Delivery(message.id, message.tenant_id, subscription_id, kind, DeliveryStatus.PENDING, 0)
+    ordered = subscription_id in message.ordered_to
     return Delivery(
         message.id,
         message.tenant_id,
         subscription_id,
         kind,
-        DeliveryStatus.WAITING,
+        DeliveryStatus.WAITING if ordered else DeliveryStatus.PENDING,
         0,
-        ordering=message.key_slot,
+        ordering=message.key_slot if ordered else None,
+        room_id=message.room_id,
+        sent_from_ms=message.sent_from_ms,
     )

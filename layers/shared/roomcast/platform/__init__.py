@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         SqsAccess as SqsAccess,
         firehose_client as firehose_client,
         scheduler_client as scheduler_client,
+        sns_client as sns_client,
     )
     from roomcast.platform.clock import (
         DAY_MS as DAY_MS,

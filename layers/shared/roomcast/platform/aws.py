@@ -47,6 +47,10 @@ def scheduler_client() -> EventBridgeSchedulerClient:
     return cast("EventBridgeSchedulerClient", _client("scheduler"))
 
 
+def sns_client() -> Any:
+    return _client("sns")
+
+
 def secretsmanager_client() -> SecretsManagerClient:
     return cast("SecretsManagerClient", _client("secretsmanager"))
 

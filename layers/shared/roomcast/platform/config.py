@@ -66,6 +66,8 @@ class Settings:
     # Each tenant's API requests per second, and the burst above it (0: no limit of roomcast's own).
     tenant_requests_per_second: float = 0.0
     tenant_request_burst: int = 0
+    # The SNS topic alert rules' e-mail notifications go through ("": e-mail not set up).
+    alert_topic_arn: str = ""
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -126,6 +128,7 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         slow_push_queue_arn=environ.get("SLOW_PUSH_QUEUE_ARN", ""),
         tenant_requests_per_second=float(rate),
         tenant_request_burst=int(burst),
+        alert_topic_arn=environ.get("ALERT_TOPIC_ARN", ""),
     )
 
 

@@ -104,3 +104,6 @@ SCHEMA_REQUEST_BUDGET: Final = 2 * SCHEMA_CHECK_BUDGET
 # cheap; past them, the first error without its value (or only the verdict), "details cut short".
 SCHEMA_DETAILS_BUDGET: Final = 10_000
 SCHEMA_DETAILS_VALUES: Final = 2_000
+
+# Alert rules (docs/alerts.md): how many a tenant may have.
+MAX_ALERT_RULES: Final = 100

@@ -139,9 +139,8 @@ def first_records(routed: Routed) -> list[Delivery]:
         ordered = s.id in message.ordered_to
         first = DeliveryStatus.WAITING if ordered else status
         slot = message.key_slot if ordered else None
-        records.append(
-            Delivery(message.id, message.tenant_id, s.id, s.type, first, 0, None, due, at, ordering=slot)
-        )
+        record = Delivery(message.id, message.tenant_id, s.id, s.type, first, 0, None, due, at, ordering=slot)
+        records.append(replace(record, room_id=message.room_id, sent_from_ms=message.sent_from_ms))
     return records
 
 

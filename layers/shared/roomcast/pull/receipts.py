@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import hmac
 import json
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from roomcast.catalog import SubscriptionType
 from roomcast.messages import Attempt, AttemptEvent, Delivery, DeliveryStatus, KeySlot, Note
-from roomcast.platform import InvalidRequest, iso_from_ms, limits
+from roomcast.platform import InvalidRequest, iso_from_ms, limits, ms_from_iso
 
 RECEIPT_PREFIX = "rcpt_"
 MAX_RECEIPT_LENGTH = 4096
@@ -48,6 +49,8 @@ class Receipt:
     # An ordered delivery's key and its message's publishing (roomcast.ordering.model).
     ordering_key: str | None = None
     ordering_number: int | None = None
+    # A scheduled message's deliverAt (None: first due at its publishing): its records carry it.
+    sent_from_ms: int | None = None
 
     def record(
         self,
@@ -72,6 +75,10 @@ class Receipt:
         ordering = None
         if self.ordering_key is not None and self.ordering_number is not None:
             ordering = KeySlot(self.room_id, self.ordering_key, self.ordering_number)
+        sent_from_ms = self.sent_from_ms
+        if sent_from_ms is None and self.published_at:
+            with contextlib.suppress(ValueError):  # signed by this stack: roomcast's own ISO-8601
+                sent_from_ms = ms_from_iso(self.published_at)
         return Delivery(
             *ids,
             SubscriptionType.PULL,
@@ -81,6 +88,8 @@ class Receipt:
             next_at,
             history=history,
             ordering=ordering,
+            room_id=self.room_id or None,
+            sent_from_ms=sent_from_ms,
         )
 
 
@@ -125,6 +134,8 @@ class ReceiptSigner:
             raw["t"] = receipt.pulled_at_ms
         if receipt.ordering_key is not None:
             raw["k"], raw["n"] = receipt.ordering_key, receipt.ordering_number
+        if receipt.sent_from_ms is not None:
+            raw["f"] = receipt.sent_from_ms
         text = json.dumps(raw, separators=(",", ":")).encode()
         fields = base64.urlsafe_b64encode(text).decode().rstrip("=")
         return f"{RECEIPT_PREFIX}{fields}.{self._signature(tenant_id, fields)}"
@@ -169,6 +180,7 @@ def _parse(fields: str, where: tuple[str, int]) -> Receipt:
             pulled_at_ms=raw.get("t"),
             ordering_key=raw.get("k"),
             ordering_number=raw.get("n"),
+            sent_from_ms=raw.get("f"),
         )
     except (ValueError, binascii.Error, KeyError, TypeError, AttributeError) as error:
         raise _invalid(where, "not a roomcast receipt") from error
@@ -198,4 +210,5 @@ def _well_formed(receipt: Receipt) -> bool:
         and _is_text(receipt.published_at, 0, _MAX_TEXT_LENGTH)
         and (receipt.ordering_key is None or _is_text(receipt.ordering_key, 1, _MAX_TEXT_LENGTH))
         and (receipt.ordering_number is None or _is_int(receipt.ordering_number, 0, _MAX_EPOCH_MS))
+        and (receipt.sent_from_ms is None or _is_int(receipt.sent_from_ms, 0, _MAX_EPOCH_MS))
     )

@@ -23,11 +23,13 @@ if TYPE_CHECKING:
     )
     from roomcast.webhooks.http import post_webhook as post_webhook
     from roomcast.webhooks.signed_post import PostWebhook as PostWebhook, post_signed as post_signed
+    from roomcast.webhooks.signing import webhook_headers as webhook_headers
     from roomcast.webhooks.urls import (
         PushUrlPolicy as PushUrlPolicy,
         PushUrlRejected as PushUrlRejected,
         Resolver as Resolver,
         check_push_url as check_push_url,
+        check_requested_url as check_requested_url,
         system_resolver as system_resolver,
     )
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
-from roomcast.platform import MAX_PUSH_URL_LENGTH
+from roomcast.platform import MAX_PUSH_URL_LENGTH, InvalidRequest
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Iterable[str]]
@@ -188,3 +188,18 @@ def check_push_url(url: str, policy: PushUrlPolicy, resolve: Resolver = system_r
                 "push URL must use https (plain http is allowed only to loopback in local mode)"
             )
     return addresses
+
+
+def check_requested_url(
+    url: str, policy: PushUrlPolicy, field: str, resolve: Resolver = system_resolver
+) -> None:
+    """``check_push_url`` for a URL a request gives: a refusal is the API's 422
+    ``invalid_push_url`` naming ``field`` (``body.pushUrl``, ``body.notify.webhookUrl``)."""
+    try:
+        check_push_url(url, policy, resolve)
+    except PushUrlRejected as error:
+        raise InvalidRequest(
+            str(error),
+            code="invalid_push_url",
+            details=[{"field": field, "problem": str(error), "type": "invalid_push_url"}],
+        ) from error

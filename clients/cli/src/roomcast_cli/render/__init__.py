@@ -8,7 +8,8 @@ live by subject, and this package names the ones the rest of the CLI uses:
 - ``messages``: publish answers, messages, deliveries, dead letters, pulls, receipts, webhooks;
 - ``timeline``: `messages show`'s timeline of each destination's attempts;
 - ``filters``: the subscriptions a message was filtered out of, and `filters test`'s verdicts;
-- ``catalog``: the event-type catalog, a payload's check, a warned message's schema errors.
+- ``catalog``: the event-type catalog, a payload's check, a warned message's schema errors;
+- ``metrics``: metrics over time, a row per point with activity, a summary and a sparkline.
 """
 
 from roomcast_cli.render.blocks import details, line
@@ -27,6 +28,7 @@ from roomcast_cli.render.messages import (
     replay_result,
     webhook_line,
 )
+from roomcast_cli.render.metrics import metrics_view
 from roomcast_cli.render.resources import (
     api_keys_table,
     created_api_key,
@@ -60,6 +62,7 @@ __all__ = [
     "line",
     "message_timeline",
     "messages_table",
+    "metrics_view",
     "paused_keys_table",
     "publish_batch_result",
     "publish_result",

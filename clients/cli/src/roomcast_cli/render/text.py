@@ -21,7 +21,7 @@ FINAL_STATUSES = frozenset(DELIVERY_STATUSES) - IN_FLIGHT_STATUSES
 
 
 def parse_time(value: str | None) -> datetime | None:
-    """An API timestamp (ISO 8601, ``Z`` for timezone.utc) as an aware datetime; None when absent or odd."""
+    """An API timestamp (ISO 8601, ``Z`` for UTC) as an aware datetime; None when absent or odd."""
     if not value:
         return None
     try:

@@ -107,7 +107,7 @@ def build_timeline(status: Json, attempts: Sequence[Json]) -> list[DestinationTi
 
 
 _TIMELINE_COLUMNS = (
-    "TIME (timezone.utc)",
+    "TIME (UTC)",
     "SINCE PUBLISH",
     "ATTEMPT",
     "EVENT",

@@ -154,6 +154,60 @@ class EventTypeValidation(StrEnum):
     OFF = "off"
 
 
+METRICS_RESOLUTIONS: Final = ("1m", "1h")
+
+
+class MetricsResolution(StrEnum):
+    """The values of MetricsResponse.resolution in openapi.json."""
+
+    V_1M = "1m"
+    V_1H = "1h"
+
+
+ALERT_STATES: Final = ("ok", "firing")
+
+
+class AlertState(StrEnum):
+    """The values of AlertRuleView.state in openapi.json."""
+
+    OK = "ok"
+    FIRING = "firing"
+
+
+ALERT_CHANGES: Final = ("firing", "resolved")
+
+
+class AlertChange(StrEnum):
+    """The values of AlertEventView.state in openapi.json."""
+
+    FIRING = "firing"
+    RESOLVED = "resolved"
+
+
+ALERT_METRICS: Final = ("successRate", "oldestBacklogAgeMs", "p95AttemptLatencyMs", "subscriptionState")
+
+
+class AlertMetric(StrEnum):
+    """The values of ConditionModel.metric in openapi.json."""
+
+    SUCCESSRATE = "successRate"
+    OLDESTBACKLOGAGEMS = "oldestBacklogAgeMs"
+    P95ATTEMPTLATENCYMS = "p95AttemptLatencyMs"
+    SUBSCRIPTIONSTATE = "subscriptionState"
+
+
+WATCHED_SUBSCRIPTION_STATES: Final = ("active", "failing", "paused", "disabled")
+
+
+class WatchedSubscriptionState(StrEnum):
+    """The values of an alert rule's condition.in in openapi.json."""
+
+    ACTIVE = "active"
+    FAILING = "failing"
+    PAUSED = "paused"
+    DISABLED = "disabled"
+
+
 DELIVERY_CONTROLS: Final = ("abort", "disable")
 
 

@@ -20,6 +20,69 @@ class AckResult(ApiModel):
     failed: list[ReceiptFailure] = Field([], validate_default=True)
 
 
+class AlertEventView(ApiModel):
+    rule_id: Annotated[str, Field(alias="ruleId")]
+    name: str
+    state: Annotated[
+        Literal["firing", "resolved"], Field(description="`firing`: it fired; `resolved`: it resolved.")
+    ]
+    value: float | str | None = None
+    at: str
+
+
+class AlertRuleCreated(ApiModel):
+    id: str
+    name: str
+    scope: dict[str, str | None]
+    condition: dict[str, Any]
+    notify: dict[str, str | None]
+    state: Literal["ok", "firing"]
+    value: Annotated[float | str | None, Field(description="The value measured at its last change.")] = None
+    changed_at: Annotated[
+        str | None, Field(alias="changedAt", description="When it last fired or resolved.")
+    ] = None
+    snoozed_until: Annotated[str | None, Field(alias="snoozedUntil")] = None
+    created_at: Annotated[str, Field(alias="createdAt")]
+    updated_at: Annotated[str, Field(alias="updatedAt")]
+    signing_secret: Annotated[
+        str,
+        Field(
+            alias="signingSecret",
+            description="Shown once: verify the webhook notifications' signatures with it.",
+        ),
+    ]
+
+
+class AlertRuleList(ApiModel):
+    alert_rules: list[AlertRuleView] = Field([], alias="alertRules", validate_default=True)
+
+
+class AlertRuleView(ApiModel):
+    id: str
+    name: str
+    scope: dict[str, str | None]
+    condition: dict[str, Any]
+    notify: dict[str, str | None]
+    state: Literal["ok", "firing"]
+    value: Annotated[float | str | None, Field(description="The value measured at its last change.")] = None
+    changed_at: Annotated[
+        str | None, Field(alias="changedAt", description="When it last fired or resolved.")
+    ] = None
+    snoozed_until: Annotated[str | None, Field(alias="snoozedUntil")] = None
+    created_at: Annotated[str, Field(alias="createdAt")]
+    updated_at: Annotated[str, Field(alias="updatedAt")]
+
+
+class AlertsResponse(ApiModel):
+    firing: Annotated[
+        list[AlertRuleView], Field(description="The rules firing now.", validate_default=True)
+    ] = []
+    recent: Annotated[
+        list[AlertEventView],
+        Field(description="The latest fired and resolved, newest first (35 days).", validate_default=True),
+    ] = []
+
+
 class ApiKey(ApiModel):
     key_id: Annotated[
         str, Field(alias="keyId", description="The key's id: `key_` and 16 hex digits. Not a secret.")
@@ -52,6 +115,17 @@ class Attempt(ApiModel):
 
 class AttemptList(ApiModel):
     attempts: Annotated[list[Attempt], Field(validate_default=True)] = []
+
+
+class BacklogView(ApiModel):
+    open: Annotated[int, Field(description="Open deliveries now.")]
+    oldest_open_age_ms: Annotated[
+        int | None,
+        Field(
+            alias="oldestOpenAgeMs",
+            description="How long the oldest has waited, to the minute; null when none.",
+        ),
+    ] = None
 
 
 class BatchRefused(ApiModel):
@@ -323,6 +397,102 @@ class MessageStatus(ApiModel):
     deliveries: Annotated[list[Delivery], Field(validate_default=True)] = []
 
 
+class MetricsPoint(ApiModel):
+    attempts: Annotated[int, Field(description="Webhook requests made; PULL hand-outs.")]
+    delivered: Annotated[int, Field(description="Deliveries that ended delivered (2xx; a PULL ack).")]
+    failed_attempts: Annotated[
+        int,
+        Field(
+            alias="failedAttempts",
+            description="Attempts that failed: no 2xx answer in time; a PULL nack or an ack wait that expired.",
+        ),
+    ]
+    dead: int
+    expired: int
+    aborted: int
+    cleared: int
+    cancelled: int
+    failed_over: Annotated[
+        int, Field(alias="failedOver", description="Dead here and handed to the subscription's failover.")
+    ]
+    filtered_out: Annotated[
+        int,
+        Field(alias="filteredOut", description="Messages of the room its filter policy did not route here."),
+    ]
+    success_rate: Annotated[
+        float | None,
+        Field(alias="successRate", description="1 - failedAttempts / attempts; null without attempts."),
+    ] = None
+    at: Annotated[str, Field(description="The bucket's start (UTC); a bucket is a minute or an hour.")]
+    attempt_latency_ms: PercentilesView | None = Field(
+        None,
+        alias="attemptLatencyMs",
+        description="How long the endpoint took to answer its webhooks (PUSH); null without one.",
+    )
+    delivery_delay_ms: PercentilesView | None = Field(
+        None,
+        alias="deliveryDelayMs",
+        description="From when a message was first due (its publishing, or its deliverAt) to its delivery, of the deliveries that ended delivered in the bucket; null without one.",
+    )
+    backlog: Annotated[
+        int, Field(description="Open deliveries (pending, retrying or waiting) at the bucket's end.")
+    ]
+    oldest_open_age_ms: Annotated[
+        int | None,
+        Field(
+            alias="oldestOpenAgeMs",
+            description="How long the oldest open delivery had waited then, to the minute; null when none.",
+        ),
+    ] = None
+
+
+class MetricsResponse(ApiModel):
+    resolution: Literal["1m", "1h"]
+    start: Annotated[str, Field(description="The first point's start.")]
+    end: Annotated[str, Field(description="The window's end (exclusive): `to`, or now.")]
+    points: Annotated[
+        list[MetricsPoint],
+        Field(
+            description="Every bucket of the window, oldest first, zeros where nothing happened; at most 1,440 minutes or 840 hours.",
+            validate_default=True,
+        ),
+    ] = []
+    summary: MetricsSummary = Field(
+        ..., description="The whole window: its counts added, its percentiles merged."
+    )
+    backlog: Annotated[BacklogView, Field(description="The backlog now.")]
+
+
+class MetricsSummary(ApiModel):
+    attempts: Annotated[int, Field(description="Webhook requests made; PULL hand-outs.")]
+    delivered: Annotated[int, Field(description="Deliveries that ended delivered (2xx; a PULL ack).")]
+    failed_attempts: Annotated[
+        int,
+        Field(
+            alias="failedAttempts",
+            description="Attempts that failed: no 2xx answer in time; a PULL nack or an ack wait that expired.",
+        ),
+    ]
+    dead: int
+    expired: int
+    aborted: int
+    cleared: int
+    cancelled: int
+    failed_over: Annotated[
+        int, Field(alias="failedOver", description="Dead here and handed to the subscription's failover.")
+    ]
+    filtered_out: Annotated[
+        int,
+        Field(alias="filteredOut", description="Messages of the room its filter policy did not route here."),
+    ]
+    success_rate: Annotated[
+        float | None,
+        Field(alias="successRate", description="1 - failedAttempts / attempts; null without attempts."),
+    ] = None
+    attempt_latency_ms: PercentilesView | None = Field(None, alias="attemptLatencyMs")
+    delivery_delay_ms: PercentilesView | None = Field(None, alias="deliveryDelayMs")
+
+
 class NackOutcome(ApiModel):
     message_id: Annotated[str, Field(alias="messageId")]
     outcome: Literal["retry", "dead", "expired"]
@@ -355,6 +525,12 @@ class OrderingKeyList(ApiModel):
         list[OrderingKey],
         Field(alias="orderingKeys", description="Longest paused first.", validate_default=True),
     ] = []
+
+
+class PercentilesView(ApiModel):
+    p50: float
+    p95: float
+    p99: float
 
 
 class PublishBatchResult(ApiModel):

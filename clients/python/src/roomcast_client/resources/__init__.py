@@ -3,9 +3,8 @@
 
 One module per resource family, as the API's routes are grouped: ``rooms``, ``subscriptions``,
 ``filters``, ``event_types``, ``messages``, ``deliveries``, ``dead_letters``, ``ordering_keys``,
-``jobs``,
-``api_keys``, and ``pull`` (the client's own pull, ack, nack, extend, and the calls the PULL
-consumer makes).
+``jobs``, ``metrics``, ``api_keys``, and ``pull`` (the client's own pull, ack, nack, extend,
+and the calls the PULL consumer makes).
 """
 
 from roomcast_client.resources.api_keys import ApiKeys
@@ -15,6 +14,7 @@ from roomcast_client.resources.event_types import EventTypes
 from roomcast_client.resources.filters import Filters
 from roomcast_client.resources.jobs import Jobs
 from roomcast_client.resources.messages import Messages, new_idempotency_key
+from roomcast_client.resources.metrics import Metrics
 from roomcast_client.resources.ordering_keys import OrderingKeys
 from roomcast_client.resources.pull import (
     PullOperations,
@@ -34,6 +34,7 @@ __all__ = [
     "Filters",
     "Jobs",
     "Messages",
+    "Metrics",
     "OrderingKeys",
     "PullOperations",
     "Rooms",

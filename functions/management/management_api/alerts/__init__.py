@@ -1,0 +1,1 @@
+"""Alert rules and the alerts they raise (docs/alerts.md)."""
