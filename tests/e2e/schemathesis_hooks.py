@@ -45,6 +45,8 @@ SEMANTIC_REFUSALS = frozenset(
         "undeclared_event_type",  # an event type not in the catalog, in a room that refuses those
         "deliver_at_out_of_range",  # a deliverAt more than a minute ago or a year ahead: relative to now
         "not_scheduled",  # cancelling a message that is not (or no longer) scheduled
+        "invalid_window",  # a metrics window of more points than an answer holds: its default end is now
+        "scope_mismatch",  # an alert rule's subscriptionId without its roomId, or a state without either
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

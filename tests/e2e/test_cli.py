@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -290,6 +291,43 @@ def test_publish_from_an_argument_a_file_and_stdin_then_pull_ack_and_show(
     assert f"{subscription['id']} (PULL): delivered" in timeline
     assert "pull" in timeline
     assert "ack" in timeline
+
+
+def test_a_scheduled_publish_says_when_it_is_due_and_the_scheduled_list_shows_it(
+    tenant_a: ApiClient, tmp_path: Path
+) -> None:
+    # Given a room with a PULL subscription
+    room = tenant_a.create_room()
+    tenant_a.create_subscription(room["id"])
+
+    # When a message is published for an hour from now, and what waits is listed
+    said = human(
+        roomcast(
+            tenant_a,
+            tmp_path,
+            "publish",
+            room["id"],
+            '{"invoiceId": 77}',
+            "-t",
+            "invoice.reminder",
+            "--deliver-in",
+            "1h",
+        )
+    )
+    (message,) = json_of(
+        roomcast(tenant_a, tmp_path, "messages", "list", room["id"], "--scheduled", "--json")
+    )["messages"]
+    listed = human(roomcast(tenant_a, tmp_path, "messages", "list", room["id"], "--scheduled"))
+
+    # Then the publish says it is scheduled and when it is due (nothing was delivered yet)
+    due = datetime.fromisoformat(message["deliverAt"].replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M:%S")
+    assert said.startswith(f"scheduled {message['messageId']} for 1 destination(s), due {due}")
+    assert "delivered" not in said
+    # and the list has a DUE column with its deliverAt
+    header, row = listed.splitlines()[:2]
+    assert header.split()[3] == "DUE"
+    assert message["messageId"] in row
+    assert due in row
 
 
 def test_a_dead_delivery_in_the_timeline_dead_letters_and_deliveries(
@@ -660,6 +698,10 @@ def test_ordered_subscription_keys_pause_on_a_dead_message_and_resume_skipping_i
     pulled = json_of(roomcast(tenant_a, tmp_path, "pull", room["id"], sub_id, "--wait", "5", "--json"))
     assert [m["messageId"] for m in pulled["messages"]] == [published[0]["messageId"]]
     receipt = pulled["messages"][0]["receipt"]
+    # (the key's next message waits behind it: an empty pull says the subscription is ordered)
+    waiting = human(roomcast(tenant_a, tmp_path, "pull", room["id"], sub_id))
+    assert waiting.startswith("no messages (this subscription is ordered: a key's next message")
+    assert f"roomcast ordering-keys paused {room['id']} {sub_id}" in waiting.splitlines()[-1]
     human(roomcast(tenant_a, tmp_path, "nack", room["id"], sub_id, receipt))
 
     # Then the key is listed paused on it

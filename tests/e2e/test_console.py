@@ -5,7 +5,8 @@ once the receiver recovers; retries now, clears all pending, pauses and resumes;
 error messages, and a message instead of a blank page when the API cannot be reached. The key stays
 in session storage and no URL ever holds it.
 
-A failing test leaves a screenshot in test-artifacts/console/<test>.png.
+A failing test leaves a screenshot in test-artifacts/console/<test>.png; the charts' test always
+leaves one (charts.png).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sy
 
 from roomcast_dev.browser import HOW_TO_INSTALL, find_browser
 from roomcast_dev.stack import LocalStack
-from roomcast_dev.webhook_receiver import Reply, always
+from roomcast_dev.webhook_receiver import Reply, always, statuses
 from tests.e2e.conftest import ApiClient, wait_until
 from tests.e2e.test_publish_and_pull import publish
 from tests.e2e.webhook_server import WebhookServers, webhook_servers
@@ -340,6 +341,28 @@ def test_the_stack_serves_the_console_with_a_strict_policy_and_nothing_else(
     assert outside.json()["error"]["code"] == "not_found"
 
 
+def test_the_origins_root_opens_the_console_and_its_icon_needs_no_key(
+    empty_stack: LocalStack, http: requests.Session
+) -> None:
+    # When: someone opens the API's URL itself, and a browser asks the origin for its icon
+    root = http.get(f"{empty_stack.api_url}/", allow_redirects=False, timeout=10)
+    landed = http.get(f"{empty_stack.api_url}/", timeout=10)
+    icon = http.get(f"{empty_stack.api_url}/favicon.ico", timeout=10)
+
+    # Then: the root redirects to the console (its body names the reference too), not the gateway's
+    # 404; the icon is the console's SVG, kept a day, not the gateway's 401
+    assert root.status_code == 302
+    assert root.headers["location"] == "/console"
+    assert root.json() == {"console": "/console", "docs": "/docs", "openapi": "/openapi.json"}
+    assert landed.url == f"{empty_stack.api_url}/console"
+    assert "<title>roomcast console</title>" in landed.text
+    assert icon.status_code == 200
+    assert icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.headers["cache-control"] == "public, max-age=86400"
+    assert icon.headers["x-content-type-options"] == "nosniff"
+    assert icon.text.startswith("<svg")
+
+
 def test_the_api_docs_work_under_their_policy(console: Console, empty_stack: LocalStack) -> None:
     # Given: the Swagger UI page, whose inline code only its policy's hashes let run
     page = console.page
@@ -444,3 +467,87 @@ def test_the_catalog_screen_adds_an_event_type_checks_a_payload_and_a_message_sh
         '"orderId" is a required property'
     )
     assert signed_in.errors == []
+
+
+# How many pixels of a chart's canvas are drawn at all, and how many in the failed attempts' red
+# (console.css --bad, #cf222e), read back from the canvas itself.
+CANVAS_PIXELS = """(canvas) => {
+    const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+    let drawn = 0, red = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] > 0) drawn += 1;
+      if (data[i + 3] > 200 && data[i] > 150 && data[i + 1] < 90 && data[i + 2] < 100) red += 1;
+    }
+    return { width: canvas.width, height: canvas.height, drawn, red };
+}"""
+
+
+def test_the_charts_draw_a_subscriptions_metrics_and_the_home_screen_names_a_failing_one(
+    console: Console, tenant_a: ApiClient, webhook_servers: WebhookServers
+) -> None:
+    # Given: a room whose flaky endpoint fails 2 of its first 5 requests, and whose other endpoint is down
+    flaky = webhook_servers(statuses(500, 200, 500, 200, 200))
+    down = webhook_servers(always(DOWN))
+    room = tenant_a.create_room(deliveryDelayMs=500, deliveryDelayMultiplier=1.0, deliveryAttempts=2)
+    charted = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=flaky.url())
+    failing = tenant_a.create_subscription(room["id"], type="PUSH", pushUrl=down.url())
+    path = f"/rooms/{room['id']}/subscriptions"
+    for _ in range(6):
+        publish(tenant_a, room["id"])
+
+    def settled() -> bool:
+        summary = tenant_a.get(f"{path}/{charted['id']}/metrics").json()["summary"]
+        other = tenant_a.get(f"{path}/{failing['id']}").json()
+        return (summary["attempts"], summary["failedAttempts"]) == (8, 2) and bool(
+            other["failingSince"] or other["status"] == "disabled"
+        )
+
+    wait_until(settled, "the flaky endpoint's 8 attempts in its metrics, the other failing", 60)
+    assert tenant_a.api_key is not None
+
+    # When: the operator signs in
+    console.sign_in(tenant_a.api_key)
+    page = console.page
+
+    # Then: the home screen names the failing subscription, with its room and why, and not the flaky
+    # one (8 attempts: too few to judge its 75%)
+    unhealthy = page.get_by_role("table", name="Unhealthy subscriptions")
+    expect(unhealthy.locator("tbody tr")).to_have_count(1)
+    expect(unhealthy).to_contain_text(failing["id"])
+    expect(unhealthy).to_contain_text(room["name"])
+    expect(unhealthy).to_contain_text(re.compile("failing every attempt since|disabled"))
+    expect(page.get_by_role("table", name="Your rooms")).to_contain_text("1 unhealthy subscription")
+    expect(page.get_by_role("status")).to_have_text("", timeout=10_000)  # "Signed in." went away
+
+    # When: they open the flaky subscription
+    page.goto(f"{console.url}#/rooms/{room['id']}/subscriptions/{charted['id']}")
+
+    # Then: its health is the metrics', and the five charts drew them on canvases
+    expect(page.get_by_role("region", name="Health")).to_contain_text("75% (6 of 8 attempts succeeded)")
+    volume = page.locator("figure[data-chart=volume]")
+    expect(volume).to_have_attribute("data-drawn", re.compile(r"^[1-9]"))
+    expect(page.locator("figure.chart canvas")).to_have_count(5)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = page.screenshot(path=ARTIFACTS / "charts.png", full_page=True)
+    assert shot.startswith(b"\x89PNG")
+    assert len(shot) > 20_000
+    charts = ("volume", "successRate", "latency", "delay", "backlog")
+    canvases = [page.locator(f"figure[data-chart={key}] canvas").evaluate(CANVAS_PIXELS) for key in charts]
+    for canvas in canvases:
+        assert canvas["width"] > 200, canvas
+        assert canvas["height"] > 100, canvas
+        assert canvas["drawn"] > 1_000, canvas  # axes, grid and series: not a blank canvas
+    assert canvases[0]["red"] > 10, canvases[0]  # the 2 failed attempts' line
+
+    # When: the last 7 days are asked for
+    page.get_by_label("Range").select_option("7d")
+
+    # Then: the charts are read by hour and drawn again
+    expect(page.locator(".charts")).to_have_attribute("data-range", "7d")
+    expect(volume).to_have_attribute("data-resolution", "1h")
+    # and the room's list shows each subscription's health; nothing the policy refused, no error
+    page.goto(f"{console.url}#/rooms/{room['id']}")
+    subscriptions = page.get_by_role("table", name="Subscriptions")
+    expect(subscriptions.locator("tr", has_text=failing["id"])).to_contain_text("unhealthy")
+    expect(subscriptions.locator("tr", has_text=charted["id"])).to_contain_text("75% of 8")
+    assert console.errors == []

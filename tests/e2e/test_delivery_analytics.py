@@ -16,7 +16,8 @@ import pytest
 from roomcast_dev.glue_local import GLUE_JOBS_DIR, analytics, compact, local_spark
 from roomcast_dev.stack import LocalStack
 from tests.e2e import webhook_server
-from tests.e2e.conftest import ApiClient
+from tests.e2e.conftest import ApiClient, wait_until
+from tests.e2e.delivery_log import log_events
 from tests.e2e.test_publish_and_pull import publish, pull, status
 from tests.e2e.webhook_server import Reply, WebhookServers, always, fail_first
 
@@ -79,6 +80,17 @@ def test_analytics_figures_match_the_traffic_the_test_sent(
             tenant_a.post(f"{path}/ack", {"receipts": [message["receipt"]]})
             pull_attempts[message["messageId"]] = message["attempt"]
     _wait_until_finished(tenant_a, room["id"], message_ids, timeout_s=60)
+    # A push invocation writes its records, then its delivery-log lines when it ends: on a busy
+    # machine the records can read finished before the lines are sent to Firehose.
+    ends = {"healthy": "delivered", "flaky": "delivered", "refusing": "dead"}
+    wait_until(
+        lambda: all(
+            len(log_events(empty_stack, event, subscriptions[name]["id"])) >= MESSAGES
+            for name, event in ends.items()
+        ),
+        "the push deliveries' last log lines",
+        30,
+    )
     day = datetime.now(UTC).date().isoformat()
     bucket = empty_stack.output("LogBucketName")
     empty_stack.flush_delivery_streams()  # Firehose's buffering interval passes

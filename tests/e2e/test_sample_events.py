@@ -70,7 +70,8 @@ def test_make_invoke_says_what_is_wrong_in_one_line(
     no_event = _invoke(["PublishFunction", "events/none.json"], state_file)
 
     assert unknown.returncode == 2
-    assert "no function 'NoSuchFunction' in template.yaml: one of AuthorizerFunction" in unknown.stderr
+    said = "no function 'NoSuchFunction' in template.yaml: one of AlertsFunction, AuthorizerFunction"
+    assert said in unknown.stderr
     assert no_stack.returncode == 2
     assert "no local stack is running; start one with `make run`" in no_stack.stderr
     assert no_event.returncode == 2

@@ -1,7 +1,7 @@
 """Commands that make several SDK calls, driven through the entry point with a fake SDK client:
 --all follows every page, a dead-letter range is replayed by a job waited for, a batch with a
-refused message exits 1, and messages show --wait gives up with exit code 5; and which metrics
-`roomcast metrics` reads, for which window."""
+refused message exits 1, messages show --wait gives up with exit code 5, and an empty pull reads
+its subscription (once) to say why; and which metrics `roomcast metrics` reads, for which window."""
 
 from __future__ import annotations
 
@@ -60,6 +60,8 @@ class FakeMessages:
     status: dict[str, Any] = field(default_factory=dict)
     published: list[dict[str, Any]] = field(default_factory=list)
     cancelled: list[str] = field(default_factory=list)
+    listed: list[dict[str, Any]] = field(default_factory=list)
+    list_filters: list[dict[str, Any]] = field(default_factory=list)
 
     def publish_batch(self, room_id: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
         return self.batch_answer
@@ -71,7 +73,7 @@ class FakeMessages:
             "correlationId": "c",
             "destinations": [],
             "publishedAt": "t",
-            "deliverAt": "d",
+            "deliverAt": "2026-12-01T09:00:00.000Z",
         }
 
     def cancel(self, room_id: str, message_id: str) -> dict[str, Any]:
@@ -80,6 +82,10 @@ class FakeMessages:
 
     def get(self, room_id: str, message_id: str) -> dict[str, Any]:
         return self.status
+
+    def list(self, room_id: str, **filters: Any) -> FakePage:
+        self.list_filters.append(filters)
+        return FakePage(self.listed, None)
 
 
 METRICS: dict[str, Any] = {
@@ -110,12 +116,27 @@ class FakeMetrics:
 
 
 @dataclass
+class FakeSubscriptions:
+    subscription: dict[str, Any] = field(default_factory=dict)
+    reads: list[tuple[str, str]] = field(default_factory=list)
+
+    def get(self, room_id: str, subscription_id: str) -> dict[str, Any]:
+        self.reads.append((room_id, subscription_id))
+        return self.subscription
+
+
+@dataclass
 class FakeClient:
     rooms: FakeRooms = field(default_factory=lambda: FakeRooms({}))
     dead_letters: FakeDeadLetters = field(default_factory=FakeDeadLetters)
     jobs: FakeJobs = field(default_factory=lambda: FakeJobs([]))
     messages: FakeMessages = field(default_factory=FakeMessages)
     metrics: FakeMetrics = field(default_factory=FakeMetrics)
+    subscriptions: FakeSubscriptions = field(default_factory=FakeSubscriptions)
+    pulled: list[dict[str, Any]] = field(default_factory=list)
+
+    def pull(self, room_id: str, subscription_id: str, **options: Any) -> list[dict[str, Any]]:
+        return self.pulled
 
 
 @pytest.fixture
@@ -269,6 +290,63 @@ def test_a_publish_can_wait_and_a_scheduled_message_can_be_cancelled(
     assert fake.messages.published[1]["deliver_at"] == "2026-12-01T09:00:00Z"
     assert fake.messages.cancelled == ["msg_1"]
     assert "cancelled msg_1" in capsys.readouterr().out
+
+
+def test_a_scheduled_publish_and_the_scheduled_list_say_when_each_is_due(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given: the API answers a publish with its deliverAt, and lists what waits (on a terminal wide
+    # enough for the table: a narrow one, as a test worker's may be, folds its cells)
+    monkeypatch.setenv("COLUMNS", "160")
+    fake.messages.listed = [{"messageId": "msg_1", "eventType": "invoice.reminder", "eventVersion": "1",
+                             "publishedAt": "t", "deliverAt": "2026-12-01T09:00:00.000Z",
+                             "correlationId": "c", "deliveries": []}]  # fmt: skip
+
+    # When
+    assert run(["publish", "room_1", "7", "-t", "invoice.reminder", "--deliver-in", "15m"]) == 0
+    published = capsys.readouterr().out
+    assert run(["messages", "list", "room_1", "--scheduled"]) == 0
+    listed = capsys.readouterr().out
+
+    # Then
+    assert published.startswith("scheduled msg_1 for 0 destination(s), due 2026-12-01 09:00:00.000 UTC")
+    assert "delivered" not in published
+    assert fake.messages.list_filters[0]["scheduled"] is True
+    assert listed.splitlines()[0].split()[3] == "DUE"
+    assert "2026-12-01 09:00:00.000" in listed
+
+
+def test_an_empty_pull_reads_the_subscription_once_to_say_why(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given an ordered PULL subscription whose only key waits behind a message handed out
+    fake.subscriptions.subscription = {"id": "sub_1", "roomId": "room_1", "type": "PULL", "ordered": True}
+
+    # When it is pulled (people, then a script)
+    assert run(["pull", "room_1", "sub_1"]) == 0
+    said = capsys.readouterr().out
+    assert run(["pull", "room_1", "sub_1", "--json"]) == 0
+    printed = capsys.readouterr().out
+
+    # Then people are told why, after one read of the subscription; the script gets the API's answer
+    assert said.startswith("no messages (this subscription is ordered")
+    assert fake.subscriptions.reads == [("room_1", "sub_1")]
+    assert json.loads(printed) == {"messages": []}
+
+
+def test_a_pull_that_got_messages_reads_nothing_more(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given
+    fake.pulled = [{"messageId": "msg_1", "eventType": "order.paid", "eventVersion": "1", "attempt": 0,
+                    "publishedAt": "t", "payload": {}, "receipt": "rcpt_1"}]  # fmt: skip
+
+    # When
+    assert run(["pull", "room_1", "sub_1"]) == 0
+
+    # Then
+    assert "rcpt_1" in capsys.readouterr().out
+    assert fake.subscriptions.reads == []
 
 
 def test_a_wait_and_a_time_together_or_a_malformed_wait_are_refused_before_any_request(

@@ -1,5 +1,6 @@
 """The CLI finds the API and its key: flags, then the environment, then a running local stack's
-state file (found like git finds .git), and says clearly when nothing is configured."""
+state file (found like git finds .git, read by the SDK's roomcast_client.settings, which
+Client() uses too: tests/unit/test_sdk_client.py), and says clearly when nothing is configured."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from roomcast_cli.config import ConfigurationError, find_state_file, read_running_stack, resolve_connection
+from roomcast_cli import config
+from roomcast_cli.config import ConfigurationError, resolve_connection
 from roomcast_cli.exit_codes import ExitCode, exit_code_for_status
+from roomcast_client import settings
+from roomcast_client.settings import find_state_file, read_running_stack
 
 
 def _state_file(folder: Path, pid: int, **fields: object) -> Path:
@@ -106,6 +110,40 @@ def test_a_broken_state_file_is_ignored(tmp_path: Path, content: str) -> None:
 
     # When / Then
     assert read_running_stack(path) is None
+
+
+def test_a_state_file_other_users_may_write_is_ignored(tmp_path: Path) -> None:
+    # Given a live stack's state file anyone may write (it could name any URL for this user's key)
+    state = _state_file(tmp_path, os.getpid())
+    state.chmod(0o666)
+
+    # When / Then
+    assert read_running_stack(state) is None
+    with pytest.raises(ConfigurationError):
+        resolve_connection(None, None, {}, tmp_path)
+    # and the stack's own file (owner-only) is read
+    state.chmod(0o600)
+    assert resolve_connection(None, None, {}, tmp_path).api_key == "rc_state"
+
+
+def test_the_cli_names_the_sdks_variables_and_starts_without_the_sdk() -> None:
+    # Given: the CLI repeats the SDK's names so that it need not import the SDK to start
+    assert (config.URL_VARIABLE, config.API_KEY_VARIABLE, config.STATE_FILE_VARIABLE) == (
+        settings.URL_VARIABLE,
+        settings.API_KEY_VARIABLE,
+        settings.STATE_FILE_VARIABLE,
+    )
+
+    # When: the command tree is imported in a fresh interpreter (what --help and completion load)
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, roomcast_cli.main; print('roomcast_client' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    # Then: the SDK (httpx, pydantic) is not loaded yet
+    assert loaded.stdout.strip() == "False"
 
 
 def test_nothing_configured_says_every_way_to_configure(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The CLI's human output, built from the API's JSON: tables hold the fields people look for,
-`messages show`'s timeline orders each destination's attempts and shows its next due attempt, and
+`messages show`'s timeline orders each destination's attempts and shows its next due attempt, a
+scheduled message says when it is due, an empty pull says why when its subscription tells, and
 `roomcast metrics` shows the points with activity, a summary and a sparkline of deliveries."""
 
 from __future__ import annotations
@@ -194,6 +195,66 @@ def test_a_receipt_prints_whole_on_one_line_on_a_narrow_terminal() -> None:
 
     # Then it can be copied whole
     assert receipt in stdout.getvalue().splitlines()
+
+
+def test_a_scheduled_publish_says_it_is_scheduled_and_when_it_is_due() -> None:
+    # Given the API's answers to a publish now and to one with deliverAt (or deliverAfterMs)
+    published = {"messageId": "msg_1", "correlationId": "c", "destinations": [PUSH],
+                 "publishedAt": PUBLISHED, "deliverAt": None}  # fmt: skip
+    scheduled = {**published, "messageId": "msg_2", "deliverAt": "2026-12-01T09:00:00.000Z"}
+    batch = {"results": [{**scheduled, "status": 201}], "failedCount": 0}
+
+    # When
+    now, later = _text(render.publish_result(published)), _text(render.publish_result(scheduled))
+
+    # Then: nothing was delivered yet, so it never says so; it says when it is due
+    assert now.splitlines()[0] == "published msg_1 to 1 destination(s)"
+    assert later.splitlines()[0] == "scheduled msg_2 for 1 destination(s), due 2026-12-01 09:00:00.000 UTC"
+    assert "delivered" not in now + later
+    assert "1 destination(s), due 2026-12-01 09:00:00.000 UTC" in _text(render.publish_batch_result(batch))
+
+
+def test_scheduled_messages_are_listed_with_when_each_is_due() -> None:
+    # Given a page of `messages list --scheduled`, soonest first
+    soon = {**_status(), "messageId": "msg_soon", "deliverAt": "2026-12-01T09:00:00.000Z"}
+    later = {**_status(), "messageId": "msg_later", "deliverAt": "2026-12-02T18:30:00.000Z"}
+
+    # When
+    text = _text(render.messages_table({"messages": [soon, later], "nextCursor": None}))
+    unscheduled = _text(render.messages_table({"messages": [_status()], "nextCursor": None}))
+
+    # Then: a DUE column, each row with its deliverAt; none when nothing listed was scheduled
+    header, first, second = text.splitlines()[:3]
+    assert header.split() == ["MESSAGE", "EVENT", "PUBLISHED", "DUE", "CORRELATION", "DELIVERIES"]
+    assert "msg_soon" in first
+    assert "2026-12-01 09:00:00.000" in first
+    assert "2026-12-02 18:30:00.000" in second
+    assert "DUE" not in unscheduled
+
+
+def test_an_empty_pull_says_why_when_the_subscription_tells() -> None:
+    # Given an empty pull, and the subscription read after it
+    empty: dict[str, Any] = {"messages": []}
+    ordered = {"id": PULL, "roomId": "room_1", "type": "PULL", "status": "active", "ordered": True}
+
+    # When
+    unknown = _text(render.pulled_messages(empty))
+    plain = _text(render.pulled_messages(empty, {**ordered, "ordered": False}))
+    waiting = _text(render.pulled_messages(empty, ordered))
+    disabled = _text(render.pulled_messages(empty, {**ordered, "status": "disabled"}))
+
+    # Then: an ordered key's next message waits for the one handed out (docs/ordering-keys.md)
+    assert unknown.strip() == plain.strip() == "no messages"
+    said = " ".join(waiting.split())
+    assert said.startswith("no messages (this subscription is ordered: a key's next message is handed out")
+    assert "after the one before it is acked" in said
+    assert "a nacked one, or one whose ack wait ran out, is handed out again first" in said
+    # and the command that lists its paused keys, whole on its own line
+    assert (
+        f"keys paused on a dead message: roomcast ordering-keys paused room_1 {PULL}" in waiting.splitlines()
+    )
+    assert " ".join(disabled.split()).startswith("no messages (this subscription is disabled")
+    assert f"to enable it: roomcast subscriptions resume room_1 {PULL}" in disabled.splitlines()
 
 
 def test_values_that_look_like_markup_are_shown_as_they_are() -> None:

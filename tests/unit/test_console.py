@@ -22,7 +22,10 @@ MODULES = sorted(path.name for path in CONSOLE.glob("*.js"))
 
 
 def imports_of(module: str) -> list[str]:
-    """What a console module imports, as written: `import ... from "./x.js"` and `import "./x.js"`."""
+    """What a console module imports, as written: `import ... from "./x.js"` and `import "./x.js"`
+    (a vendored library imports nothing: test_a_vendored_library_is_served_unchanged_with_its_licence)."""
+    if module in handler.CONSOLE_VENDORED:
+        return []
     return re.findall(r'\b(?:from|import)\s*\(?\s*"([^"]+)"', (CONSOLE / module).read_text(encoding="utf-8"))
 
 
@@ -118,11 +121,39 @@ def test_the_allow_list_is_the_console_folder_and_nothing_outside_it() -> None:
     # Given: every file in the folder but the page, which /console serves
     files = {path.name for path in CONSOLE.iterdir() if path.is_file()} - {handler.CONSOLE_PAGE}
 
-    # Then: each listed name is a plain file name in the folder, and each file there is listed
-    assert set(handler.CONSOLE_ASSETS) == files
+    # Then: each listed name is a plain file name in the folder, or a vendored library's file in
+    # vendor/, and each file of the folder is listed
+    assert set(handler.CONSOLE_ASSETS) == files | set(handler.CONSOLE_VENDORED)
     for asset in handler.CONSOLE_ASSETS:
-        assert (CONSOLE / asset).resolve().parent == CONSOLE.resolve(), asset
+        path = handler.console_path(asset).resolve()
+        assert path.is_file(), asset
+        if asset in handler.CONSOLE_VENDORED:
+            assert path.parent.parent == (CONSOLE / "vendor").resolve(), asset
+            assert path.name == asset
+        else:
+            assert path.parent == CONSOLE.resolve(), asset
     assert set(handler.CONSOLE_MODULES) == set(MODULES)
+
+
+@pytest.mark.parametrize("asset", sorted(handler.CONSOLE_VENDORED))
+def test_a_vendored_library_is_served_unchanged_with_its_licence(asset: str) -> None:
+    # Given
+    path = handler.console_path(asset)
+
+    # When
+    response = get(f"/console/{asset}")
+
+    # Then: as it is in vendor/, under the page's headers, beside its licence and where it came from
+    assert response["statusCode"] == 200
+    assert response["body"] == path.read_text(encoding="utf-8")
+    for name, value in handler.CONSOLE_SECURITY_HEADERS.items():
+        assert response["headers"][name] == value, name
+    assert (path.parent / "LICENSE").read_text(encoding="utf-8").startswith("The MIT License")
+    readme = (path.parent / "README.md").read_text(encoding="utf-8")
+    assert "npm pack uplot@1.6.32" in readme
+    assert asset in readme
+    # and a module of it loads nothing else (the policy would refuse another origin anyway)
+    assert not re.search(r"^\s*import\b", response["body"], flags=re.MULTILINE)
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -224,5 +255,7 @@ def test_the_console_manual_names_every_file_of_the_console() -> None:
     named = set(re.findall(r"^\| ([^|]+) \|", files_section, flags=re.MULTILINE))
     named_files = {name for cell in named for name in re.findall(r"`([\w.-]+\.\w+)`", cell)}
 
-    # Then: a module added, renamed or removed is said there too
-    assert named_files == {path.name for path in CONSOLE.iterdir() if path.is_file()}
+    # Then: a module added, renamed or removed is said there too (and each vendored file served)
+    assert named_files == {path.name for path in CONSOLE.iterdir() if path.is_file()} | set(
+        handler.CONSOLE_VENDORED
+    )

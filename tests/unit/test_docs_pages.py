@@ -1,6 +1,7 @@
 """/docs and /openapi.json as the docs function serves them, on the console's origin: each under a
-policy as strict as what it holds allows, never framed, never sniffed. The browser test of /docs
-under its policy is in tests/e2e/test_console.py."""
+policy as strict as what it holds allows, never framed, never sniffed; and the origin's root, a
+redirect to the console, and /favicon.ico, the console's icon. The browser test of /docs under its
+policy is in tests/e2e/test_console.py."""
 
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ def built_document(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[
     handler.openapi_json.cache_clear()
 
 
-def get(path: str) -> dict[str, Any]:
+def get(path: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
     context: Any = FakeLambdaContext()
-    response: dict[str, Any] = handler.lambda_handler(api_event("GET", path), context)
+    response: dict[str, Any] = handler.lambda_handler(api_event("GET", path, headers=headers), context)
     return response
 
 
@@ -94,3 +95,44 @@ def test_the_docs_functions_errors_are_not_sniffed_either(path: str) -> None:
     # Then
     assert response["statusCode"] == 404
     assert response["headers"]["X-Content-Type-Options"] == "nosniff"
+
+
+def test_the_root_sends_a_person_to_the_console_and_tells_a_client_where_things_are() -> None:
+    # When: someone opens the API's URL itself
+    response = get("/")
+
+    # Then: a redirect to the console (302: a browser would keep a 301 for good), and a body that
+    # names the console and the reference for a client that does not follow redirects
+    assert response["statusCode"] == 302
+    headers = response["headers"]
+    assert headers["Location"] == "/console"
+    assert headers["Content-Type"] == "application/json"
+    assert json.loads(response["body"]) == {
+        "console": "/console",
+        "docs": "/docs",
+        "openapi": "/openapi.json",
+    }
+    # under the document's headers: nothing in it may load or run, nor be framed or sniffed
+    for name, value in handler.DOCUMENT_SECURITY_HEADERS.items():
+        assert headers[name] == value, name
+
+
+def test_favicon_ico_is_the_consoles_icon_kept_for_a_day() -> None:
+    # Given
+    icon = handler.CONSOLE_DIRECTORY / "favicon.svg"
+    handler.console_file.cache_clear()
+
+    # When: a browser asks the origin for its icon, then again with the ETag it got
+    response = get("/favicon.ico")
+    again = get("/favicon.ico", headers={"if-none-match": response["headers"]["ETag"]})
+
+    # Then: the console's SVG (not a 401), under the console's headers, cached a day then revalidated
+    assert response["statusCode"] == 200
+    headers = response["headers"]
+    assert headers["Content-Type"] == "image/svg+xml; charset=utf-8"
+    assert response["body"] == icon.read_text(encoding="utf-8")
+    assert headers["Cache-Control"] == "public, max-age=86400"
+    for name, value in handler.CONSOLE_SECURITY_HEADERS.items():
+        if name != "Cache-Control":
+            assert headers[name] == value, name
+    assert (again["statusCode"], again["body"]) == (304, "")

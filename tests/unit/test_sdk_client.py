@@ -1,12 +1,17 @@
 """The SDK's clients over ``httpx.MockTransport``: what each operation sends, how pages are
-followed, how publish keys survive retries, and how answers become models."""
+followed, how publish keys survive retries, and how answers become models; and where a client
+finds the API with nothing given (the environment, else a running local stack, as the CLI)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -262,10 +267,11 @@ def test_models_keep_unknown_fields_and_dump_back_to_the_apis_json() -> None:
     assert by_name.model_dump(by_alias=True)["deliveryDelayMs"] == 5
 
 
-def test_the_environment_gives_the_url_and_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Given
+def test_the_environment_gives_the_url_and_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Given (and no local stack to fall back to)
     monkeypatch.setenv("ROOMCAST_URL", "https://env.example")
     monkeypatch.setenv("ROOMCAST_API_KEY", "rc_env")
+    monkeypatch.setenv("ROOMCAST_STATE_FILE", str(tmp_path / "no-stack.json"))
 
     # When
     client = Client()
@@ -275,6 +281,66 @@ def test_the_environment_gives_the_url_and_key(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("ROOMCAST_API_KEY")
     with pytest.raises(ConfigurationError, match="ROOMCAST_API_KEY"):
         Client()
+
+
+def _local_stack(project: Path, pid: int) -> Path:
+    """A project folder's state file as the local stack writes it (tools/roomcast_dev/stack_state.py)."""
+    path = project / ".local" / "stack.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"apiUrl": "http://127.0.0.1:3999", "pid": pid, "apiKey": "rc_local"}))
+    path.chmod(0o600)
+    return path
+
+
+@pytest.fixture
+def unconfigured(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ROOMCAST_URL", "ROOMCAST_API_KEY", "ROOMCAST_STATE_FILE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.usefixtures("unconfigured")
+def test_with_nothing_given_the_clients_find_the_running_local_stack_as_the_cli_does(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Given a running local stack's state file at the project's root, and a script in a subfolder
+    _local_stack(tmp_path, os.getpid())
+    subfolder = tmp_path / "scripts"
+    subfolder.mkdir()
+    monkeypatch.chdir(subfolder)
+
+    # When
+    client, async_client = Client(), AsyncClient()
+
+    # Then both use the stack's URL and the local tenant's key
+    for config in (client.config, async_client.config):
+        assert (config.base_url, config.api_key) == ("http://127.0.0.1:3999/", "rc_local")
+    # and what is given, or in the environment, still comes first
+    monkeypatch.setenv("ROOMCAST_API_KEY", "rc_env")
+    assert (Client().config.api_key, Client("https://api.example", "rc_given").config.api_key) == (
+        "rc_env",
+        "rc_given",
+    )
+    assert Client().config.base_url == "http://127.0.0.1:3999/"
+
+
+@pytest.mark.usefixtures("unconfigured")
+def test_a_stopped_local_stack_is_not_used_and_the_error_says_every_way_to_configure(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Given a state file whose stack's process is gone
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    _local_stack(tmp_path, process.pid)
+    monkeypatch.chdir(tmp_path)
+
+    # When
+    with pytest.raises(ConfigurationError) as raised:
+        Client()
+
+    # Then
+    message = str(raised.value)
+    for hint in ("base_url=", "ROOMCAST_URL", "make run", "ROOMCAST_STATE_FILE"):
+        assert hint in message
 
 
 def test_the_async_client_runs_the_same_operations() -> None:

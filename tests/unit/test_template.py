@@ -10,6 +10,7 @@ from typing import Any, cast
 
 import pytest
 
+from roomcast_dev.gateway_routes import RouteTable
 from roomcast_dev.local_aws import LOCAL_ACCOUNT_ID
 from roomcast_dev.template import PROJECT_ROOT, StackModel, load_template, read_stack
 from roomcast_dev.template_intrinsics import Resolver, local_stack_id
@@ -107,6 +108,40 @@ def test_management_is_the_authorized_proxy_and_the_docs_function_the_public_doc
     assert routes[("GET", "/openapi.json")].authorized is False
     assert routes[("GET", "/docs")].function_id == "DocsFunction"
     assert routes[("GET", "/docs")].authorized is False
+
+
+def test_the_docs_functions_public_routes_are_exactly_these(stack: StackModel) -> None:
+    # When
+    public = {(r.method, r.path) for r in stack.routes if not r.authorized}
+    docs = {(r.method, r.path) for r in stack.routes if r.function_id == "DocsFunction"}
+
+    # Then: the documents, the console, the origin's root and its icon; nothing else needs no key
+    assert public == docs
+    assert docs == {
+        ("GET", "/openapi.json"),
+        ("GET", "/docs"),
+        ("GET", "/console"),
+        ("GET", "/console/{asset}"),
+        ("GET", "/"),
+        ("GET", "/favicon.ico"),
+    }
+
+
+def test_the_gateway_sends_the_root_and_the_icon_to_the_docs_function(stack: StackModel) -> None:
+    # Given: the routes as the local gateway matches them (API Gateway's choice)
+    table = RouteTable(stack.routes)
+
+    # When
+    root, favicon = table.match("GET", "/"), table.match("GET", "/favicon.ico")
+    other_icon = table.match("GET", "/favicon.png")
+
+    # Then: not the gateway's 404 and 401 any more; any other path still needs a key
+    for matched in (root, favicon):
+        assert matched is not None
+        assert (matched[0].route.function_id, matched[0].route.authorized) == ("DocsFunction", False)
+    assert other_icon is not None
+    assert (other_icon[0].route.function_id, other_icon[0].route.authorized) == ("ManagementFunction", True)
+    assert table.match("POST", "/") is None  # the gateway's own 404
 
 
 def test_authorizer_is_the_authorizer_function_on_the_authorization_header(stack: StackModel) -> None:
@@ -680,8 +715,30 @@ def _rendered_dashboard(template: dict[str, Any]) -> dict[str, Any]:
 
 
 def _dashboard_metrics(template: dict[str, Any]) -> list[list[Any]]:
+    """The dashboard's metrics, each named by namespace, name and dimensions (a math or search
+    expression, a list holding one object, names none and is left out)."""
     widgets = _rendered_dashboard(template)["widgets"]
-    return [metric for w in widgets if w["type"] == "metric" for metric in w["properties"]["metrics"]]
+    return [
+        metric
+        for w in widgets
+        if w["type"] == "metric"
+        for metric in w["properties"]["metrics"]
+        if not isinstance(metric[0], dict)
+    ]
+
+
+def test_the_dashboard_ranks_tenants_by_failed_attempts(template: dict[str, Any]) -> None:
+    # When
+    widgets = _rendered_dashboard(template)["widgets"]
+    expressions = [
+        m[0]["expression"]
+        for w in widgets
+        for m in w["properties"].get("metrics", [])
+        if isinstance(m[0], dict)
+    ]
+
+    # Then: a search over the tenant dimension the metrics function reports (docs/metrics.md)
+    assert any("{Roomcast,service,tenant}" in e and "DeliveriesFailedAttempts" in e for e in expressions)
 
 
 def test_dashboard_body_is_json_once_substituted(template: dict[str, Any]) -> None:

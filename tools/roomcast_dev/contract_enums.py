@@ -57,11 +57,10 @@ ENUMERATIONS = (
     Enumeration("MetricsResolution", "METRICS_RESOLUTIONS", _at("MetricsResponse", "resolution")),
     Enumeration("AlertState", "ALERT_STATES", _at("AlertRuleView", "state")),
     Enumeration("AlertChange", "ALERT_CHANGES", _at("AlertEventView", "state")),
-    Enumeration("AlertMetric", "ALERT_METRICS", _at("ConditionModel", "metric")),
     Enumeration(
         "WatchedSubscriptionState",
         "WATCHED_SUBSCRIPTION_STATES",
-        f"{_at('ConditionModel', 'in')}/items",
+        f"{_at('StateCondition', 'in')}/items",
         label="an alert rule's condition.in",
     ),
     Enumeration(

@@ -1,5 +1,6 @@
 """Docs function: GET /openapi.json, GET /docs (Swagger UI) and GET /console (the operator console),
-without an API key.
+without an API key; and the origin's root, ``/`` (a redirect to the console), and ``/favicon.ico``
+(the console's icon), which the gateway would otherwise answer 404 and 401.
 
 The OpenAPI document is not declared here: every API function documents its own routes, and the
 build merges their resolvers' documents into ``openapi.json`` beside this module
@@ -8,15 +9,17 @@ checked for drift, docs/decisions/0015-one-home-per-route.md and 0035-committed-
 This function only serves that file.
 
 The console is the static files in ``console/`` beside this module (docs/console.md): a page, its
-ES modules, one style sheet and an icon, served under a strict Content-Security-Policy. They hold no
-secret: the page asks for an API key and calls the API from the browser with it. ``/docs`` and
-``/openapi.json`` share the console's origin, so they get policies as strict as what they hold allows.
+ES modules, one style sheet, an icon and the chart library it vendors (``console/vendor/``), served
+under a strict Content-Security-Policy. They hold no secret: the page asks for an API key and calls
+the API from the browser with it. ``/docs`` and ``/openapi.json`` share the console's origin, so they
+get policies as strict as what they hold allows.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -54,12 +57,24 @@ CONSOLE_MODULES = (
     "view-subscription-panels.js",
     "view-message.js",
     "view-catalog.js",
+    "view-event-type.js",
+    "metrics.js",
+    "charts.js",
+    "health.js",
 )
+# Libraries vendored unchanged in console/vendor/<library>/ (with their LICENSE and where they came
+# from), served under their own file name: /console/{asset} is one path segment.
+CONSOLE_VENDORED = {
+    "uPlot.esm.js": "vendor/uplot/uPlot.esm.js",  # uPlot 1.6.32, the charts (charts.js)
+    "uPlot.min.css": "vendor/uplot/uPlot.min.css",
+}
 # The only files /console/{asset} serves: a name not listed is 404, so no path reaches other files.
 CONSOLE_ASSETS = {
     **dict.fromkeys(CONSOLE_MODULES, "text/javascript; charset=utf-8"),
     "console.css": "text/css; charset=utf-8",
-    "favicon.svg": "image/svg+xml; charset=utf-8",  # else the browser asks /favicon.ico: a 401
+    "favicon.svg": "image/svg+xml; charset=utf-8",  # the page's icon; /favicon.ico serves it too
+    "uPlot.esm.js": "text/javascript; charset=utf-8",
+    "uPlot.min.css": "text/css; charset=utf-8",
 }
 # Everything the page loads or calls is on its own origin; no inline script or style, no frames,
 # no plugins, and no form is ever submitted by the browser itself (so a key typed into a form can
@@ -77,6 +92,12 @@ CONSOLE_SECURITY_HEADERS = {
     # Small files: the browser asks again each time and gets 304 while the ETag holds.
     "Cache-Control": "no-cache",
 }
+
+# What ``/`` redirects to (the console), and says in its body to a client that does not follow.
+ROOT_LINKS = {"console": "/console", "docs": "/docs", "openapi": "/openapi.json"}
+# /favicon.ico is the console's icon, kept a day: browsers ask for it on every page of the origin.
+FAVICON = "favicon.svg"
+FAVICON_CACHE_CONTROL = "public, max-age=86400"
 
 # /openapi.json is a document, never a page: nothing in it may load or run, nor be framed.
 DOCUMENT_SECURITY_HEADERS = {
@@ -151,10 +172,15 @@ class StaticFile:
     etag: str
 
 
+def console_path(name: str) -> Path:
+    """Where a served console file is: beside the page, or a vendored library's in vendor/."""
+    return CONSOLE_DIRECTORY / CONSOLE_VENDORED.get(name, name)
+
+
 @cache
 def console_file(name: str, content_type: str) -> StaticFile | None:
     try:
-        body = (CONSOLE_DIRECTORY / name).read_text(encoding="utf-8")
+        body = console_path(name).read_text(encoding="utf-8")
     except FileNotFoundError:
         logger.error("a console file was not packaged with this function", extra={"file": name})
         return None
@@ -162,7 +188,7 @@ def console_file(name: str, content_type: str) -> StaticFile | None:
     return StaticFile(body, content_type, etag)
 
 
-def _serve_console_file(name: str, content_type: str) -> Response[Any]:
+def _serve_console_file(name: str, content_type: str, cache_control: str | None = None) -> Response[Any]:
     static = console_file(name, content_type)
     if static is None:
         return error_response(
@@ -171,6 +197,8 @@ def _serve_console_file(name: str, content_type: str) -> Response[Any]:
             f"the console's {name} is missing from this deployment: build with `make build`",
         )
     headers = {**CONSOLE_SECURITY_HEADERS, "ETag": static.etag}
+    if cache_control is not None:
+        headers["Cache-Control"] = cache_control
     if_none_match = app.current_event.headers.get("if-none-match") or ""
     if static.etag in (tag.strip() for tag in if_none_match.split(",")):
         return Response(status_code=HTTPStatus.NOT_MODIFIED, headers=headers, body="")
@@ -190,6 +218,26 @@ def console_asset(asset: str) -> Response[Any]:
     if content_type is None:
         return error_response(HTTPStatus.NOT_FOUND, "not_found", "the console has no such file")
     return _serve_console_file(asset, content_type)
+
+
+@app.get("/", include_in_schema=False)
+def root() -> Response[Any]:
+    """A person who opens the API's URL lands on the console; a client that does not follow
+    redirects reads where the console and the reference are (a 302, not a 301: browsers keep a 301
+    for good, and the root may serve something else one day)."""
+    return Response(
+        status_code=HTTPStatus.FOUND,
+        content_type=content_types.APPLICATION_JSON,
+        body=json.dumps(ROOT_LINKS),
+        headers={**DOCUMENT_SECURITY_HEADERS, "Location": ROOT_LINKS["console"], "Cache-Control": "no-cache"},
+    )
+
+
+@app.get("/favicon.ico", include_in_schema=False)
+def favicon() -> Response[Any]:
+    """Browsers ask an origin for /favicon.ico on its pages that name no icon (/docs, the JSON
+    answers): the console's SVG icon, which they read by its content type, whatever the name."""
+    return _serve_console_file(FAVICON, CONSOLE_ASSETS[FAVICON], FAVICON_CACHE_CONTROL)
 
 
 @app.get("/openapi.json", include_in_schema=False)

@@ -12,11 +12,11 @@ import json
 from functools import cache
 from typing import Any, Final
 
-from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from roomcast.metrics import Change, MetricsTable, Tally, facts_of
-from roomcast.platform import items, load_settings, logger, metrics
+from roomcast.metrics import Change, Count, MetricsTable, Tally, facts_of
+from roomcast.platform import METRICS_NAMESPACE, SERVICE_NAME, items, load_settings, logger, metrics
 
 # Lambda ends a window early whose state passes 1 MB; a tally is written before that.
 MAX_STATE_BYTES: Final = 512 * 1024
@@ -60,6 +60,27 @@ def tally_of(event: dict[str, Any]) -> Tally:
     return tally
 
 
+# What each tenant's EMF line reports (CloudWatch metrics with the dimension ``tenant``: a few per
+# tenant, never per subscription; the totals have the ``service`` dimension only).
+TENANT_METRICS: Final = (Count.ATTEMPTS, Count.FAILED_ATTEMPTS, Count.DELIVERED, Count.DEAD, Count.EXPIRED)
+
+
+def report_tenants(tally: Tally) -> None:
+    """The window's counts to CloudWatch (EMF): each tenant's, and all tenants' added."""
+    for tenant_id, counts in sorted(tally.tenant_counts().items()):
+        line = EphemeralMetrics(namespace=METRICS_NAMESPACE, service=SERVICE_NAME)
+        line.add_dimension(name="tenant", value=tenant_id)
+        for count in TENANT_METRICS:
+            line.add_metric(name=metric_name(count), unit=MetricUnit.Count, value=counts[count.value])
+            metrics.add_metric(name=metric_name(count), unit=MetricUnit.Count, value=counts[count.value])
+        line.flush_metrics()
+
+
+def metric_name(count: Count) -> str:
+    """``DeliveriesFailedAttempts`` for ``failedAttempts``."""
+    return f"Deliveries{count.value[0].upper()}{count.value[1:]}"
+
+
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
@@ -68,6 +89,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     closing = bool(event.get("isFinalInvokeForWindow") or event.get("isWindowTerminatedEarly"))
     if closing or len(json.dumps(state)) > MAX_STATE_BYTES:
         metrics_table().flush(tally, str(event.get("shardId") or NO_SHARD))
+        report_tenants(tally)
         metrics.add_metric(name="MetricsItemsWritten", unit=MetricUnit.Count, value=len(tally.buckets))
         state = Tally().to_state()
     return {"state": state, "batchItemFailures": []}

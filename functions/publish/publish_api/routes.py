@@ -17,7 +17,7 @@ from publish_api.models import (
     PublishResponse,
 )
 from roomcast.api import Routes, Tenant
-from roomcast.platform import RoomcastError, metrics
+from roomcast.platform import RoomcastError, metrics, traceparent
 
 routes = Routes("messages")
 RoomId = Annotated[
@@ -35,6 +35,18 @@ IdempotencyKey = Annotated[
 ]
 
 
+TraceParent = Annotated[
+    str | None,
+    Header(
+        alias="traceparent",
+        description="W3C Trace Context: carried to the message's webhooks (the `traceparent` header) and "
+        "PULL messages (`traceparent`), so that receivers can join the publisher's trace. One that is "
+        "not a valid version-00 traceparent is ignored.",
+        examples=["00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
+    ),
+]
+
+
 @routes.post("/rooms/<roomId>/messages", "publishMessage", "Accepted", 400, 404, 409, 413, 415, status=202)
 def publish(
     roomId: RoomId,
@@ -42,6 +54,7 @@ def publish(
     tenant: Tenant,
     service: Publisher,
     idempotency: IdempotencyKey = None,
+    trace: TraceParent = None,
 ) -> PublishResponse:
     """Publish a message to a room
 
@@ -52,7 +65,7 @@ def publish(
     `deliverAfterMs` it is stored now and delivered then (`scheduled` until; cancelMessage cancels
     it before).
     """
-    message = service.publish(tenant, roomId, body, idempotency_key(idempotency))
+    message = service.publish(tenant, roomId, body, idempotency_key(idempotency), traceparent(trace))
     published = PublishResponse.of_message(message)
     metrics.add_metric(name="MessagesPublished", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="DeliveriesCreated", unit=MetricUnit.Count, value=len(published.destinations))
@@ -70,7 +83,7 @@ def publish(
     status=200,
 )
 def publish_batch(
-    roomId: RoomId, body: PublishBatchRequest, tenant: Tenant, service: Publisher
+    roomId: RoomId, body: PublishBatchRequest, tenant: Tenant, service: Publisher, trace: TraceParent = None
 ) -> PublishBatchResponse:
     """Publish up to 100 messages to a room
 
@@ -84,7 +97,7 @@ def publish_batch(
     missing, empty or over 100, a body over 1 MiB) or names a room that does not exist is refused
     as a whole, and nothing is published.
     """
-    answers = service.publish_many(tenant, roomId, body.messages)
+    answers = service.publish_many(tenant, roomId, body.messages, traceparent(trace))
     results: list[dict[str, object]] = []
     for answer in answers:
         if isinstance(answer, RoomcastError):

@@ -37,7 +37,7 @@ class PublishService:
     events: OperationalEvents | None = None
 
     def publish_many(
-        self, tenant_id: str, room_id: str, messages: Sequence[dict[str, Any]]
+        self, tenant_id: str, room_id: str, messages: Sequence[dict[str, Any]], traceparent: str | None = None
     ) -> list[Message | RoomcastError]:
         """A batch publish: each message validated and size-checked on its own, then the valid
         ones published together (roomcast.publishing.publisher); one answer per message, in order."""
@@ -47,7 +47,7 @@ class PublishService:
             try:
                 request = PublishBatchMessage.model_validate(raw)
                 check_payload_size(request.payload)
-                publication = _publication(request, request.idempotencyKey)
+                publication = _publication(request, request.idempotencyKey, traceparent)
             except ValidationError as invalid:
                 answers[index] = validation_error(invalid.errors(), ("body", "messages", index))
                 continue
@@ -64,12 +64,18 @@ class PublishService:
         return [answer for answer in answers if answer is not None]
 
     def publish(
-        self, tenant_id: str, room_id: str, request: PublishRequest, idempotency_key: str | None = None
+        self,
+        tenant_id: str,
+        room_id: str,
+        request: PublishRequest,
+        idempotency_key: str | None = None,
+        traceparent: str | None = None,
     ) -> Message:
         """A publish request: its payload size checked, then published (roomcast.publishing.publisher);
         with an ``idempotency_key``, under the message id that key names."""
         check_payload_size(request.payload)
-        message = self.publisher.publish_message(tenant_id, room_id, _publication(request, idempotency_key))
+        publication = _publication(request, idempotency_key, traceparent)
+        message = self.publisher.publish_message(tenant_id, room_id, publication)
         self._report([message])
         return message
 
@@ -85,7 +91,9 @@ class PublishService:
                     logger.exception("reporting a schema warning failed", extra={"messageId": message.id})
 
 
-def _publication(request: PublishRequest, idempotency_key: str | None) -> Publication:
+def _publication(
+    request: PublishRequest, idempotency_key: str | None, traceparent: str | None = None
+) -> Publication:
     deliver_at = request.deliverAt
     if deliver_at is not None and request.deliverAfterMs is not None:
         problem = "give deliverAt or deliverAfterMs, not both"
@@ -105,4 +113,5 @@ def _publication(request: PublishRequest, idempotency_key: str | None) -> Public
         deliver_at_ms=round(deliver_at.timestamp() * 1000) if deliver_at is not None else None,
         deliver_after_ms=request.deliverAfterMs,
         ordering_key=request.orderingKey,
+        traceparent=traceparent,
     )

@@ -65,6 +65,10 @@ class ExtendRequest(ApiModel):
 
 class PulledMessage(MessageView):
     receipt: str = Field(description="Give it back to ack, nack or extend this message.")
+    traceparent: str | None = Field(
+        default=None,
+        description="The publish's W3C Trace Context (its `traceparent` header), when it gave one.",
+    )
     attempt: int = Field(description="0 on the first hand-out; each nack or ack-wait timeout adds one.")
 
 

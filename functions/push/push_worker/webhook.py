@@ -52,4 +52,5 @@ def send_webhook(
     """POST the envelope's webhook, signed (roomcast.webhooks.signed_post). Raises PushUrlRejected
     when the URL now resolves where roomcast never sends."""
     body = WebhookBody.of(envelope).to_bytes()
-    return post_signed(post, subscription, envelope.message_id, envelope.correlation_id, body, policy, now_ms)
+    ids = (envelope.message_id, envelope.correlation_id)
+    return post_signed(post, subscription, *ids, body, policy, now_ms, envelope.traceparent)

@@ -184,18 +184,6 @@ class AlertChange(StrEnum):
     RESOLVED = "resolved"
 
 
-ALERT_METRICS: Final = ("successRate", "oldestBacklogAgeMs", "p95AttemptLatencyMs", "subscriptionState")
-
-
-class AlertMetric(StrEnum):
-    """The values of ConditionModel.metric in openapi.json."""
-
-    SUCCESSRATE = "successRate"
-    OLDESTBACKLOGAGEMS = "oldestBacklogAgeMs"
-    P95ATTEMPTLATENCYMS = "p95AttemptLatencyMs"
-    SUBSCRIPTIONSTATE = "subscriptionState"
-
-
 WATCHED_SUBSCRIPTION_STATES: Final = ("active", "failing", "paused", "disabled")
 
 

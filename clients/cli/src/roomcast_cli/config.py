@@ -4,21 +4,22 @@ The local stack (`make run`) writes ``.local/stack.json`` (owner-only) while it 
 URL, its process id and the local tenant's API key. The CLI looks for that file in the current
 folder and its parents, as git finds ``.git``, and ignores it when its process is gone.
 ``ROOMCAST_STATE_FILE`` names the file directly (tests, or a stack started elsewhere).
+
+The lookup is the SDK's (``roomcast_client.settings``), so ``roomcast`` and ``Client()`` find the
+same stack; it is imported when a command first needs the connection, as the rest of the SDK is
+(session.py), so ``--help`` and completion stay quick. This module adds the flags and the message.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+# The SDK's names (roomcast_client.settings), repeated so the CLI starts without importing the SDK.
 URL_VARIABLE = "ROOMCAST_URL"
 API_KEY_VARIABLE = "ROOMCAST_API_KEY"
 STATE_FILE_VARIABLE = "ROOMCAST_STATE_FILE"
-STATE_FILE_RELATIVE = Path(".local") / "stack.json"
 
 
 class ConfigurationError(Exception):
@@ -35,44 +36,6 @@ class Connection:
     key_source: str
 
 
-def find_state_file(start: Path, environ: Mapping[str, str]) -> Path | None:
-    """``ROOMCAST_STATE_FILE`` when set, else the nearest ``.local/stack.json`` from ``start`` up."""
-    named = environ.get(STATE_FILE_VARIABLE)
-    if named:
-        return Path(named)
-    for folder in (start, *start.parents):
-        candidate = folder / STATE_FILE_RELATIVE
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        return True
-    except (OSError, OverflowError, ValueError):
-        return False
-    return True
-
-
-def read_running_stack(path: Path) -> dict[str, Any] | None:
-    """The state file's content while its stack runs; None when it is missing, unreadable or stale."""
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(state, dict):
-        return None
-    pid = state.get("pid")
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0 or not _process_alive(pid):
-        return None
-    return state
-
-
 def resolve_connection(
     url_flag: str | None,
     api_key_flag: str | None,
@@ -81,18 +44,12 @@ def resolve_connection(
 ) -> Connection:
     """URL and key, each from the first of: its flag, its environment variable, a running local
     stack's state file. ConfigurationError names what is missing and how to give it."""
-    url, url_source = _first((url_flag, "--url"), (environ.get(URL_VARIABLE), URL_VARIABLE))
-    api_key, key_source = _first(
-        (api_key_flag, "--api-key"), (environ.get(API_KEY_VARIABLE), API_KEY_VARIABLE)
+    from roomcast_client.settings import resolve_settings
+
+    settings = resolve_settings(
+        url_flag, api_key_flag, environ, cwd, url_given_as="--url", key_given_as="--api-key"
     )
-    if url is None or api_key is None:
-        state_file = find_state_file(cwd, environ)
-        state = read_running_stack(state_file) if state_file is not None else None
-        if state is not None and state_file is not None:
-            if url is None and isinstance(state.get("apiUrl"), str) and state["apiUrl"]:
-                url, url_source = state["apiUrl"], str(state_file)
-            if api_key is None and isinstance(state.get("apiKey"), str) and state["apiKey"]:
-                api_key, key_source = state["apiKey"], str(state_file)
+    url, api_key = settings.api_url, settings.api_key
     missing = [name for name, value in (("API URL", url), ("API key", api_key)) if value is None]
     if url is None or api_key is None:
         raise ConfigurationError(
@@ -100,11 +57,4 @@ def resolve_connection(
             f"{URL_VARIABLE} and {API_KEY_VARIABLE}, or start the local stack (make run) and run "
             f"roomcast from the project's folder (or point {STATE_FILE_VARIABLE} at its .local/stack.json)."
         )
-    return Connection(url.rstrip("/"), api_key, url_source, key_source)
-
-
-def _first(*candidates: tuple[str | None, str]) -> tuple[str | None, str]:
-    for value, source in candidates:
-        if value:
-            return value, source
-    return None, ""
+    return Connection(url.rstrip("/"), api_key, settings.url_source, settings.key_source)

@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from roomcast_client.client import API_KEY_VARIABLE, URL_VARIABLE, AsyncClient, Client, ConfigurationError
+from roomcast_client.client import AsyncClient, Client, ConfigurationError
 from roomcast_client.consumer import AsyncPullConsumer, ConsumerStats, PullConsumer
 from roomcast_client.errors import (
     ApiError,
@@ -64,6 +64,7 @@ from roomcast_client.resources.event_types import EventTypeDefinition, SchemaErr
 from roomcast_client.resources.filters import CandidateMatch, FilterTest, SubscriptionMatch
 from roomcast_client.resources.metrics import MetricsResolution
 from roomcast_client.retry import RetryPolicy
+from roomcast_client.settings import API_KEY_VARIABLE, URL_VARIABLE
 from roomcast_client.webhooks import (
     WEBHOOK_DELIVERY_HEADER,
     DeliveryControl,

@@ -27,22 +27,33 @@ from roomcast_client.resources import (
     Subscriptions,
 )
 from roomcast_client.retry import RetryPolicy
+from roomcast_client.settings import (
+    API_KEY_VARIABLE,
+    STATE_FILE_VARIABLE,
+    URL_VARIABLE,
+    current_folder,
+    resolve_settings,
+)
 
-URL_VARIABLE = "ROOMCAST_URL"
-API_KEY_VARIABLE = "ROOMCAST_API_KEY"
+# What a ConfigurationError adds: the third place the URL and key are found (settings.py).
+_LOCAL_STACK_HINT = (
+    f"or start the local stack (make run) and run from the project's folder (or point "
+    f"{STATE_FILE_VARIABLE} at its .local/stack.json)"
+)
 
 
 class ConfigurationError(ValueError):
-    """The client was given no URL or key, and the environment has none either."""
+    """The client was given no URL or key, and neither the environment nor a running local stack
+    has one."""
 
 
 def make_config(base_url: str | None, api_key: str | None, timeout_s: float, retry: RetryPolicy) -> Config:
-    url = base_url or os.environ.get(URL_VARIABLE)
-    key = api_key or os.environ.get(API_KEY_VARIABLE)
+    settings = resolve_settings(base_url, api_key, os.environ, current_folder())
+    url, key = settings.api_url, settings.api_key
     if not url:
-        raise ConfigurationError(f"no API URL: pass base_url= or set {URL_VARIABLE}")
+        raise ConfigurationError(f"no API URL: pass base_url=, set {URL_VARIABLE}, {_LOCAL_STACK_HINT}")
     if not key:
-        raise ConfigurationError(f"no API key: pass api_key= or set {API_KEY_VARIABLE}")
+        raise ConfigurationError(f"no API key: pass api_key=, set {API_KEY_VARIABLE}, {_LOCAL_STACK_HINT}")
     return Config(url.rstrip("/") + "/", key, timeout_s, retry, f"roomcast-client-python/{__version__}")
 
 
@@ -79,7 +90,8 @@ class _Api(PullOperations[E], Generic[E]):
 
 class Client(_Api[SyncExecutor]):
     """The roomcast API, synchronously. ``base_url``/``api_key`` default to ``ROOMCAST_URL`` and
-    ``ROOMCAST_API_KEY``. Use as a context manager, or call ``close()``.
+    ``ROOMCAST_API_KEY``, then to a running local stack's (``make run``: ``settings.py``), as the
+    ``roomcast`` CLI finds them. Use as a context manager, or call ``close()``.
 
     ``timeout_s`` bounds each HTTP request (a long-polling pull waits at most 20 s: keep it above
     that); ``max_retries`` bounds retries of 429, 502-504 and transport errors (``retry`` sets the

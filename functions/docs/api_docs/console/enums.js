@@ -47,9 +47,6 @@ export const ALERT_STATES = Object.freeze(["ok", "firing"]);
 // AlertEventView.state
 export const ALERT_CHANGES = Object.freeze(["firing", "resolved"]);
 
-// ConditionModel.metric
-export const ALERT_METRICS = Object.freeze(["successRate", "oldestBacklogAgeMs", "p95AttemptLatencyMs", "subscriptionState"]);
-
 // an alert rule's condition.in
 export const WATCHED_SUBSCRIPTION_STATES = Object.freeze(["active", "failing", "paused", "disabled"]);
 

@@ -36,8 +36,20 @@ export function clearError(source) {
   alertSource = null;
 }
 
-export function announce(text) {
+// How long a passing word ("Signed in.") stays in the status line.
+const PASSING_MS = 4000;
+let passing = 0;
+
+// Says `text` in the status line; a `passing` one goes away after a few seconds, unless something
+// else was said meanwhile.
+export function announce(text, { passing: goes = false } = {}) {
   statusBox.textContent = text;
+  clearTimeout(passing);
+  if (goes) {
+    passing = setTimeout(() => {
+      if (statusBox.textContent === text) statusBox.textContent = "";
+    }, PASSING_MS);
+  }
 }
 
 export function confirmAction(text, confirmLabel) {

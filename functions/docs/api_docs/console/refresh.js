@@ -35,3 +35,21 @@ export function autoRefresh(current, tick) {
   setTimeout(loop, REFRESH_MS);
   return h("div", { class: "field inline" }, box, h("label", { for: "auto-refresh" }, "Refresh automatically"));
 }
+
+// `work` (async) when called, unless it ran less than `everyMs` ago (and `now` is not asked) or
+// still runs: a screen's slower reads (its metrics, its list's health) inside its one-second
+// refresh. A failure is shown as a refresh's.
+export function throttled(everyMs, work) {
+  let startedAt = -Infinity;
+  let running = false;
+  return (now = false) => {
+    if (running || (!now && Date.now() - startedAt < everyMs)) return;
+    startedAt = Date.now();
+    running = true;
+    work()
+      .then(() => clearError("refresh"), (error) => showError(error, "refresh"))
+      .finally(() => {
+        running = false;
+      });
+  };
+}

@@ -3,10 +3,11 @@
 import { apiKey } from "./api.js";
 import { byId, code, flatten, h, link } from "./dom.js";
 import { clearError, showError } from "./feedback.js";
-import { setBreadcrumb, signOutButton } from "./header.js";
+import { setBreadcrumb, showSignedIn } from "./header.js";
 import { isCurrent, newScreen } from "./refresh.js";
 import { signInView } from "./sign-in.js";
 import { catalogView } from "./view-catalog.js";
+import { eventTypeView } from "./view-event-type.js";
 import { messageView } from "./view-message.js";
 import { roomView } from "./view-room.js";
 import { roomsView } from "./view-rooms.js";
@@ -34,6 +35,8 @@ function invalidIdView(id) {
 function viewFor(current, parts) {
   if (parts.length === 0 || (parts.length === 1 && parts[0] === "rooms")) return () => roomsView(current);
   if (parts.length === 1 && parts[0] === "event-types") return () => catalogView(current);
+  // An event type's name (order.created) goes into its API path encoded, a dot segment refused.
+  if (parts.length === 2 && parts[0] === "event-types") return () => eventTypeView(current, parts[1]);
   if (parts[0] !== "rooms") return notFoundView;
   // Every other part of a screen's address is an id (rooms/<id>/subscriptions/<id>): checked
   // before any request is built from it.
@@ -52,7 +55,7 @@ export async function render() {
     main.querySelector("input")?.focus();
     return;
   }
-  signOutButton.hidden = false;
+  showSignedIn(true);
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map((part) => {
     try {
       return decodeURIComponent(part);

@@ -3,12 +3,12 @@
 import { api, forgetApiKey, keepApiKey } from "./api.js";
 import { field, h, input } from "./dom.js";
 import { announce, clearError, showError } from "./feedback.js";
-import { setBreadcrumb, signOutButton } from "./header.js";
+import { setBreadcrumb, showSignedIn } from "./header.js";
 import { newScreen } from "./refresh.js";
 
 // The sign-in screen; onSignedIn shows the screen of the address once the key is kept.
 export function signInView(onSignedIn) {
-  signOutButton.hidden = true;
+  showSignedIn(false);
   setBreadcrumb([]);
   const keyInput = input("api-key", { type: "password", autocomplete: "off", spellcheck: "false", required: true });
   const submit = h("button", { type: "submit" }, "Sign in");
@@ -27,7 +27,7 @@ export function signInView(onSignedIn) {
           await api("GET", "rooms", { query: { limit: 1 }, key }); // checks the key before keeping it
           keepApiKey(key);
           keyInput.value = "";
-          announce("Signed in.");
+          announce("Signed in.", { passing: true });
           await onSignedIn();
         } catch (error) {
           showError(error);
@@ -53,5 +53,5 @@ export function signOut() {
   forgetApiKey();
   newScreen();
   clearError();
-  announce("Signed out.");
+  announce("Signed out.", { passing: true });
 }

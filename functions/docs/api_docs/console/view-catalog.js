@@ -2,7 +2,7 @@
 // one with a schema, and a form to check a payload against a schema without publishing.
 
 import { api, apiPath, PAGE_SIZE } from "./api.js";
-import { code, field, h, input, region, table } from "./dom.js";
+import { code, field, h, input, link, region, table } from "./dom.js";
 import { VALIDATION_MODES } from "./enums.js";
 import { parseJson } from "./filters.js";
 import { submitForm } from "./forms.js";
@@ -12,7 +12,7 @@ import { setBreadcrumb } from "./header.js";
 function catalogTable({ eventTypes, nextCursor }) {
   return [
     table("Event types", ["Name", "Validation", "Schema versions", "Deprecated", "Updated"], eventTypes.map((type) => [
-      code(type.name),
+      link(`#/event-types/${encodeURIComponent(type.name)}`, type.name),
       type.validation,
       type.versions.length ? type.versions.join(", ") : "none",
       type.deprecated ? "deprecated" : "",

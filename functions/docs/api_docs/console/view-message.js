@@ -23,7 +23,9 @@ function deliveryTimeline(roomHash, message, delivery, attempts) {
     note: attempt.httpStatus ? String(attempt.httpStatus) : attempt.event,
     kind: attemptOutcome(attempt),
   }));
-  if (delivery.nextAttemptAt && ["scheduled", "pending", "retrying"].includes(delivery.status)) {
+  // Only an open delivery has a next attempt: a cancelled, cleared or dead one keeps none.
+  const open = ["scheduled", "waiting", "pending", "retrying"].includes(delivery.status);
+  if (delivery.nextAttemptAt && open) {
     points.push({ ms: Math.max(0, Date.parse(delivery.nextAttemptAt) - publishedMs), label: "next", note: "due", kind: "due" });
   }
   const subscriptionHash = `${roomHash}/subscriptions/${encodeURIComponent(delivery.subscriptionId)}`;
@@ -33,7 +35,7 @@ function deliveryTimeline(roomHash, message, delivery, attempts) {
     details([
       ["Status", badge(delivery.status)],
       ["Attempts", String(delivery.attempts)],
-      ["Next attempt due", time(delivery.nextAttemptAt)],
+      ["Next attempt due", open ? time(delivery.nextAttemptAt) : "none: it has ended"],
       ["Last error", delivery.lastError ? code(delivery.lastError) : "none"],
     ]),
     points.length ? timeline(title, points, { text: delivery.status, kind: delivery.status }) : null,

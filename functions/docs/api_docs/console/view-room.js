@@ -1,5 +1,6 @@
-// One room's screen: its settings, its subscriptions and a form to add one, a form to publish (now
-// or at a time), its newest messages with each destination's delivery, and what is scheduled.
+// One room's screen: its settings, its subscriptions with their health, its metrics and charts, its
+// newest messages with each destination's delivery, what is scheduled; then a form to add a
+// subscription and a form to publish (now or at a time).
 
 import { api, apiPath } from "./api.js";
 import { badge, code, details, field, h, input, link, region, table } from "./dom.js";
@@ -8,7 +9,10 @@ import { policyInputs, submitForm } from "./forms.js";
 import { duration, policy, time } from "./format.js";
 import { act } from "./feedback.js";
 import { setBreadcrumb } from "./header.js";
-import { autoRefresh, isCurrent } from "./refresh.js";
+import { autoRefresh, isCurrent, throttled } from "./refresh.js";
+import { metricsPanel } from "./charts.js";
+import { HEALTH_SUBSCRIPTIONS, healthMarker, metricsCells, subscriptionsHealth } from "./health.js";
+import { backlogText, lastHourQuery, problems, successText } from "./metrics.js";
 
 function deliverySummary(deliveries) {
   if (deliveries.length === 0) return "no destination";
@@ -32,6 +36,12 @@ function messageTable(roomHash, title, columns, cells, empty) {
   return { list, show };
 }
 
+// How often, while the screen refreshes itself, the room's subscriptions' health is read again (up
+// to HEALTH_SUBSCRIPTIONS requests) and its own health (the last hour's metrics; the charts' range
+// is read again as often as RANGES says).
+const HEALTH_EVERY_MS = 60_000;
+const METRICS_EVERY_MS = 5_000;
+
 export async function roomView(current, roomId) {
   const roomPath = apiPath("rooms", roomId);
   const scheduledQuery = { query: { limit: 20, status: "scheduled" } };
@@ -44,19 +54,52 @@ export async function roomView(current, roomId) {
   const roomHash = `#/rooms/${encodeURIComponent(roomId)}`;
   setBreadcrumb([["Rooms", "#/rooms"], [room.name, roomHash]]);
 
+  let latestSubscriptions = subscriptions;
+  let health = new Map();
+  let healthOf = null; // the subscriptions whose health was read last (their ids)
   const subscriptionList = region();
-  const showSubscriptions = (page) =>
-    subscriptionList.show(page, ({ subscriptions: all, nextCursor }) => [
-      table("Subscriptions", ["Subscription", "Type", "Status", "Target", "Retry policy"], all.map((subscription) => [
-        link(`${roomHash}/subscriptions/${encodeURIComponent(subscription.id)}`, subscription.id),
-        subscription.type,
-        badge(subscription.status),
-        subscription.type === "PUSH" ? code(subscription.pushUrl) : "its own pull queue",
-        policy(subscription),
-      ]), "No subscriptions yet."),
+  const showSubscriptions = (page) => {
+    latestSubscriptions = page;
+    const ids = page.subscriptions.map((subscription) => subscription.id).join(" ");
+    if (ids !== healthOf) {
+      healthOf = ids;
+      readHealth(true); // one added or removed: read now, not in a minute
+    }
+    const rows = page.subscriptions.map((subscription) => [subscription, health.get(subscription.id) ?? null]);
+    subscriptionList.show([rows, page.nextCursor], ([all, nextCursor]) => [
+      table("Subscriptions (health: the last hour)", ["Subscription", "Type", "Status", "Target", "Retry policy", "Success rate", "Backlog", "Health"],
+        all.map(([subscription, found]) => [
+          link(`${roomHash}/subscriptions/${encodeURIComponent(subscription.id)}`, subscription.id),
+          subscription.type,
+          badge(subscription.status),
+          subscription.type === "PUSH" ? code(subscription.pushUrl) : "its own pull queue",
+          policy(subscription),
+          ...metricsCells(found?.metrics, found?.error),
+          healthMarker(found ? found.problems : problems(subscription, null), true),
+        ]), "No subscriptions yet."),
       nextCursor && h("p", { class: "hint" }, "The first 100 subscriptions are shown."),
+      all.length > HEALTH_SUBSCRIPTIONS && h("p", { class: "hint" }, `The metrics of the first ${HEALTH_SUBSCRIPTIONS} are read; the others are judged on their status.`),
     ]);
+  };
+  const readHealth = throttled(HEALTH_EVERY_MS, async () => {
+    const read = await subscriptionsHealth(latestSubscriptions.subscriptions.map((subscription) => ({ ...subscription, roomId })));
+    // Plain data, compared by value: only the numbers a row shows.
+    health = new Map([...read].map(([id, found]) => [id, { ...found, metrics: found.metrics && { summary: found.metrics.summary, backlog: found.metrics.backlog } }]));
+    if (isCurrent(current)) showSubscriptions(latestSubscriptions);
+  });
   showSubscriptions(subscriptions);
+
+  const roomHealth = region();
+  const charts = metricsPanel("room-metrics", (query) => api("GET", `${roomPath}/metrics`, { query }));
+  const readMetrics = throttled(METRICS_EVERY_MS, async () => {
+    const { range, answer } = await charts.refresh(true);
+    const hour = range === "1h" ? answer : await api("GET", `${roomPath}/metrics`, { query: lastHourQuery(Date.now()) }).catch(() => null);
+    if (!isCurrent(current)) return;
+    roomHealth.show(hour && [hour.summary, hour.backlog], () => hour
+      ? details([["Room's health", healthMarker(problems(null, hour))], ["Last hour", successText(hour.summary)], ["Backlog now", backlogText(hour.backlog)]])
+      : h("p", { class: "empty" }, "The room's metrics could not be read."));
+  });
+  readMetrics();
 
   const newest = messageTable(roomHash, "The 20 newest messages", ["Published", "Deliveries"],
     (message) => [time(message.publishedAt), deliverySummary(message.deliveries)], "No messages yet.");
@@ -67,6 +110,8 @@ export async function roomView(current, roomId) {
   soonest.show(scheduled);
 
   const refresh = async () => {
+    readMetrics();
+    readHealth();
     const [nextSubscriptions, nextMessages, nextScheduled] = await Promise.all([
       api("GET", `${roomPath}/subscriptions`, { query: { limit: 100 } }),
       api("GET", `${roomPath}/messages`, { query: { limit: 20 } }),
@@ -78,23 +123,25 @@ export async function roomView(current, roomId) {
     soonest.show(nextScheduled);
   };
 
+  // The room's own state first (its health and subscriptions, messages, metrics); the forms below.
   return [
     h("h1", { tabindex: "-1" }, `Room ${room.name}`),
+    autoRefresh(current, refresh),
     details([
       ["Id", code(room.id)],
       ["Delivery policy", policy(room)],
       ["Messages expire", room.messageExpirationMs ? `after ${duration(room.messageExpirationMs)}` : "never"],
-      ["Event types", room.eventTypes.length ? room.eventTypes.map((type) => `${type.name}${type.versions?.length ? ` (v${type.versions.join(", v")})` : ""}`).join("; ") : "any"],
+      ["Event types", room.eventTypes.length ? room.eventTypes.map((type, index) => [
+        index ? "; " : "", link(`#/event-types/${encodeURIComponent(type.name)}`, type.name), type.versions?.length ? ` (v${type.versions.join(", v")})` : ""]) : "any"],
       ["Operations room", room.operationsRoomId ? code(room.operationsRoomId) : "none"],
       ["Created", time(room.createdAt)],
     ]),
-    h("section", { "aria-labelledby": "subscriptions-title" }, h("h2", { id: "subscriptions-title" }, "Subscriptions"), subscriptionList, subscriptionForm(roomPath, refresh)),
-    h("section", { "aria-labelledby": "publish-title" }, h("h2", { id: "publish-title" }, "Publish a message"), publishForm(roomPath, roomHash, refresh)),
-    h("section", { "aria-labelledby": "messages-title" },
-      h("h2", { id: "messages-title" }, "Messages"),
-      autoRefresh(current, refresh),
-      newest.list),
+    h("section", { "aria-labelledby": "subscriptions-title" }, h("h2", { id: "subscriptions-title" }, "Subscriptions"), roomHealth, subscriptionList),
+    h("section", { "aria-labelledby": "messages-title" }, h("h2", { id: "messages-title" }, "Messages"), newest.list),
     h("section", { "aria-labelledby": "scheduled-title" }, h("h2", { id: "scheduled-title" }, "Scheduled"), soonest.list),
+    h("section", { "aria-labelledby": "room-metrics-title" }, h("h2", { id: "room-metrics-title" }, "Metrics"), charts.element),
+    h("section", { "aria-labelledby": "subscribe-title" }, h("h2", { id: "subscribe-title" }, "Add a subscription"), subscriptionForm(roomPath, refresh)),
+    h("section", { "aria-labelledby": "publish-title" }, h("h2", { id: "publish-title" }, "Publish a message"), publishForm(roomPath, roomHash, refresh)),
   ];
 }
 
@@ -126,7 +173,6 @@ function subscriptionForm(roomPath, refresh) {
     );
     return `Subscription ${created.id} created.`;
   }, refresh,
-  h("h3", { id: "subscribe-title" }, "Add a subscription"),
   h("div", { class: "grid" },
     field("Type", type),
     urlField,

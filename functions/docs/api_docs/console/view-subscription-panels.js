@@ -2,23 +2,10 @@
 
 import { api, apiPath } from "./api.js";
 import { badge, code, details, h, link, table } from "./dom.js";
-import { DELIVERY_STATUSES } from "./enums.js";
 import { duration, time } from "./format.js";
+import { healthMarker } from "./health.js";
+import { backlogText, outcomesText, percentilesText, problems, successText } from "./metrics.js";
 import { timeline } from "./timeline.js";
-
-// Health: whether the endpoint is failing now comes from the API (failingSince); the success rate
-// and the last error are computed here from the subscription's newest deliveries.
-function health(deliveries) {
-  const counts = Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, 0]));
-  let attempts = 0;
-  let succeeded = 0;
-  for (const delivery of deliveries) {
-    counts[delivery.status] += 1;
-    attempts += delivery.attempts;
-    if (delivery.status === "delivered") succeeded += 1; // each delivered delivery's last attempt
-  }
-  return { counts, attempts, succeeded };
-}
 
 // The newest error among the recent deliveries. A delivery that failed, then succeeded keeps no
 // lastError: its last failed attempt is read from its attempts, once per change of the delivery.
@@ -38,20 +25,26 @@ export async function lastError(roomPath, subscriptionId, deliveries, known) {
   return known.get(key);
 }
 
-export function healthPanel(roomHash, deliveries, lastError, failingSince) {
-  const { counts, attempts, succeeded } = health(deliveries);
-  const rate = attempts ? `${Math.round((100 * succeeded) / attempts)}% (${succeeded} of ${attempts} attempts succeeded)` : "no attempts yet";
+// Health, from the API: whether the endpoint is failing now (failingSince), its status, and the
+// last hour's metrics (`hour`: a metrics answer; undefined while it is read, null if it could not
+// be); the last error from the newest deliveries.
+export function healthPanel(roomHash, subscription, hour, lastError) {
+  const read = (text) => (hour === undefined ? "reading the metrics…" : hour === null ? "the metrics could not be read" : text());
+  const why = problems(subscription, hour ?? null);
   return [
     details([
-      ["Failing since", failingSince ? [badge("failing"), " every attempt since ", time(failingSince)] : "not failing"],
-      ["Recent success rate", rate],
-      ["Deliveries by status", DELIVERY_STATUSES.filter((status) => counts[status]).map((status) => `${status} ${counts[status]}`).join(", ") || "none"],
+      ["Health", why.length || hour ? healthMarker(why) : read(() => "")],
+      ["Failing since", subscription.failingSince ? [badge("failing"), " every attempt since ", time(subscription.failingSince)] : "not failing"],
+      ["Success rate (last hour)", read(() => successText(hour.summary))],
+      ["Outcomes (last hour)", read(() => outcomesText(hour.summary))],
+      ["Attempt latency (last hour)", read(() => percentilesText(hour.summary.attemptLatencyMs))],
+      ["Backlog now", read(() => backlogText(hour.backlog))],
       ["Last error", lastError
         ? [code(lastError.error), " — ", time(lastError.at), ", ",
           link(`${roomHash}/messages/${encodeURIComponent(lastError.messageId)}`, lastError.messageId)]
         : "none"],
     ]),
-    h("p", { class: "hint" }, `Computed in the browser from the subscription's ${deliveries.length} newest deliver${deliveries.length === 1 ? "y" : "ies"}.`),
+    h("p", { class: "hint" }, "From the API: the subscription's status, its metrics of the last hour (GET …/metrics, by minute), and the last error of its newest deliveries."),
   ];
 }
 

@@ -1,6 +1,6 @@
-// One subscription's screen: its settings, health and retry schedule; pause and resume; its
-// deliveries (retry now, clear all pending), paused ordering keys (resume, skip) and dead letters
-// (replay, purge).
+// One subscription's screen: its settings, health, metrics charts and retry schedule; pause and
+// resume; its deliveries (retry now, clear all pending), paused ordering keys (resume, skip) and dead
+// letters (replay, purge).
 
 import { api, apiPath, finishedJob, PAGE_SIZE } from "./api.js";
 import { badge, code, details, field, h, link, region, table } from "./dom.js";
@@ -9,8 +9,15 @@ import { act, confirmAction, showError } from "./feedback.js";
 import { duration, policy, time } from "./format.js";
 import { filterPolicyText } from "./filters.js";
 import { setBreadcrumb } from "./header.js";
-import { autoRefresh, isCurrent } from "./refresh.js";
+import { autoRefresh, isCurrent, throttled } from "./refresh.js";
+import { metricsPanel } from "./charts.js";
+import { lastHourQuery } from "./metrics.js";
 import { healthPanel, lastError, pausedKeysPanel, schedulePanel } from "./view-subscription-panels.js";
+
+// How often, while the screen refreshes itself, its health (the last hour's metrics) is read again;
+// the charts' range is read again as often as RANGES says (1 h: as often, and the same request).
+const METRICS_EVERY_MS = 5_000;
+const OPEN = ["scheduled", "waiting", "pending", "retrying"];
 
 export async function subscriptionView(current, roomId, subscriptionId) {
   const roomPath = apiPath("rooms", roomId);
@@ -47,9 +54,26 @@ export async function subscriptionView(current, roomId, subscriptionId) {
   const replayAll = h("button", { type: "button" }, "Replay all dead letters");
   const purge = h("button", { type: "button", class: "danger" }, "Purge dead letters…");
   let subscription;
+  let newestError = null;
+  let hour; // the last hour's metrics: undefined until read, null when they could not be
+  const showHealth = () => {
+    const { status, disabledReason, failingSince } = subscription;
+    const numbers = hour && { summary: hour.summary, backlog: hour.backlog };
+    healthRegion.show([{ status, disabledReason, failingSince }, numbers, hour === null, newestError],
+      ([state, found, failed, error]) => healthPanel(roomHash, state, failed ? null : found ?? undefined, error));
+  };
+  const charts = metricsPanel("subscription-metrics", (query) => api("GET", `${path}/metrics`, { query }));
+  const readMetrics = throttled(METRICS_EVERY_MS, async () => {
+    const { range, answer } = await charts.refresh(true);
+    const lastHour = range === "1h" ? answer : await api("GET", `${path}/metrics`, { query: lastHourQuery(Date.now()) }).catch(() => null);
+    if (!isCurrent(current)) return;
+    hour = lastHour;
+    showHealth();
+  });
 
-  const show = ([latest, recent, filtered, letters, keys, newestError]) => {
+  const show = ([latest, recent, filtered, letters, keys, latestError]) => {
     subscription = latest;
+    newestError = latestError;
     summary.show(latest, (item) => details([
       ["Id", code(item.id)],
       ["Type", item.type],
@@ -69,7 +93,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
     ]));
     toggle.textContent = latest.status === "active" ? "Pause" : latest.status === "paused" ? "Resume" : "Enable";
     retry.hidden = latest.type !== "PUSH";
-    healthRegion.show([recent.deliveries, newestError, latest.failingSince ?? null], ([deliveries, error, failingSince]) => healthPanel(roomHash, deliveries, error, failingSince));
+    showHealth();
     const page = filtered ?? recent;
     deliveryList.show(page, ({ deliveries, nextCursor }) => [
       table(`Deliveries${statusFilter.value ? ` (${statusFilter.value})` : ""}, newest first`, ["Message", "Status", "Attempts", "Last error", "Next attempt", "Updated"], deliveries.map((delivery) => [
@@ -77,7 +101,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
         badge(delivery.status),
         String(delivery.attempts),
         delivery.lastError ? code(delivery.lastError) : "—",
-        time(delivery.nextAttemptAt),
+        OPEN.includes(delivery.status) ? time(delivery.nextAttemptAt) : "—", // an ended one has none
         time(delivery.updatedAt),
       ]), "No deliveries."),
       nextCursor && h("p", { class: "hint" }, `The ${PAGE_SIZE} newest are shown.`),
@@ -104,6 +128,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
         (resumed) => `Ordering key ${resumed.orderingKey} resumed${skip ? ", its dead message skipped" : ""}.`, refresh)));
   };
   const refresh = async () => {
+    readMetrics();
     const latest = await load();
     if (isCurrent(current)) show(latest);
   };
@@ -134,6 +159,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
   });
   statusFilter.addEventListener("change", () => refresh().catch((error) => showError(error)));
   show(first);
+  readMetrics();
 
   return [
     h("h1", { tabindex: "-1" }, `Subscription ${subscriptionId}`),
@@ -141,6 +167,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
     summary,
     h("div", { class: "actions" }, toggle),
     h("section", { "aria-labelledby": "health-title" }, h("h2", { id: "health-title" }, "Health"), healthRegion),
+    h("section", { "aria-labelledby": "metrics-title" }, h("h2", { id: "metrics-title" }, "Metrics"), charts.element),
     h("section", { "aria-labelledby": "schedule-title" }, h("h2", { id: "schedule-title" }, "Retry schedule"), schedulePanel(schedule)),
     h("section", { "aria-labelledby": "deliveries-title" },
       h("h2", { id: "deliveries-title" }, "Deliveries"),

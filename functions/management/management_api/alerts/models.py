@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from management_api.fields import PushUrl
 from roomcast.alerts import MAX_WINDOW_MINUTES, AlertEvent, AlertRule, AlertState
@@ -35,59 +36,74 @@ class ScopeModel(ApiModel):
     @model_validator(mode="after")
     def _room_with_subscription(self) -> Self:
         if self.subscriptionId is not None and self.roomId is None:
-            raise ValueError("scope.subscriptionId needs the scope.roomId it belongs to")
-        return self
-
-
-class ConditionModel(ApiModel):
-    metric: MetricName = Field(
-        description="`successRate` (with `below`), `oldestBacklogAgeMs` or `p95AttemptLatencyMs` "
-        "(with `above`), `subscriptionState` (with `in`, for a subscription's scope)."
-    )
-    below: Annotated[float | None, NOT_NULL] = Field(default=None, ge=0, le=1, strict=False)
-    above: Annotated[float | None, NOT_NULL] = Field(default=None, ge=0, le=10**12, strict=False)
-    in_: Annotated[list[StateName] | None, NOT_NULL] = Field(
-        default=None, alias="in", min_length=1, max_length=4
-    )
-    windowMinutes: Annotated[int, Field(ge=1, le=MAX_WINDOW_MINUTES), INTEGRAL] = 5
-    minDeliveries: Annotated[int, Field(ge=1, le=1_000_000), INTEGRAL] = Field(
-        default=1, description="successRate: fewer attempts in the window than this never fire."
-    )
-
-    @model_validator(mode="after")
-    def _threshold_of_its_metric(self) -> Self:
-        wanted = {"successRate": "below", "subscriptionState": "in"}.get(self.metric, "above")
-        given = {
-            name
-            for name in ("below", "above", "in")
-            if getattr(self, "in_" if name == "in" else name) is not None
-        }
-        if given != {wanted}:
-            raise ValueError(
-                f"condition.metric {self.metric} takes condition.{wanted} (and no other threshold)"
+            raise PydanticCustomError(
+                "scope_mismatch", "scope.subscriptionId needs the scope.roomId it belongs to"
             )
         return self
 
 
-class NotifyModel(ApiModel):
-    webhookUrl: Annotated[PushUrl | None, NOT_NULL] = Field(
-        default=None, description="A signed webhook (Standard Webhooks, the rule's signingSecret)."
+WindowMinutes = Annotated[
+    int, Field(ge=1, le=MAX_WINDOW_MINUTES, description="Over the last this many minutes."), INTEGRAL
+]
+
+
+class RateCondition(ApiModel):
+    metric: Literal["successRate"]
+    below: float = Field(ge=0, le=1, strict=False, description="Fires below this rate (0 to 1).")
+    windowMinutes: WindowMinutes = 5
+    minDeliveries: Annotated[int, Field(ge=1, le=1_000_000), INTEGRAL] = Field(
+        default=1, description="Fewer attempts in the window than this never fire."
     )
-    email: Annotated[str | None, NOT_NULL] = Field(
-        default=None,
+
+
+class LatencyCondition(ApiModel):
+    metric: Literal["p95AttemptLatencyMs"]
+    above: float = Field(ge=0, le=10**9, strict=False, description="Fires above this p95 (ms).")
+    windowMinutes: WindowMinutes = 5
+
+
+class BacklogCondition(ApiModel):
+    metric: Literal["oldestBacklogAgeMs"]
+    above: float = Field(
+        ge=0,
+        le=10**12,
+        strict=False,
+        description="Fires when the oldest open delivery has waited longer (ms).",
+    )
+
+
+class StateCondition(ApiModel):
+    metric: Literal["subscriptionState"]
+    in_: list[StateName] = Field(
+        alias="in",
+        min_length=1,
+        max_length=4,
+        description="Fires while the subscription is in one of these states.",
+    )
+
+
+ConditionModel = Annotated[
+    RateCondition | LatencyCondition | BacklogCondition | StateCondition, Field(discriminator="metric")
+]
+
+
+class WebhookNotify(ApiModel):
+    webhookUrl: PushUrl = Field(description="A signed webhook (Standard Webhooks, the rule's signingSecret).")
+
+
+class EmailNotify(ApiModel):
+    email: str = Field(
         max_length=254,
         pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
         description="An e-mail address, through SNS (the address confirms its subscription first).",
     )
-    slackUrl: Annotated[PushUrl | None, NOT_NULL] = Field(
-        default=None, description='A Slack-compatible incoming-webhook URL (`{"text": ...}`).'
-    )
 
-    @model_validator(mode="after")
-    def _one_target(self) -> Self:
-        if sum(v is not None for v in (self.webhookUrl, self.email, self.slackUrl)) != 1:
-            raise ValueError("notify takes exactly one of webhookUrl, email, slackUrl")
-        return self
+
+class SlackNotify(ApiModel):
+    slackUrl: PushUrl = Field(description='A Slack-compatible incoming-webhook URL (`{"text": ...}`).')
+
+
+NotifyModel = WebhookNotify | EmailNotify | SlackNotify
 
 
 class AlertRuleCreate(ApiModel):

@@ -7,7 +7,17 @@ import secrets
 from dataclasses import dataclass, replace
 from typing import Any
 
-from management_api.alerts.models import AlertRuleCreate, AlertRulePatch, ConditionModel, NotifyModel
+from management_api.alerts.models import (
+    AlertRuleCreate,
+    AlertRulePatch,
+    BacklogCondition,
+    ConditionModel,
+    EmailNotify,
+    LatencyCondition,
+    NotifyModel,
+    RateCondition,
+    WebhookNotify,
+)
 from roomcast.alerts import (
     MAX_RULES_PER_TENANT,
     AlertEvent,
@@ -27,18 +37,24 @@ RECENT_ALERTS = 50
 
 
 def _condition(model: ConditionModel) -> Condition:
-    return Condition(
-        metric=AlertMetric(model.metric),
-        below=model.below,
-        above=model.above,
-        states=tuple(model.in_ or ()),
-        window_minutes=model.windowMinutes,
-        min_deliveries=model.minDeliveries,
-    )
+    metric = AlertMetric(model.metric)
+    if isinstance(model, RateCondition):
+        return Condition(
+            metric, below=model.below, window_minutes=model.windowMinutes, min_deliveries=model.minDeliveries
+        )
+    if isinstance(model, LatencyCondition):
+        return Condition(metric, above=model.above, window_minutes=model.windowMinutes)
+    if isinstance(model, BacklogCondition):
+        return Condition(metric, above=model.above)
+    return Condition(metric, states=tuple(model.in_))
 
 
 def _notify(model: NotifyModel) -> Notify:
-    return Notify(model.webhookUrl, model.email, model.slackUrl)
+    if isinstance(model, WebhookNotify):
+        return Notify(webhook_url=model.webhookUrl)
+    if isinstance(model, EmailNotify):
+        return Notify(email=model.email)
+    return Notify(slack_url=model.slackUrl)
 
 
 @dataclass
@@ -119,9 +135,8 @@ class AlertsService:
     def _check_condition(self, condition: Condition, subscription_id: str | None) -> None:
         if condition.metric is AlertMetric.SUBSCRIPTION_STATE and subscription_id is None:
             problem = "subscriptionState watches one subscription: give scope.subscriptionId"
-            raise InvalidRequest(
-                problem, details=[{"field": "body.scope.subscriptionId", "problem": problem}]
-            )
+            detail = {"field": "body.scope.subscriptionId", "problem": problem, "type": "scope_mismatch"}
+            raise InvalidRequest(problem, details=[detail], code="scope_mismatch")
 
     def _check_notify(self, notify: Notify) -> None:
         for field, url in (("webhookUrl", notify.webhook_url), ("slackUrl", notify.slack_url)):

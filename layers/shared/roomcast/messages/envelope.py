@@ -51,6 +51,7 @@ class Envelope:
     # When its message was first due: a scheduled message's deliverAt (0: at its publishing, and
     # envelopes sent before it was carried). Its records carry it (roomcast.metrics places them).
     sent_from_ms: int = 0
+    traceparent: str | None = None  # the publish's W3C trace context: a webhook's header
 
     @property
     def first_due_ms(self) -> int:
@@ -98,6 +99,8 @@ class Envelope:
                 raise EnvelopeError(f"not a roomcast envelope: {name} is not an integer")
         if envelope.expires_at_ms is not None and type(envelope.expires_at_ms) is not int:
             raise EnvelopeError("not a roomcast envelope: expires_at_ms is not an integer")
+        if envelope.traceparent is not None and type(envelope.traceparent) is not str:
+            raise EnvelopeError("not a roomcast envelope: traceparent is not text")
         if envelope.ordering_key is not None and type(envelope.ordering_key) is not str:
             raise EnvelopeError("not a roomcast envelope: ordering_key is not text")
         if envelope.ordering_number is not None and type(envelope.ordering_number) is not int:
@@ -173,4 +176,5 @@ def first_envelope(message: Message, subscription_id: str) -> Envelope:
         ordering_key=message.ordering_key if subscription_id in message.ordered_to else None,
         ordering_number=message.ordering_number if subscription_id in message.ordered_to else None,
         sent_from_ms=message.deliver_at_ms or 0,
+        traceparent=message.traceparent,
     )

@@ -119,6 +119,7 @@ def message_to_item(message: Message) -> items.Item:
         "orderingKey",
         "orderedTo",
         "orderingNumber",
+        "traceparent",
     ):
         if not fields[kept]:
             del fields[kept]  # most messages: none, and nothing stored

@@ -59,6 +59,8 @@ class Publication:
     deliver_after_ms: int | None = None
     # Its key: an ordered subscription gets the messages of one key one at a time, in publish order.
     ordering_key: str | None = None
+    # The publish request's W3C trace context, carried to the webhooks and PULL messages.
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class Message:
     ordering_key: str | None = None
     ordered_to: tuple[str, ...] = ()
     ordering_number: int | None = None  # its place in its key's line (roomcast.ordering.numbers)
+    traceparent: str | None = None  # the publish's W3C trace context (roomcast.platform.tracing)
 
     @property
     def scheduled(self) -> bool:

@@ -17,6 +17,7 @@ from roomcast.metrics.model import (
     MINUTE_PREFIX,
     OPEN_TOTAL,
     RESOLUTIONS,
+    Count,
     Resolution,
     Scope,
     ScopeKind,
@@ -27,6 +28,7 @@ from roomcast.platform import HOUR_MS, MINUTE_MS, iso_from_ms
 
 STATE_VERSION: Final = 1
 _SEPARATOR: Final = "\n"
+_COUNT_NAMES: Final = frozenset(count.value for count in Count)
 
 if TYPE_CHECKING:
     from roomcast.metrics.facts import Fact
@@ -97,6 +99,17 @@ class Tally:
             minutes = self.opens.setdefault((open_partition(scope), open_sort_key(hour)), Counter())
             minutes[minute_attribute(fact.sent_from_ms)] += fact.opened
             minutes[OPEN_TOTAL] += fact.opened
+
+    def tenant_counts(self) -> dict[str, Counter[str]]:
+        """Each tenant's counts in this tally (its minute buckets added): what the function
+        reports to CloudWatch, a few metrics per tenant (docs/metrics.md)."""
+        found: dict[str, Counter[str]] = {}
+        for (partition, sort_key), amounts in self.buckets.items():
+            scope = scope_of_partition(partition)
+            if scope.kind is ScopeKind.TENANT and sort_key.startswith(f"{Resolution.MINUTE.value}#"):
+                counts = found.setdefault(scope.tenant_id, Counter())
+                counts.update({name: n for name, n in amounts.items() if name in _COUNT_NAMES})
+        return found
 
     @property
     def empty(self) -> bool:

@@ -62,7 +62,12 @@ if TYPE_CHECKING:
         MAX_PUSH_URL_LENGTH as MAX_PUSH_URL_LENGTH,
         REPLAY_BATCH as REPLAY_BATCH,
     )
-    from roomcast.platform.observability import logger as logger, metrics as metrics
+    from roomcast.platform.observability import (
+        METRICS_NAMESPACE as METRICS_NAMESPACE,
+        SERVICE_NAME as SERVICE_NAME,
+        logger as logger,
+        metrics as metrics,
+    )
     from roomcast.platform.pages import (
         MAX_POSITION_VALUE_LENGTH as MAX_POSITION_VALUE_LENGTH,
         Page as Page,
@@ -84,6 +89,7 @@ if TYPE_CHECKING:
         is_condition_failure as is_condition_failure,
         key as key,
     )
+    from roomcast.platform.tracing import traceparent as traceparent
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from aws_lambda_powertools import Logger, Metrics
 
 SERVICE_NAME = "roomcast"
+METRICS_NAMESPACE = "Roomcast"
 
 logger = Logger(service=SERVICE_NAME)
-metrics = Metrics(namespace="Roomcast", service=SERVICE_NAME)
+metrics = Metrics(namespace=METRICS_NAMESPACE, service=SERVICE_NAME)

@@ -112,6 +112,7 @@ def new_message(
         filtered_out=route.filtered_out,
         schema_errors=admission.warnings,
         ordering_key=publication.ordering_key,
+        traceparent=publication.traceparent,
         # An ordered destination gets it in its key's turn (docs/decisions/0041-ordering-keys.md).
         # (a room holds at most MAX_ORDERED_SUBSCRIPTIONS_PER_ROOM; more, by a race of two
         # creates, are sent unordered: the message and its places are one transaction)

@@ -24,9 +24,13 @@ def post_signed(
     body: bytes,
     policy: PushUrlPolicy,
     now_ms: int,
+    traceparent: str | None = None,
 ) -> HttpResult:
+    """``traceparent``: the publish's W3C trace context, sent as the header of that name."""
     secrets = [s.secret for s in subscription.signing_secrets if s.active(now_ms)]
     headers = webhook_headers(message_id, now_ms // 1000, body, secrets, correlation_id)
+    if traceparent is not None:
+        headers["traceparent"] = traceparent
     try:
         return post(subscription.push_url or "", body, headers, subscription.request_timeout_ms, policy)
     except PushUrlUnresolvable as unresolved:

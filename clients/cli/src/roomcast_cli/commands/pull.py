@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from roomcast_cli import render
 from roomcast_cli.common import JsonFlag, RoomId, SubscriptionId, dump, subscription_command
 from roomcast_cli.inputs import read_receipts
-from roomcast_cli.session import session_of
+from roomcast_cli.session import Session, session_of
 
 Receipts = Annotated[
     list[str] | None,
@@ -42,9 +42,27 @@ def pull(
     result = {"messages": messages}
     if ack and messages:
         result["ack"] = dump(session.client.ack(room_id, subscription_id, [m["receipt"] for m in messages]))
+    # Nothing pulled: the subscription may say why (ordered, disabled). One more request, only then,
+    # and only for people: --json prints the API's answer as it is.
+    subscription = None if messages or session.json_mode else _subscription(session, room_id, subscription_id)
     session.output.result(
-        result, lambda data: [*render.pulled_messages(data), *render.receipts_result(data.get("ack") or {})]
+        result,
+        lambda data: [
+            *render.pulled_messages(data, subscription),
+            *render.receipts_result(data.get("ack") or {}),
+        ],
     )
+
+
+def _subscription(session: Session, room_id: str, subscription_id: str) -> dict[str, Any] | None:
+    """The subscription, for a hint; None when it cannot be read (the pull's answer stands alone)."""
+    from roomcast_client import RoomcastError
+
+    try:
+        subscription: dict[str, Any] = dump(session.client.subscriptions.get(room_id, subscription_id))
+    except RoomcastError:
+        return None
+    return subscription
 
 
 def _given(receipts: list[str] | None) -> list[str]:

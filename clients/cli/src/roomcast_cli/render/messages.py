@@ -15,11 +15,21 @@ from roomcast_cli.render.filters import filtered_out_lines
 from roomcast_cli.render.text import Json, compact_json, deliveries_summary, event_text, excerpt, show_time
 
 
+def _due(message: Json) -> str:
+    """When a scheduled message is due: its ``deliverAt``, in UTC."""
+    return f"{show_time(message['deliverAt'])} UTC"
+
+
 def publish_result(result: Json) -> list[RenderableType]:
     destinations = result.get("destinations") or []
-    when = f", delivered at {show_time(result['deliverAt'])}" if result.get("deliverAt") else ""
+    if result.get("deliverAt"):  # stored now, delivered at its time (or cancelled before)
+        headline = (
+            f"scheduled {result['messageId']} for {len(destinations)} destination(s), due {_due(result)}"
+        )
+    else:
+        headline = f"published {result['messageId']} to {len(destinations)} destination(s)"
     return [
-        Text(f"published {result['messageId']} to {len(destinations)} destination(s){when}"),
+        Text(headline),
         details(result, hide=("filteredOut", "schemaErrors")),
         *filtered_out_lines(result.get("filteredOut")),
         *schema_error_lines(result.get("schemaErrors")),
@@ -44,23 +54,31 @@ def publish_batch_result(result: Json) -> list[RenderableType]:
             message_id, detail = "-", f"{item['error']['code']}: {item['error']['message']}"
         else:
             message_id, detail = item["messageId"], f"{len(item.get('destinations') or [])} destination(s)"
+            if item.get("deliverAt"):
+                detail += f", due {_due(item)}"
         add_row(table, str(index), str(item["status"]), message_id, detail)
     return [table, Text(f"{result['failedCount']} refused of {len(result['results'])}")]
 
 
-def _message_cells(message: Json) -> tuple[str, ...]:
+def _message_cells(message: Json, *, due: bool) -> tuple[str, ...]:
     return (
         message["messageId"],
         event_text(message),
         show_time(message["publishedAt"]),
+        *((show_time(message.get("deliverAt")),) if due else ()),
         message["correlationId"],
         deliveries_summary(message.get("deliveries") or []),
     )
 
 
 def messages_table(page: Json) -> list[RenderableType]:
-    columns = ("MESSAGE", "EVENT", "PUBLISHED", "CORRELATION", "DELIVERIES")
-    return page_table(page, "messages", columns, _message_cells, empty="no messages")
+    """A page of a room's messages; with a DUE column (``deliverAt``) when any of them was
+    scheduled (`messages list --scheduled`: all of them, soonest first)."""
+    due = any(message.get("deliverAt") for message in page["messages"])
+    columns = ("MESSAGE", "EVENT", "PUBLISHED", *(("DUE",) if due else ()), "CORRELATION", "DELIVERIES")
+    return page_table(
+        page, "messages", columns, lambda message: _message_cells(message, due=due), empty="no messages"
+    )
 
 
 def _delivery_cells(delivery: Json) -> tuple[str, ...]:
@@ -110,10 +128,33 @@ def job_result(job: Json) -> list[RenderableType]:
     return [Text(f"{job['kind']} {job['state']}: {done} ({job['counts']['examined']} looked at)")]
 
 
-def pulled_messages(data: Json) -> list[RenderableType]:
+def _empty_pull(subscription: Json | None) -> list[RenderableType]:
+    """``no messages``, and why when the subscription (read after an empty pull) tells: then the
+    command to look further, on a line of its own that is never folded, so it copies whole."""
+    if subscription is None:
+        return [Text("no messages")]
+    ids = f"{subscription.get('roomId', 'ROOM')} {subscription.get('id', 'SUB')}"
+    if subscription.get("status") == "disabled":
+        why = "this subscription is disabled: no new message reaches it"
+        then = f"to enable it: roomcast subscriptions resume {ids}"
+    elif subscription.get("ordered"):
+        why = (
+            "this subscription is ordered: a key's next message is handed out shortly after the one "
+            "before it is acked, or ends dead, expired or cleared; a nacked one, or one whose ack "
+            "wait ran out, is handed out again first"
+        )
+        then = f"keys paused on a dead message: roomcast ordering-keys paused {ids}"
+    else:
+        return [Text("no messages")]
+    return [Text(f"no messages ({why})"), Text(then, style="dim", no_wrap=True, overflow="ignore")]
+
+
+def pulled_messages(data: Json, subscription: Json | None = None) -> list[RenderableType]:
+    """Pulled messages with their receipts; an empty pull says why when ``subscription`` (read
+    only then) tells."""
     messages = data["messages"]
     if not messages:
-        return [Text("no messages")]
+        return _empty_pull(subscription)
     table = new_table("MESSAGE", "EVENT", "ATTEMPT", "PUBLISHED", "PAYLOAD")
     for message in messages:
         add_row(

@@ -601,6 +601,10 @@ class PulledMessage(ApiModel):
     payload: Any = None
     published_at: Annotated[str, Field(alias="publishedAt")]
     receipt: Annotated[str, Field(description="Give it back to ack, nack or extend this message.")]
+    traceparent: Annotated[
+        str | None,
+        Field(description="The publish's W3C Trace Context (its `traceparent` header), when it gave one."),
+    ] = None
     attempt: Annotated[
         int, Field(description="0 on the first hand-out; each nack or ack-wait timeout adds one.")
     ]
