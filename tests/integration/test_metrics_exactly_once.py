@@ -22,9 +22,12 @@ from roomcast.messages.model import (
     first_record,
 )
 from roomcast.messages.store import MessageTable
-from roomcast.metrics.model import Count, Resolution, Scope
+from roomcast.metrics.facts import Fact
+from roomcast.metrics.model import Count, Place, Resolution, Sample, Scope
 from roomcast.metrics.series import series_of
+from roomcast.metrics.sketch import is_bin
 from roomcast.metrics.store import MetricsTable
+from roomcast.metrics.tally import Tally
 from roomcast.platform.clock import iso_from_ms
 from roomcast_dev.local_aws import LOCAL_REGION
 from roomcast_dev.stream_sources import matches, stream_record
@@ -188,3 +191,40 @@ def test_the_metrics_equal_the_records_with_crashes_in_every_flush(
     assert room == tenant
     assert room[Count.DELIVERED] == 2 * MESSAGES - 2
     assert metrics.backlog(Scope.room(TENANT, ROOM)).open == 1
+
+
+def test_a_bucket_of_many_bins_is_written_in_parts_each_once(
+    stack_model: StackModel, function_handler: Callable[[str], Handler], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given: a tally of 200 latencies and 200 delays in ~290 bins for one subscription (one
+    # expression of them all is past what DynamoDB takes, and past the emulator's parser), and a
+    # crash after the first part of a bucket is written
+    function_handler("MetricsFunction")
+    metrics = MetricsTable(stack_model.tables["Table"]["TableName"])
+    place = Place(TENANT, ROOM, SUB_A)
+    tally = Tally()
+    latencies = [round(1.041**n) + n for n in range(200)]
+    tally.add([Fact(place, PUBLISHED_MS, sample=s, value_ms=v) for v in latencies for s in Sample], "1")
+    original, writes = MetricsTable._update_if, Counter[str]()
+
+    def crash_once(self: MetricsTable, item_key: Any, **request: Any) -> Any:
+        writes["calls"] += 1
+        if writes["calls"] == 2:
+            raise RuntimeError("injected crash between two parts")
+        return original(self, item_key, **request)
+
+    monkeypatch.setattr(MetricsTable, "_update_if", crash_once)
+
+    # When: the flush crashes, is retried, and is retried again
+    with pytest.raises(RuntimeError):
+        metrics.flush(tally, "shard-1")
+    metrics.flush(tally, "shard-1")
+    metrics.flush(tally, "shard-1")
+
+    # Then: every bin once, in the subscription's, room's and tenant's buckets
+    for scope in (Scope.subscription(TENANT, SUB_A), Scope.room(TENANT, ROOM), Scope.tenant(TENANT)):
+        [bucket] = metrics.buckets(scope, Resolution.MINUTE, PUBLISHED_MS, PUBLISHED_MS + 60_000)
+        for sample in Sample:
+            bins = {name: int(v) for name, v in bucket.items() if is_bin(sample, name)}
+            assert sum(bins.values()) == 200
+            assert len(bins) > 120  # many parts' worth

@@ -40,6 +40,7 @@ BUCKET_ENTITY: Final = "metricsBucket"
 OPEN_ENTITY: Final = "openDeliveries"
 EMPTIED_KEPT_MS: Final = 25 * HOUR_MS  # past the stream's 24 hours of records
 _WORKERS: Final = 8
+MAX_ADDS: Final = 24  # attributes added by one UpdateItem (its expression stays far under 4 KB)
 
 
 class MetricsTable(TableAccess):
@@ -56,10 +57,10 @@ class MetricsTable(TableAccess):
             _each(pool, lambda entry: self._add_bucket(guard, *entry, backlogs), tally.buckets.items())
 
     def _add_open(self, guard: _Guard, item_key: ItemKey, minutes: Counter[str]) -> None:
-        request = guard.update(minutes, {"entity": OPEN_ENTITY}, removes=("ttl",))
-        answer = self._update_if(key(*item_key), **request, ReturnValues="UPDATED_NEW")
-        if answer is None:
+        answers = self._add(guard, item_key, minutes, {"entity": OPEN_ENTITY}, ("ttl",), first=(OPEN_TOTAL,))
+        if answers[0] is None:
             return  # this tally is in it already
+        answer = answers[0]
         left = items.from_attributes(answer.get("Attributes", {})).get(OPEN_TOTAL, 0)
         if int(left) <= 0:  # emptied: kept a while, then gone (unless it fills again first)
             self._update_if(
@@ -86,7 +87,33 @@ class MetricsTable(TableAccess):
             removes = (OLDEST_OPEN_FROM,)
         else:
             sets[OLDEST_OPEN_FROM] = backlog.oldest_from_ms
-        self._update_if(key(*item_key), **guard.update(amounts, sets, removes))
+        self._add(guard, item_key, amounts, sets, removes)
+
+    def _add(
+        self,
+        guard: _Guard,
+        item_key: ItemKey,
+        amounts: Mapping[str, int],
+        sets: Mapping[str, Any],
+        removes: tuple[str, ...],
+        first: tuple[str, ...] = (),
+    ) -> list[Any]:
+        """The amounts added to an item in parts of at most MAX_ADDS attributes (DynamoDB takes an
+        expression of 4 KB at most): the first part with ``sets`` and ``removes`` and the names of
+        ``first``, each part under its own guard (a retried tally makes the same parts). Each
+        part's answer (None where it was in the item already)."""
+        names = [*(n for n in first if n in amounts), *sorted(n for n in amounts if n not in first)]
+        parts = [names[i : i + MAX_ADDS] for i in range(0, len(names), MAX_ADDS)] or [[]]
+        answers = []
+        for index, part in enumerate(parts):
+            request = guard.update(
+                {n: amounts[n] for n in part},
+                sets if index == 0 else {},
+                removes if index == 0 else (),
+                index,
+            )
+            answers.append(self._update_if(key(*item_key), **request, ReturnValues="UPDATED_NEW"))
+        return answers
 
     def _backlog_of_partition(self, partition: str) -> Backlog:
         return backlog_of(self._query_all(f"{partition}#OPEN"))
@@ -139,9 +166,15 @@ class _Guard:
     last_sequence: str
 
     def update(
-        self, amounts: Mapping[str, int], sets: Mapping[str, Any], removes: tuple[str, ...] = ()
+        self,
+        amounts: Mapping[str, int],
+        sets: Mapping[str, Any],
+        removes: tuple[str, ...] = (),
+        part: int = 0,
     ) -> dict[str, Any]:
-        names = {"#g": f"{GUARD_PREFIX}{self.shard_id}"}
+        """The UpdateItem arguments of one part of an item's amounts (``part`` > 0: its own mark)."""
+        mark = f"{GUARD_PREFIX}{self.shard_id}" + (f"#{part}" if part else "")
+        names = {"#g": mark}
         values = items.to_attributes({":lo": self.first_sequence, ":hi": self.last_sequence})
         set_parts, add_parts, remove_parts = ["#g = :hi"], [], []
         for index, (name, value) in enumerate(sets.items()):
