@@ -227,4 +227,4 @@ def test_a_bucket_of_many_bins_is_written_in_parts_each_once(
         for sample in Sample:
             bins = {name: int(v) for name, v in bucket.items() if is_bin(sample, name)}
             assert sum(bins.values()) == 200
-            assert len(bins) > 120  # many parts' worth
+            assert len(bins) > 120  # more than one part's worth
