@@ -40,7 +40,8 @@ BUCKET_ENTITY: Final = "metricsBucket"
 OPEN_ENTITY: Final = "openDeliveries"
 EMPTIED_KEPT_MS: Final = 25 * HOUR_MS  # past the stream's 24 hours of records
 _WORKERS: Final = 8
-MAX_ADDS: Final = 100  # attributes added by one UpdateItem: its expression stays under 1.5 KB of the 4 allowed
+# Attributes added by one UpdateItem: its expression stays under 1.5 KB of the 4 KB allowed.
+MAX_ADDS: Final = 100
 
 
 class MetricsTable(TableAccess):
