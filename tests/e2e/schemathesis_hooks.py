@@ -47,6 +47,7 @@ SEMANTIC_REFUSALS = frozenset(
         "not_scheduled",  # cancelling a message that is not (or no longer) scheduled
         "invalid_window",  # a metrics window of more points than an answer holds: its default end is now
         "scope_mismatch",  # an alert rule's subscriptionId without its roomId, or a state without either
+        "invalid_email",  # an address SNS's e-mail protocol refuses (its own rules)
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

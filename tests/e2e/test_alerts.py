@@ -137,6 +137,11 @@ def test_a_bad_rule_is_refused_naming_the_field_and_changes_nothing(
     assert_error(tenant_a.patch(f"/alert-rules/{rule['id']}", {"state": "ok"}), 422, "state")
     assert_error(tenant_a.get("/alert-rules/alr_nope"), 404, "not found")
 
+    # Then: an e-mail target is subscribed to the stack's topic (SNS; the address confirms it)
+    by_email = tenant_a.post("/alert-rules", {**good, "notify": {"email": "ops@example.com"}})
+    assert by_email.status_code == 201, by_email.text
+    assert by_email.json()["notify"] == {"email": "ops@example.com"}
+
     # Then: it is as created; deleted, it is gone
     assert tenant_a.get(f"/alert-rules/{rule['id']}").json()["name"] == good["name"]
     assert tenant_a.delete(f"/alert-rules/{rule['id']}").status_code == 204

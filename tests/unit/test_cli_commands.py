@@ -1,7 +1,8 @@
 """Commands that make several SDK calls, driven through the entry point with a fake SDK client:
 --all follows every page, a dead-letter range is replayed by a job waited for, a batch with a
 refused message exits 1, messages show --wait gives up with exit code 5, and an empty pull reads
-its subscription (once) to say why; and which metrics `roomcast metrics` reads, for which window."""
+its subscription (once) to say why; which metrics `roomcast metrics` reads, for which window; and
+what `roomcast alerts` asks for: a rule's condition, scope and target from its options, a snooze's end."""
 
 from __future__ import annotations
 
@@ -125,6 +126,54 @@ class FakeSubscriptions:
         return self.subscription
 
 
+RULE: dict[str, Any] = {
+    "id": "alr_1",
+    "name": "orders failing",
+    "scope": {"roomId": "room_1", "subscriptionId": "sub_1"},
+    "condition": {"metric": "successRate", "below": 0.9, "windowMinutes": 5, "minDeliveries": 10},
+    "notify": {"webhookUrl": "https://ops.example.com/alerts"},
+    "state": "firing",
+    "value": 0.75,
+    "changedAt": "2026-11-22T10:05:00.000Z",
+    "snoozedUntil": None,
+    "createdAt": "2026-11-22T10:00:00.000Z",
+    "updatedAt": "2026-11-22T10:00:00.000Z",
+}
+ALERTS: dict[str, Any] = {
+    "firing": [RULE],
+    "recent": [{"ruleId": "alr_1", "name": "orders failing", "state": "firing", "value": 0.75,
+                "at": "2026-11-22T10:05:00.000Z"}],
+}  # fmt: skip
+
+
+@dataclass
+class FakeAlerts:
+    calls: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def list(self) -> dict[str, Any]:
+        self.calls.append(("list",))
+        return ALERTS
+
+    def list_rules(self) -> dict[str, Any]:
+        self.calls.append(("list_rules",))
+        return {"alertRules": [RULE]}
+
+    def create_rule(self, name: str, condition: Any, notify: Any, **scope: Any) -> dict[str, Any]:
+        self.calls.append(("create_rule", name, condition, notify, scope))
+        return {**RULE, "signingSecret": "whsec_alert"}
+
+    def snooze(self, rule_id: str, until: str) -> dict[str, Any]:
+        self.calls.append(("snooze", rule_id, until))
+        return {**RULE, "snoozedUntil": until}
+
+    def unsnooze(self, rule_id: str) -> dict[str, Any]:
+        self.calls.append(("unsnooze", rule_id))
+        return RULE
+
+    def delete_rule(self, rule_id: str) -> None:
+        self.calls.append(("delete_rule", rule_id))
+
+
 @dataclass
 class FakeClient:
     rooms: FakeRooms = field(default_factory=lambda: FakeRooms({}))
@@ -132,6 +181,7 @@ class FakeClient:
     jobs: FakeJobs = field(default_factory=lambda: FakeJobs([]))
     messages: FakeMessages = field(default_factory=FakeMessages)
     metrics: FakeMetrics = field(default_factory=FakeMetrics)
+    alerts: FakeAlerts = field(default_factory=FakeAlerts)
     subscriptions: FakeSubscriptions = field(default_factory=FakeSubscriptions)
     pulled: list[dict[str, Any]] = field(default_factory=list)
 
@@ -141,6 +191,9 @@ class FakeClient:
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeClient:
+    # Output as a pipe gets it (roomcast_cli.output: 200 columns), whatever terminal width the test
+    # runner's environment says (a pytest-xdist worker's COLUMNS folds the tables' cells).
+    monkeypatch.delenv("COLUMNS", raising=False)
     client = FakeClient()
     monkeypatch.setattr(session.Session, "client", property(lambda _self: client))
     monkeypatch.setattr(common, "JOB_POLL_SECONDS", 0)
@@ -393,3 +446,138 @@ def test_a_metrics_window_that_ends_before_it_starts_or_an_unknown_resolution_is
     assert run(["metrics", "room_1", "--resolution", "5m"]) == 2
     assert run(["metrics", "--since", "yesterday"]) == 2
     assert fake.metrics.calls == []
+
+
+def test_alerts_alone_prints_the_firing_and_the_recent_and_json_the_apis_answer(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # When
+    assert run(["alerts"]) == 0
+    said = capsys.readouterr().out
+    assert run(["alerts", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert run(["alerts", "--json", "rules"]) == 0  # before the command, for it (as the root's)
+    listed = json.loads(capsys.readouterr().out)
+
+    # Then
+    assert "success rate < 90.0% over 5 min (at least 10 attempts)" in said
+    assert "75.0%" in said
+    assert printed == ALERTS
+    assert listed == {"alertRules": [RULE]}
+    assert fake.alerts.calls == [("list",), ("list",), ("list_rules",)]
+
+
+@pytest.mark.parametrize(
+    ("options", "condition", "scope", "notify"),
+    [
+        (
+            ["--success-rate-below", "0.9", "--window", "5", "--min-deliveries", "10", "--room", "room_1",
+             "--subscription", "sub_1", "--webhook", "https://ops.example.com/alerts"],
+            {"metric": "successRate", "below": 0.9, "windowMinutes": 5, "minDeliveries": 10},
+            {"room_id": "room_1", "subscription_id": "sub_1"},
+            {"webhookUrl": "https://ops.example.com/alerts"},
+        ),
+        (
+            ["--p95-latency-above", "2000", "--room", "room_1", "--slack", "https://hooks.example.com/x"],
+            {"metric": "p95AttemptLatencyMs", "above": 2000.0},
+            {"room_id": "room_1", "subscription_id": None},
+            {"slackUrl": "https://hooks.example.com/x"},
+        ),
+        (
+            ["--oldest-backlog-above", "300000", "--email", "ops@example.com"],
+            {"metric": "oldestBacklogAgeMs", "above": 300000.0},
+            {"room_id": None, "subscription_id": None},
+            {"email": "ops@example.com"},
+        ),
+        (
+            ["--state-in", "failing, disabled", "--room", "room_1", "--subscription", "sub_1",
+             "--email", "o@e.co"],
+            {"metric": "subscriptionState", "in": ["failing", "disabled"]},
+            {"room_id": "room_1", "subscription_id": "sub_1"},
+            {"email": "o@e.co"},
+        ),
+    ],
+)  # fmt: skip
+def test_an_alert_rule_is_created_from_its_options_and_its_secret_shown_once(
+    fake: FakeClient,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    condition: dict[str, Any],
+    scope: dict[str, Any],
+    notify: dict[str, Any],
+) -> None:
+    # When
+    assert run(["alerts", "create", "--name", "orders failing", *options]) == 0
+
+    # Then
+    assert fake.alerts.calls == [("create_rule", "orders failing", condition, notify, scope)]
+    out = capsys.readouterr().out
+    assert out.count("whsec_alert") == 1
+    assert "shown once" in out
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (["--webhook", "https://h.example/x"], "Give one condition"),
+        (["--success-rate-below", "0.9", "--p95-latency-above", "100", "--webhook", "https://h.example/x"],
+         "Give one condition"),
+        (["--success-rate-below", "0.9"], "Give where to notify"),
+        (["--success-rate-below", "0.9", "--email", "a@b.co", "--slack", "https://h.example/x"],
+         "Give where to notify"),
+        (["--oldest-backlog-above", "1", "--window", "5", "--email", "a@b.co"], "--window goes with"),
+        (["--p95-latency-above", "1", "--min-deliveries", "5", "--email", "a@b.co"],
+         "--min-deliveries goes with"),
+        (["--state-in", "failing", "--room", "room_1", "--email", "a@b.co"],
+         "--state-in watches one subscription"),
+        (["--state-in", "broken", "--room", "r", "--subscription", "s", "--email", "a@b.co"],
+         "--state-in takes"),
+        (["--success-rate-below", "0.9", "--subscription", "sub_1", "--email", "a@b.co"],
+         "needs the --room"),
+    ],
+)  # fmt: skip
+def test_an_alert_rule_that_cannot_be_is_refused_before_any_request(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str], options: list[str], error: str
+) -> None:
+    assert run(["alerts", "create", "--name", "n", *options]) == 2
+    assert error in capsys.readouterr().err
+    assert fake.alerts.calls == []
+
+
+def test_a_rule_is_snoozed_for_a_while_or_until_a_time_unsnoozed_and_deleted(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # When
+    assert run(["alerts", "snooze", "alr_1", "--for", "2h"]) == 0
+    assert run(["alerts", "snooze", "alr_1", "--until", "2099-01-01T13:00:00+01:00"]) == 0
+    said = capsys.readouterr().out
+    assert run(["alerts", "unsnooze", "alr_1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == RULE
+    assert run(["alerts", "delete", "alr_1", "--yes"]) == 0
+
+    # Then: the end in UTC with Z, a wait counted from now
+    (_, rule, for_two_hours), until, unsnooze, delete = fake.alerts.calls
+    assert rule == "alr_1"
+    end = datetime.fromisoformat(for_two_hours)
+    assert timedelta(minutes=119) < end - datetime.now(UTC) <= timedelta(hours=2)
+    assert until == ("snooze", "alr_1", "2099-01-01T12:00:00.000Z")
+    assert "alr_1 (orders failing) is snoozed until 2099-01-01 12:00:00.000 UTC" in said
+    assert (unsnooze, delete) == (("unsnooze", "alr_1"), ("delete_rule", "alr_1"))
+    assert "deleted alert rule alr_1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ([], "Give how long to snooze"),
+        (["--for", "2h", "--until", "2099-01-01T00:00:00Z"], "Give how long to snooze"),
+        (["--for", "soon"], "--for takes a wait"),
+        (["--until", "2020-01-01T00:00:00Z"], "is not in the future"),
+    ],
+)
+def test_a_snooze_without_a_future_end_is_refused_before_any_request(
+    fake: FakeClient, capsys: pytest.CaptureFixture[str], options: list[str], error: str
+) -> None:
+    assert run(["alerts", "snooze", "alr_1", *options]) == 2
+    assert error in capsys.readouterr().err
+    assert fake.alerts.calls == []

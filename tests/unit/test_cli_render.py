@@ -1,7 +1,8 @@
 """The CLI's human output, built from the API's JSON: tables hold the fields people look for,
 `messages show`'s timeline orders each destination's attempts and shows its next due attempt, a
-scheduled message says when it is due, an empty pull says why when its subscription tells, and
-`roomcast metrics` shows the points with activity, a summary and a sparkline of deliveries."""
+scheduled message says when it is due, an empty pull says why when its subscription tells,
+`roomcast metrics` shows the points with activity, a summary and a sparkline of deliveries, and
+`roomcast alerts` the rules firing (each value in its metric's unit) and the latest alerts."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rich.console import Console, RenderableType
 
 from roomcast_cli import render
 from roomcast_cli.output import Output
+from roomcast_cli.render.alerts import condition_text, metric_value
 from roomcast_cli.render.metrics import delivered_sparkline, sparkline
 
 PUBLISHED = "2026-11-22T10:00:00.000Z"
@@ -434,3 +436,112 @@ def test_a_sparkline_marks_nothing_lowest_and_anything_above_it() -> None:
     assert sparkline([0, 1, 50, 100, 99]) == "▁▂▅██"
     assert sparkline([0, 0]) == "▁▁"
     assert sparkline([]) == ""
+
+
+def _rule(rule_id: str, condition: dict[str, Any], value: Any, **fields: Any) -> dict[str, Any]:
+    return {
+        "id": rule_id,
+        "name": f"rule {rule_id}",
+        "scope": {"roomId": "room_1", "subscriptionId": None},
+        "condition": {"windowMinutes": None, "minDeliveries": None, **condition},
+        "notify": {"email": "ops@example.com"},
+        "state": "firing",
+        "value": value,
+        "changedAt": "2026-11-22T10:05:00.000Z",
+        "snoozedUntil": None,
+        "createdAt": PUBLISHED,
+        "updatedAt": PUBLISHED,
+        **fields,
+    }
+
+
+def _alert(rule_id: str, name: str, state: str, value: Any, at: str) -> dict[str, Any]:
+    return {"ruleId": rule_id, "name": name, "state": state, "value": value, "at": at}
+
+
+def test_alerts_show_each_firing_rules_condition_and_value_then_the_latest_alerts() -> None:
+    # Given: two rules firing, and twelve alerts (newest first)
+    rate = {"metric": "successRate", "below": 0.9, "windowMinutes": 5, "minDeliveries": 10}
+    firing = [
+        _rule("alr_1", rate, 0.75),
+        _rule("alr_2", {"metric": "oldestBacklogAgeMs", "above": 300_000}, 420_000,
+              snoozedUntil="2026-11-22T12:00:00.000Z"),
+    ]  # fmt: skip
+    recent = [
+        _alert("alr_1", "rule alr_1", "firing", 0.75, "2026-11-22T10:05:00.000Z"),
+        _alert("alr_9", "gone", "resolved", 0.5, "2026-11-22T09:00:00.000Z"),
+        *[_alert("alr_9", "gone", "firing", None, PUBLISHED)] * 10,
+    ]
+
+    # When
+    lines = [
+        " ".join(line.split())
+        for line in _text(render.alerts_view({"firing": firing, "recent": recent})).splitlines()
+    ]
+
+    # Then
+    assert lines[:3] == [
+        "ID FIRING CONDITION VALUE SINCE (UTC) SNOOZED",
+        "alr_1 rule alr_1 success rate < 90.0% over 5 min (at least 10 attempts) 75.0% "
+        "2026-11-22 10:05:00.000",
+        "alr_2 rule alr_2 oldest backlog > 5.0 min 7.0 min 2026-11-22 10:05:00.000 "
+        "until 2026-11-22 12:00:00.000",
+    ]
+    assert lines[3] == "AT (UTC) ALERT NAME VALUE RULE"
+    assert lines[4] == "2026-11-22 10:05:00.000 firing rule alr_1 75.0% alr_1"
+    assert lines[5] == "2026-11-22 09:00:00.000 resolved gone 0.5 alr_9"  # its rule's metric not at hand
+    assert len(lines) == 3 + 1 + 10 + 1
+    assert lines[-1] == "and 2 earlier (--json lists them)"
+
+
+def test_no_alert_says_so_and_a_new_rules_secret_is_called_out_once() -> None:
+    assert _text(render.alerts_view({"firing": [], "recent": []})).splitlines() == [
+        "no alert firing",
+        "no alert in the last 35 days",
+    ]
+    assert "no alert rules" in _text(render.alert_rules_table({"alertRules": []}))
+    created = _rule("alr_1", {"metric": "oldestBacklogAgeMs", "above": 1}, None, signingSecret="whsec_abc")
+    text = _text(render.alert_rule_details(created))
+    assert text.count("whsec_abc") == 1
+    assert "shown once" in text
+
+
+def test_the_rules_list_names_scope_condition_target_and_snooze() -> None:
+    # Given
+    rules = [
+        _rule("alr_1", {"metric": "p95AttemptLatencyMs", "above": 2000, "windowMinutes": 15}, None,
+              state="ok"),
+        _rule("alr_2", {"metric": "subscriptionState", "in": ["failing", "disabled"]}, "failing",
+              scope={"roomId": "room_1", "subscriptionId": "sub_1"}, notify={"slackUrl": "https://h.example/x"},
+              snoozedUntil="2026-11-22T12:00:00.000Z"),
+        _rule("alr_3", {"metric": "successRate", "below": 0.5, "windowMinutes": 5, "minDeliveries": 1}, None,
+              scope={"roomId": None, "subscriptionId": None}, notify={"webhookUrl": "https://h.example/y"}),
+    ]  # fmt: skip
+
+    # When
+    lines = [
+        " ".join(line.split()) for line in _text(render.alert_rules_table({"alertRules": rules})).splitlines()
+    ]
+
+    # Then
+    assert lines == [
+        "ID NAME SCOPE CONDITION NOTIFY STATE SNOOZED",
+        "alr_1 rule alr_1 room_1 p95 latency > 2.0 s over 15 min e-mail ops@example.com ok",
+        "alr_2 rule alr_2 room_1/sub_1 state in failing, disabled Slack https://h.example/x firing "
+        "until 2026-11-22 12:00:00.000",
+        "alr_3 rule alr_3 tenant success rate < 50.0% over 5 min webhook https://h.example/y firing",
+    ]
+
+
+def test_a_value_reads_in_its_metrics_unit() -> None:
+    assert [
+        metric_value("successRate", 0.8438),
+        metric_value("p95AttemptLatencyMs", 180.2),
+        metric_value("oldestBacklogAgeMs", 12_400),
+        metric_value("subscriptionState", "failing"),
+        metric_value(None, 2.5),
+        metric_value("successRate", None),
+    ] == ["84.4%", "180 ms", "12.4 s", "failing", "2.5", "-"]
+    assert condition_text(
+        {"metric": "successRate", "below": 0.9, "windowMinutes": 5, "minDeliveries": 1}
+    ) == ("success rate < 90.0% over 5 min")

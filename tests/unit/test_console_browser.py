@@ -373,10 +373,23 @@ def test_the_subscription_screen_draws_its_charts_and_health_from_its_metrics(ta
 
 def test_the_home_screen_names_unhealthy_subscriptions_within_its_request_bound(tab: Tab) -> None:
     # Given: 15 rooms of 2 subscriptions each; one failing in room 3, one at 50% in room 5, one
-    # failing in room 12 (past the rooms checked)
+    # failing in room 12 (past the rooms checked); and a rule firing on room 5's subscription
     rooms = [{**ROOM, "id": f"room_{n}", "name": f"room {n}"} for n in range(15)]
+    rule = {
+        "id": "alr_1", "name": "room 5 failing", "scope": {"roomId": "room_5", "subscriptionId": "sub_5_0"},
+        "condition": {"metric": "successRate", "below": 0.9, "windowMinutes": 5, "minDeliveries": 10},
+        "notify": {"email": "ops@example.com"}, "state": "firing", "value": 0.5,
+        "changedAt": "2026-11-22T10:05:00.000Z", "snoozedUntil": None,
+        "createdAt": "2026-11-22T10:00:00.000Z", "updatedAt": "2026-11-22T10:00:00.000Z",
+    }  # fmt: skip
+    fired = {"ruleId": "alr_1", "name": "room 5 failing", "state": "firing", "value": 0.5,
+             "at": "2026-11-22T10:05:00.000Z"}  # fmt: skip
     tab.answers.update(
-        {"/rooms": {"rooms": rooms, "nextCursor": None}, "/metrics": metrics_answer(attempts=40, failed=10)}
+        {
+            "/rooms": {"rooms": rooms, "nextCursor": None},
+            "/metrics": metrics_answer(attempts=40, failed=10),
+            "/alerts": {"firing": [rule], "recent": [fired]},
+        }
     )
     for n in range(15):
         subscriptions = [
@@ -412,16 +425,25 @@ def test_the_home_screen_names_unhealthy_subscriptions_within_its_request_bound(
     expect(rooms_table.locator("tbody tr").nth(5)).to_contain_text("unhealthy")
     expect(rooms_table.locator("tbody tr").nth(12)).to_contain_text("not checked")
     expect(tab.page.get_by_text("Last hour, all rooms: 75% (30 of 40 attempts succeeded)")).to_be_visible()
-    # and within the bound: the list, the tenant, 10 rooms (metrics, subscriptions), 20 subscriptions
+    # and the rule firing, what it measured, and the alert it raised
+    firing = tab.page.get_by_role("table", name="Alerts firing")
+    expect(firing.locator("tbody tr")).to_have_count(1)
+    expect(firing).to_contain_text("room 5 failing")
+    expect(firing).to_contain_text("success rate under 90% in the last 5 min (at least 10 attempts)")
+    expect(firing).to_contain_text("50%")
+    expect(tab.page.get_by_role("table", name="Latest alerts").locator("tbody tr")).to_have_count(1)
+    # and within the bound: the list, the tenant, the alerts, 10 rooms (metrics, subscriptions), 20
+    # subscriptions
     asked = list(tab.asked)
     assert asked.count("/rooms") == 1
     assert asked.count("/metrics") == 1
+    assert asked.count("/alerts") == 1
     assert len([p for p in asked if re.fullmatch(r"/rooms/room_\d+/metrics", p)]) == 10
     assert len([p for p in asked if p.endswith("/subscriptions")]) == 10
     read = [p for p in asked if re.fullmatch(r"/rooms/room_\d+/subscriptions/\w+/metrics", p)]
     assert len(read) == 20
     assert "/rooms/room_5/subscriptions/sub_5_0/metrics" in read
-    assert len(asked) == 42
+    assert len(asked) == 43
     assert not [p for p in asked if "room_12" in p]
 
 

@@ -19,6 +19,7 @@ import pytest
 import standardwebhooks
 
 from roomcast_client import (
+    AlertsResponse,
     AsyncClient,
     Client,
     ConfigurationError,
@@ -477,6 +478,136 @@ def test_the_async_client_reads_metrics_too() -> None:
     assert metrics.summary.delivered == 20
     assert seen[0].url.path == "/rooms/room_1/subscriptions/sub_1/metrics"
     assert dict(seen[0].url.params) == {"to": "2026-11-22T11:00:00Z", "resolution": "1m"}
+
+
+# -- alerts -------------------------------------------------------------------------------------
+
+RULE: dict[str, Any] = {
+    "id": "alr_1",
+    "name": "orders endpoint failing",
+    "scope": {"roomId": "room_1", "subscriptionId": "sub_1"},
+    "condition": {"metric": "successRate", "below": 0.9, "windowMinutes": 5, "minDeliveries": 10},
+    "notify": {"webhookUrl": "https://ops.example.com/roomcast-alerts"},
+    "state": "firing",
+    "value": 0.75,
+    "changedAt": "2026-11-22T10:05:00.000Z",
+    "snoozedUntil": None,
+    "createdAt": "2026-11-22T10:00:00.000Z",
+    "updatedAt": "2026-11-22T10:00:00.000Z",
+}
+ALERTS: dict[str, Any] = {
+    "firing": [RULE],
+    "recent": [
+        {"ruleId": "alr_1", "name": "orders endpoint failing", "state": "firing", "value": 0.75,
+         "at": "2026-11-22T10:05:00.000Z"},
+        {"ruleId": "alr_2", "name": "backlog", "state": "resolved", "value": None,
+         "at": "2026-11-22T09:00:00.000Z"},
+    ],
+}  # fmt: skip
+
+
+def test_an_alert_rule_is_created_with_its_scope_and_read_with_its_secret() -> None:
+    # Given
+    client, seen = client_answering(
+        lambda request: httpx.Response(201, json={**RULE, "signingSecret": "whsec_x"})
+    )
+
+    # When: snake_case names inside the condition and the target are the API's too
+    created = client.alerts.create_rule(
+        "orders endpoint failing",
+        {"metric": "successRate", "below": 0.9, "window_minutes": 5, "minDeliveries": 10},
+        {"webhook_url": "https://ops.example.com/roomcast-alerts"},
+        room_id="room_1",
+        subscription_id="sub_1",
+    )
+    client.alerts.create_rule(
+        "backlog", {"metric": "oldestBacklogAgeMs", "above": 300_000}, {"email": "a@b.co"}
+    )
+
+    # Then
+    assert [(r.method, r.url.path) for r in seen] == [("POST", "/prod/alert-rules")] * 2
+    assert json.loads(seen[0].content) == {
+        "name": "orders endpoint failing",
+        "condition": RULE["condition"],
+        "notify": RULE["notify"],
+        "scope": RULE["scope"],
+    }
+    assert "scope" not in json.loads(seen[1].content)  # the tenant's
+    assert (created.id, created.signing_secret, created.condition["below"]) == ("alr_1", "whsec_x", 0.9)
+
+
+def test_alert_rules_are_listed_read_changed_snoozed_and_deleted_on_their_paths() -> None:
+    # Given
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.method == "DELETE":
+            return httpx.Response(204)
+        return httpx.Response(
+            200, json={"alertRules": [RULE]} if request.url.path.endswith("rules") else RULE
+        )
+
+    client, seen = client_answering(answer)
+
+    # When
+    listed = client.alerts.list_rules()
+    rule = client.alerts.get_rule("alr/1")
+    client.alerts.update_rule(
+        "alr_1", name="renamed", condition={"metric": "subscriptionState", "in": ["failing"]}
+    )
+    client.alerts.update_rule(
+        "alr_1", snoozed_until=datetime(2026, 11, 22, 21, 0, tzinfo=timezone(timedelta(hours=9)))
+    )
+    client.alerts.update_rule("alr_1", snoozed_until=None)
+    client.alerts.snooze("alr_1", "2026-11-22T12:00:00+01:00")
+    client.alerts.unsnooze("alr_1")
+    deleted = client.alerts.delete_rule("alr_1")
+
+    # Then: only what was given is sent, None lifting the snooze; a datetime in UTC with Z
+    assert [(r.method, r.url.raw_path) for r in seen] == [
+        ("GET", b"/prod/alert-rules"),
+        ("GET", b"/prod/alert-rules/alr%2F1"),
+        *[("PATCH", b"/prod/alert-rules/alr_1")] * 5,
+        ("DELETE", b"/prod/alert-rules/alr_1"),
+    ]
+    assert [json.loads(r.content) for r in seen[2:7]] == [
+        {"name": "renamed", "condition": {"metric": "subscriptionState", "in": ["failing"]}},
+        {"snoozedUntil": "2026-11-22T12:00:00Z"},
+        {"snoozedUntil": None},
+        {"snoozedUntil": "2026-11-22T12:00:00+01:00"},
+        {"snoozedUntil": None},
+    ]
+    assert [r.id for r in listed.alert_rules] == ["alr_1"]
+    assert (rule.state, rule.value, rule.changed_at) == ("firing", 0.75, "2026-11-22T10:05:00.000Z")
+    assert deleted is None
+
+
+def test_the_alerts_firing_and_recent_are_read_into_their_model() -> None:
+    # Given
+    client, seen = client_answering(lambda request: httpx.Response(200, json=ALERTS))
+
+    # When
+    alerts = client.alerts.list()
+
+    # Then
+    assert (seen[0].method, seen[0].url.path) == ("GET", "/prod/alerts")
+    assert isinstance(alerts, AlertsResponse)
+    assert [rule.id for rule in alerts.firing] == ["alr_1"]
+    assert [(event.rule_id, event.state, event.value) for event in alerts.recent] == [
+        ("alr_1", "firing", 0.75),
+        ("alr_2", "resolved", None),
+    ]
+    assert alerts.model_dump(mode="json", by_alias=True) == ALERTS
+
+
+def test_the_async_client_reads_alerts_too() -> None:
+    # Given
+    http = httpx.AsyncClient(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=ALERTS)))
+
+    async def read() -> AlertsResponse:
+        async with AsyncClient("https://api.example", "rc_key", retry=NO_WAIT, http=http) as client:
+            return await client.alerts.list()
+
+    # When / Then
+    assert asyncio.run(read()).recent[1].rule_id == "alr_2"
 
 
 # -- webhooks -----------------------------------------------------------------------------------

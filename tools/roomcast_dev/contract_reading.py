@@ -50,6 +50,7 @@ SDK_EXTENDS = {
     "PublishBatchAccepted": "PublishResponse",
     "SubscriptionCreated": "SubscriptionResponse",
     "DeliveryItem": "DeliveryView",
+    "AlertRuleCreated": "AlertRuleView",
 }
 # What a PUSH subscription's endpoint receives: the one schema of the document outside its
 # components, added to them under this name.

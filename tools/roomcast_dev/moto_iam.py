@@ -10,7 +10,7 @@ here, the functions' role sessions, with each request's resources as AWS names t
   ``ConditionCheckItem``; ``GetItem`` in a read transaction) on its table, as AWS authorizes it;
   a PartiQL statement (alone or in a batch), ``dynamodb:PartiQL<Verb>`` on the table it names;
 - Firehose: the delivery stream; Secrets Manager: the secret's ARN without its random suffix;
-- EventBridge Scheduler: the schedule (``schedule/<group>/<name>``);
+- EventBridge Scheduler: the schedule (``schedule/<group>/<name>``); SNS: the topic it names;
 - SQS: a batch action is authorized as its single one (``SendMessageBatch`` as
   ``sqs:SendMessage``), on the queue's ARN (moto's, or the one the request names for a queue
   still to be made); S3: the bucket or object, as moto determines them.
@@ -136,7 +136,7 @@ def _checks(service: str, action: str, response: Any, resource: str) -> list[tup
     """(IAM action, resource ARN) pairs the request needs, all of them."""
     if service == "sqs":  # a batch needs its single action (AWS has no sqs:SendMessageBatch)
         action = action.removesuffix("Batch")
-    if resource != "*" or service not in (*_JSON_SERVICES, "sqs", "scheduler"):
+    if resource != "*" or service not in (*_JSON_SERVICES, "sqs", "scheduler", "sns"):
         return [(f"{service}:{action}", resource)]
     body: dict[str, Any] = response.body if isinstance(response.body, dict) else _json_body(response.raw_body)
     region, account = response.region, response.current_account
@@ -147,6 +147,8 @@ def _checks(service: str, action: str, response: Any, resource: str) -> list[tup
     if service == "sqs":  # a queue moto does not know (yet): named by the request
         queue = str(body.get("QueueName") or body.get("QueueUrl", "*")).rsplit("/", 1)[-1]
         return [(f"sqs:{action}", f"arn:aws:sqs:{region}:{account}:{queue}" if queue != "*" else "*")]
+    if service == "sns":  # the query protocol: the topic is a parameter of the request
+        return [(f"sns:{action}", str(response._get_param("TopicArn") or "*"))]
     if service == "firehose":
         stream = body.get("DeliveryStreamName", "*")
         return [(f"firehose:{action}", f"arn:aws:firehose:{region}:{account}:deliverystream/{stream}")]

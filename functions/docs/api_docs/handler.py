@@ -61,6 +61,7 @@ CONSOLE_MODULES = (
     "metrics.js",
     "charts.js",
     "health.js",
+    "alerts.js",
 )
 # Libraries vendored unchanged in console/vendor/<library>/ (with their LICENSE and where they came
 # from), served under their own file name: /console/{asset} is one path segment.

@@ -10,6 +10,7 @@ import typer
 
 from roomcast_cli import __version__, render
 from roomcast_cli.commands import (
+    alerts,
     api_keys,
     deliveries,
     event_types,
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 app = typer.Typer(
     name="roomcast",
     help="roomcast from the command line: rooms, subscriptions, publishing, deliveries, dead letters, "
-    "PULL queues, API keys, metrics, and `listen` for webhooks on this machine.",
+    "PULL queues, API keys, metrics, alerts, and `listen` for webhooks on this machine.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -48,6 +49,7 @@ app.add_typer(deliveries.deliveries_app, name="deliveries")
 app.add_typer(deliveries.dead_letters_app, name="dead-letters")
 app.add_typer(api_keys.app, name="api-keys")
 app.add_typer(ordering_keys.app, name="ordering-keys")
+app.add_typer(alerts.app, name="alerts")
 app.command("publish")(messages.publish)
 app.command("pull", rich_help_panel="PULL subscriptions")(pull.pull)
 app.command("ack", rich_help_panel="PULL subscriptions")(pull.ack)

@@ -25,6 +25,11 @@ from roomcast_client.errors import (
 from roomcast_client.job import Job, JobCounts
 from roomcast_client.models import (
     AckResult,
+    AlertEventView,
+    AlertRuleCreated,
+    AlertRuleList,
+    AlertRuleView,
+    AlertsResponse,
     ApiKey,
     Attempt,
     BacklogView,
@@ -60,6 +65,7 @@ from roomcast_client.models import (
     SubscriptionCreated,
 )
 from roomcast_client.ordering_key import OrderingKey, OrderingKeyList
+from roomcast_client.resources.alerts import NOT_GIVEN
 from roomcast_client.resources.event_types import EventTypeDefinition, SchemaError, Validated
 from roomcast_client.resources.filters import CandidateMatch, FilterTest, SubscriptionMatch
 from roomcast_client.resources.metrics import MetricsResolution
@@ -75,9 +81,15 @@ from roomcast_client.webhooks import (
 
 __all__ = [
     "API_KEY_VARIABLE",
+    "NOT_GIVEN",
     "URL_VARIABLE",
     "WEBHOOK_DELIVERY_HEADER",
     "AckResult",
+    "AlertEventView",
+    "AlertRuleCreated",
+    "AlertRuleList",
+    "AlertRuleView",
+    "AlertsResponse",
     "ApiError",
     "ApiKey",
     "AsyncClient",

@@ -13,6 +13,7 @@ from roomcast_client import __version__
 from roomcast_client._core import Config
 from roomcast_client._executors import AsyncExecutor, E, SyncExecutor
 from roomcast_client.resources import (
+    Alerts,
     ApiKeys,
     DeadLetters,
     Deliveries,
@@ -86,6 +87,7 @@ class _Api(PullOperations[E], Generic[E]):
         self.ordering_keys: OrderingKeys[E] = OrderingKeys(executor)
         self.api_keys: ApiKeys[E] = ApiKeys(executor)
         self.metrics: Metrics[E] = Metrics(executor)
+        self.alerts: Alerts[E] = Alerts(executor)
 
 
 class Client(_Api[SyncExecutor]):

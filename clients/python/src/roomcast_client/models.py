@@ -26,6 +26,11 @@ from pydantic import Field
 from roomcast_client._api_model import ApiModel
 from roomcast_client._generated.models import (
     AckResult,
+    AlertEventView,
+    AlertRuleCreated,
+    AlertRuleList,
+    AlertRuleView,
+    AlertsResponse,
     ApiKey,
     Attempt,
     BacklogView,
@@ -103,6 +108,11 @@ MessageSummary = MessageStatus
 
 __all__ = [
     "AckResult",
+    "AlertEventView",
+    "AlertRuleCreated",
+    "AlertRuleList",
+    "AlertRuleView",
+    "AlertsResponse",
     "ApiKey",
     "ApiModel",
     "Attempt",

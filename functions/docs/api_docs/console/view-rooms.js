@@ -1,6 +1,8 @@
-// The rooms screen, the console's home: the unhealthy subscriptions by name, the tenant's rooms page
-// by page with each one's health, and a form to create one.
+// The rooms screen, the console's home: the alerts firing and the latest ones, the unhealthy
+// subscriptions by name, the tenant's rooms page by page with each one's health, and a form to
+// create one.
 
+import { alertsPanel } from "./alerts.js";
 import { api, PAGE_SIZE } from "./api.js";
 import { code, field, h, input, link, region, table } from "./dom.js";
 import { act } from "./feedback.js";
@@ -32,16 +34,21 @@ function roomRows(rows) {
 }
 
 const withOutcome = (promise) => promise.then((value) => ({ value }), (error) => ({ error }));
+// The alerts firing and the latest ones: one request, read with the screen and on "Check again".
+const readAlerts = () => withOutcome(api("GET", "alerts"));
 
 export async function roomsView(current) {
   setBreadcrumb([["Rooms", "#/rooms"]]);
-  const [first, firstTenant] = await Promise.all([
+  const [first, firstTenant, firstAlerts] = await Promise.all([
     api("GET", "rooms", { query: { limit: PAGE_SIZE } }),
     withOutcome(tenantMetrics()),
+    readAlerts(),
   ]);
   const rooms = [...first.rooms];
   const list = region();
   const attention = region({ class: "attention" });
+  const alerts = region({ class: "alerts" });
+  const showAlerts = (outcome) => alerts.show(outcome.value ?? { failed: outcome.error?.message }, () => alertsPanel(outcome));
   let found = null;
   let cursor = first.nextCursor;
   const more = h("button", { type: "button", hidden: !cursor }, "Load more rooms");
@@ -61,7 +68,11 @@ export async function roomsView(current) {
   attention.show(null, () => h("p", { class: "hint" }, "Checking the rooms' health…"));
   check(firstTenant).catch((error) => attention.show({ failed: error.message }, () => h("p", { class: "empty" }, `The health check failed: ${error.message}`)));
   const again = h("button", { type: "button" }, "Check again");
-  again.addEventListener("click", () => act(again, async () => check(await withOutcome(tenantMetrics())), () => "Health checked again."));
+  again.addEventListener("click", () => act(again, async () => {
+    const [tenant, alertsRead] = await Promise.all([withOutcome(tenantMetrics()), readAlerts()]);
+    if (isCurrent(current)) showAlerts(alertsRead);
+    return check(tenant);
+  }, () => "Alerts and health checked again."));
   more.addEventListener("click", () =>
     act(more, async () => {
       const page = await api("GET", "rooms", { query: { limit: PAGE_SIZE, cursor } });
@@ -73,6 +84,7 @@ export async function roomsView(current) {
     }, (count) => `${count} more rooms shown.`),
   );
   showRooms();
+  showAlerts(firstAlerts);
 
   const name = input("room-name", { required: true, autocomplete: "off" });
   const retries = policyInputs("room", "Empty: the API's default.");
@@ -98,6 +110,7 @@ export async function roomsView(current) {
   return [
     h("h1", { tabindex: "-1" }, "Rooms"),
     catalog,
+    h("section", { "aria-labelledby": "alerts-title" }, h("h2", { id: "alerts-title" }, "Alerts"), alerts),
     h("section", { "aria-labelledby": "attention-title" },
       h("h2", { id: "attention-title" }, "Needs attention"), attention, h("div", { class: "actions" }, again)),
     h("section", { "aria-labelledby": "rooms-title" }, h("h2", { id: "rooms-title" }, "Your rooms"), list, more),

@@ -94,7 +94,8 @@ class WebhookNotify(ApiModel):
 class EmailNotify(ApiModel):
     email: str = Field(
         max_length=254,
-        pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
+        # An ASCII address (the forms SNS's e-mail protocol takes): a local part, @, a dotted domain.
+        pattern=r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
         description="An e-mail address, through SNS (the address confirms its subscription first).",
     )
 

@@ -7,6 +7,8 @@ import secrets
 from dataclasses import dataclass, replace
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from management_api.alerts.models import (
     AlertRuleCreate,
     AlertRulePatch,
@@ -85,8 +87,8 @@ class AlertsService:
             created_at=now,
             updated_at=now,
         )
+        self._subscribe_email(rule)  # SNS checks the address first: a refusal stores nothing
         self.alerts.add_rule(rule, MAX_RULES_PER_TENANT)
-        self._subscribe_email(rule)
         return rule
 
     def rules(self, tenant_id: str) -> list[AlertRule]:
@@ -113,9 +115,9 @@ class AlertsService:
         if "snoozedUntil" in given:
             until = changes.snoozedUntil
             changed = replace(changed, snoozed_until=None if until is None else iso_timestamp(until))
-        self.alerts.replace_rule(changed, rule.updated_at)
         if changes.notify is not None:
             self._subscribe_email(changed)
+        self.alerts.replace_rule(changed, rule.updated_at)
         return changed
 
     def delete(self, tenant_id: str, rule_id: str) -> None:
@@ -151,9 +153,19 @@ class AlertsService:
         sends the address a confirmation first."""
         if rule.notify.email is None or self.sns is None:
             return
-        self.sns.subscribe(
-            TopicArn=self.topic_arn,
-            Protocol="email",
-            Endpoint=rule.notify.email,
-            Attributes={"FilterPolicy": f'{{"alertRule": ["{rule_filter_value(rule)}"]}}'},
-        )
+        try:
+            self.sns.subscribe(
+                TopicArn=self.topic_arn,
+                Protocol="email",
+                Endpoint=rule.notify.email,
+                Attributes={"FilterPolicy": f'{{"alertRule": ["{rule_filter_value(rule)}"]}}'},
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") not in (
+                "InvalidParameter",
+                "InvalidParameterValue",
+            ):
+                raise
+            problem = f"SNS refused the address: {error.response['Error'].get('Message', '')}"
+            detail = {"field": "body.notify.email", "problem": problem, "type": "invalid_email"}
+            raise InvalidRequest(problem, details=[detail], code="invalid_email") from error

@@ -74,7 +74,11 @@ class _NotNull:
         json_schema = handler(schema)
         options = json_schema.pop("anyOf", None)
         if options:
-            json_schema.update(next(option for option in options if option.get("type") != "null"))
+            kept = [option for option in options if option.get("type") != "null"]
+            if len(kept) == 1:
+                json_schema.update(kept[0])
+            else:  # a union of several kinds: each of them, and still no null
+                json_schema["anyOf"] = kept
         return json_schema
 
 

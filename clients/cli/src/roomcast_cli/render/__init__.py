@@ -9,9 +9,11 @@ live by subject, and this package names the ones the rest of the CLI uses:
 - ``timeline``: `messages show`'s timeline of each destination's attempts;
 - ``filters``: the subscriptions a message was filtered out of, and `filters test`'s verdicts;
 - ``catalog``: the event-type catalog, a payload's check, a warned message's schema errors;
-- ``metrics``: metrics over time, a row per point with activity, a summary and a sparkline.
+- ``metrics``: metrics over time, a row per point with activity, a summary and a sparkline;
+- ``alerts``: the alerts firing and recent, the alert rules, a new rule's one-time secret.
 """
 
+from roomcast_cli.render.alerts import alert_rule_details, alert_rules_table, alerts_view, snoozed_rule
 from roomcast_cli.render.blocks import details, line
 from roomcast_cli.render.catalog import event_type_details, event_types_table, schema_error_lines, validated
 from roomcast_cli.render.filters import filter_test_table, filtered_out_lines
@@ -45,6 +47,9 @@ from roomcast_cli.render.timeline import build_timeline, message_timeline
 __all__ = [
     "EXCERPT_CHARS",
     "FINAL_STATUSES",
+    "alert_rule_details",
+    "alert_rules_table",
+    "alerts_view",
     "api_keys_table",
     "build_timeline",
     "cancelled_message",
@@ -73,6 +78,7 @@ __all__ = [
     "rotated_secret",
     "schedule_table",
     "schema_error_lines",
+    "snoozed_rule",
     "subscription_details",
     "subscriptions_table",
     "validated",

@@ -30,29 +30,6 @@ class AlertEventView(ApiModel):
     at: str
 
 
-class AlertRuleCreated(ApiModel):
-    id: str
-    name: str
-    scope: dict[str, str | None]
-    condition: dict[str, Any]
-    notify: dict[str, str | None]
-    state: Literal["ok", "firing"]
-    value: Annotated[float | str | None, Field(description="The value measured at its last change.")] = None
-    changed_at: Annotated[
-        str | None, Field(alias="changedAt", description="When it last fired or resolved.")
-    ] = None
-    snoozed_until: Annotated[str | None, Field(alias="snoozedUntil")] = None
-    created_at: Annotated[str, Field(alias="createdAt")]
-    updated_at: Annotated[str, Field(alias="updatedAt")]
-    signing_secret: Annotated[
-        str,
-        Field(
-            alias="signingSecret",
-            description="Shown once: verify the webhook notifications' signatures with it.",
-        ),
-    ]
-
-
 class AlertRuleList(ApiModel):
     alert_rules: list[AlertRuleView] = Field([], alias="alertRules", validate_default=True)
 
@@ -71,6 +48,16 @@ class AlertRuleView(ApiModel):
     snoozed_until: Annotated[str | None, Field(alias="snoozedUntil")] = None
     created_at: Annotated[str, Field(alias="createdAt")]
     updated_at: Annotated[str, Field(alias="updatedAt")]
+
+
+class AlertRuleCreated(AlertRuleView):
+    signing_secret: Annotated[
+        str,
+        Field(
+            alias="signingSecret",
+            description="Shown once: verify the webhook notifications' signatures with it.",
+        ),
+    ]
 
 
 class AlertsResponse(ApiModel):

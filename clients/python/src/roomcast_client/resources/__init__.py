@@ -3,10 +3,11 @@
 
 One module per resource family, as the API's routes are grouped: ``rooms``, ``subscriptions``,
 ``filters``, ``event_types``, ``messages``, ``deliveries``, ``dead_letters``, ``ordering_keys``,
-``jobs``, ``metrics``, ``api_keys``, and ``pull`` (the client's own pull, ack, nack, extend,
+``jobs``, ``metrics``, ``alerts``, ``api_keys``, and ``pull`` (the client's own pull, ack, nack, extend,
 and the calls the PULL consumer makes).
 """
 
+from roomcast_client.resources.alerts import Alerts
 from roomcast_client.resources.api_keys import ApiKeys
 from roomcast_client.resources.dead_letters import DeadLetters
 from roomcast_client.resources.deliveries import Deliveries
@@ -27,6 +28,7 @@ from roomcast_client.resources.rooms import Rooms
 from roomcast_client.resources.subscriptions import Subscriptions
 
 __all__ = [
+    "Alerts",
     "ApiKeys",
     "DeadLetters",
     "Deliveries",
