@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from roomcast.api import examples
-from roomcast.metrics import Backlog, Count, Percentiles, Point, Sample, Series
+from roomcast.metrics import Count, Sample
 from roomcast.platform import iso_from_ms, now_ms
+
+if TYPE_CHECKING:  # the series' module imports ddsketch: not at the management function's cold start
+    from roomcast.metrics import Backlog, Percentiles, Point, Series
 
 ResolutionName = Literal["1m", "1h"]
 
