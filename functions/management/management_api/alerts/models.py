@@ -127,8 +127,20 @@ class AlertRulePatch(ApiModel):
     )
 
 
+_RULE_VIEW = {
+    "id": "alr_5b0c6a1e5b2f4c3d9e8a7b6c5d4e3f21",
+    **_RULE,
+    "state": "firing",
+    "value": 0.75,
+    "changedAt": "2026-11-22T10:05:00.000Z",
+    "snoozedUntil": None,
+    "createdAt": "2026-11-22T09:00:00.000Z",
+    "updatedAt": "2026-11-22T10:05:00.000Z",
+}
+
+
 class AlertRuleView(BaseModel):
-    model_config = examples({"id": "alr_5b0c...", **_RULE, "state": "ok", "value": None})
+    model_config = examples(_RULE_VIEW)
 
     id: str
     name: str
@@ -182,6 +194,8 @@ class AlertRuleCreated(AlertRuleView):
 
 
 class AlertRuleList(BaseModel):
+    model_config = examples({"alertRules": [_RULE_VIEW]})
+
     alertRules: list[AlertRuleView]
 
 
@@ -199,5 +213,20 @@ class AlertEventView(BaseModel):
 
 
 class AlertsResponse(BaseModel):
+    model_config = examples(
+        {
+            "firing": [_RULE_VIEW],
+            "recent": [
+                {
+                    "ruleId": _RULE_VIEW["id"],
+                    "name": _RULE["name"],
+                    "state": "firing",
+                    "value": 0.75,
+                    "at": "2026-11-22T10:05:00.000Z",
+                }
+            ],
+        }
+    )
+
     firing: list[AlertRuleView] = Field(description="The rules firing now.")
     recent: list[AlertEventView] = Field(description="The latest fired and resolved, newest first (35 days).")
