@@ -82,11 +82,12 @@ def partitions_of(body: Any) -> Iterator[str]:
 
 
 def owner(partition: str) -> str | None:
-    """The tenant a partition belongs to (an API key's own item belongs to the key's one tenant);
+    """The tenant a partition belongs to (an API key's own item belongs to the key's one tenant, a
+    portal session's and its token's to the session's one tenant: each a random id of its own);
     None: a partition no tenant owns, which every tenant's requests could write."""
     if partition.startswith("TENANT#"):
         return partition.removeprefix("TENANT#").split("#", 1)[0] or None
-    if partition.startswith("APIKEY#"):
+    if partition.startswith(("APIKEY#", "PORTALSESSION#", "PORTALTOKEN#")):
         return partition
     return None
 

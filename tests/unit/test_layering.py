@@ -41,6 +41,8 @@ CAPABILITIES = [
     "jobs",
     "metrics",
     "alerts",
+    "portal",
+    "access",
     "keys",
     "api",
     "wiring",  # the top: what puts the capabilities together for the functions

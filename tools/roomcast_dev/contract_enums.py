@@ -64,6 +64,9 @@ ENUMERATIONS = (
         label="an alert rule's condition.in",
     ),
     Enumeration(
+        "ApiKeyScope", "API_KEY_SCOPES", f"{_at('ApiKeyCreate', 'scopes')}/items", label="an API key's scopes"
+    ),
+    Enumeration(
         "DeliveryControl",
         "DELIVERY_CONTROLS",
         "/webhooks/message/post/responses/2XX/headers/webhook-delivery/schema",

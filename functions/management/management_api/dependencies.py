@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from management_api.messages.service import MessagesService
     from management_api.metrics.service import MetricsService
     from management_api.ordering_keys.service import OrderingKeysService
+    from management_api.portal_sessions.service import PortalSessionsService
     from management_api.rooms.service import RoomsService
     from management_api.schedule.service import ScheduleService
     from management_api.signing_secrets.service import SigningSecretsService
@@ -39,12 +40,14 @@ if TYPE_CHECKING:
     from roomcast.messages import EnvelopeSender, MessageTable, QueueAddresses
     from roomcast.outbox import OutboxQueue
     from roomcast.platform import Settings
+    from roomcast.portal import PortalSessionTable
     from roomcast.pull import QueueAdmin
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
     EventTypesService = OrderingKeysService = MetricsService = AlertsService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
+    PortalSessionsService = object
     ListCursors = TenantCursors = object
 
 
@@ -189,11 +192,24 @@ def schedule_service() -> ScheduleService:
     return ScheduleService(catalog())
 
 
+def portal_sessions_service() -> PortalSessionsService:
+    from management_api.portal_sessions.service import PortalSessionsService
+    from roomcast.portal import PortalSessionTable
+
+    return PortalSessionsService(PortalSessionTable.sharing(catalog()), catalog())
+
+
+def portal_session_table() -> PortalSessionTable:
+    from roomcast.portal import PortalSessionTable
+
+    return PortalSessionTable.sharing(catalog())
+
+
 def api_keys_service() -> ApiKeysService:
     from management_api.api_keys.service import ApiKeysService
     from roomcast.keys import ApiKeyTable
 
-    return ApiKeysService(ApiKeyTable.sharing(catalog()))
+    return ApiKeysService(ApiKeyTable.sharing(catalog()), catalog())
 
 
 @cache
@@ -247,4 +263,5 @@ OrderingKeysApi = Annotated[OrderingKeysService, Depends(ordering_keys_service)]
 Metrics = Annotated[MetricsService, Depends(metrics_service)]
 Alerts = Annotated[AlertsService, Depends(alerts_service)]
 ApiKeys = Annotated[ApiKeysService, Depends(api_keys_service)]
+PortalSessions = Annotated[PortalSessionsService, Depends(portal_sessions_service)]
 Lists = Annotated[TenantCursors, Depends(tenant_cursors)]

@@ -23,6 +23,11 @@ def _unique(values: list[str], what: str) -> list[str]:
     return values
 
 
+def unique_items(values: list[str] | None) -> list[str] | None:
+    """A list field's values, refused when one repeats (JSON Schema's uniqueItems, enforced)."""
+    return None if values is None else _unique(values, "items")
+
+
 # Printable text only: control characters in names end up in logs and dashboards.
 Name = Annotated[
     str,

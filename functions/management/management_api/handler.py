@@ -1,6 +1,6 @@
 """Management function: rooms, subscriptions, filter dry runs, the event-type catalog, message
-status, signing secrets, schedules, ordering keys, metrics, alerts, dead letters, jobs and API keys. One
-package per resource; each route's models and OpenAPI live beside it."""
+status, signing secrets, schedules, ordering keys, metrics, alerts, dead letters, jobs, API keys
+and portal sessions. One package per resource; each route's models and OpenAPI live beside it."""
 
 from __future__ import annotations
 
@@ -17,11 +17,14 @@ from management_api.jobs.routes import routes as job_routes
 from management_api.messages.routes import routes as message_routes
 from management_api.metrics.routes import routes as metrics_routes
 from management_api.ordering_keys.routes import routes as ordering_key_routes
+from management_api.portal_reach import subscription_in_reach
+from management_api.portal_sessions.routes import routes as portal_session_routes
 from management_api.rooms.routes import routes as room_routes
 from management_api.schedule.routes import routes as schedule_routes
 from management_api.signing_secrets.routes import routes as secret_routes
 from management_api.subscriptions.routes import routes as subscription_routes
 from roomcast import wiring
+from roomcast.access import AccessGate
 from roomcast.api import http_handler, new_api
 from roomcast.platform import limits
 
@@ -40,6 +43,7 @@ ROUTES = (
     dead_letter_routes,
     job_routes,
     api_key_routes,
+    portal_session_routes,
 )
 app = new_api(
     *(r.router for r in ROUTES),
@@ -76,4 +80,6 @@ lambda_handler = http_handler(
     wiring.tenant_throttle,
     max_body_bytes=limits.MAX_MANAGEMENT_BODY_BYTES,
     request_weight=request_weight,
+    # Portal sessions reach only this function's routes (ADR 0048).
+    gate=AccessGate(sessions=dependencies.portal_session_table, subscription_reach=subscription_in_reach),
 )

@@ -16,6 +16,7 @@ from publish_api.models import (
     PublishRequest,
     PublishResponse,
 )
+from roomcast.access import Scope, access
 from roomcast.api import Routes, Tenant
 from roomcast.platform import RoomcastError, metrics, traceparent
 
@@ -47,7 +48,18 @@ TraceParent = Annotated[
 ]
 
 
-@routes.post("/rooms/<roomId>/messages", "publishMessage", "Accepted", 400, 404, 409, 413, 415, status=202)
+@routes.post(
+    "/rooms/<roomId>/messages",
+    "publishMessage",
+    "Accepted",
+    400,
+    404,
+    409,
+    413,
+    415,
+    status=202,
+    access=access(Scope.PUBLISH),
+)
 def publish(
     roomId: RoomId,
     body: PublishRequest,
@@ -81,6 +93,7 @@ def publish(
     413,
     415,
     status=200,
+    access=access(Scope.PUBLISH),
 )
 def publish_batch(
     roomId: RoomId, body: PublishBatchRequest, tenant: Tenant, service: Publisher, trace: TraceParent = None

@@ -21,6 +21,7 @@ from pull_api.models import (
     PullResponse,
     ReceiptsRequest,
 )
+from roomcast.access import Scope, access
 from roomcast.api import Routes, Tenant, link
 from roomcast.platform import camel_fields, metrics
 
@@ -42,7 +43,14 @@ LINKS = {
 RECEIPT_ERRORS = (400, 404, 409, 415)
 
 
-@routes.post(f"{BASE}/pull", "pullMessages", "The messages (possibly none)", *RECEIPT_ERRORS, links=LINKS)
+@routes.post(
+    f"{BASE}/pull",
+    "pullMessages",
+    "The messages (possibly none)",
+    *RECEIPT_ERRORS,
+    links=LINKS,
+    access=access(Scope.CONSUME),
+)
 def pull(
     roomId: RoomId, subscriptionId: SubscriptionId, body: PullRequest, tenant: Tenant, service: Puller
 ) -> PullResponse:
@@ -67,7 +75,13 @@ def pull(
     return answer.model_copy(update={"acked": acked.acked, "ackFailed": acked.failed})
 
 
-@routes.post(f"{BASE}/ack", "ackMessages", "Acked, and the receipts that were not", *RECEIPT_ERRORS)
+@routes.post(
+    f"{BASE}/ack",
+    "ackMessages",
+    "Acked, and the receipts that were not",
+    *RECEIPT_ERRORS,
+    access=access(Scope.CONSUME),
+)
 def ack(
     roomId: RoomId, subscriptionId: SubscriptionId, body: ReceiptsRequest, tenant: Tenant, service: Puller
 ) -> AckResponse:
@@ -83,7 +97,13 @@ def ack(
     return _answer(AckResponse, "MessagesAcked", service.ack(tenant, roomId, subscriptionId, body.receipts))
 
 
-@routes.post(f"{BASE}/nack", "nackMessages", "What happens to each message", *RECEIPT_ERRORS)
+@routes.post(
+    f"{BASE}/nack",
+    "nackMessages",
+    "What happens to each message",
+    *RECEIPT_ERRORS,
+    access=access(Scope.CONSUME),
+)
 def nack(
     roomId: RoomId, subscriptionId: SubscriptionId, body: ReceiptsRequest, tenant: Tenant, service: Puller
 ) -> NackResponse:
@@ -98,7 +118,13 @@ def nack(
     )
 
 
-@routes.post(f"{BASE}/extend", "extendAckWait", "Extended, and the receipts that were not", *RECEIPT_ERRORS)
+@routes.post(
+    f"{BASE}/extend",
+    "extendAckWait",
+    "Extended, and the receipts that were not",
+    *RECEIPT_ERRORS,
+    access=access(Scope.CONSUME),
+)
 def extend(
     roomId: RoomId, subscriptionId: SubscriptionId, body: ExtendRequest, tenant: Tenant, service: Puller
 ) -> ExtendResponse:

@@ -18,6 +18,8 @@ from management_api.messages.routes import list_deliveries, list_messages
 from management_api.messages.service import MessagesService
 from management_api.rooms.routes import list_rooms
 from management_api.subscriptions.routes import list_subscriptions
+from roomcast.access import Caller
+from roomcast.api import CallerAccess
 from roomcast.api.cursors import ListCursors
 from roomcast.catalog.model import Room, Subscription, SubscriptionType
 from roomcast.keys.store import ApiKeyEntry
@@ -25,6 +27,8 @@ from roomcast.messages.model import Delivery, DeliveryStatus, Message
 from roomcast.platform.errors import InvalidRequest
 from roomcast.platform.pages import Page, Position
 from tests.unit.services.management import OTHER_TENANT, TENANT, Management, dead_letter
+
+ADMIN = CallerAccess(Caller(TENANT), None)  # an admin key: every room
 
 pytestmark = pytest.mark.security  # the security regression suite: make test-security
 
@@ -97,13 +101,13 @@ class Lists:
     def calls(self) -> dict[str, ListCall]:
         """Every list route, one item a page, each answering its nextCursor."""
         m, room, sub = self.management, self.room.id, self.subscription.id
-        keys = ApiKeysService(cast(Any, self.keys))
+        keys = ApiKeysService(cast(Any, self.keys), cast(Any, m.catalog))
         c = self.cursors
         return {
-            "rooms": lambda t, cursor: list_rooms(m.rooms, c.of(t), 1, cursor).nextCursor,
+            "rooms": lambda t, cursor: list_rooms(m.rooms, c.of(t), ADMIN, 1, cursor).nextCursor,
             "api-keys": lambda t, cursor: list_api_keys("", keys, c.of(t), 1, cursor).nextCursor,
             "subscriptions": lambda t, cursor: (
-                list_subscriptions(room, m.subscriptions, c.of(t), 1, cursor).nextCursor
+                list_subscriptions(room, m.subscriptions, c.of(t), ADMIN, 1, cursor).nextCursor
             ),
             "messages": lambda t, cursor: (
                 list_messages(room, self.messages_service, c.of(t), 1, cursor).nextCursor
@@ -171,14 +175,16 @@ def test_a_cursor_of_one_room_or_subscription_is_refused_by_anothers() -> None:
     other_room = lists.rooms[1]
     for _ in range(2):
         m.subscription(other_room)
-    subscriptions = list_subscriptions(lists.room.id, m.subscriptions, c.of(TENANT), 1, None).nextCursor
+    subscriptions = list_subscriptions(
+        lists.room.id, m.subscriptions, c.of(TENANT), ADMIN, 1, None
+    ).nextCursor
     letters = list_dead_letters(lists.room.id, lists.subscription.id, m.dead_letters, c.of(TENANT), 1, None)
     assert subscriptions is not None
     assert letters.nextCursor is not None
 
     # When / Then
     with pytest.raises(InvalidRequest, match="cursor"):
-        list_subscriptions(other_room.id, m.subscriptions, c.of(TENANT), 1, subscriptions)
+        list_subscriptions(other_room.id, m.subscriptions, c.of(TENANT), ADMIN, 1, subscriptions)
     with pytest.raises(InvalidRequest, match="cursor"):
         list_dead_letters(
             lists.room.id, lists.subscriptions[1].id, m.dead_letters, c.of(TENANT), 1, letters.nextCursor
@@ -220,9 +226,9 @@ class Untouchable:
 FORGED = "cur_WyJ4Il0." + "A" * 43
 ROOM_ID, SUBSCRIPTION_ID = "room_" + "1" * 32, "sub_" + "2" * 32
 ROUTES_WITH_A_FORGED_CURSOR: dict[str, Callable[[Any, ListCursors], object]] = {
-    "rooms": lambda s, c: list_rooms(s, c.of(TENANT), 1, FORGED),
+    "rooms": lambda s, c: list_rooms(s, c.of(TENANT), ADMIN, 1, FORGED),
     "api-keys": lambda s, c: list_api_keys("", s, c.of(TENANT), 1, FORGED),
-    "subscriptions": lambda s, c: list_subscriptions(ROOM_ID, s, c.of(TENANT), 1, FORGED),
+    "subscriptions": lambda s, c: list_subscriptions(ROOM_ID, s, c.of(TENANT), ADMIN, 1, FORGED),
     "messages": lambda s, c: list_messages(ROOM_ID, s, c.of(TENANT), 1, FORGED),
     "deliveries": lambda s, c: list_deliveries(ROOM_ID, SUBSCRIPTION_ID, s, c.of(TENANT), None, 1, FORGED),
     "dead letters": lambda s, c: list_dead_letters(ROOM_ID, SUBSCRIPTION_ID, s, c.of(TENANT), 1, FORGED),
@@ -241,7 +247,7 @@ def test_a_list_of_one_page_reads_no_key() -> None:
     lists = Lists()
 
     # When
-    answer = list_rooms(lists.management.rooms, lists.cursors.of(OTHER_TENANT), 10, None)
+    answer = list_rooms(lists.management.rooms, lists.cursors.of(OTHER_TENANT), ADMIN, 10, None)
 
     # Then
     assert len(answer.rooms) == 1

@@ -196,6 +196,19 @@ class WatchedSubscriptionState(StrEnum):
     DISABLED = "disabled"
 
 
+API_KEY_SCOPES: Final = ("admin", "manage", "read", "publish", "consume")
+
+
+class ApiKeyScope(StrEnum):
+    """The values of an API key's scopes in openapi.json."""
+
+    ADMIN = "admin"
+    MANAGE = "manage"
+    READ = "read"
+    PUBLISH = "publish"
+    CONSUME = "consume"
+
+
 DELIVERY_CONTROLS: Final = ("abort", "disable")
 
 

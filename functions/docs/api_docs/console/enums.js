@@ -50,5 +50,8 @@ export const ALERT_CHANGES = Object.freeze(["firing", "resolved"]);
 // an alert rule's condition.in
 export const WATCHED_SUBSCRIPTION_STATES = Object.freeze(["active", "failing", "paused", "disabled"]);
 
+// an API key's scopes
+export const API_KEY_SCOPES = Object.freeze(["admin", "manage", "read", "publish", "consume"]);
+
 // the webhook-delivery header of a webhook's answer
 export const DELIVERY_CONTROLS = Object.freeze(["abort", "disable"]);

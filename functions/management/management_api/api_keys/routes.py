@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path
 from management_api.api_keys.models import ApiKeyCreate, ApiKeyList, ApiKeyView, CreatedApiKey
 from management_api.common import PAGE_SIZE, Cursor, Limit, no_content
 from management_api.dependencies import ApiKeys, Lists
+from roomcast.access import PortalUse, Scope, access
 from roomcast.api import CallerKeyId, Routes, Tenant, list_scope
 
 if TYPE_CHECKING:
@@ -21,19 +22,33 @@ KeyId = Annotated[
 ]
 
 
-@routes.post("/api-keys", "createApiKey", "The new key, shown once", 400, 409, 415, status=201)
+ADMIN_ONLY = access(Scope.ADMIN)
+ADMIN_OR_READ = access(Scope.ADMIN, Scope.READ, portal=PortalUse.NEVER)
+
+
+@routes.post(
+    "/api-keys", "createApiKey", "The new key, shown once", 400, 409, 415, status=201, access=ADMIN_ONLY
+)
 def create_api_key(body: ApiKeyCreate, tenant: Tenant, service: ApiKeys) -> CreatedApiKey:
     """Create an API key
 
-    A new key for your tenant, with the same rights as every other: the answer is the only time
-    the key is shown (only its hash is stored). A tenant holds at most 20 keys (`too_many_keys`,
-    409). Rotate a key by creating the new one, moving your callers, then revoking the old one.
+    A new key for your tenant: the answer is the only time the key is shown (only its hash is
+    stored). `scopes` says what it may do (`admin`, the default, everything) and `rooms` the only
+    rooms it works on. A tenant holds at most 20 keys (`too_many_keys`, 409). Only an `admin` key
+    makes keys. Rotate a key by creating the new one, moving your callers, then revoking the old one.
     """
-    entry, key = service.create(tenant, body.name)
-    return CreatedApiKey(keyId=entry.key_id, name=entry.name, createdAt=entry.created_at, key=key)
+    entry, key = service.create(tenant, body.name, list(body.scopes), body.rooms)
+    return CreatedApiKey(
+        keyId=entry.key_id,
+        name=entry.name,
+        createdAt=entry.created_at,
+        scopes=sorted(entry.scopes),
+        rooms=None if entry.rooms is None else list(entry.rooms),
+        key=key,
+    )
 
 
-@routes.get("/api-keys", "listApiKeys", "A page of keys", 400)
+@routes.get("/api-keys", "listApiKeys", "A page of keys", 400, access=ADMIN_OR_READ)
 def list_api_keys(
     caller: CallerKeyId, service: ApiKeys, lists: Lists, limit: Limit = PAGE_SIZE, cursor: Cursor = None
 ) -> ApiKeyList:
@@ -48,7 +63,7 @@ def list_api_keys(
     return ApiKeyList(apiKeys=[_view(entry, caller) for entry in page.items], nextCursor=next_cursor)
 
 
-@routes.delete("/api-keys/<keyId>", "revokeApiKey", "Revoked", 404, 409, status=204)
+@routes.delete("/api-keys/<keyId>", "revokeApiKey", "Revoked", 404, 409, status=204, access=ADMIN_ONLY)
 def revoke_api_key(keyId: KeyId, tenant: Tenant, service: ApiKeys) -> Response[None]:
     """Revoke an API key
 
@@ -62,5 +77,10 @@ def revoke_api_key(keyId: KeyId, tenant: Tenant, service: ApiKeys) -> Response[N
 
 def _view(entry: ApiKeyEntry, caller_key_id: str) -> ApiKeyView:
     return ApiKeyView(
-        keyId=entry.key_id, name=entry.name, createdAt=entry.created_at, current=entry.key_id == caller_key_id
+        keyId=entry.key_id,
+        name=entry.name,
+        createdAt=entry.created_at,
+        scopes=sorted(entry.scopes),
+        rooms=None if entry.rooms is None else list(entry.rooms),
+        current=entry.key_id == caller_key_id,
     )

@@ -11,13 +11,21 @@ from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, Subscription
 from management_api.dead_letters.models import DeadLetterList, DeadLetterView, ReplayRequest, ReplayResponse
 from management_api.dependencies import DeadLetters, Jobs, Lists
 from management_api.jobs.models import JOB_LINK, JobView, accepted, done, named_or_all, started
+from roomcast.access import PortalUse, Scope, access
 from roomcast.api import Routes, Tenant, list_scope
 
 routes = Routes("dead letters")
 DEAD_LETTERS = "/rooms/<roomId>/subscriptions/<subscriptionId>/dead-letters"
 
 
-@routes.get(DEAD_LETTERS, "listDeadLetters", "A page of dead letters", 400, 404)
+@routes.get(
+    DEAD_LETTERS,
+    "listDeadLetters",
+    "A page of dead letters",
+    400,
+    404,
+    access=access(Scope.READ, Scope.MANAGE, portal=PortalUse.READ),
+)
 def list_dead_letters(
     roomId: RoomId,
     subscriptionId: SubscriptionIdPath,
@@ -49,6 +57,7 @@ def list_dead_letters(
     415,
     job="A range (or all): the replay job",
     named=ReplayResponse,
+    access=access(Scope.MANAGE, portal=PortalUse.WRITE),
 )
 def replay_dead_letters(
     roomId: RoomId,

@@ -11,6 +11,7 @@ from management_api.common import RoomId, SubscriptionIdPath
 from management_api.deliveries.models import RetryRequest, RetryResponse
 from management_api.dependencies import Deliveries, Jobs
 from management_api.jobs.models import JOB_LINK, JobView, accepted, done, named_or_all, started
+from roomcast.access import PortalUse, Scope, access
 from roomcast.api import Routes, Tenant
 
 routes = Routes("deliveries")
@@ -28,6 +29,7 @@ DELIVERIES = "/rooms/<roomId>/subscriptions/<subscriptionId>/deliveries"
     415,
     job="All of them: the retry job",
     named=RetryResponse,
+    access=access(Scope.MANAGE, portal=PortalUse.WRITE),
 )
 def retry_deliveries(
     roomId: RoomId,

@@ -18,6 +18,7 @@ from management_api.event_types.models import (
     ValidateRequest,
     ValidateResponse,
 )
+from roomcast.access import Scope, access
 from roomcast.api import EventTypeName, Routes, Tenant, list_scope
 from roomcast.event_types import EventType
 from roomcast.platform import limits
@@ -52,7 +53,13 @@ def create_event_type(body: EventTypeCreate, tenant: Tenant, service: EventTypes
 ArchivedToo = Annotated[bool, Query(description="Also list archived event types.")]
 
 
-@routes.get("/event-types", "listEventTypes", "A page of the catalog", 400)
+@routes.get(
+    "/event-types",
+    "listEventTypes",
+    "A page of the catalog",
+    400,
+    access=access(Scope.READ, Scope.MANAGE, Scope.PUBLISH, beyond_rooms=True),
+)
 def list_event_types(
     service: EventTypes,
     lists: Lists,
@@ -73,7 +80,13 @@ def list_event_types(
     )
 
 
-@routes.get(EVENT_TYPE, "getEventType", "The event type with its schemas", 404)
+@routes.get(
+    EVENT_TYPE,
+    "getEventType",
+    "The event type with its schemas",
+    404,
+    access=access(Scope.READ, Scope.MANAGE, Scope.PUBLISH, beyond_rooms=True),
+)
 def get_event_type(name: Name, tenant: Tenant, service: EventTypes) -> EventTypeView:
     """Read an event type
 
@@ -115,7 +128,14 @@ def restore_event_type(name: Name, tenant: Tenant, service: EventTypes) -> Event
 
 
 @routes.post(
-    f"{EVENT_TYPE}/validate", "validatePayload", "Whether the payload meets its schema", 400, 404, 413, 415
+    f"{EVENT_TYPE}/validate",
+    "validatePayload",
+    "Whether the payload meets its schema",
+    400,
+    404,
+    413,
+    415,
+    access=access(Scope.MANAGE, Scope.PUBLISH, beyond_rooms=True),
 )
 def validate_payload(
     name: Name, body: ValidateRequest, tenant: Tenant, service: EventTypes
@@ -138,7 +158,14 @@ def validate_payload(
     )
 
 
-@routes.get("/catalog/openapi.json", "exportCatalog", "The catalog as OpenAPI 3.1 webhooks", 404, 422)
+@routes.get(
+    "/catalog/openapi.json",
+    "exportCatalog",
+    "The catalog as OpenAPI 3.1 webhooks",
+    404,
+    422,
+    access=access(Scope.READ, Scope.MANAGE, Scope.PUBLISH, beyond_rooms=True),
+)
 def export_catalog(
     tenant: Tenant,
     service: EventTypes,

@@ -7,6 +7,7 @@ from typing import Final, Literal, cast
 from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel, Field
 
+from roomcast.access import RouteAccess
 from roomcast.api import Decorator, Routes, examples, link
 from roomcast.jobs import Job, JobCount, JobKind
 from roomcast.platform import iso_from_ms
@@ -108,12 +109,21 @@ def accepted(job: Job) -> Response[JobView]:
 
 
 def named_or_all(
-    routes: Routes, path: str, operation_id: str, answer: str, *errors: int, job: str, named: type[BaseModel]
+    routes: Routes,
+    path: str,
+    operation_id: str,
+    answer: str,
+    *errors: int,
+    job: str,
+    named: type[BaseModel],
+    access: RouteAccess | None = None,
 ) -> Decorator:
     """A POST that acts on the items its body names before it answers (200, ``named``, ``answer``
     saying what), or, when the body names none, on all of them by a job (202, ``job`` saying which):
-    answer with ``done`` or ``started``."""
-    return routes.post(path, operation_id, answer, *errors, links=JOB_LINK, accepted=(job, JobView, named))
+    answer with ``done`` or ``started``. ``access``: who may call it (roomcast.access)."""
+    return routes.post(
+        path, operation_id, answer, *errors, links=JOB_LINK, accepted=(job, JobView, named), access=access
+    )
 
 
 def done[A: BaseModel](named: A) -> Response[A | JobView]:

@@ -18,9 +18,11 @@ from management_api.messages.models import (
     delivery_item,
     message_status,
 )
-from roomcast.api import EVENT_TYPE_NAME_PATTERN, Instant, Routes, Tenant, list_scope
+from management_api.portal_reach import require_subscription
+from roomcast.access import PortalUse, Scope, access
+from roomcast.api import EVENT_TYPE_NAME_PATTERN, Access, Instant, Routes, Tenant, list_scope
 from roomcast.messages import DeliveryStatus, MessageFilter
-from roomcast.platform import iso_timestamp, limits
+from roomcast.platform import NotFound, iso_timestamp, limits
 
 routes = Routes("messages")
 
@@ -54,7 +56,14 @@ SubscriptionQuery = Annotated[
 ]
 
 
-@routes.get("/rooms/<roomId>/messages", "listMessages", "A page of the room's messages", 400, 404)
+@routes.get(
+    "/rooms/<roomId>/messages",
+    "listMessages",
+    "A page of the room's messages",
+    400,
+    404,
+    access=access(Scope.READ, Scope.MANAGE, Scope.PUBLISH),
+)
 def list_messages(
     roomId: RoomId,
     service: Messages,
@@ -86,7 +95,13 @@ def list_messages(
     return MessageList(messages=[message_status(t) for t in page.items], nextCursor=next_cursor)
 
 
-@routes.get("/rooms/<roomId>/messages/<messageId>", "getMessage", "The message with its deliveries", 404)
+@routes.get(
+    "/rooms/<roomId>/messages/<messageId>",
+    "getMessage",
+    "The message with its deliveries",
+    404,
+    access=access(Scope.READ, Scope.MANAGE, Scope.PUBLISH),
+)
 def get_message(roomId: RoomId, messageId: MessageIdPath, tenant: Tenant, service: Messages) -> MessageStatus:
     """Read a message and its delivery status
 
@@ -103,6 +118,7 @@ def get_message(roomId: RoomId, messageId: MessageIdPath, tenant: Tenant, servic
     "The message, cancelled",
     404,
     409,
+    access=access(Scope.MANAGE, Scope.PUBLISH),
 )
 def cancel_message(
     roomId: RoomId, messageId: MessageIdPath, tenant: Tenant, service: Messages
@@ -118,13 +134,19 @@ def cancel_message(
 
 
 @routes.get(
-    "/rooms/<roomId>/messages/<messageId>/attempts", "listAttempts", "Every attempt, in order", 400, 404
+    "/rooms/<roomId>/messages/<messageId>/attempts",
+    "listAttempts",
+    "Every attempt, in order",
+    400,
+    404,
+    access=access(Scope.READ, Scope.MANAGE, Scope.PUBLISH, portal=PortalUse.READ),
 )
 def list_attempts(
     roomId: RoomId,
     messageId: MessageIdPath,
     tenant: Tenant,
     service: Messages,
+    caller: Access,
     subscriptionId: SubscriptionQuery = None,
 ) -> AttemptList:
     """List a message's delivery attempts
@@ -133,6 +155,10 @@ def list_attempts(
     request with its HTTP status, duration, error and the first KiB of the response body; for
     PULL each hand-out, ack, nack and ack-wait expiry. Kept as long as the delivery's record.
     """
+    if caller.reach is not None:  # a portal session sees its consumer's subscriptions' attempts only
+        if subscriptionId is None:
+            raise NotFound(f"message {messageId[:80]} not found: a portal session names its subscriptionId")
+        require_subscription(tenant, caller.reach, roomId, subscriptionId)
     found = service.attempts(tenant, roomId, messageId, subscriptionId)
     return AttemptList(attempts=[AttemptView.of(a.record, subscriptionId=a.subscription_id) for a in found])
 
@@ -143,6 +169,7 @@ def list_attempts(
     "A page of the subscription's deliveries",
     400,
     404,
+    access=access(Scope.READ, Scope.MANAGE, portal=PortalUse.READ),
 )
 def list_deliveries(
     roomId: RoomId,

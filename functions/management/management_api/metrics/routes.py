@@ -11,6 +11,7 @@ from management_api.common import RoomId, SubscriptionIdPath
 from management_api.dependencies import Metrics
 from management_api.metrics.models import MetricsResponse, ResolutionName
 from management_api.metrics.window import Window, window
+from roomcast.access import PortalUse, Scope, access
 from roomcast.api import Routes, Tenant, ZonedInstant
 from roomcast.metrics import Resolution
 from roomcast.platform import now_ms
@@ -51,6 +52,7 @@ def _asked(resolution: ResolutionName, start: datetime | None, to: datetime | No
     "Its metrics",
     400,
     404,
+    access=access(Scope.READ, Scope.MANAGE, portal=PortalUse.READ),
 )
 def get_subscription_metrics(
     roomId: RoomId,

@@ -8,7 +8,9 @@ from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId
 from management_api.dependencies import Jobs, Lists, Rooms
 from management_api.jobs.models import JOB_LINK, JobView, accepted
 from management_api.rooms.models import RoomCreate, RoomList, RoomPatch, RoomResponse
-from roomcast.api import Routes, Tenant, list_scope
+from roomcast.access import Scope, access
+from roomcast.api import Access, Routes, Tenant, list_scope
+from roomcast.platform import NotFound
 
 routes = Routes("rooms")
 ROOM = "/rooms/<roomId>"
@@ -25,12 +27,30 @@ def create_room(body: RoomCreate, tenant: Tenant, service: Rooms) -> RoomRespons
     return RoomResponse.of(service.create(tenant, body))
 
 
-@routes.get("/rooms", "listRooms", "A page of rooms", 400)
-def list_rooms(service: Rooms, lists: Lists, limit: Limit = PAGE_SIZE, cursor: Cursor = None) -> RoomList:
+@routes.get(
+    "/rooms",
+    "listRooms",
+    "A page of rooms",
+    400,
+    access=access(Scope.READ, Scope.MANAGE, Scope.PUBLISH, Scope.CONSUME, beyond_rooms=True),
+)
+def list_rooms(
+    service: Rooms, lists: Lists, caller: Access, limit: Limit = PAGE_SIZE, cursor: Cursor = None
+) -> RoomList:
     """List rooms
 
-    The tenant's rooms, a page at a time; follow `nextCursor` until it is null.
+    The tenant's rooms, a page at a time; follow `nextCursor` until it is null. With a key limited
+    to rooms: those of its rooms that exist, on one page.
     """
+    limited = caller.caller.rooms
+    if limited is not None:
+        found = []
+        for room_id in sorted(limited):
+            try:
+                found.append(RoomResponse.of(service.get(lists.tenant_id, room_id)))
+            except NotFound:
+                continue  # deleted since the key was made
+        return RoomList(rooms=found, nextCursor=None)
     scope = list_scope("rooms")
     page = service.page(lists.tenant_id, limit, lists.open(cursor, scope))
     next_cursor = lists.seal(page.next_position, scope)

@@ -5,12 +5,19 @@ from __future__ import annotations
 from management_api.common import RoomId, SubscriptionIdPath
 from management_api.dependencies import Schedules
 from management_api.schedule.models import NOTE, EffectivePolicy, ScheduledAttemptView, SchedulePreview
+from roomcast.access import PortalUse, Scope, access
 from roomcast.api import Routes, Tenant
 
 routes = Routes("subscriptions")
 
 
-@routes.get("/rooms/<roomId>/subscriptions/<subscriptionId>/schedule", "getSchedule", "The schedule", 404)
+@routes.get(
+    "/rooms/<roomId>/subscriptions/<subscriptionId>/schedule",
+    "getSchedule",
+    "The schedule",
+    404,
+    access=access(Scope.READ, Scope.MANAGE, portal=PortalUse.READ),
+)
 def get_schedule(
     roomId: RoomId, subscriptionId: SubscriptionIdPath, tenant: Tenant, service: Schedules
 ) -> SchedulePreview:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from management_api.common import RoomId, SubscriptionIdPath
 from management_api.dependencies import SigningSecrets
 from management_api.signing_secrets.models import RotatedSecret
+from roomcast.access import PortalUse, Scope, access
 from roomcast.api import Routes, Tenant
 from roomcast.platform import iso_from_ms
 
@@ -12,7 +13,16 @@ routes = Routes("subscriptions")
 ROTATE = "/rooms/<roomId>/subscriptions/<subscriptionId>/rotate-secret"
 
 
-@routes.post(ROTATE, "rotateSigningSecret", "The new secret", 400, 404, 409, 415)
+@routes.post(
+    ROTATE,
+    "rotateSigningSecret",
+    "The new secret",
+    400,
+    404,
+    409,
+    415,
+    access=access(Scope.MANAGE, portal=PortalUse.WRITE),
+)
 def rotate_secret(
     roomId: RoomId, subscriptionId: SubscriptionIdPath, tenant: Tenant, service: SigningSecrets
 ) -> RotatedSecret:

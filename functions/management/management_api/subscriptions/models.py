@@ -32,6 +32,7 @@ from management_api.fields import (
 )
 from management_api.ordering_keys.models import OnDeadKeyName, OrderingFields
 from management_api.subscriptions.examples import PUSH_EXAMPLE
+from roomcast.access import CONSUMER_ID_PATTERN
 from roomcast.api import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
 from roomcast.catalog import DeliveryOverrides, Subscription, SubscriptionType
 from roomcast.filters import FilterPolicyBody
@@ -87,8 +88,23 @@ def _refuse_push_only(value: object) -> object:
 _PushOnly = SkipJsonSchema[Annotated[Any, AfterValidator(_refuse_push_only)]]
 
 
+ConsumerId = Annotated[
+    str,
+    Field(
+        pattern=CONSUMER_ID_PATTERN,
+        description=(
+            "Your own id for the customer this subscription belongs to (`A-Za-z0-9_.:@-`, at most "
+            "128): lists filter on it (`?consumerId=`), and a portal session for that consumer "
+            "sees and changes only its subscriptions (docs/portal.md). Set on create only."
+        ),
+        examples=["acme"],
+    ),
+]
+
+
 class _SubscriptionCreate(_Overrides, _Filter, OrderingFields):
     eventTypes: EventTypes = []
+    consumerId: ConsumerId | None = None
 
 
 class PushSubscriptionCreate(_SubscriptionCreate, _PushControls):
@@ -191,6 +207,7 @@ class SubscriptionResponse(_Overrides, ResponseModel):
         default=None,
         description="Its filter policy (docs/filters.md); null: every payload of its event types.",
     )
+    consumerId: str | None = Field(default=None, description="The customer it belongs to; null: none named.")
     pushUrl: str | None = None
     timeoutMs: int | None = None
     ackWaitMs: int | None = None

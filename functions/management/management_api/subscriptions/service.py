@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -48,6 +49,9 @@ class CreatedSubscription:
     signing_secret: str | None  # PUSH only, shown once
 
 
+Wanted = Callable[[Subscription], bool] | None
+
+
 @dataclass
 class SubscriptionsService:
     catalog: Catalog
@@ -89,6 +93,7 @@ class SubscriptionsService:
             updated_at=now,
             ordered=request.ordered is True,
             on_dead_key=OnDeadKey(request.onDeadKey or OnDeadKey.PAUSE),
+            consumer_id=request.consumerId,
         )
         if subscription.ordered:
             self._check_ordered_room(tenant_id, room_id, subscription_id)
@@ -128,9 +133,17 @@ class SubscriptionsService:
         self.catalog.get_room(tenant_id, room_id)
         return self.catalog.get_subscription(tenant_id, room_id, subscription_id)
 
-    def page(self, tenant_id: str, room_id: str, limit: int, start: Position | None) -> Page[Subscription]:
+    def page(
+        self, tenant_id: str, room_id: str, limit: int, start: Position | None, wanted: Wanted = None
+    ) -> Page[Subscription]:
+        """A page of the room's subscriptions; ``wanted``: only those it accepts (all read, ≤ 200)."""
         self.catalog.get_room(tenant_id, room_id)
-        return self.catalog.list_subscriptions(tenant_id, room_id, limit, start)
+        if wanted is None:
+            return self.catalog.list_subscriptions(tenant_id, room_id, limit, start)
+        after = start[0] if start else ""
+        found = [s for s in self.catalog.all_subscriptions(tenant_id, room_id) if s.id > after and wanted(s)]
+        found.sort(key=lambda subscription: subscription.id)
+        return Page(found[:limit], (found[limit - 1].id,) if len(found) > limit else None)
 
     def update(
         self, tenant_id: str, room_id: str, subscription_id: str, patch: SubscriptionPatch

@@ -47,7 +47,13 @@ if TYPE_CHECKING:
         examples as examples,
     )
     from roomcast.api.openapi import link as link
-    from roomcast.api.tenancy import CallerKeyId as CallerKeyId, Tenant as Tenant
+    from roomcast.api.tenancy import (
+        Access as Access,
+        CallerAccess as CallerAccess,
+        CallerKeyId as CallerKeyId,
+        Origin as Origin,
+        Tenant as Tenant,
+    )
     from roomcast.api.throttle import TenantThrottle as TenantThrottle
 
 if not TYPE_CHECKING:

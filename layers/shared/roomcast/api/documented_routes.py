@@ -12,6 +12,10 @@ every operation can give); ``{MAX_PAGE_SIZE}`` and the like in a docstring becom
         '''Read a room
 
         The room with its policy. Another tenant's room is not found.'''
+
+A route's ``access`` (roomcast.access.rule.RouteAccess) says which API keys and portal sessions
+may call it; without one, GETs are for ``read`` and ``manage`` keys, other methods for ``manage``
+keys (``admin`` keys call every route). roomcast.access.gate checks it before the route runs.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any, Protocol
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from roomcast.access import ROUTES, RouteAccess, default_access
 from roomcast.api.openapi import responses
 from roomcast.platform import limits
 
@@ -46,6 +51,8 @@ def _verb(method: str) -> Callable[..., Decorator]:
     def register(
         routes: Routes, path: str, operation_id: str, answer: str, *errors: int, **extra: Any
     ) -> Decorator:
+        declared: RouteAccess = extra.pop("access", None) or default_access(method)
+        ROUTES.declare(method, path, declared)
         return routes.document(getattr(routes.router, method), path, operation_id, answer, errors, **extra)
 
     return register

@@ -13,11 +13,12 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from roomcast.api.errors import install_error_handlers
-from roomcast.api.guards import NOSNIFF, body_too_large, json_body_required
+from roomcast.api.guards import NOSNIFF, body_too_large, gateway_error, json_body_required
 from roomcast.api.tenancy import tenant_of
 from roomcast.platform import logger, metrics
 
 if TYPE_CHECKING:
+    from roomcast.access import AccessGate
     from roomcast.api.throttle import TenantThrottle
 
 LambdaHandler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
@@ -55,6 +56,7 @@ def http_handler(
     throttle: Callable[[], TenantThrottle | None],
     max_body_bytes: int | Callable[[dict[str, Any]], int] | None = None,
     request_weight: Callable[[dict[str, Any]], int] = lambda event: 1,
+    gate: AccessGate | None = None,
 ) -> LambdaHandler:
     """``lambda_handler`` of an API function: the tenant's request rate first, then guards (body
     size, JSON), then the routes; every answer carries ``X-Content-Type-Options: nosniff``;
@@ -62,7 +64,14 @@ def http_handler(
     ``max_body_bytes``: one limit, or the limit for an event (routes with different limits);
     ``throttle``: the tenants' request rate, made on the first request that has a tenant
     (roomcast.wiring.tenant_throttle);
-    ``request_weight``: how many requests of that rate a request counts as (ADR 0043)."""
+    ``request_weight``: how many requests of that rate a request counts as (ADR 0043);
+    ``gate``: who may call which route (roomcast.access; the default knows API keys only), checked
+    after the rate and before anything of the request is read (ADR 0048)."""
+    if gate is None:
+        from roomcast.access import AccessGate
+
+        gate = AccessGate()
+    access_gate = gate
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
     @metrics.log_metrics
@@ -72,6 +81,9 @@ def http_handler(
             over_rate = tenants.check(event, request_weight(event)) if tenants is not None else None
             if over_rate is not None:
                 return over_rate
+            refused = access_gate.check(event)
+            if refused is not None:
+                return gateway_error(refused.status, refused.code, refused.message, list(refused.details))
             limit = max_body_bytes(event) if callable(max_body_bytes) else max_body_bytes
             too_large = body_too_large(event, limit) if limit is not None else None
             return with_nosniff(too_large or json_body_required(event) or app.resolve(event, context))

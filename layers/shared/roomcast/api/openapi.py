@@ -11,6 +11,11 @@ from typing import Any, Final
 
 from roomcast.api.models import ErrorResponse, GatewayError
 
+# 401 and 403 come from API Gateway (no credential, an unknown one) or from the function: a portal
+# session expired or revoked (401); a key without the scope a route needs, a key limited to rooms
+# on a route about none, a read-only portal session asked to change something (403).
+AuthError = GatewayError | ErrorResponse
+
 TITLE: Final = "roomcast"
 API_VERSION: Final = "1"
 SUMMARY: Final = "Rooms and subscriptions: signed webhooks and pull queues without running brokers."
@@ -76,8 +81,13 @@ _ERRORS: Final = {
 # Every operation can answer these: powertools validates every request (422), anything can fail (500).
 _ALWAYS: Final = (422, 500)
 _GATEWAY_ERRORS: Final = {
-    401: ("No API key (answered by API Gateway)", "Unauthorized"),
-    403: ("The API key is not valid (answered by API Gateway)", "Forbidden"),
+    401: ("No API key (answered by API Gateway), or a portal session expired or revoked", "Unauthorized"),
+    403: (
+        "The API key is not valid (answered by API Gateway), or lacks the scope this operation "
+        "needs (`missing_scope`), or is limited to rooms and this operation is about none "
+        "(`room_limited`), or the portal session is read-only (`read_only`)",
+        "Forbidden",
+    ),
     431: (
         "The request line and headers exceed API Gateway's 10240 bytes (answered by API Gateway)",
         "Request Header Fields Too Large",
@@ -95,16 +105,30 @@ def _error(status: int) -> dict[str, Any]:
     }
 
 
+_FUNCTION_AUTH_EXAMPLES: Final = {
+    401: (
+        "session_expired",
+        "this portal session has expired: open the portal again",
+    ),
+    403: (
+        "missing_scope",
+        "this API key lacks the scope manage that DELETE /rooms/room_7d0c6a1e5b2f4c3d9e8a7b6c5d4e3f21 "
+        "needs (it has: publish)",
+    ),
+}
+
+
 def _gateway_error(status: int) -> dict[str, Any]:
     description, message = _GATEWAY_ERRORS[status]
+    examples: dict[str, Any] = {message: {"value": {"message": message}}}
+    model: Any = GatewayError
+    if status in _FUNCTION_AUTH_EXAMPLES:
+        code, text = _FUNCTION_AUTH_EXAMPLES[status]
+        examples[code] = {"value": {"error": {"code": code, "message": text, "details": []}}}
+        model = AuthError
     return {
         "description": description,
-        "content": {
-            "application/json": {
-                "model": GatewayError,
-                "examples": {message: {"value": {"message": message}}},
-            }
-        },
+        "content": {"application/json": {"model": model, "examples": examples}},
     }
 
 

@@ -137,6 +137,8 @@ class Subscription:
     ack_wait_ms: int | None = None
     queue_url: str | None = None
     dead_letter_queue_url: str | None = None
+    # The tenant's own id for the customer it belongs to (a portal session sees only its consumer's).
+    consumer_id: str | None = None
 
     @property
     def request_timeout_ms(self) -> int:

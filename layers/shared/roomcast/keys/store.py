@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from roomcast.access import Scope, parse_scopes
 from roomcast.platform import (
     API_KEY_ID_PATTERN,
     MAX_API_KEYS_PER_TENANT,
@@ -44,20 +45,26 @@ _KEY_ID: Final = re.compile(API_KEY_ID_PATTERN)
 
 @dataclass(frozen=True)
 class ApiKeyEntry:
-    """A key as its tenant sees it (never the key itself)."""
+    """A key as its tenant sees it (never the key itself): what it may do, on which rooms (None:
+    every room)."""
 
     tenant_id: str
     key_id: str
     name: str
     created_at: str
+    scopes: frozenset[Scope] = frozenset({Scope.ADMIN})
+    rooms: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
 class KeyOwner:
-    """Whose a presented key is: its tenant and, for keys made since keys are listed, its id."""
+    """Whose a presented key is: its tenant and, for keys made since keys are listed, its id; its
+    scopes (``admin`` for keys made before scopes) and rooms (None: every room)."""
 
     tenant_id: str
     key_id: str | None
+    scopes: frozenset[Scope] = frozenset({Scope.ADMIN})
+    rooms: frozenset[str] | None = None
 
 
 class ApiKeyTable(TableAccess):
@@ -76,6 +83,7 @@ class ApiKeyTable(TableAccess):
                             "tenantId": entry.tenant_id,
                             "keyId": entry.key_id,
                             "createdAt": entry.created_at,
+                            **_rights(entry),
                         }
                     ),
                     "ConditionExpression": "attribute_not_exists(PK)",
@@ -92,6 +100,7 @@ class ApiKeyTable(TableAccess):
                             "keyHash": api_key_hash,
                             "name": entry.name,
                             "createdAt": entry.created_at,
+                            **_rights(entry),
                         }
                     ),
                     "ConditionExpression": "attribute_not_exists(PK)",
@@ -121,13 +130,16 @@ class ApiKeyTable(TableAccess):
         response = self._client.get_item(
             TableName=self._table_name,
             Key=key(api_key_partition_key(api_key_hash), _HASH_SORT_KEY),
-            ProjectionExpression="tenantId, keyId",
+            ProjectionExpression="tenantId, keyId, scopes, rooms",
         )
         found = response.get("Item")
         if not found:
             return None
         key_id = found.get("keyId", {}).get("S")
-        return KeyOwner(found["tenantId"]["S"], key_id)
+        scopes = found.get("scopes", {}).get("S")
+        rooms = found.get("rooms", {}).get("L")
+        limited = None if rooms is None else frozenset(str(room.get("S")) for room in rooms)
+        return KeyOwner(found["tenantId"]["S"], key_id, parse_scopes(scopes), limited)
 
     def page(self, tenant_id: str, limit: int, start: Position | None) -> Page[ApiKeyEntry]:
         """A page of the tenant's key entries by key id; a position is the last key id of a page."""
@@ -181,21 +193,38 @@ class ApiKeyTable(TableAccess):
             )
 
 
+def _rights(entry: ApiKeyEntry) -> dict[str, Any]:
+    """A key's scopes (``"publish,read"``) and rooms, as both its items store them."""
+    rights: dict[str, Any] = {"scopes": ",".join(sorted(entry.scopes))}
+    if entry.rooms is not None:
+        rights["rooms"] = list(entry.rooms)
+    return rights
+
+
 def _entry(tenant_id: str, item: items.Item) -> ApiKeyEntry:
+    rooms = item.get("rooms")
     return ApiKeyEntry(
         tenant_id=tenant_id,
         key_id=str(item["SK"]).removeprefix(_ENTRY_PREFIX),
         name=str(item.get("name", "")),
         created_at=str(item["createdAt"]),
+        scopes=parse_scopes(str(item["scopes"]) if "scopes" in item else None),
+        rooms=None if rooms is None else tuple(str(room) for room in rooms),
     )
 
 
 def issue_api_key(
-    store: ApiKeyTable, tenant_id: str, name: str, created_at: str, api_key: str | None = None
+    store: ApiKeyTable,
+    tenant_id: str,
+    name: str,
+    created_at: str,
+    api_key: str | None = None,
+    scopes: frozenset[Scope] = frozenset({Scope.ADMIN}),
+    rooms: tuple[str, ...] | None = None,
 ) -> tuple[ApiKeyEntry, str]:
     """Store a new key (or the given one) for the tenant: its entry and the key, to show once."""
     key_text = api_key or new_api_key()
-    entry = ApiKeyEntry(tenant_id, new_api_key_id(), name, created_at)
+    entry = ApiKeyEntry(tenant_id, new_api_key_id(), name, created_at, scopes, rooms)
     store.put(hash_api_key(key_text), entry)
     return entry, key_text
 

@@ -76,6 +76,13 @@ class ApiKey(ApiModel):
     ]
     name: str
     created_at: Annotated[str, Field(alias="createdAt")]
+    scopes: Annotated[
+        list[Literal["admin", "manage", "read", "publish", "consume"]],
+        Field(description="What the key may do."),
+    ] = []
+    rooms: Annotated[list[str] | None, Field(description="The only rooms it works on; null: every room.")] = (
+        None
+    )
     current: Annotated[bool, Field(description="Whether this is the key the request was made with.")]
 
 
@@ -144,6 +151,8 @@ class CreatedApiKey(ApiModel):
     key_id: Annotated[str, Field(alias="keyId")]
     name: str
     created_at: Annotated[str, Field(alias="createdAt")]
+    scopes: list[Literal["admin", "manage", "read", "publish", "consume"]] = []
+    rooms: list[str] | None = None
     key: Annotated[
         str, Field(description="The API key itself: shown once, never again (only its hash is stored).")
     ]
@@ -520,6 +529,48 @@ class PercentilesView(ApiModel):
     p99: float
 
 
+class PortalSessionCreated(ApiModel):
+    session_id: Annotated[
+        str,
+        Field(
+            alias="sessionId",
+            description="The session's id (`ps_` and 32 hex digits): revoke with it. Not a secret.",
+        ),
+    ]
+    consumer_id: Annotated[str, Field(alias="consumerId")]
+    rooms: list[str] = []
+    event_types: Annotated[list[str] | None, Field(alias="eventTypes")] = None
+    read_only: Annotated[bool, Field(alias="readOnly")]
+    expires_at: Annotated[str, Field(alias="expiresAt")]
+    token: Annotated[
+        str,
+        Field(
+            description="The session's credential, shown once: send it as `Authorization: Bearer <token>`. It reaches only this consumer's subscriptions on these rooms, until `expiresAt` or revoked."
+        ),
+    ]
+    url: Annotated[
+        str,
+        Field(
+            description="The portal page for this session, the token in its fragment (never sent to a server): open it, or embed it in an iframe from an origin your portal settings allow."
+        ),
+    ]
+
+
+class PortalSessionView(ApiModel):
+    session_id: Annotated[
+        str,
+        Field(
+            alias="sessionId",
+            description="The session's id (`ps_` and 32 hex digits): revoke with it. Not a secret.",
+        ),
+    ]
+    consumer_id: Annotated[str, Field(alias="consumerId")]
+    rooms: list[str] = []
+    event_types: Annotated[list[str] | None, Field(alias="eventTypes")] = None
+    read_only: Annotated[bool, Field(alias="readOnly")]
+    expires_at: Annotated[str, Field(alias="expiresAt")]
+
+
 class PublishBatchResult(ApiModel):
     results: list[BatchAccepted | BatchRefused] = Field(
         [],
@@ -719,6 +770,9 @@ class Subscription(ApiModel):
             alias="filterPolicy",
             description="Its filter policy (docs/filters.md); null: every payload of its event types.",
         ),
+    ] = None
+    consumer_id: Annotated[
+        str | None, Field(alias="consumerId", description="The customer it belongs to; null: none named.")
     ] = None
     push_url: Annotated[str | None, Field(alias="pushUrl")] = None
     timeout_ms: Annotated[int | None, Field(alias="timeoutMs")] = None
