@@ -113,7 +113,8 @@ def expected_response(event_file: Path, api_document: dict[str, Any]) -> dict[st
     if name == "docs-openapi-document.json":
         return {"statusCode": 200, "body": api_document}
     if name == "authorizer-request.json":
-        return {"isAuthorized": True, "context": {"tenantId": SAMPLE_TENANT, "keyId": SAMPLE_API_KEY_ID}}
+        context = {"tenantId": SAMPLE_TENANT, "keyId": SAMPLE_API_KEY_ID, "caller": "key", "scopes": "admin"}
+        return {"isAuthorized": True, "context": {**context, "rooms": "", "roomLimited": "false"}}
     if name == "metrics-stream-window.json":
         # The window's last invocation writes its tally and starts the next window empty.
         return {"state": {"v": 1, "lo": None, "hi": None, "b": {}, "o": {}}, "batchItemFailures": []}
