@@ -49,6 +49,7 @@ SEMANTIC_REFUSALS = frozenset(
         "scope_mismatch",  # an alert rule's subscriptionId without its roomId, or a state without either
         "invalid_email",  # an address SNS's e-mail protocol refuses (its own rules)
         "room_not_found",  # a key's or a portal session's rooms name a room the tenant does not have
+        "unknown_event_type",  # a test event of an event type the tenant's catalog does not have
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

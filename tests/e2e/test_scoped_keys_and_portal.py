@@ -16,6 +16,9 @@ from roomcast.platform import hash_api_key
 from roomcast_dev.stack import LocalStack
 from tests.e2e.conftest import ApiClient, assert_error
 from tests.e2e.test_publish_and_pull import publish
+from tests.e2e.webhook_server import WebhookServers, always, webhook_servers
+
+__all__ = ["webhook_servers"]
 
 PUSH_URL = "http://127.0.0.1:9/hook"
 
@@ -271,3 +274,81 @@ def test_an_expired_portal_token_answers_401(tenant_a: ApiClient, empty_stack: L
 
     # Then
     assert_error(_as(tenant_a, session["token"]).get(f"/rooms/{room['id']}/subscriptions"), 401, "expired")
+
+
+def test_a_portal_token_reveals_its_secret_and_sends_a_signed_test_event(
+    tenant_a: ApiClient, webhook_servers: WebhookServers
+) -> None:
+    # Given: acme's endpoint, filtered to order.created, and its session
+    receiver = webhook_servers(always())
+    room = tenant_a.create_room()
+    created = tenant_a.create_subscription(
+        room["id"],
+        type="PUSH",
+        pushUrl=receiver.url(),
+        consumerId="acme",
+        eventTypes=[{"name": "order.created"}],
+    )
+    token = _session(tenant_a, consumerId="acme", rooms=[room["id"]])["token"]
+    client = _as(tenant_a, token)
+    path = f"/rooms/{room['id']}/subscriptions/{created['id']}"
+
+    # When
+    revealed = client.get(f"{path}/signing-secret")
+    sent = client.post(f"{path}/test-event", {})
+
+    # Then: the secret is the one made at create; the ping arrives signed with it, though the
+    # endpoint takes order.created only, and is a message like any other
+    assert revealed.status_code == 200, revealed.text
+    assert revealed.json()["signingSecret"] == created["signingSecret"]
+    assert sent.status_code == 202, sent.text
+    (request,) = receiver.wait_for_requests(1, 30)
+    assert request.json["eventType"] == "roomcast.ping"
+    assert request.headers["webhook-signature"].startswith("v1,")
+    assert tenant_a.get(f"/rooms/{room['id']}/messages/{sent.json()['messageId']}").status_code == 200
+    # A read key does not reveal secrets; a read-only session does not either
+    reader = _key(tenant_a, scopes=["read"])
+    assert_error(reader.get(f"{path}/signing-secret"), 403, "manage")
+    viewer = _as(tenant_a, _session(tenant_a, consumerId="acme", rooms=[room["id"]], readOnly=True)["token"])
+    assert viewer.get(path).status_code == 200
+    assert_error(viewer.get(f"{path}/signing-secret"), 403, "read-only")
+
+
+def test_portal_settings_shape_the_page_and_its_frame_ancestors(
+    tenant_a: ApiClient, anonymous: ApiClient
+) -> None:
+    # Given
+    room = tenant_a.create_room()
+    session = _session(tenant_a, consumerId="acme", rooms=[room["id"]])
+    page_path = f"/portal/{session['sessionId']}"
+    assert "frame-ancestors 'none'" in anonymous.get(page_path).headers["content-security-policy"]
+
+    # When
+    saved = tenant_a.request(
+        "PUT",
+        "/portal-settings",
+        json={
+            "title": "Acme webhooks",
+            "logoUrl": "https://cdn.example.com/logo.svg",
+            "accentColor": "#0A7D5A",
+            "frameAncestors": ["https://app.example.com", "http://127.0.0.1:8123"],
+        },
+    )
+
+    # Then
+    assert saved.status_code == 200, saved.text
+    policy = anonymous.get(page_path).headers["content-security-policy"]
+    assert "frame-ancestors https://app.example.com http://127.0.0.1:8123" in policy
+    assert "img-src 'self' https://cdn.example.com;" in policy
+    brand = _as(tenant_a, session["token"]).get("/portal-session").json()["brand"]
+    assert brand == {
+        "title": "Acme webhooks",
+        "logoUrl": "https://cdn.example.com/logo.svg",
+        "accentColor": "#0a7d5a",
+    }
+    hostile = {"frameAncestors": ["https://a.example.com; script-src *"]}
+    assert_error(tenant_a.request("PUT", "/portal-settings", json=hostile), 422, "frameAncestors")
+    assert tenant_a.get("/portal-settings").json()["title"] == "Acme webhooks"  # nothing changed
+    unknown = anonymous.get(f"/portal/ps_{'0' * 32}")
+    assert unknown.status_code == 200
+    assert "frame-ancestors 'none'" in unknown.headers["content-security-policy"]

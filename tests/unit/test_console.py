@@ -118,8 +118,11 @@ def test_every_console_module_is_served_as_javascript_under_the_page_policy(modu
 
 
 def test_the_allow_list_is_the_console_folder_and_nothing_outside_it() -> None:
-    # Given: every file in the folder but the page, which /console serves
-    files = {path.name for path in CONSOLE.iterdir() if path.is_file()} - {handler.CONSOLE_PAGE}
+    # Given: every file in the folder but the pages, which /console and /portal/{sessionId} serve
+    files = {path.name for path in CONSOLE.iterdir() if path.is_file()} - {
+        handler.CONSOLE_PAGE,
+        handler.PORTAL_PAGE,
+    }
 
     # Then: each listed name is a plain file name in the folder, or a vendored library's file in
     # vendor/, and each file of the folder is listed
@@ -194,25 +197,35 @@ def test_a_deployment_without_the_files_says_so(monkeypatch: pytest.MonkeyPatch,
     assert "console_not_packaged" in response["body"]
 
 
-def test_the_page_loads_only_allowed_files_and_no_inline_code() -> None:
-    # Given
-    page = (CONSOLE / "index.html").read_text(encoding="utf-8")
-
-    # When: what the page loads, and what its modules import, one after the other
-    loaded = re.findall(r'(?:src|href)="([^"#]+)"', page)
-    scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", page, flags=re.DOTALL)
+def _loaded_by(page_name: str) -> tuple[list[str], str]:
+    """What a page loads (``console/<file>``), its modules' imports followed, and the page."""
+    page = (CONSOLE / page_name).read_text(encoding="utf-8")
+    loaded = [file.removeprefix("../") for file in re.findall(r'(?:src|href)="([^"#]+)"', page)]
     pending = [file.removeprefix("console/") for file in loaded if file.endswith(".js")]
     while pending:
         for specifier in imports_of(pending.pop()):
             if f"console/{specifier[2:]}" not in loaded:
                 loaded.append(f"console/{specifier[2:]}")
                 pending.append(specifier[2:])
+    return loaded, page
+
+
+@pytest.mark.parametrize("page_name", [handler.CONSOLE_PAGE, handler.PORTAL_PAGE])
+def test_the_pages_load_only_allowed_files_and_no_inline_code(page_name: str) -> None:
+    # When: what the page loads, and what its modules import, one after the other
+    loaded, page = _loaded_by(page_name)
+    scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", page, flags=re.DOTALL)
 
     # Then
-    assert sorted(loaded) == sorted(f"console/{asset}" for asset in handler.CONSOLE_ASSETS)
+    assert set(loaded) <= {f"console/{asset}" for asset in handler.CONSOLE_ASSETS}
     assert scripts == [""]  # the module, by src
     assert "<style" not in page
     assert not re.search(r"\s(style|on[a-z]+)=", page)
+
+
+def test_every_served_file_is_loaded_by_one_of_the_pages() -> None:
+    loaded = {file for page in (handler.CONSOLE_PAGE, handler.PORTAL_PAGE) for file in _loaded_by(page)[0]}
+    assert sorted(loaded) == sorted(f"console/{asset}" for asset in handler.CONSOLE_ASSETS)
 
 
 def test_the_scripts_keep_the_key_in_session_storage_and_write_no_html() -> None:

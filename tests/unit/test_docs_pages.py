@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from api_docs import handler
+from api_docs import handler, portal_page
 from tests.support import FakeLambdaContext, api_event
 
 DOCUMENT = {"openapi": "3.1.0", "info": {"title": "roomcast", "version": "1"}, "paths": {}}
@@ -136,3 +136,77 @@ def test_favicon_ico_is_the_consoles_icon_kept_for_a_day() -> None:
         if name != "Cache-Control":
             assert headers[name] == value, name
     assert (again["statusCode"], again["body"]) == (304, "")
+
+
+class _Sessions:
+    def __init__(self, tenant: str | None) -> None:
+        self.tenant = tenant
+
+    def get(self, tenant_id: str | None, session_id: str) -> Any:
+        from roomcast.portal import PortalReach, PortalSession
+
+        if self.tenant is None:
+            return None
+        return PortalSession(self.tenant, PortalReach(session_id, "acme", ("r",), None, False, 0), "")
+
+
+class _Settings:
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+
+    def get(self, tenant_id: str) -> Any:
+        return self.settings
+
+
+SESSION = "ps_" + "a" * 32
+
+
+def _portal(monkeypatch: pytest.MonkeyPatch, tenant: str | None, settings: Any) -> dict[str, Any]:
+    monkeypatch.setattr(portal_page, "portal_store", lambda: (_Sessions(tenant), _Settings(settings)))
+    return get(f"/portal/{SESSION}")
+
+
+def test_the_portal_page_may_be_framed_only_by_its_tenants_origins(monkeypatch: pytest.MonkeyPatch) -> None:
+    from roomcast.portal import PortalSettings
+
+    # Given: a tenant that lists one origin and has a logo on a CDN
+    settings = PortalSettings(
+        "Acme", "https://cdn.example.com/a/logo.svg", "#0a7d5a", ("https://app.example.com",)
+    )
+
+    # When
+    response = _portal(monkeypatch, "t", settings)
+
+    # Then
+    assert response["statusCode"] == 200
+    assert "portal.js" in response["body"]
+    policy = _policy(response["headers"])
+    assert policy["frame-ancestors"] == "https://app.example.com"
+    assert policy["img-src"] == "'self' https://cdn.example.com"
+    assert policy["script-src"] == "'self'"
+    assert "X-Frame-Options" not in response["headers"]
+
+
+@pytest.mark.parametrize(
+    ("tenant", "settings"),
+    [(None, None), ("t", "defaults")],
+)
+def test_an_unknown_session_or_a_tenant_that_lists_no_origin_is_never_framed(
+    monkeypatch: pytest.MonkeyPatch, tenant: str | None, settings: Any
+) -> None:
+    from roomcast.portal import DEFAULT_PORTAL_SETTINGS
+
+    response = _portal(monkeypatch, tenant, DEFAULT_PORTAL_SETTINGS if settings else None)
+    assert _policy(response["headers"])["frame-ancestors"] == "'none'"
+    assert response["headers"]["X-Frame-Options"] == "DENY"
+
+
+def test_a_logo_host_that_could_add_a_directive_is_left_out_of_the_policy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from roomcast.portal import PortalSettings
+
+    settings = PortalSettings("Acme", "https://cdn.example.com;script-src:*/x.svg", "#0a7d5a", ())
+    policy = _portal(monkeypatch, "t", settings)["headers"]["Content-Security-Policy"]
+    assert "img-src 'self';" in policy
+    assert "script-src 'self';" in policy

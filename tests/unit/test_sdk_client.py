@@ -682,3 +682,93 @@ def test_a_receiver_steers_its_delivery_with_the_webhook_delivery_header() -> No
     assert delivery_control_header(DeliveryControl.DISABLE) == {"webhook-delivery": "disable"}
     with pytest.raises(ValueError, match="pause"):
         delivery_control_header("pause")
+
+
+SESSION_VIEW = {
+    "sessionId": "ps_1",
+    "consumerId": "acme",
+    "rooms": ["room_1"],
+    "eventTypes": None,
+    "readOnly": False,
+    "expiresAt": "2026-11-28T11:00:00.000Z",
+}
+
+
+def test_scoped_keys_portal_sessions_and_their_settings_send_the_apis_names() -> None:
+    # Given
+    created_key = {
+        "keyId": "key_1",
+        "name": "",
+        "createdAt": "t",
+        "scopes": ["publish"],
+        "rooms": ["room_1"],
+        "key": "rc_x",
+    }
+    opened = {**SESSION_VIEW, "token": "rcp_x", "url": "https://api.example/prod/portal/ps_1#rcp_x"}
+    settings = {
+        "title": "Acme",
+        "logoUrl": None,
+        "accentColor": "#0a7d5a",
+        "frameAncestors": ["https://a.example"],
+    }
+    answers = iter([created_key, opened, settings])
+    client, seen = client_answering(
+        lambda request: (
+            httpx.Response(204) if request.method == "DELETE" else httpx.Response(200, json=next(answers))
+        )
+    )
+
+    # When
+    key = client.api_keys.create("publisher", scopes=["publish"], rooms=["room_1"])
+    session = client.portal_sessions.create(
+        "acme", ["room_1"], event_types=["order.created"], expires_in_seconds=600
+    )
+    client.portal_sessions.delete("ps_1")
+    saved = client.portal_settings.put(accent_color="#0a7d5a", frame_ancestors=["https://a.example"])
+
+    # Then
+    assert json.loads(seen[0].content) == {"name": "publisher", "scopes": ["publish"], "rooms": ["room_1"]}
+    assert key.scopes == ["publish"]
+    assert json.loads(seen[1].content) == {
+        "consumerId": "acme",
+        "rooms": ["room_1"],
+        "eventTypes": ["order.created"],
+        "expiresInSeconds": 600,
+    }
+    assert session.url.endswith("#rcp_x")
+    assert session.session_id == "ps_1"
+    assert (seen[2].method, seen[2].url.path) == ("DELETE", "/prod/portal-sessions/ps_1")
+    assert (seen[3].method, json.loads(seen[3].content)) == (
+        "PUT",
+        {"accentColor": "#0a7d5a", "frameAncestors": ["https://a.example"]},
+    )
+    assert saved.frame_ancestors == ["https://a.example"]
+
+
+def test_a_test_event_a_revealed_secret_and_a_consumers_subscriptions() -> None:
+    # Given
+    sent = {
+        "messageId": "msg_1",
+        "eventType": "roomcast.ping",
+        "eventVersion": "1",
+        "payload": {"test": True},
+    }
+    secrets = {"signingSecret": "whsec_a", "secrets": [{"signingSecret": "whsec_a", "validUntil": None}]}
+    answers = iter([sent, secrets, {"subscriptions": [], "nextCursor": None}])
+    client, seen = client_answering(lambda request: httpx.Response(200, json=next(answers)))
+
+    # When
+    tested = client.subscriptions.send_test_event("room_1", "sub_1")
+    revealed = client.subscriptions.signing_secret("room_1", "sub_1")
+    client.subscriptions.list("room_1", consumer_id="acme")
+
+    # Then
+    assert (seen[0].method, seen[0].url.path, json.loads(seen[0].content)) == (
+        "POST",
+        "/prod/rooms/room_1/subscriptions/sub_1/test-event",
+        {},
+    )
+    assert tested.event_type == "roomcast.ping"
+    assert seen[1].url.path == "/prod/rooms/room_1/subscriptions/sub_1/signing-secret"
+    assert revealed.signing_secret == "whsec_a"
+    assert seen[2].url.params["consumerId"] == "acme"

@@ -124,6 +124,7 @@ def test_the_docs_functions_public_routes_are_exactly_these(stack: StackModel) -
         ("GET", "/console/{asset}"),
         ("GET", "/"),
         ("GET", "/favicon.ico"),
+        ("GET", "/portal/{sessionId}"),
     }
 
 
@@ -1125,7 +1126,8 @@ PUBLISH_PATH = {"GetItem", "PutItem", "UpdateItem", "BatchGetItem", "BatchWriteI
 TABLE_ACTIONS = {
     "AuthorizerFunction": {"GetItem"},
     "ManagementFunction": {"GetItem", "PutItem", "UpdateItem", "DeleteItem", "BatchGetItem"}
-    | {"ConditionCheckItem", "Query"},
+    | {"ConditionCheckItem", "Query", "BatchWriteItem"},  # a test event takes the publish path
+    "DocsFunction": {"GetItem"},  # the portal page's session and its tenant's settings
     "PublishFunction": PUBLISH_PATH,
     "PullFunction": PUBLISH_PATH | {"PartiQLInsert"},  # an ack's new records (ADR 0026, amendment 5)
     "PushFunction": PUBLISH_PATH,

@@ -51,6 +51,7 @@ SDK_EXTENDS = {
     "SubscriptionCreated": "SubscriptionResponse",
     "DeliveryItem": "DeliveryView",
     "AlertRuleCreated": "AlertRuleView",
+    "PortalSessionCreated": "PortalSessionView",
 }
 # What a PUSH subscription's endpoint receives: the one schema of the document outside its
 # components, added to them under this name.

@@ -8,6 +8,8 @@ build merges their resolvers' documents into ``openapi.json`` beside this module
 checked for drift, docs/decisions/0015-one-home-per-route.md and 0035-committed-build-inputs.md).
 This function only serves that file.
 
+The portal page, ``/portal/{sessionId}`` (docs/portal.md), is one more static page of that
+directory, framed only by the origins its tenant lists (``portal_page``).
 The console is the static files in ``console/`` beside this module (docs/console.md): a page, its
 ES modules, one style sheet, an icon and the chart library it vendors (``console/vendor/``), served
 under a strict Content-Security-Policy. They hold no secret: the page asks for an API key and calls
@@ -30,12 +32,14 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from api_docs import portal_page
 from roomcast.api import error_response, install_error_handlers, with_nosniff
 from roomcast.platform import logger
 
 DOCUMENT_PATH = Path(__file__).with_name("openapi.json")
 CONSOLE_DIRECTORY = Path(__file__).with_name("console")
 CONSOLE_PAGE = "index.html"
+PORTAL_PAGE = portal_page.PORTAL_PAGE  # served at /portal/{sessionId}
 # The console's ES modules: the page loads console.js, which imports the others ("./api.js").
 CONSOLE_MODULES = (
     "console.js",
@@ -62,6 +66,8 @@ CONSOLE_MODULES = (
     "charts.js",
     "health.js",
     "alerts.js",
+    "view-access.js",
+    "portal.js",  # the portal page's one module (it imports dom.js)
 )
 # Libraries vendored unchanged in console/vendor/<library>/ (with their LICENSE and where they came
 # from), served under their own file name: /console/{asset} is one path segment.
@@ -73,6 +79,7 @@ CONSOLE_VENDORED = {
 CONSOLE_ASSETS = {
     **dict.fromkeys(CONSOLE_MODULES, "text/javascript; charset=utf-8"),
     "console.css": "text/css; charset=utf-8",
+    "portal.css": "text/css; charset=utf-8",
     "favicon.svg": "image/svg+xml; charset=utf-8",  # the page's icon; /favicon.ico serves it too
     "uPlot.esm.js": "text/javascript; charset=utf-8",
     "uPlot.min.css": "text/css; charset=utf-8",
@@ -219,6 +226,22 @@ def console_asset(asset: str) -> Response[Any]:
     if content_type is None:
         return error_response(HTTPStatus.NOT_FOUND, "not_found", "the console has no such file")
     return _serve_console_file(asset, content_type)
+
+
+@app.get("/portal/<sessionId>", include_in_schema=False)
+def portal(sessionId: str) -> Response[Any]:
+    """The customers' portal page (docs/portal.md), framed only by its tenant's origins."""
+    static = console_file(PORTAL_PAGE, "text/html; charset=utf-8")
+    if static is None:
+        return error_response(
+            HTTPStatus.SERVICE_UNAVAILABLE,
+            "console_not_packaged",
+            "the portal page is missing: build with `make build`",
+        )
+    headers = portal_page.portal_headers(sessionId, CONSOLE_SECURITY_HEADERS)
+    return Response(
+        status_code=HTTPStatus.OK, content_type=static.content_type, body=static.body, headers=headers
+    )
 
 
 @app.get("/", include_in_schema=False)

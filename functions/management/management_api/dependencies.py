@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from management_api.schedule.service import ScheduleService
     from management_api.signing_secrets.service import SigningSecretsService
     from management_api.subscriptions.service import SubscriptionsService
+    from management_api.test_events.service import TestEventsService
     from roomcast.api import ListCursors, TenantCursors
     from roomcast.catalog import CatalogTable
     from roomcast.log import DeliveryLog
@@ -41,13 +42,14 @@ if TYPE_CHECKING:
     from roomcast.outbox import OutboxQueue
     from roomcast.platform import Settings
     from roomcast.portal import PortalSessionTable
+    from roomcast.publishing import Publisher
     from roomcast.pull import QueueAdmin
 else:
     # powertools reads only the Depends of an annotation: the classes are for the type checker.
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
     EventTypesService = OrderingKeysService = MetricsService = AlertsService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
-    PortalSessionsService = object
+    PortalSessionsService = TestEventsService = object
     ListCursors = TenantCursors = object
 
 
@@ -194,9 +196,25 @@ def schedule_service() -> ScheduleService:
 
 def portal_sessions_service() -> PortalSessionsService:
     from management_api.portal_sessions.service import PortalSessionsService
-    from roomcast.portal import PortalSessionTable
+    from roomcast.portal import PortalSessionTable, PortalSettingsTable
 
-    return PortalSessionsService(PortalSessionTable.sharing(catalog()), catalog())
+    table = catalog()
+    return PortalSessionsService(PortalSessionTable.sharing(table), table, PortalSettingsTable.sharing(table))
+
+
+def test_events_service() -> TestEventsService:
+    from management_api.test_events.service import TestEventsService
+    from roomcast.event_types import EventTypeTable
+
+    return TestEventsService(catalog(), EventTypeTable.sharing(catalog()), test_publisher)
+
+
+@cache
+def test_publisher() -> Publisher:
+    """The publish path, for test events (no catalog checks: a test event is sent as asked)."""
+    from roomcast import wiring
+
+    return wiring.Basics.of(delivery_log()).publisher()
 
 
 def portal_session_table() -> PortalSessionTable:
@@ -264,4 +282,5 @@ Metrics = Annotated[MetricsService, Depends(metrics_service)]
 Alerts = Annotated[AlertsService, Depends(alerts_service)]
 ApiKeys = Annotated[ApiKeysService, Depends(api_keys_service)]
 PortalSessions = Annotated[PortalSessionsService, Depends(portal_sessions_service)]
+TestEvents = Annotated[TestEventsService, Depends(test_events_service)]
 Lists = Annotated[TenantCursors, Depends(tenant_cursors)]

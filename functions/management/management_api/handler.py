@@ -23,6 +23,7 @@ from management_api.rooms.routes import routes as room_routes
 from management_api.schedule.routes import routes as schedule_routes
 from management_api.signing_secrets.routes import routes as secret_routes
 from management_api.subscriptions.routes import routes as subscription_routes
+from management_api.test_events.routes import routes as test_event_routes
 from roomcast import wiring
 from roomcast.access import AccessGate
 from roomcast.api import http_handler, new_api
@@ -36,6 +37,7 @@ ROUTES = (
     message_routes,
     delivery_routes,
     secret_routes,
+    test_event_routes,
     schedule_routes,
     ordering_key_routes,
     metrics_routes,

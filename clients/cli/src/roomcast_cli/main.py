@@ -19,6 +19,7 @@ from roomcast_cli.commands import (
     messages,
     metrics,
     ordering_keys,
+    portal,
     pull,
     rooms,
     subscriptions,
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
 app = typer.Typer(
     name="roomcast",
     help="roomcast from the command line: rooms, subscriptions, publishing, deliveries, dead letters, "
-    "PULL queues, API keys, metrics, alerts, and `listen` for webhooks on this machine.",
+    "PULL queues, API keys, the customers' portal, metrics, alerts, and `listen` for webhooks on this "
+    "machine.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -50,6 +52,7 @@ app.add_typer(deliveries.dead_letters_app, name="dead-letters")
 app.add_typer(api_keys.app, name="api-keys")
 app.add_typer(ordering_keys.app, name="ordering-keys")
 app.add_typer(alerts.app, name="alerts")
+app.add_typer(portal.app, name="portal")
 app.command("publish")(messages.publish)
 app.command("pull", rich_help_panel="PULL subscriptions")(pull.pull)
 app.command("ack", rich_help_panel="PULL subscriptions")(pull.ack)

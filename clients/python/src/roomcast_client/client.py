@@ -23,6 +23,8 @@ from roomcast_client.resources import (
     Messages,
     Metrics,
     OrderingKeys,
+    PortalSessions,
+    PortalSettings,
     PullOperations,
     Rooms,
     Subscriptions,
@@ -88,6 +90,8 @@ class _Api(PullOperations[E], Generic[E]):
         self.api_keys: ApiKeys[E] = ApiKeys(executor)
         self.metrics: Metrics[E] = Metrics(executor)
         self.alerts: Alerts[E] = Alerts(executor)
+        self.portal_sessions: PortalSessions[E] = PortalSessions(executor)
+        self.portal_settings: PortalSettings[E] = PortalSettings(executor)
 
 
 class Client(_Api[SyncExecutor]):

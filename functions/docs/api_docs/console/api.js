@@ -47,7 +47,12 @@ export function apiPath(...segments) {
 }
 
 export async function api(method, path, { query = {}, body, key = apiKey() } = {}) {
-  const url = new URL(path, API_ROOT);
+  return request(API_ROOT, method, path, { query, body, key });
+}
+
+// A request to the API at ``root`` (the portal page's root is not the console's) with ``key``.
+export async function request(root, method, path, { query = {}, body, key } = {}) {
+  const url = new URL(path, root);
   for (const [name, value] of Object.entries(query)) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, String(value));
   }

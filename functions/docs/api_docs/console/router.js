@@ -6,6 +6,7 @@ import { clearError, showError } from "./feedback.js";
 import { setBreadcrumb, showSignedIn } from "./header.js";
 import { isCurrent, newScreen } from "./refresh.js";
 import { signInView } from "./sign-in.js";
+import { accessView } from "./view-access.js";
 import { catalogView } from "./view-catalog.js";
 import { eventTypeView } from "./view-event-type.js";
 import { messageView } from "./view-message.js";
@@ -35,6 +36,7 @@ function invalidIdView(id) {
 function viewFor(current, parts) {
   if (parts.length === 0 || (parts.length === 1 && parts[0] === "rooms")) return () => roomsView(current);
   if (parts.length === 1 && parts[0] === "event-types") return () => catalogView(current);
+  if (parts.length === 1 && parts[0] === "access") return () => accessView(current);
   // An event type's name (order.created) goes into its API path encoded, a dot segment refused.
   if (parts.length === 2 && parts[0] === "event-types") return () => eventTypeView(current, parts[1]);
   if (parts[0] !== "rooms") return notFoundView;

@@ -88,6 +88,9 @@ class PortalSessionView(BaseModel):
     eventTypes: list[str] | None
     readOnly: bool
     expiresAt: str
+    brand: PortalBrand | None = Field(
+        None, description="How the portal page looks (your portal settings); on `GET /portal-session`."
+    )
 
 
 class PortalSessionCreated(PortalSessionView):
@@ -111,3 +114,54 @@ class PortalSessionCreated(PortalSessionView):
             "open it, or embed it in an iframe from an origin your portal settings allow."
         )
     )
+
+
+# An origin by name or IPv4 address (no IPv6 literal: its brackets are one more thing to parse).
+ORIGIN_PATTERN = r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(:[0-9]{1,5})?$"
+MAX_FRAME_ANCESTORS = 10
+
+
+class PortalBrand(BaseModel):
+    title: str = Field(description="The page's title and heading.")
+    logoUrl: str | None = Field(description="An https image shown beside the title; null: none.")
+    accentColor: str = Field(description="The buttons' and links' colour, `#rrggbb`.")
+
+
+class PortalSettingsBody(ApiModel):
+    model_config = examples(
+        {
+            "title": "Acme Corp webhooks",
+            "logoUrl": "https://cdn.example.com/logo.svg",
+            "accentColor": "#0a7d5a",
+            "frameAncestors": ["https://app.example.com"],
+        }
+    )
+
+    title: str = Field("Webhooks", min_length=1, max_length=80, pattern=r"^[^\x00-\x1f\x7f<>]+$")
+    logoUrl: str | None = Field(
+        None,
+        max_length=2048,
+        pattern=r"^https://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?(/[^\s\"'<>()\\\[\]]*)?$",
+        description="An https image URL; null: none.",
+    )
+    accentColor: str = Field("#2f6fed", pattern=r"^#[0-9a-fA-F]{6}$")
+    frameAncestors: Annotated[
+        list[Annotated[str, Field(pattern=ORIGIN_PATTERN, max_length=300)]],
+        Field(
+            max_length=MAX_FRAME_ANCESTORS,
+            json_schema_extra={"uniqueItems": True},
+            description=(
+                "The origins (`https://app.example.com`, no path) whose pages may embed the portal in an "
+                "iframe: its `Content-Security-Policy: frame-ancestors`. Empty: no page may frame it."
+            ),
+        ),
+        AfterValidator(unique_items),
+    ] = []
+
+
+class PortalSettingsView(PortalSettingsBody):
+    """The settings as stored (the defaults until set)."""
+
+
+PortalSessionView.model_rebuild()
+PortalSessionCreated.model_rebuild()

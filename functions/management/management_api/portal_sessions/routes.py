@@ -10,11 +10,18 @@ from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from management_api.common import no_content
 from management_api.dependencies import PortalSessions
-from management_api.portal_sessions.models import PortalSessionCreate, PortalSessionCreated, PortalSessionView
+from management_api.portal_sessions.models import (
+    PortalBrand,
+    PortalSessionCreate,
+    PortalSessionCreated,
+    PortalSessionView,
+    PortalSettingsBody,
+    PortalSettingsView,
+)
 from roomcast.access import PortalUse, Scope, access
 from roomcast.api import Access, Origin, Routes, Tenant
 from roomcast.platform import NotFound, iso_from_ms
-from roomcast.portal import PortalReach
+from roomcast.portal import PortalReach, PortalSettings
 
 routes = Routes("portal")
 SessionId = Annotated[
@@ -82,15 +89,59 @@ def revoke_portal_session(sessionId: SessionId, tenant: Tenant, service: PortalS
     404,
     access=access(Scope.ADMIN, portal=PortalUse.READ),
 )
-def get_portal_session(caller: Access) -> PortalSessionView:
+def get_portal_session(caller: Access, service: PortalSessions) -> PortalSessionView:
     """Read the portal session of this token
 
     Called with a portal token: the session's consumer, rooms, event types, whether it is
-    read-only and when it expires. With an API key there is no session: 404.
+    read-only, when it expires, and the portal's brand (your portal settings). With an API key
+    there is no session: 404.
     """
     if caller.reach is None:
         raise NotFound("this request was not made with a portal token")
-    return _view(caller.reach)
+    settings = service.settings_of(caller.caller.tenant_id)
+    brand = PortalBrand(title=settings.title, logoUrl=settings.logo_url, accentColor=settings.accent_color)
+    return _view(caller.reach).model_copy(update={"brand": brand})
+
+
+@routes.get(
+    "/portal-settings",
+    "getPortalSettings",
+    "The settings",
+    access=access(Scope.ADMIN, Scope.READ, Scope.MANAGE),
+)
+def get_portal_settings(tenant: Tenant, service: PortalSessions) -> PortalSettingsView:
+    """Read your portal settings
+
+    How the portal page looks to your customers and which origins may embed it (the defaults until
+    you set them).
+    """
+    return _settings_view(service.settings_of(tenant))
+
+
+@routes.put(
+    "/portal-settings", "putPortalSettings", "The settings as saved", 400, 415, access=access(Scope.ADMIN)
+)
+def put_portal_settings(
+    body: PortalSettingsBody, tenant: Tenant, service: PortalSessions
+) -> PortalSettingsView:
+    """Set your portal settings
+
+    The portal page's title, logo (an https image) and accent colour, and `frameAncestors`: the
+    origins whose pages may embed it in an iframe (its `Content-Security-Policy`); any other page
+    cannot frame it. Fields not given take their defaults. Only an `admin` key sets them.
+    """
+    settings = PortalSettings(body.title, body.logoUrl, body.accentColor.lower(), tuple(body.frameAncestors))
+    service.save_settings(tenant, settings)
+    return _settings_view(settings)
+
+
+def _settings_view(settings: PortalSettings) -> PortalSettingsView:
+    return PortalSettingsView(
+        title=settings.title,
+        logoUrl=settings.logo_url,
+        accentColor=settings.accent_color,
+        frameAncestors=list(settings.frame_ancestors),
+    )
 
 
 def _view(reach: PortalReach) -> PortalSessionView:

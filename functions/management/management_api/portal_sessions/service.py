@@ -7,13 +7,22 @@ from dataclasses import dataclass
 
 from roomcast.catalog import CatalogTable
 from roomcast.platform import InvalidRequest, NotFound, now_iso, now_ms
-from roomcast.portal import PortalReach, PortalSession, PortalSessionTable, new_portal_token, new_session_id
+from roomcast.portal import (
+    PortalReach,
+    PortalSession,
+    PortalSessionTable,
+    PortalSettings,
+    PortalSettingsTable,
+    new_portal_token,
+    new_session_id,
+)
 
 
 @dataclass
 class PortalSessionsService:
     sessions: PortalSessionTable
     catalog: CatalogTable
+    settings: PortalSettingsTable
     clock_ms: Callable[[], int] = now_ms
 
     def open(
@@ -52,3 +61,9 @@ class PortalSessionsService:
 
     def revoke(self, tenant_id: str, session_id: str) -> None:
         self.sessions.revoke(tenant_id, session_id, now_iso())
+
+    def settings_of(self, tenant_id: str) -> PortalSettings:
+        return self.settings.get(tenant_id)
+
+    def save_settings(self, tenant_id: str, settings: PortalSettings) -> None:
+        self.settings.put(tenant_id, settings, now_iso())

@@ -51,6 +51,15 @@ class SigningSecretsService:
         self.catalog.replace_subscription(updated, expected_updated_at=current.updated_at)
         return Rotation(secret, max((s.expires_at_ms or 0 for s in kept), default=None))
 
+    def live(self, tenant_id: str, room_id: str, subscription_id: str) -> list[SigningSecret]:
+        """The secrets that sign the subscription's webhooks now, newest first (409 for PULL)."""
+        self.catalog.get_room(tenant_id, room_id)
+        current = self.catalog.get_subscription(tenant_id, room_id, subscription_id)
+        if current.type is not SubscriptionType.PUSH:
+            raise Conflict(f"subscription {subscription_id} is PULL; only PUSH subscriptions sign webhooks")
+        now = self.clock()
+        return [s for s in current.signing_secrets if s.active(now)]
+
 
 def _too_many_secrets(live: list[SigningSecret]) -> Conflict:
     ends = [s.expires_at_ms for s in live if s.expires_at_ms is not None]

@@ -61,7 +61,7 @@ def _verb(method: str) -> Callable[..., Decorator]:
 class Routes:
     """One resource's routes on a powertools router, under one OpenAPI tag."""
 
-    get, post, patch, delete = _verb("get"), _verb("post"), _verb("patch"), _verb("delete")
+    get, post, put, patch, delete = _verb("get"), _verb("post"), _verb("put"), _verb("patch"), _verb("delete")
 
     def __init__(self, tag: str) -> None:
         self.router = new_router()

@@ -61,6 +61,9 @@ class Publication:
     ordering_key: str | None = None
     # The publish request's W3C trace context, carried to the webhooks and PULL messages.
     traceparent: str | None = None
+    # A test event (``POST …/test-event``): sent to its named destinations whatever their event
+    # types and filter policy, and whatever event types the room accepts.
+    test_event: bool = False
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING
 from roomcast.platform.entry_points import lazy_entry_points
 
 if TYPE_CHECKING:
-    from roomcast.portal.model import PortalReach as PortalReach
+    from roomcast.portal.model import (
+        DEFAULT_PORTAL_SETTINGS as DEFAULT_PORTAL_SETTINGS,
+        PortalReach as PortalReach,
+        PortalSettings as PortalSettings,
+    )
     from roomcast.portal.sessions import (
         PORTAL_TOKEN_PREFIX as PORTAL_TOKEN_PREFIX,
         SESSION_ID_PATTERN as SESSION_ID_PATTERN,
@@ -20,11 +24,7 @@ if TYPE_CHECKING:
         new_portal_token as new_portal_token,
         new_session_id as new_session_id,
     )
-    from roomcast.portal.settings import (
-        DEFAULT_PORTAL_SETTINGS as DEFAULT_PORTAL_SETTINGS,
-        PortalSettings as PortalSettings,
-        PortalSettingsTable as PortalSettingsTable,
-    )
+    from roomcast.portal.settings import PortalSettingsTable as PortalSettingsTable
 
 if not TYPE_CHECKING:
     __getattr__ = lazy_entry_points(__name__, __file__)

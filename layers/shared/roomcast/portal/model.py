@@ -4,6 +4,7 @@ types, read-only or not, until it expires."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 
 @dataclass(frozen=True)
@@ -23,3 +24,14 @@ class PortalReach:
         if self.event_types is None:
             return True
         return bool(names) and set(names) <= set(self.event_types)
+
+
+@dataclass(frozen=True)
+class PortalSettings:
+    title: str = "Webhooks"
+    logo_url: str | None = None
+    accent_color: str = "#2f6fed"
+    frame_ancestors: tuple[str, ...] = ()  # origins that may frame the page; none: no framing
+
+
+DEFAULT_PORTAL_SETTINGS: Final = PortalSettings()

@@ -4,23 +4,12 @@ and the origins allowed to frame it (the page's ``frame-ancestors``). One item,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 from roomcast.platform import TableAccess, items, key, tenant_key
+from roomcast.portal.model import DEFAULT_PORTAL_SETTINGS, PortalSettings
 
 _SORT_KEY: Final = "PORTALSETTINGS"
-
-
-@dataclass(frozen=True)
-class PortalSettings:
-    title: str = "Webhooks"
-    logo_url: str | None = None
-    accent_color: str = "#2f6fed"
-    frame_ancestors: tuple[str, ...] = ()  # origins that may frame the page; none: no framing
-
-
-DEFAULT_PORTAL_SETTINGS: Final = PortalSettings()
 
 
 class PortalSettingsTable(TableAccess):

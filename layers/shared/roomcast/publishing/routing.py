@@ -85,7 +85,16 @@ class Route:
 def route_message(room: Room, subscriptions: Sequence[Subscription], publication: Publication) -> Route:
     """``resolve_destinations``, then each destination's filter policy on the payload: one that does
     not match gets no delivery and is named, with the condition that failed. Named destinations
-    (``destinations``) are filtered too: a subscriber's filter is its own choice, not the publisher's."""
+    (``destinations``) are filtered too: a subscriber's filter is its own choice, not the publisher's.
+    A test event goes to its named destinations that receive, with no check of its type or payload."""
+    if publication.test_event:
+        named = set(publication.destinations or ())
+        tested = [s for s in subscriptions if s.id in named and s.status.receives]
+        if len(tested) != len(named):
+            raise _refuse(
+                "destinations", "a test event's subscription must exist and receive (not be disabled)"
+            )
+        return Route(sorted(tested, key=lambda s: s.id))
     chosen = resolve_destinations(
         room, subscriptions, publication.event_type, publication.event_version, publication.destinations
     )

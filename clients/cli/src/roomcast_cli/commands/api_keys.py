@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from roomcast_cli import render
+from roomcast_cli._enums import ApiKeyScope
 from roomcast_cli.common import JsonFlag, confirm_options, confirmed_session, dump, list_command, with_options
 from roomcast_cli.session import session_of
 
@@ -17,11 +18,19 @@ app = typer.Typer(help="Your tenant's API keys: create (shown once), list, revok
 def create(
     context: typer.Context,
     name: Annotated[str | None, typer.Option(help="What the key is for (1-100 characters).")] = None,
+    scope: Annotated[
+        list[ApiKeyScope] | None,
+        typer.Option(help="What it may do (repeat for several; default admin: everything)."),
+    ] = None,
+    room: Annotated[
+        list[str] | None, typer.Option(help="The only rooms it works on (repeat; default every room).")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Create an API key; the key itself is shown only in this answer."""
     session = session_of(context, json_output)
-    created = dump(session.client.api_keys.create(name=name))
+    scopes = [str(one.value) for one in scope] if scope else None
+    created = dump(session.client.api_keys.create(name=name, scopes=scopes, rooms=room or None))
     session.output.result(created, render.created_api_key)
 
 

@@ -139,6 +139,7 @@ def create(
     pull: Annotated[
         bool, typer.Option("--pull", help="A PULL subscription (its own queue) instead of PUSH.")
     ] = False,
+    consumer: Annotated[str | None, typer.Option(help="Your customer it belongs to (consumerId).")] = None,
     **options: Any,
 ) -> None:
     """Create a PUSH subscription (--push-url) or a PULL one (--pull). A PUSH subscription's signing
@@ -146,6 +147,8 @@ def create(
     if pull == (options["push_url"] is not None):
         raise CliError("Give either --push-url URL (a PUSH subscription) or --pull.")
     fields = {"type": "PULL" if pull else "PUSH", **_subscription_fields(options)}
+    if consumer is not None:
+        fields["consumerId"] = consumer
     session = session_of(context, options["json_output"])
     created = dump(session.client.subscriptions.create(room_id, **fields))
     session.output.result(created, render.subscription_details)
@@ -153,14 +156,21 @@ def create(
 
 @app.command("list")
 @with_options(paging_options)
-def list_subscriptions(context: typer.Context, room_id: RoomId, **options: Any) -> None:
+def list_subscriptions(
+    context: typer.Context,
+    room_id: RoomId,
+    consumer: Annotated[str | None, typer.Option(help="Only this customer's (its consumerId).")] = None,
+    **options: Any,
+) -> None:
     """List a room's subscriptions."""
     print_pages(
         context,
         options,
         "subscriptions",
         render.subscriptions_table,
-        lambda client, limit, at: client.subscriptions.list(room_id, limit=limit, cursor=at),
+        lambda client, limit, at: client.subscriptions.list(
+            room_id, limit=limit, cursor=at, consumer_id=consumer
+        ),
     )
 
 

@@ -4,7 +4,8 @@ live by subject, and this package names the ones the rest of the CLI uses:
 
 - ``text``: small values as strings (times, excerpts, one-line JSON, event types);
 - ``blocks``: tables of plain-text cells, ``field  value`` details, list pages, one-time secrets;
-- ``resources``: rooms, subscriptions, their schedule, secrets and paused keys, API keys;
+- ``resources``: rooms, subscriptions, their schedule, secrets and paused keys, API keys, portal
+  sessions;
 - ``messages``: publish answers, messages, deliveries, dead letters, pulls, receipts, webhooks;
 - ``timeline``: `messages show`'s timeline of each destination's attempts;
 - ``filters``: the subscriptions a message was filtered out of, and `filters test`'s verdicts;
@@ -35,6 +36,7 @@ from roomcast_cli.render.resources import (
     api_keys_table,
     created_api_key,
     paused_keys_table,
+    portal_session,
     rooms_table,
     rotated_secret,
     schedule_table,
@@ -69,6 +71,7 @@ __all__ = [
     "messages_table",
     "metrics_view",
     "paused_keys_table",
+    "portal_session",
     "publish_batch_result",
     "publish_result",
     "pulled_messages",

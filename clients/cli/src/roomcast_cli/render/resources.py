@@ -83,13 +83,21 @@ def _api_key_cells(key: Json) -> tuple[str, ...]:
     return (
         key["keyId"],
         key.get("name") or "",
+        ",".join(key.get("scopes") or ("admin",)),
+        ",".join(key.get("rooms") or ()) or "every room",
         show_time(key.get("createdAt")),
         "current" if key.get("current") else "",
     )
 
 
 def api_keys_table(page: Json) -> list[RenderableType]:
-    return page_table(page, "apiKeys", ("KEY ID", "NAME", "CREATED", ""), _api_key_cells, empty=None)
+    headers = ("KEY ID", "NAME", "SCOPES", "ROOMS", "CREATED", "")
+    return page_table(page, "apiKeys", headers, _api_key_cells, empty=None)
+
+
+def portal_session(created: Json) -> list[RenderableType]:
+    """A new portal session: what it reaches, and its URL and token (shown once)."""
+    return [details(created, hide=("token", "url", "brand")), shown_once("portal URL", created["url"])]
 
 
 def created_api_key(created: Json) -> list[RenderableType]:

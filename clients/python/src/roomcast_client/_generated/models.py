@@ -340,6 +340,28 @@ class JobView(ApiModel):
     error: str | None = None
 
 
+class LiveSecret(ApiModel):
+    signing_secret: Annotated[str, Field(alias="signingSecret")]
+    valid_until: Annotated[
+        str | None,
+        Field(alias="validUntil", description="When it stops signing; null: until the next rotation."),
+    ] = None
+
+
+class LiveSecrets(ApiModel):
+    signing_secret: Annotated[
+        str,
+        Field(
+            alias="signingSecret",
+            description="The newest secret: verify with it (and with the others until they end).",
+        ),
+    ]
+    secrets: Annotated[
+        list[LiveSecret],
+        Field(description="Every secret that signs webhooks now, newest first.", validate_default=True),
+    ] = []
+
+
 class MessageList(ApiModel):
     messages: list[MessageStatus] = Field([], validate_default=True)
     next_cursor: Annotated[
@@ -529,30 +551,13 @@ class PercentilesView(ApiModel):
     p99: float
 
 
-class PortalSessionCreated(ApiModel):
-    session_id: Annotated[
-        str,
-        Field(
-            alias="sessionId",
-            description="The session's id (`ps_` and 32 hex digits): revoke with it. Not a secret.",
-        ),
-    ]
-    consumer_id: Annotated[str, Field(alias="consumerId")]
-    rooms: list[str] = []
-    event_types: Annotated[list[str] | None, Field(alias="eventTypes")] = None
-    read_only: Annotated[bool, Field(alias="readOnly")]
-    expires_at: Annotated[str, Field(alias="expiresAt")]
-    token: Annotated[
-        str,
-        Field(
-            description="The session's credential, shown once: send it as `Authorization: Bearer <token>`. It reaches only this consumer's subscriptions on these rooms, until `expiresAt` or revoked."
-        ),
-    ]
-    url: Annotated[
-        str,
-        Field(
-            description="The portal page for this session, the token in its fragment (never sent to a server): open it, or embed it in an iframe from an origin your portal settings allow."
-        ),
+class PortalBrand(ApiModel):
+    title: Annotated[str, Field(description="The page's title and heading.")]
+    logo_url: Annotated[
+        str | None, Field(alias="logoUrl", description="An https image shown beside the title; null: none.")
+    ] = None
+    accent_color: Annotated[
+        str, Field(alias="accentColor", description="The buttons' and links' colour, `#rrggbb`.")
     ]
 
 
@@ -569,6 +574,40 @@ class PortalSessionView(ApiModel):
     event_types: Annotated[list[str] | None, Field(alias="eventTypes")] = None
     read_only: Annotated[bool, Field(alias="readOnly")]
     expires_at: Annotated[str, Field(alias="expiresAt")]
+    brand: Annotated[
+        PortalBrand | None,
+        Field(description="How the portal page looks (your portal settings); on `GET /portal-session`."),
+    ] = None
+
+
+class PortalSessionCreated(PortalSessionView):
+    token: Annotated[
+        str,
+        Field(
+            description="The session's credential, shown once: send it as `Authorization: Bearer <token>`. It reaches only this consumer's subscriptions on these rooms, until `expiresAt` or revoked."
+        ),
+    ]
+    url: Annotated[
+        str,
+        Field(
+            description="The portal page for this session, the token in its fragment (never sent to a server): open it, or embed it in an iframe from an origin your portal settings allow."
+        ),
+    ]
+
+
+class PortalSettingsView(ApiModel):
+    title: str = "Webhooks"
+    logo_url: Annotated[str | None, Field(alias="logoUrl", description="An https image URL; null: none.")] = (
+        None
+    )
+    accent_color: Annotated[str, Field(alias="accentColor")] = "#2f6fed"
+    frame_ancestors: Annotated[
+        list[str],
+        Field(
+            alias="frameAncestors",
+            description="The origins (`https://app.example.com`, no path) whose pages may embed the portal in an iframe: its `Content-Security-Policy: frame-ancestors`. Empty: no page may frame it.",
+        ),
+    ] = []
 
 
 class PublishBatchResult(ApiModel):
@@ -846,6 +885,19 @@ class SubscriptionMatch(ApiModel):
             description="Why not: the room refuses the message, the subscription is disabled, its event types do not accept it, or its filter's first failed condition (`payload.amount: 50 is not >= 100`). Null when it matched."
         ),
     ] = None
+
+
+class TestEventSent(ApiModel):
+    message_id: Annotated[
+        str,
+        Field(
+            alias="messageId",
+            description="The test message: its deliveries and attempts are read like any other's.",
+        ),
+    ]
+    event_type: Annotated[str, Field(alias="eventType")]
+    event_version: Annotated[str, Field(alias="eventVersion")]
+    payload: Any = None
 
 
 class Validated(ApiModel):

@@ -1,10 +1,10 @@
-"""Every API operation, written once: each method builds a ``Call`` that the client's executor
-(sync or async) runs. Request fields may be given by the API's camelCase names or in snake_case.
+"""Every API operation, written once: each method builds a ``Call`` that the client's executor (sync or
+async) runs. Request fields may be given by the API's camelCase names or in snake_case.
 
 One module per resource family, as the API's routes are grouped: ``rooms``, ``subscriptions``,
 ``filters``, ``event_types``, ``messages``, ``deliveries``, ``dead_letters``, ``ordering_keys``,
-``jobs``, ``metrics``, ``alerts``, ``api_keys``, and ``pull`` (the client's own pull, ack, nack, extend,
-and the calls the PULL consumer makes).
+``jobs``, ``metrics``, ``alerts``, ``api_keys``, ``portal`` (sessions and settings), and ``pull``
+(the client's own pull, ack, nack, extend, and the calls the PULL consumer makes).
 """
 
 from roomcast_client.resources.alerts import Alerts
@@ -17,6 +17,7 @@ from roomcast_client.resources.jobs import Jobs
 from roomcast_client.resources.messages import Messages, new_idempotency_key
 from roomcast_client.resources.metrics import Metrics
 from roomcast_client.resources.ordering_keys import OrderingKeys
+from roomcast_client.resources.portal import PortalSessions, PortalSettings
 from roomcast_client.resources.pull import (
     PullOperations,
     pull_and_ack_call,
@@ -38,6 +39,8 @@ __all__ = [
     "Messages",
     "Metrics",
     "OrderingKeys",
+    "PortalSessions",
+    "PortalSettings",
     "PullOperations",
     "Rooms",
     "Subscriptions",

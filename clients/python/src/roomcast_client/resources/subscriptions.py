@@ -6,9 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from roomcast_client._core import Call, read_model, read_nothing, wire_fields
+from roomcast_client._core import Call, query, read_model, read_nothing, wire_fields
 from roomcast_client._executors import E, Resource, operation, paginated
-from roomcast_client.models import Page, RotatedSecret, SchedulePreview, Subscription, SubscriptionCreated
+from roomcast_client.models import (
+    LiveSecrets,
+    Page,
+    RotatedSecret,
+    SchedulePreview,
+    Subscription,
+    SubscriptionCreated,
+    TestEventSent,
+)
 from roomcast_client.resources.common import page_call, room_path, subscription_path
 
 
@@ -38,16 +46,46 @@ class Subscriptions(Resource[E]):
 
     @operation
     def list(
-        self, room_id: str, *, limit: int | None = None, cursor: str | None = None
+        self,
+        room_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        consumer_id: str | None = None,
     ) -> Call[Page[Subscription]]:
+        """One page of the room's subscriptions (``consumer_id``: only that customer's)."""
         path = f"{room_path(room_id)}/subscriptions"
-        return page_call(path, Subscription, "subscriptions", limit=limit, cursor=cursor)
+        return page_call(
+            path, Subscription, "subscriptions", limit=limit, cursor=cursor, consumerId=consumer_id
+        )
 
     iter = paginated(list.build)
 
     @operation
     def get(self, room_id: str, subscription_id: str) -> Call[Subscription]:
         return Call("GET", subscription_path(room_id, subscription_id), read_model(Subscription))
+
+    @operation
+    def signing_secret(self, room_id: str, subscription_id: str) -> Call[LiveSecrets]:
+        """A PUSH subscription's live signing secrets, newest first (``manage`` keys)."""
+        path = f"{subscription_path(room_id, subscription_id)}/signing-secret"
+        return Call("GET", path, read_model(LiveSecrets))
+
+    @operation
+    def send_test_event(
+        self,
+        room_id: str,
+        subscription_id: str,
+        *,
+        event_type: str | None = None,
+        event_version: str | None = None,
+        payload: Any = None,
+    ) -> Call[TestEventSent]:
+        """Send this subscription alone a test event: a ``roomcast.ping``, or ``event_type`` with
+        its schema's first example (or ``payload``)."""
+        body = query(eventType=event_type, eventVersion=event_version, payload=payload)
+        path = f"{subscription_path(room_id, subscription_id)}/test-event"
+        return Call("POST", path, read_model(TestEventSent), json=body, retry_safe=False)
 
     @operation
     def update(self, /, room_id: str, subscription_id: str, **fields: Any) -> Call[Subscription]:
