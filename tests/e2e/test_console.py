@@ -551,3 +551,43 @@ def test_the_charts_draw_a_subscriptions_metrics_and_the_home_screen_names_a_fai
     expect(subscriptions.locator("tr", has_text=failing["id"])).to_contain_text("unhealthy")
     expect(subscriptions.locator("tr", has_text=charted["id"])).to_contain_text("75% of 8")
     assert console.errors == []
+
+
+def test_the_access_screen_makes_a_scoped_key_and_opens_a_portal_session(
+    signed_in: Console, tenant_a: ApiClient
+) -> None:
+    # Given
+    room = tenant_a.create_room()
+    page = signed_in.page
+
+    # When: the operator makes a key that only publishes, on one room
+    page.get_by_role("link", name="Access").click()
+    expect(page.get_by_role("heading", name="Access", level=1)).to_be_visible()
+    page.get_by_label("admin").uncheck()
+    page.get_by_label("publish").check()
+    page.locator("#key-rooms").fill(room["id"])
+    page.get_by_role("button", name="Create key").click()
+
+    # Then: the key is shown once, listed with its scope and room, and publishes but cannot manage
+    expect(page.get_by_role("status")).to_contain_text("created")
+    shown = page.get_by_text("API key (shown once)").inner_text()
+    key = re.search(r"rc_\S+", shown)
+    assert key is not None
+    expect(page.get_by_role("table", name="API keys")).to_contain_text(room["id"])
+    publisher = ApiClient(tenant_a.base_url, key.group(0), tenant_a.session)
+    publish(publisher, room["id"])
+    assert publisher.delete(f"/rooms/{room['id']}").status_code == 403
+
+    # When: a portal session is opened for a customer
+    page.get_by_label("Customer (consumerId)").fill("acme")
+    page.locator("#portal-rooms").fill(room["id"])
+    page.get_by_role("button", name="Open portal session").click()
+
+    # Then: its link is shown, and opens the customer's portal
+    expect(page.get_by_role("status")).to_contain_text("Portal session ps_")
+    url = page.locator('a[href*="/portal/ps_"]').get_attribute("href")
+    assert url is not None
+    assert "#rcp_" in url
+    page.goto(url)
+    expect(page.get_by_role("heading", name="Your endpoints")).to_be_visible()
+    assert signed_in.errors == []
