@@ -120,11 +120,20 @@ def test_a_customer_adds_an_endpoint_rotates_its_secret_and_retries_a_failing_de
     receiver.wait_for_requests(1, DEADLINE_MS / 1000)
     wait_until(lambda: _retrying(tenant_a, room["id"]), "the delivery to be retrying")
     page.get_by_role("button", name="Refresh").click()
+    expect(page.get_by_role("button", name="Refresh")).to_be_enabled()
     endpoint.get_by_role("button", name="Retry now").focus()
     page.keyboard.press("Enter")  # keyboard-usable
     expect(page.get_by_role("status")).to_contain_text("retried")
     assert len(receiver.wait_for_requests(2, DEADLINE_MS / 1000)) == 2
     wait_until(lambda: _delivered(tenant_a, room["id"]), "the retried delivery to be delivered")
+
+    # and the endpoint's metrics and charts, once the metrics hold both attempts
+    wait_until(lambda: _attempts(tenant_a, room["id"]) == 2, "the metrics to count both attempts")
+    page.get_by_role("button", name="Refresh").click()
+    expect(page.get_by_role("button", name="Refresh")).to_be_enabled()  # the page is drawn again
+    endpoint.get_by_text("Metrics", exact=True).click()
+    expect(endpoint.locator(".metrics-totals")).to_contain_text("1 of 2 attempts succeeded")
+    expect(endpoint.locator("figure.chart canvas")).to_have_count(5)
     assert errors == []
 
 
@@ -136,6 +145,13 @@ def _deliveries(tenant: ApiClient, room_id: str) -> list[dict[str, Any]]:
             "deliveries"
         ]
     return found
+
+
+def _attempts(tenant: ApiClient, room_id: str) -> int:
+    (subscription,) = tenant.get(f"/rooms/{room_id}/subscriptions").json()["subscriptions"]
+    answer = tenant.get(f"/rooms/{room_id}/subscriptions/{subscription['id']}/metrics").json()
+    attempts: int = answer["summary"]["attempts"]
+    return attempts
 
 
 def _retrying(tenant: ApiClient, room_id: str) -> bool:

@@ -4,6 +4,7 @@
 // header. Every text from the API goes in as a text node (dom.js).
 
 import { request } from "./api.js";
+import { metricsPanel } from "./charts.js";
 import { byId, field, h, table } from "./dom.js";
 
 const TOKEN_STORAGE = "roomcast.portalToken";
@@ -172,7 +173,21 @@ async function endpoint(base, subscription) {
     h("div", { class: "actions" }, actions),
     secret,
     table("Recent deliveries", ["Event", "Status", "Attempts", "Last error", ""], rows, "No delivery yet."),
+    metrics(path, subscription.id),
   );
+}
+
+// The endpoint's metrics and charts (the console's panel), read when the customer opens them.
+function metrics(path, id) {
+  const opened = h("details", { class: "endpoint-metrics" }, h("summary", {}, "Metrics"));
+  opened.addEventListener("toggle", () => {
+    if (!opened.open || opened.dataset.shown) return;
+    opened.dataset.shown = "true";
+    const panel = metricsPanel(`metrics-${id}`, (query) => api("GET", `${path}/metrics`, { query }));
+    opened.append(panel.element);
+    panel.refresh();
+  });
+  return opened;
 }
 
 async function start() {
