@@ -49,6 +49,9 @@ def _timed_publishes(client: ApiClient, room_id: str) -> list[float]:
     return took
 
 
+BOUND_S = 10.0  # far below the 40 s a publish waited beside B's rules before their budgets
+
+
 def test_the_costliest_accepted_rules_do_not_slow_another_tenants_publishes(
     tenant_a: ApiClient, tenant_b: ApiClient
 ) -> None:
@@ -90,10 +93,11 @@ def test_the_costliest_accepted_rules_do_not_slow_another_tenants_publishes(
 
     # Then: B's publishes were checked and answered in budget, and A's never waited for B's rule
     # work: before the budgets, A's publish took 40 s (the function's timeout) beside them. The
-    # bound is the same as B's: a wait for a worker that B's bounded requests hold, on a busy
-    # 2-core machine, may take a second or two (the latency side by side is bench/rule_budget.py's).
+    # bound is the same as B's: a wait for a worker that B's bounded requests hold, on a 2-core
+    # machine running other test workers beside, has taken 5.6 s once (a fresh clone, 2026-11-28);
+    # 10 s stays four times below the fault's 40 s (the latency side by side is bench/rule_budget.py's).
     checked = [took for status, took in answers if status == 202]
     assert checked, sorted({status for status, _ in answers})
     assert {status for status, _ in answers} <= {202, 429}
-    assert max(took for _, took in answers) < 5, sorted(took for _, took in answers)[-5:]
-    assert max(beside) < 5, (sorted(alone), sorted(beside))
+    assert max(took for _, took in answers) < BOUND_S, sorted(took for _, took in answers)[-5:]
+    assert max(beside) < BOUND_S, (sorted(alone), sorted(beside))
