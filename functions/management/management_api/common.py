@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from http import HTTPStatus
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from roomcast.api import MAX_CURSOR_LENGTH
-from roomcast.platform import iso_timestamp, limits, now_iso
+from roomcast.platform import InvalidRequest, NotFound, iso_timestamp, limits, now_iso
+
+if TYPE_CHECKING:
+    from roomcast.catalog import Catalog
 
 RoomId = Annotated[
     str,
@@ -61,3 +65,17 @@ def updated_now(previous: str) -> str:
     if now > previous:  # same ISO format: text order is time order
         return now
     return iso_timestamp(datetime.fromisoformat(previous) + timedelta(milliseconds=1))
+
+
+def require_rooms(catalog: Catalog, tenant_id: str, rooms: Sequence[str]) -> None:
+    """Each room a key or a portal session is limited to must be the tenant's: 422 naming the
+    first that is not (``body.rooms.<index>``, ``room_not_found``)."""
+    for index, room_id in enumerate(rooms):
+        try:
+            catalog.get_room(tenant_id, room_id)
+        except NotFound:
+            field = f"body.rooms.{index}"
+            raise InvalidRequest(
+                f"{field}: room {room_id} not found",
+                details=[{"field": field, "problem": "no such room", "type": "room_not_found"}],
+            ) from None

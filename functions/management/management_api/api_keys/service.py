@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from management_api.common import require_rooms
 from roomcast.access import Scope
 from roomcast.catalog import CatalogTable
 from roomcast.keys import ApiKeyEntry, ApiKeyTable, issue_api_key
-from roomcast.platform import InvalidRequest, NotFound, Page, Position, now_iso
+from roomcast.platform import Page, Position, now_iso
 
 
 @dataclass
@@ -22,16 +23,7 @@ class ApiKeysService:
     ) -> tuple[ApiKeyEntry, str]:
         """A new key for the tenant: its entry and the key itself (to show once). Each room it is
         limited to must be one of the tenant's (422 naming the first that is not)."""
-        for index, room_id in enumerate(rooms or ()):
-            try:
-                self.catalog.get_room(tenant_id, room_id)
-            except NotFound:
-                raise InvalidRequest(
-                    f"body.rooms.{index}: room {room_id} not found",
-                    details=[
-                        {"field": f"body.rooms.{index}", "problem": "no such room", "type": "room_not_found"}
-                    ],
-                ) from None
+        require_rooms(self.catalog, tenant_id, rooms or ())
         return issue_api_key(
             self.store,
             tenant_id,

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from management_api.common import require_rooms
 from roomcast.catalog import CatalogTable
-from roomcast.platform import InvalidRequest, NotFound, now_iso, now_ms
+from roomcast.platform import now_iso, now_ms
 from roomcast.portal import (
     PortalReach,
     PortalSession,
@@ -36,16 +37,7 @@ class PortalSessionsService:
     ) -> tuple[PortalSession, str]:
         """A new session and its token (to show once). Each room must be the tenant's (422 naming
         the first that is not)."""
-        for index, room_id in enumerate(rooms):
-            try:
-                self.catalog.get_room(tenant_id, room_id)
-            except NotFound:
-                raise InvalidRequest(
-                    f"body.rooms.{index}: room {room_id} not found",
-                    details=[
-                        {"field": f"body.rooms.{index}", "problem": "no such room", "type": "room_not_found"}
-                    ],
-                ) from None
+        require_rooms(self.catalog, tenant_id, rooms)
         reach = PortalReach(
             session_id=new_session_id(),
             consumer_id=consumer_id,
