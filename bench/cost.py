@@ -45,6 +45,7 @@ from bench.cost_scenario import (
 )
 
 BATCH = 10
+WINDOW_COMPARED_S = 1
 TARGET_USD_PER_MILLION = 1.10
 METRICS_TARGET_USD_PER_MILLION = 0.05  # what the metrics may add (issue 50)
 
@@ -160,6 +161,28 @@ def print_writes_by_kind(run: Run) -> None:
     print(f"  {'total':<58} {'':>7} {'':>10} {total:>8.0f} {total / deliveries:>13.3f}")
 
 
+def window_trade_off(default_run: Run, default_usd: float) -> None:
+    """The batched scenario again with the push functions' event sources gathering for 1 s
+    (PushBatchingWindowSeconds; 0 by default): what a window saves against the latency it adds."""
+    parameters = {"PushBatchingWindowSeconds": str(WINDOW_COMPARED_S)}
+    with metered_stack(parameters, stack_name="roomcast-bench-cost-window") as stack:
+        windowed_run = run_scenario(stack, f"batches of {BATCH}, a {WINDOW_COMPARED_S} s push window", BATCH)
+    lines = price(windowed_run)
+    windowed = sum(line.usd for line in lines) / max(windowed_run.deliveries, 1) * 1_000_000
+    print("\n### The push functions' batching window (PushBatchingWindowSeconds), batched scenario\n")
+    print(
+        f"{'window':>8} {'USD / 1M deliveries':>20} {'push invocations':>17} {'deliveries / invocation':>24}"
+    )
+    for seconds, one, usd in ((0, default_run, default_usd), (WINDOW_COMPARED_S, windowed_run, windowed)):
+        invocations = one.functions["PushFunction"].invocations if "PushFunction" in one.functions else 0
+        per = one.deliveries / max(invocations, 1)
+        print(f"{seconds:>6} s {usd:>20.3f} {invocations:>17} {per:>24.1f}")
+    print(
+        f"(a window adds up to its length to every delivery at low traffic: bench/latency.py; "
+        f"the window of {WINDOW_COMPARED_S} s saves {default_usd - windowed:.3f} USD per million here)"
+    )
+
+
 def run() -> dict[str, bool]:
     print(
         f"\n## Cost per million deliveries: {MESSAGES} messages x {SUBSCRIPTIONS} PUSH subscriptions, "
@@ -171,6 +194,7 @@ def run() -> dict[str, bool]:
         batched_run = run_scenario(stack, f"published in batches of {BATCH}", BATCH)
         batched, batched_lower, provisioned = report(batched_run)
         metrics_added = metrics_usd_per_million(batched_run)
+    window_trade_off(batched_run, batched)
     print(
         f"\nbatched: {batched:.3f} USD per million deliveries (target <= {TARGET_USD_PER_MILLION}; "
         f"{batched_lower:.3f} without the AWS calls' time; {provisioned:.3f} with the table provisioned "

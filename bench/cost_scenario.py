@@ -70,13 +70,21 @@ class _Endpoints:
 
 
 @contextmanager
-def metered_stack() -> Iterator[LocalStack]:
+def metered_stack(
+    parameters: dict[str, str] | None = None, stack_name: str = "roomcast-bench-cost"
+) -> Iterator[LocalStack]:
+    """The local stack metered, with the template's ``parameters`` (beside the local ones); another
+    stack in the same process needs a name of its own (the emulator keeps the first one's tables)."""
     install_meter()
     FUNCTION_LOG.parent.mkdir(parents=True, exist_ok=True)
     FUNCTION_LOG.write_text("", encoding="utf-8")
     stack = LocalStack(
-        parameters={**LOCAL_PARAMETERS, "MetricsWindowSeconds": str(METRICS_WINDOW_SECONDS)},
-        stack_name="roomcast-bench-cost",
+        parameters={
+            **LOCAL_PARAMETERS,
+            "MetricsWindowSeconds": str(METRICS_WINDOW_SECONDS),
+            **(parameters or {}),
+        },
+        stack_name=stack_name,
         function_concurrency=FUNCTION_CONCURRENCY,
         max_pollers_per_trigger=POLLERS_PER_QUEUE,
         extra_function_environment={FUNCTION_LOG_VARIABLE: str(FUNCTION_LOG.resolve())},

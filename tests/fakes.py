@@ -558,9 +558,14 @@ class FakePullQueue:
 @dataclass
 class FakeLog:
     records: list[LogRecord] = field(default_factory=list)
+    flushes: int = 0
 
     def add(self, record: LogRecord) -> None:
         self.records.append(record)
+
+    def flush(self, invocation_id: str | None = None) -> int:
+        self.flushes += 1
+        return 0
 
     def events(self) -> list[str]:
         return [r.event for r in self.records]

@@ -4,13 +4,14 @@ pollers and two invocations at once per function, real webhook servers on loopba
 
 The fast endpoint's latency (publish answered → request arrived) is measured alone, then beside
 the slow one, in the same test on the same stack: the worst beside stays within twice the worst
-alone plus 1 s."""
+alone plus three times the fast lane's budget (BACKLOG_ALLOWANCE_S)."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
+from roomcast.catalog.lanes import SLOW_ENDPOINT_MS
 from roomcast_dev.webhook_receiver import Reply, WebhookReceiver, always
 from tests.e2e.conftest import ApiClient, wait_until
 from tests.e2e.test_publish_and_pull import publish
@@ -23,6 +24,12 @@ FAST_MESSAGES = 20
 FAST_SPACING_SECONDS = 0.3
 SLOW_MESSAGES = 80
 SLOW_ANSWER_SECONDS = 8.0
+# What the backlog may add: its first batches each hold a local poller (two here) for the fast
+# lane's budget before the slow mark reaches the batches behind them, up to three rounds of it.
+# (Written as "+ 1 s" while "alone" still held the push queue's 1 s batching window, which made
+# the bound about 3.4 s; with no window "alone" is ~0.1-0.5 s. Without lanes the fast endpoint
+# would wait behind 80 x 8 s / 20 = 32 s.)
+BACKLOG_ALLOWANCE_S = 3 * SLOW_ENDPOINT_MS / 1000
 
 
 def _push(client: ApiClient, room_id: str, server: WebhookReceiver) -> dict[str, Any]:
@@ -70,7 +77,7 @@ def test_a_slow_endpoint_with_a_backlog_does_not_slow_another_endpoints_deliveri
         beside = _fast_latencies(tenant_a, fast_room["id"], fast)
 
         # Then
-        assert max(beside) <= 2 * max(alone) + 1.0, (sorted(alone), sorted(beside))
+        assert max(beside) <= 2 * max(alone) + BACKLOG_ALLOWANCE_S, (sorted(alone), sorted(beside))
         marked = tenant_a.get(f"/rooms/{slow_room['id']}/subscriptions/{slow_subscription['id']}").json()
         assert marked["slowSince"] is not None
         assert slow.requests  # the slow endpoint is being delivered to meanwhile (its own lane)

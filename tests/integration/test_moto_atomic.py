@@ -137,3 +137,30 @@ def test_a_stream_read_waits_for_a_running_transaction_and_never_sees_its_cancel
     assert cancelled == ["TransactionCanceledException"]
     assert waited
     assert seen == [["before"]]
+
+
+def test_a_cancelled_transaction_puts_back_what_its_first_writes_changed(table: tuple[Any, Any, str]) -> None:
+    dynamodb, _streams, name = table
+    dynamodb.put_item(TableName=name, Item={"pk": {"S": "kept"}, "n": {"N": "1"}})
+    dynamodb.put_item(TableName=name, Item={"pk": {"S": "taken"}})
+    update = {
+        "Update": {
+            "TableName": name,
+            "Key": {"pk": {"S": "kept"}},
+            "UpdateExpression": "SET n = :two",
+            "ExpressionAttributeValues": {":two": {"N": "2"}},
+        }
+    }
+    delete = {"Delete": {"TableName": name, "Key": {"pk": {"S": "deleted"}}}}
+    dynamodb.put_item(TableName=name, Item={"pk": {"S": "deleted"}})
+
+    # An update, a new item and a deletion are applied before the last put's condition fails.
+    with pytest.raises(dynamodb.exceptions.TransactionCanceledException):
+        dynamodb.transact_write_items(TransactItems=[update, _put("new", name), delete, _put("taken", name)])
+
+    items = dynamodb.scan(TableName=name, ConsistentRead=True)["Items"]
+    assert sorted((i["pk"]["S"], i.get("n", {}).get("N")) for i in items) == [
+        ("deleted", None),
+        ("kept", "1"),
+        ("taken", None),
+    ]

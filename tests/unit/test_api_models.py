@@ -439,3 +439,23 @@ def test_a_schema_nested_past_pydantics_depth_reaches_roomcasts_own_check() -> N
 
     # Then: the request model takes it, so the catalog's check answers 400 invalid_schema
     assert EventTypeCreate.model_validate({"name": "x", "schemas": {"1": deep}}).schemas["1"] == deep
+
+
+@pytest.mark.parametrize(
+    ("condition", "field", "kept"),
+    [
+        ({"metric": "p95AttemptLatencyMs", "above": 3.542172571548995e-134}, "above", 0.0),
+        ({"metric": "oldestBacklogAgeMs", "above": 1.23456789}, "above", 1.234568),
+        ({"metric": "successRate", "below": 0.99951}, "below", 0.99951),
+    ],
+)
+def test_an_alert_threshold_is_kept_to_what_the_table_can_store(
+    condition: dict[str, Any], field: str, kept: float
+) -> None:
+    # DynamoDB stores no number of magnitude below 1e-130: the fuzzer's 3.5e-134 made a PATCH 500.
+    from management_api.alerts.models import ConditionModel
+    from roomcast.platform import items
+
+    parsed = TypeAdapter[Any](ConditionModel).validate_python(condition)
+    assert getattr(parsed, field) == kept
+    assert items.to_attributes({"v": getattr(parsed, field)})["v"] == {"N": str(kept)}

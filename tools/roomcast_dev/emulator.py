@@ -4,6 +4,7 @@ and tests the same emulator.
 
 - DynamoDB's atomicity: one DynamoDB request at a time (``moto_atomic``);
 - SQS sends and receives that do not scan the queue (``moto_fast_sends``);
+- DynamoDB queries that read their partition, not the whole table (``moto_fast_queries``);
 - PartiQL INSERT batches as DynamoDB runs them (``moto_partiql``);
 - moto's package listed once, not on every request (``moto_dispatch``);
 - werkzeug's line per request not logged (it is formatted even where it goes nowhere).
@@ -15,6 +16,7 @@ import logging
 
 from roomcast_dev.moto_atomic import make_dynamodb_atomic
 from roomcast_dev.moto_dispatch import list_moto_modules_once
+from roomcast_dev.moto_fast_queries import queries_read_their_partition
 from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
 from roomcast_dev.moto_partiql import batch_inserts_as_dynamodb_runs_them
 
@@ -25,6 +27,7 @@ def patch_moto(*, atomic_dynamodb: bool = True) -> None:
     if atomic_dynamodb:
         make_dynamodb_atomic()
     sqs_calls_without_scanning_the_queue()
+    queries_read_their_partition()
     batch_inserts_as_dynamodb_runs_them()
     list_moto_modules_once()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)

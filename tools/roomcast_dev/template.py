@@ -289,7 +289,9 @@ def _read_events(model: StackModel, logical_id: str, properties: dict[str, Any],
                     function_id=logical_id,
                     queue_id=queue_id,
                     batch_size=int(event_properties.get("BatchSize", 10)),
-                    batching_window_seconds=float(event_properties.get("MaximumBatchingWindowInSeconds", 0)),
+                    batching_window_seconds=float(
+                        resolver.resolve(event_properties.get("MaximumBatchingWindowInSeconds", 0))
+                    ),
                     report_batch_item_failures="ReportBatchItemFailures"
                     in event_properties.get("FunctionResponseTypes", []),
                     maximum_concurrency=int(resolver.resolve(scaling.get("MaximumConcurrency", 2))),

@@ -6,11 +6,13 @@
   (roomcast.outbox.tasks).
 
 Partial batch responses for both, so one record that still fails is retried alone while the
-others of the batch are done."""
+others of the batch are done. The stream's records run side by side, one lane per ordering key
+(outbox_worker.side_by_side)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -21,6 +23,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from outbox_worker.dependencies import delivery_log, job_runner, ordered_sends, outbox_service, probe_service
 from outbox_worker.service import OutboxResult
+from outbox_worker.side_by_side import process_side_by_side
 from roomcast.messages import (
     DELIVERY_PREFIX,
     MESSAGE_SORT_KEY,
@@ -30,10 +33,10 @@ from roomcast.messages import (
     delivery_from_item,
     message_from_item,
 )
+from roomcast.ordering import OrderedSends
 from roomcast.outbox import Probe, PublishCheck, Release, RunJob, task_from_json
 from roomcast.platform import items, logger, metrics
 
-stream_processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 queue_processor = BatchProcessor(event_type=EventType.SQS)
 
 
@@ -42,14 +45,15 @@ def _count(result: OutboxResult) -> None:
     metrics.add_metric(name="OutboxDeliveriesCleared", unit=MetricUnit.Count, value=len(result.cleared))
 
 
-def stream_record_handler(record: DynamoDBRecord) -> None:
+def stream_record_handler(record: DynamoDBRecord, sends: OrderedSends | None = None) -> None:
     """A message item marked unsent, or inserted with ordered destinations; or an ordered
     delivery's record that ended, or that waits in an ordered failover's line (the filters in
-    template.yaml pass only these)."""
+    template.yaml pass only these). ``sends``: the invocation's (each subscription read once)."""
+    ordered = sends or ordered_sends()
     new_image = record.raw_event.get("dynamodb", {}).get("NewImage") or {}
     sort_key = new_image.get("SK", {}).get("S", "")
     if sort_key.startswith(DELIVERY_PREFIX):
-        sent = ordered_sends().recorded(delivery_from_item(items.from_attributes(new_image)))
+        sent = ordered.recorded(delivery_from_item(items.from_attributes(new_image)))
         _count_ordered(sent)
         return
     if new_image.get(OUTBOX_ATTRIBUTE, {}).get("S") == OUTBOX_UNSENT:
@@ -60,7 +64,7 @@ def stream_record_handler(record: DynamoDBRecord) -> None:
         )
     inserted = record.raw_event.get("eventName") == "INSERT"
     if inserted and sort_key == MESSAGE_SORT_KEY and ORDERED_ATTRIBUTE in new_image:
-        _count_ordered(ordered_sends().arrived(message_from_item(items.from_attributes(new_image))))
+        _count_ordered(ordered.arrived(message_from_item(items.from_attributes(new_image))))
 
 
 def _count_ordered(sent: list[str]) -> None:
@@ -122,10 +126,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
                     context=context,
                 )
             )
-        return dict(
-            process_partial_response(
-                event=event, record_handler=stream_record_handler, processor=stream_processor, context=context
-            )
-        )
+        sends = ordered_sends().remembering()
+        return process_side_by_side(records, partial(stream_record_handler, sends=sends))
     finally:
         delivery_log().flush(context.aws_request_id)

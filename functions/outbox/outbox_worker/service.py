@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 
 from roomcast.catalog import Subscription, SubscriptionType
-from roomcast.deliver_at import ScheduledRecords
+from roomcast.deliver_at import LAST_STRETCH_MS, ScheduledRecords
 from roomcast.endings import end_cleared
 from roomcast.log import LogEvent, LogRecord
 from roomcast.messages import (
@@ -61,6 +61,7 @@ class OutboxResult:
 class OutboxService(MessageSending):
     monotonic: Callable[[], float] = time.monotonic
     clock: Callable[[], int] = now_ms
+    sleep: Callable[[float], None] = time.sleep  # a release's last stretch (LAST_STRETCH_MS)
     _: KW_ONLY
     scheduled: ScheduledRecords  # the scheduled messages it releases
 
@@ -79,15 +80,18 @@ class OutboxService(MessageSending):
         return result
 
     def release(self, task: Release) -> OutboxResult:
-        """A scheduled message's release: early, it waits the rest; on time, the message is marked
+        """A scheduled message's release: a second or more early, it waits on the queue; less, it
+        waits out the rest here (SQS delays count whole seconds). On time, the message is marked
         released by this release (unless cancelled, or released by another) and its first
         envelopes are sent, each destination gone meanwhile cleared; then the release is recorded
         done, so that the task, handed back after a crash, sends again but never after that."""
         now = self.clock()
-        if task.due_at_ms > now:
+        if task.due_at_ms - now >= LAST_STRETCH_MS:
             if self.outbox.release([task], now):
                 raise OutboxSendFailed(f"the release of {task.message_id} could not wait on")
             return OutboxResult([], [])
+        if task.due_at_ms > now:
+            self.sleep((task.due_at_ms - now) / 1000)
         if self.marks.sends_done(task.tenant_id, [task.release_id]):
             return OutboxResult([], [])
         message = self.scheduled.claim_release(task.tenant_id, task.message_id, task.release_id)

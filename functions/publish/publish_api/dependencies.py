@@ -3,6 +3,7 @@ imported then, not at cold start)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache, partial
 from typing import Annotated
 
@@ -19,7 +20,8 @@ delivery_log = cache(partial(wiring.delivery_log, "publish"))
 def publish_service() -> PublishService:
     base = wiring.Basics.of(delivery_log())
     schemas = SchemaGate(EventTypeTable.sharing(base.catalog))
-    return PublishService(base.publisher(schemas), base.operational_events())
+    publisher = replace(base.publisher(schemas), flush_log_with_mark=True)
+    return PublishService(publisher, base.operational_events())
 
 
 Publisher = Annotated[PublishService, Depends(publish_service)]

@@ -3,16 +3,18 @@ what deleted subscriptions still owe."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from outbox_worker.service import GONE, SWEEP_BUDGET_SECONDS, OutboxService
 from roomcast.catalog.model import Room, Subscription, SubscriptionType
+from roomcast.deliver_at.rules import hop_delay_seconds
 from roomcast.messages.envelope import Envelope
 from roomcast.messages.model import Delivery, DeliveryStatus, Message
 from roomcast.messages.sender import QueueAddresses
-from roomcast.outbox.tasks import SUBSCRIPTION_DELETED, PublishCheck, Sweep
+from roomcast.outbox.tasks import SUBSCRIPTION_DELETED, PublishCheck, Release, Sweep
 from tests.unit.services.management import PUSH_QUEUE_URL, TENANT, Management
 
 NOW_MS = 1_795_435_200_000
@@ -212,3 +214,45 @@ def test_a_sweep_whose_time_is_up_hands_the_rest_on_where_it_stopped(monkeypatch
     assert (first, second, delay) == (2, 1, 0)
     assert resumed.position is not None
     assert {_status(management, m, pull)[0] for m in messages} == {DeliveryStatus.CLEARED}
+
+
+@pytest.mark.parametrize(
+    ("early_ms", "hop_seconds", "slept_seconds"),
+    [(1_500, 1, None), (1_000, 1, None), (999, None, 0.999), (400, None, 0.4), (0, None, None)],
+)
+def test_a_release_waits_its_last_second_itself_and_never_sends_before_its_time(
+    early_ms: int, hop_seconds: int | None, slept_seconds: float | None
+) -> None:
+    # Given: a scheduled message whose release arrives ``early_ms`` before its time (SQS delays
+    # count whole seconds: a hop rounds down and comes back up to a second early)
+    management = Management()
+    room = management.room()
+    pull = management.subscription(room)
+    due_ms = NOW_MS + 60_000
+    message = replace(_stored(management, room, pull), deliver_at_ms=due_ms)
+    management.messages.messages[(TENANT, message.id)] = message
+    slept: list[float] = []
+    service = _service(management)
+    service.clock = lambda: due_ms - early_ms
+    service.sleep = slept.append
+
+    # When
+    service.release(Release(TENANT, room.id, message.id, due_ms, "rel_1"))
+
+    # Then: a second or more early, it hops again for the whole seconds left; less, the function
+    # waits the rest and sends; on time, it sends at once
+    hops = [delay for task, delay in management.outbox_tasks() if isinstance(task, Release)]
+    assert hops == ([hop_seconds] if hop_seconds is not None else [])
+    assert slept == ([slept_seconds] if slept_seconds is not None else [])
+    assert _sent(management) == ([] if hop_seconds is not None else [(message.id, pull.id)])
+
+
+def test_a_hop_waits_the_whole_seconds_left_and_at_most_fifteen_minutes() -> None:
+    assert [hop_delay_seconds(10_000, now) for now in (10_000, 9_001, 9_000, 7_500, 11_000)] == [
+        0,
+        0,
+        1,
+        2,
+        0,
+    ]
+    assert hop_delay_seconds(3_600_000, 0) == 900

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from management_api.fields import PushUrl
@@ -42,6 +42,12 @@ class ScopeModel(ApiModel):
         return self
 
 
+# A threshold is kept to THRESHOLD_DECIMALS places: DynamoDB stores no number of magnitude below
+# 1e-130 (3.5e-134 made the store fail), and no rate or millisecond needs finer.
+THRESHOLD_DECIMALS = 6
+Threshold = Annotated[float, AfterValidator(lambda value: round(value, THRESHOLD_DECIMALS))]
+
+
 WindowMinutes = Annotated[
     int, Field(ge=1, le=MAX_WINDOW_MINUTES, description="Over the last this many minutes."), INTEGRAL
 ]
@@ -49,7 +55,7 @@ WindowMinutes = Annotated[
 
 class RateCondition(ApiModel):
     metric: Literal["successRate"]
-    below: float = Field(ge=0, le=1, strict=False, description="Fires below this rate (0 to 1).")
+    below: Threshold = Field(ge=0, le=1, strict=False, description="Fires below this rate (0 to 1).")
     windowMinutes: WindowMinutes = 5
     minDeliveries: Annotated[int, Field(ge=1, le=1_000_000), INTEGRAL] = Field(
         default=1, description="Fewer attempts in the window than this never fire."
@@ -58,13 +64,13 @@ class RateCondition(ApiModel):
 
 class LatencyCondition(ApiModel):
     metric: Literal["p95AttemptLatencyMs"]
-    above: float = Field(ge=0, le=10**9, strict=False, description="Fires above this p95 (ms).")
+    above: Threshold = Field(ge=0, le=10**9, strict=False, description="Fires above this p95 (ms).")
     windowMinutes: WindowMinutes = 5
 
 
 class BacklogCondition(ApiModel):
     metric: Literal["oldestBacklogAgeMs"]
-    above: float = Field(
+    above: Threshold = Field(
         ge=0,
         le=10**12,
         strict=False,

@@ -11,9 +11,11 @@ from roomcast.platform.entry_points import lazy_entry_points
 if TYPE_CHECKING:
     from roomcast.deliver_at.ports import ScheduledRecords as ScheduledRecords
     from roomcast.deliver_at.rules import (
+        LAST_STRETCH_MS as LAST_STRETCH_MS,
         MAX_DELIVER_AHEAD_MS as MAX_DELIVER_AHEAD_MS,
         Carrier as Carrier,
         carrier_for as carrier_for,
+        hop_delay_seconds as hop_delay_seconds,
         release_at_ms as release_at_ms,
         schedule_fires_at_ms as schedule_fires_at_ms,
     )

@@ -30,6 +30,10 @@ DELIVER_AT_PAST_TOLERANCE_MS: Final = MINUTE_MS
 HOP_MAX_MS: Final = 900 * SECOND_MS
 # A schedule fires this long before the release time; the rest is one SQS delay, to the second.
 SCHEDULER_LEAD_MS: Final = 5 * MINUTE_MS
+# SQS delays count whole seconds: a release's hop waits the whole seconds left, rounded down, and
+# comes back less than this early; the outbox function waits out that last stretch itself, so that a
+# message is released within its second, never before it (ADR 0049).
+LAST_STRETCH_MS: Final = SECOND_MS
 # Waits longer than this go through the scheduler (when the stack has one): below it, hops cost less.
 SCHEDULER_ABOVE_MS: Final = 30 * MINUTE_MS
 
@@ -84,6 +88,12 @@ def schedule_fires_at_ms(release_at_ms: int) -> int:
     """When a release's one-time schedule fires: SCHEDULER_LEAD_MS early, on a whole second
     (a schedule's ``at()`` takes seconds)."""
     return (release_at_ms - SCHEDULER_LEAD_MS) // SECOND_MS * SECOND_MS
+
+
+def hop_delay_seconds(due_at_ms: int, now_ms: int) -> int:
+    """A release's SQS delay: the whole seconds left (rounded down), at most 15 minutes. It comes
+    back at most LAST_STRETCH_MS early for its last hop."""
+    return min(HOP_MAX_MS, max(0, due_at_ms - now_ms)) // SECOND_MS
 
 
 def hops_for(wait_ms: int) -> int:

@@ -9,3 +9,7 @@ from roomcast.log.records import LogRecord
 
 class LogSink(Protocol):
     def add(self, record: LogRecord) -> None: ...
+
+    def flush(self, invocation_id: str | None = None) -> int:
+        """Write what was added so far (the function's handler flushes what is left at its end)."""
+        ...

@@ -7,8 +7,9 @@ stored message, unless its record ended meanwhile (its own ending then moves the
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from roomcast.catalog import Catalog, Subscription, SubscriptionType
 from roomcast.messages import (
@@ -35,6 +36,14 @@ class OrderedSends:
     sender: Sender
     addresses: QueueAddresses
     clock: Callable[[], int] = now_ms
+    # Subscriptions read so far, by (tenant, room, subscription); None: deleted. Only in a copy
+    # made for one invocation's records (``remembering``): a step never acts on an older read.
+    remembered: dict[tuple[str, str, str], Subscription | None] | None = None
+    _reading: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def remembering(self) -> OrderedSends:
+        """A copy that reads each subscription once: for the records of one invocation."""
+        return replace(self, remembered={}, _reading=threading.Lock())
 
     def arrived(self, message: Message) -> list[str]:
         """A message stored with ordered destinations: each one's key goes on if it was free (the
@@ -44,9 +53,8 @@ class OrderedSends:
             return []
         sent: list[str] = []
         for subscription_id in message.ordered_to:
-            sent += self._step(
-                KeyRef(message.tenant_id, message.room_id, subscription_id, key), Arrived(message.id)
-            )
+            ref = KeyRef(message.tenant_id, message.room_id, subscription_id, key)
+            sent += self._step(ref, Arrived(message.id), message.ordering_number or 0, known=message)
         return sent
 
     def recorded(self, delivery: Delivery) -> list[str]:
@@ -66,19 +74,55 @@ class OrderedSends:
         event = Ended(delivery.message_id, delivery.status, delivery.last_error, failed_over)
         return self._step(ref, event, slot.number)
 
-    def _step(self, ref: KeyRef, event: KeyEvent, number: int = 0) -> list[str]:
-        try:
-            subscription = self.catalog.get_subscription(ref.tenant_id, ref.room_id, ref.subscription_id)
-        except NotFound:
+    def _step(self, ref: KeyRef, event: KeyEvent, number: int = 0, known: Message | None = None) -> list[str]:
+        subscription = self._subscription(ref)
+        if subscription is None:
             return []  # deleted: its deliveries end cleared by the sweep, its keys with them
-        return self._step_for(subscription, ref, event, number)
+        return self._step_for(subscription, ref, event, number, known)
 
-    def _step_for(self, subscription: Subscription, ref: KeyRef, event: KeyEvent, number: int) -> list[str]:
+    def _subscription(self, ref: KeyRef) -> Subscription | None:
+        known = (ref.tenant_id, ref.room_id, ref.subscription_id)
+        if self.remembered is None:
+            return self._read_subscription(known)
+        with self._reading:  # steps run side by side: the first reads, the others wait for it
+            if known not in self.remembered:
+                self.remembered[known] = self._read_subscription(known)
+            return self.remembered[known]
+
+    def _read_subscription(self, known: tuple[str, str, str]) -> Subscription | None:
+        try:
+            return self.catalog.get_subscription(*known)
+        except NotFound:
+            return None
+
+    def _step_for(
+        self,
+        subscription: Subscription,
+        ref: KeyRef,
+        event: KeyEvent,
+        number: int,
+        known: Message | None = None,
+    ) -> list[str]:
         steps = self.keys.step(ref, event, subscription.on_dead_key, self.clock(), number)
         to_send = steps.sends
-        if to_send is None or not self.send_in_turn(subscription, to_send, again=steps.replay is not None):
+        if to_send is None:
             return []
-        return [to_send]
+        if known is not None and known.id == to_send and steps.replay is None:
+            sent = self._send_arrived(subscription, known)
+        else:
+            sent = self.send_in_turn(subscription, to_send, again=steps.replay is not None)
+        return [to_send] if sent else []
+
+    def _send_arrived(self, subscription: Subscription, message: Message) -> bool:
+        """The message that just arrived is its key's turn: its envelope from the stored message the
+        stream handed over, without reading it again. Its record was written ``waiting`` with it; an
+        ending since (an expiry, a Clear All, a deletion) is one the envelope's own checks see."""
+        if subscription.type is SubscriptionType.PULL and not subscription.queue_url:
+            return False
+        self.sender.send(
+            [self.addresses.outgoing_for(subscription, first_envelope(message, subscription.id))]
+        )
+        return True
 
     def send_in_turn(self, subscription: Subscription, message_id: str, *, again: bool) -> bool:
         """Send a message's envelope to the subscription in its key's turn; ``again``: a dead one

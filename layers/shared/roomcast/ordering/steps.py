@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from roomcast.catalog import OnDeadKey
-from roomcast.ordering.model import Ended, KeyEvent, KeyPlan, KeyRef, plan, trigger_of
+from roomcast.ordering.model import Arrived, Ended, KeyEvent, KeyPlan, KeyRef, plan, trigger_of
 from roomcast.ordering.store import OrderingKeys, waiting_sort_key
 
 # Concurrent steps of one key are a handful at most (an arrival, an ending, an operator): each
 # refused write means another step went through.
 MAX_TRIES: Final = 8
+# A key's numbers start here (roomcast.ordering.numbers: the counter's first ADD answers 1).
+FIRST_NUMBER: Final = 1
 
 
 class KeyContention(RuntimeError):
@@ -30,7 +32,14 @@ class KeySteps:
         """Apply ``event`` to the key ``ref``; the plan applied: ``sends`` is the message to send
         now (claimed, or claimed before by this event's trigger and maybe never sent), ``replay``
         when it is a dead one resumed. ``number``: the ended message's (its place in line, when
-        it is not among the first ones read)."""
+        it is not among the first ones read), or the arrived one's."""
+        if isinstance(event, Arrived) and number == FIRST_NUMBER:
+            # The first message its key ever had: nothing can wait before it, so a free key takes it
+            # without reading its line (the claim's condition is the plan's). Refused (the key is
+            # held, paused, or this trigger claimed it before), the line is read as for any other.
+            first = KeyPlan(claim=event.message_id)
+            if self.keys.change_head(ref, first, trigger_of(event), now_ms):
+                return first
         for _ in range(MAX_TRIES):
             line = self.keys.read(ref)
             steps = plan(line.head, line.waiting_ids, event, on_dead)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from roomcast.deliver_at import Carrier, carrier_for, schedule_fires_at_ms
+from roomcast.deliver_at import Carrier, carrier_for, hop_delay_seconds, schedule_fires_at_ms
 from roomcast.messages import SQS_MAX_DELAY_SECONDS, Outgoing, Sender, delay_seconds
 from roomcast.outbox.schedules import ReleaseSchedules
 from roomcast.outbox.tasks import OutboxTask, Probe, Release
@@ -40,7 +40,8 @@ class OutboxQueue:
 
     def release(self, tasks: Sequence[Release], now_ms: int) -> list[Release]:
         """Arm each release for its due time: a schedule past the crossover, else a delayed send
-        (the task comes back at most 15 minutes later, and is sent again if early). What could
+        (the whole seconds left, at most 15 minutes: the task comes back up to a second early, and
+        is sent again if earlier still). What could
         not be armed is returned (nothing raised): the caller leaves it to the outbox."""
         hops: list[Release] = []
         failed: list[Release] = []
@@ -55,7 +56,7 @@ class OutboxQueue:
             else:
                 hops.append(task)
         outgoing = {
-            Outgoing(self.queue_url, t.to_json(), delay_seconds(t.due_at_ms, now_ms)): t for t in hops
+            Outgoing(self.queue_url, t.to_json(), hop_delay_seconds(t.due_at_ms, now_ms)): t for t in hops
         }
         if outgoing:
             failed += [outgoing[u.outgoing] for u in self.sender.try_send(list(outgoing))]

@@ -44,6 +44,9 @@ class Publisher(MessageSending):
     schemas: SchemaGate | None = None
     _: KW_ONLY
     numbers: KeyNumberRecords  # the ordering keys' numbers a keyed publish takes
+    # The publish API's: write the delivery log's records beside the sends-done mark, one wait for
+    # both, instead of after the answer is made (the handler would flush them one wait later).
+    flush_log_with_mark: bool = False
 
     def publish_message(self, tenant_id: str, room_id: str, publication: Publication) -> Message:
         """One message, as a batch of one; raises what the batch answers for it."""
@@ -81,7 +84,10 @@ class Publisher(MessageSending):
             results[planned.index] = planned.routed.message if ok else internal_error()
         if direct and complete and all(answered):
             resumed = [p.routed.message.id for p in to_send if p.routed.message.request_id != request_id]
-            self._record_sent(tenant_id, [request_id, *resumed])
+            marking = _CHECKS.submit(self._record_sent, tenant_id, [request_id, *resumed])
+            if self.flush_log_with_mark:
+                self.log.flush()
+            marking.result()
         # Keyed messages whose key named a message past the key's window: published anew, new ids.
         if anew:
             keyless = [replace(publications[index], idempotency_key=None) for index in anew]
