@@ -37,6 +37,7 @@ from roomcast.messages.model import (
 )
 from roomcast.messages.ports import DeliveryPage, MessageExists
 from roomcast.messages.room_index import RoomIndex
+from roomcast.messages.transactions import Stored, transaction_groups
 from roomcast.platform import (
     BATCH_WRITE_MAX_ITEMS,
     NotFound,
@@ -50,6 +51,7 @@ from roomcast.platform import (
 
 # Writes of one batch publish running at once (PutItems of keyed messages, BatchWriteItems).
 _PARALLEL_WRITES: Final = 8
+Pair = tuple[Message, Sequence[Delivery]]
 
 
 def _in_parallel[T](work: Callable[[T], None], inputs: Sequence[T]) -> None:
@@ -118,7 +120,7 @@ class MessageTable(TableAccess):
 
     def put_messages(
         self,
-        batch: Sequence[tuple[Message, Sequence[Delivery]]],
+        batch: Sequence[Pair],
         *,
         if_new: bool = False,
         left_to_outbox: bool = False,
@@ -128,67 +130,65 @@ class MessageTable(TableAccess):
         id (``MessageExists`` for an ``if_new`` message already stored, or the error). Without
         ``if_new``: BatchWriteItem, 25 messages a call; with it: one conditional PutItem each
         (BatchWriteItem takes no conditions). A message with ordered destinations is written with
-        its ``places`` (its items in its keys' lines, roomcast.ordering) in one transaction. Calls
-        run in parallel."""
+        its ``places`` (its items in its keys' lines, roomcast.ordering) in one transaction, with
+        as many others as one takes when none is conditional (roomcast.messages.transactions).
+        Calls run in parallel."""
         failed: dict[str, Exception] = {}
+        ordered = [(pair, places(pair[0])) for pair in batch if pair[0].ordered_to and places is not None]
+        plain = [pair for pair in batch if not (pair[0].ordered_to and places is not None)]
 
-        def put_one(pair: tuple[Message, Sequence[Delivery]]) -> None:
+        def put_one(one: Stored) -> None:
+            (message, deliveries), _ = one
             try:
-                if pair[0].ordered_to and places is not None:
-                    self._put_with(*pair, places(pair[0]), if_new=if_new, left_to_outbox=left_to_outbox)
+                if message.ordered_to and places is not None:
+                    self._put_together([one], left_to_outbox=left_to_outbox, if_new=if_new)
                 else:
-                    self.put_message(*pair, if_new=True, left_to_outbox=left_to_outbox)
+                    self.put_message(message, deliveries, if_new=True, left_to_outbox=left_to_outbox)
             except Exception as error:
-                failed[pair[0].id] = error
+                failed[message.id] = error
 
-        def put_chunk(chunk: Sequence[tuple[Message, Sequence[Delivery]]]) -> None:
-            requests = [
-                {
-                    "PutRequest": {
-                        "Item": items.to_attributes(stored_message_item(m, d, left_to_outbox=left_to_outbox))
-                    }
-                }
-                for m, d in chunk
-            ]
+        def put_chunk(chunk: Sequence[Pair]) -> None:
+            stored = [stored_message_item(m, d, left_to_outbox=left_to_outbox) for m, d in chunk]
             try:
-                self._batch_write(requests)
+                self._batch_write([{"PutRequest": {"Item": items.to_attributes(i)}} for i in stored])
             except Exception as error:
                 failed.update((message.id, error) for message, _ in chunk)
 
+        def put_group(group: Sequence[Stored]) -> None:
+            try:
+                self._put_together(group, left_to_outbox=left_to_outbox)
+            except Exception:  # told apart one by one: each message answers for itself
+                for one in group:
+                    put_one(one)
+
         if if_new:
-            _in_parallel(put_one, list(batch))
+            _in_parallel(put_one, [*ordered, *((pair, ()) for pair in plain)])
         else:
-            ordered = [pair for pair in batch if pair[0].ordered_to and places is not None]
-            plain = [pair for pair in batch if not (pair[0].ordered_to and places is not None)]
-            chunks = [
-                plain[i : i + BATCH_WRITE_MAX_ITEMS] for i in range(0, len(plain), BATCH_WRITE_MAX_ITEMS)
-            ]
-            _in_parallel(put_chunk, chunks)
-            _in_parallel(put_one, ordered)
+            _in_parallel(
+                put_chunk,
+                [plain[i : i + BATCH_WRITE_MAX_ITEMS] for i in range(0, len(plain), BATCH_WRITE_MAX_ITEMS)],
+            )
+            _in_parallel(put_group, transaction_groups(ordered))
         return failed
 
-    def _put_with(
-        self,
-        message: Message,
-        deliveries: Sequence[Delivery],
-        places: Sequence[Mapping[str, Any]],
-        *,
-        if_new: bool,
-        left_to_outbox: bool,
-    ) -> None:
-        """A message with ordered destinations, stored with its place in each one's key line in
-        one transaction: a message is never stored without its places, nor a place without its
-        message (docs/decisions/0041-ordering-keys.md). ``if_new``: MessageExists when stored."""
-        item = stored_message_item(message, deliveries, left_to_outbox=left_to_outbox)
-        put: dict[str, Any] = {"TableName": self._table_name, "Item": items.to_attributes(item)}
-        if if_new:
-            put["ConditionExpression"] = "attribute_not_exists(PK)"
-        writes = [
-            {"Put": {"TableName": self._table_name, "Item": items.to_attributes(dict(place))}}
-            for place in places
-        ]
-        if self._transact([{"Put": put}, *writes]) == 0:
-            raise MessageExists(message.id, None)
+    def _put_together(self, group: Sequence[Stored], *, left_to_outbox: bool, if_new: bool = False) -> None:
+        """Messages with ordered destinations, each with its places in its keys' lines, in one
+        transaction: a message is never stored without its places, nor a place without its message
+        (docs/decisions/0041-ordering-keys.md). ``if_new`` (a lone message): MessageExists when
+        stored."""
+        writes: list[dict[str, Any]] = []
+        for (message, deliveries), its_places in group:
+            item = stored_message_item(message, deliveries, left_to_outbox=left_to_outbox)
+            put: dict[str, Any] = {"TableName": self._table_name, "Item": items.to_attributes(item)}
+            if if_new:
+                put["ConditionExpression"] = "attribute_not_exists(PK)"
+            writes.append({"Put": put})
+            writes += [
+                {"Put": {"TableName": self._table_name, "Item": items.to_attributes(dict(place))}}
+                for place in its_places
+            ]
+        if self._transact(writes) == 0:
+            raise MessageExists(group[0][0][0].id, None)
 
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage:
         found = list(self._query_all(message_partition_key(tenant_id, message_id)))
