@@ -17,11 +17,21 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
 
 
+MAX_POOL_CONNECTIONS = 32
+
+
 def client_config() -> Any:
     from botocore.config import Config
 
     # Standard retry mode backs off on throttling; keep connect/read timeouts well under the API's 30 s.
-    return Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3, read_timeout=10)
+    # Connections: as many as the widest set of calls a function makes side by side (a batch
+    # publish's ordering numbers, roomcast.publishing.publisher); botocore keeps 10 by default.
+    return Config(
+        retries={"mode": "standard", "max_attempts": 3},
+        connect_timeout=3,
+        read_timeout=10,
+        max_pool_connections=MAX_POOL_CONNECTIONS,
+    )
 
 
 @cache
