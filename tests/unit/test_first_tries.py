@@ -176,6 +176,10 @@ DELIVERED_LATER = replace(PLAIN, history=(LATER_TRY,), updated_at=iso_from_ms(1_
         ([_first_tries_item(FAILED)], FAILED),
         # The retry's record (written after the entry) and a Clear All's (ended) win over it.
         ([_first_tries_item(FAILED), RETRIED], "own"),
+        # A retry that ran and failed before its first try's batch wrote the entry: the later
+        # attempt's record wins whatever the write order (read as the entry, the retry's own retry
+        # would be called superseded and dropped: a soak run lost a message that way).
+        ([_first_tries_item(FAILED), _own(replace(FAILED, attempts=2, updated_at=EARLIER))], "own"),
         ([_first_tries_item(FAILED), CLEARED], "own"),
         # The retry's own item was written without the first try's attempt: it is read with it.
         ([_first_tries_item(FAILED), _own(RETRY_DELIVERED)], RETRY_READ),
@@ -188,7 +192,8 @@ DELIVERED_LATER = replace(PLAIN, history=(LATER_TRY,), updated_at=iso_from_ms(1_
         ([DEAD, _first_tries_item(PLAIN)], PLAIN),
     ],
     ids=[
-        "entry alone", "retry's record", "cleared", "retry delivered", "retry-now copy", "replayed before",
+        "entry alone", "retry's record", "retry before the entry's write", "cleared", "retry delivered",
+        "retry-now copy", "replayed before",
         "delivered entry", "delivered over dead",
     ],
 )  # fmt: skip

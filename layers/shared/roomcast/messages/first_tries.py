@@ -25,7 +25,9 @@ instead of writing a record item each (one unit each).
 - **Precedence** (``current_records``): a delivered entry is a delivered webhook, and a delivered
   webhook is the truth whatever a record said before or says after (a late duplicate's, as
   ``record_first_tries``'s unconditional put already made it): a reader takes it over the
-  destination's own item, and that over the first record inside the message. A retrying entry is
+  destination's own item, and that over the first record inside the message. An own item of a
+  later attempt (more attempts than the entry) is the record whenever the entry was written: a
+  batch writes its entries at its end, and its retries may have run before. A retrying entry is
   read as its update would have left the destination's own item: written after an own item that
   had not ended, the entry is the record (the own item's history before its own); an own item that
   had ended keeps its state (the update, conditional on that, was refused); an own item written at
@@ -219,6 +221,11 @@ def _current(entry_record: Delivery, own: Delivery) -> Delivery:
     UTC with milliseconds, which sorts as time does."""
     if entry_record.status is DeliveryStatus.DELIVERED:
         return entry_record
+    if own.attempts > entry_record.attempts:
+        # A later attempt's record, whenever the entry was written: a push batch writes its first
+        # tries' entries at its end, and the retry may have run (and failed) before that; read as
+        # the entry, the record would call the retry's own retry superseded, and drop it.
+        return replace(own, history=_history(entry_record, own))
     if own.updated_at < entry_record.updated_at:
         if own.status in TERMINAL_STATUSES:
             return own
