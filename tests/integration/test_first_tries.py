@@ -336,3 +336,38 @@ def test_a_failed_first_try_alone_in_its_batch_is_its_own_record(
     # Then: each is its destination's own record, written by its own conditional update
     assert (aws_calls["UpdateItem"], aws_calls["BatchWriteItem"]) == (3, 0)
     assert [store.get_delivery(TENANT, m.id, SUBSCRIPTIONS[0]) for m in messages] == failed
+
+
+def _retrying(message: Message, subscription_id: str, attempts: int, at_ms: int) -> Delivery:
+    """The record of a failed attempt (``attempts`` made), due again a second later."""
+    tried = Attempt(attempts - 1, AttemptEvent.POST, iso_from_ms(at_ms), 12, 500, "HTTP 500")
+    return Delivery(
+        message.id, TENANT, subscription_id, SubscriptionType.PUSH, DeliveryStatus.RETRYING, attempts,
+        "HTTP 500", iso_from_ms(at_ms + 1_000), updated_at=iso_from_ms(at_ms + 15), history=(tried,),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("destinations", [1, 2], ids=["own item", "FIRST entry"])
+def test_a_retry_that_ran_before_its_first_try_was_written_keeps_its_record(
+    store: MessageTable, destinations: int
+) -> None:
+    # Given: a first try that failed, whose batch writes its record at its end, after the retry
+    # (attempt 1) already ran, failed and wrote its own record (a soak run saw this: the first
+    # try's record then read as the latest, and the retry's own retry was dropped as superseded)
+    message = _message(7, SUBSCRIPTIONS[:destinations])
+    _publish(store, message)
+    first = [_retrying(message, s, 1, PUBLISHED_MS + 100) for s in SUBSCRIPTIONS[:destinations]]
+    retry = _retrying(message, SUBSCRIPTIONS[0], 2, PUBLISHED_MS + 1_200)
+    assert store.update_delivery(retry)
+
+    # When: the first try's batch ends
+    store.record_first_tries(first)
+
+    # Then: the retry's record is the one read, with both attempts in its history
+    record = store.get_delivery(TENANT, message.id, SUBSCRIPTIONS[0])
+    assert record is not None
+    assert (record.status, record.attempts, record.next_attempt_at) == (
+        DeliveryStatus.RETRYING,
+        2,
+        retry.next_attempt_at,
+    )

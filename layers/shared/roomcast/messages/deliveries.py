@@ -56,7 +56,9 @@ class DeliveryRecords(TableAccess):
 
     def _write_own(self, deliveries: Sequence[Delivery]) -> None:
         """First tries' records as their destinations' own items, side by side: the delivered ones
-        put in batches of 25, the others updated one by one under their condition."""
+        put in batches of 25, the others updated one by one under their condition, and only over a
+        record of fewer attempts: a batch writes them at its end, and a retry of one may have run
+        and written its own record before (overwritten, its next retry would be called superseded)."""
         delivered = [d for d in deliveries if d.status is DeliveryStatus.DELIVERED]
         others = [d for d in deliveries if d.status is not DeliveryStatus.DELIVERED]
         if not others:
@@ -64,7 +66,7 @@ class DeliveryRecords(TableAccess):
             return
         with ThreadPoolExecutor(max_workers=min(len(others) + 1, 10)) as pool:
             putting = pool.submit(self._put_records, delivered)
-            list(pool.map(self.update_delivery, others))
+            list(pool.map(lambda d: self.update_delivery(d, only_if_attempts_below=d.attempts), others))
             putting.result()
 
     def _put_records(self, deliveries: Sequence[Delivery]) -> None:
