@@ -21,6 +21,10 @@ from bench import (
     rule_budget,
 )
 
+# Figures that measured the emulator or the JVM rather than roomcast's code: still printed, no
+# longer targets (decided with issue 52; docs/benchmarks.md).
+RETIRED = ("cold start", "PULL pull+ack through", "PULL pull+ack over", "compaction: job's marginal")
+
 
 def main() -> int:
     verdicts = {
@@ -40,7 +44,12 @@ def main() -> int:
     }
     print("\n## Targets\n")
     for name, met in verdicts.items():
-        print(f"{'met   ' if met else 'MISSED'}  {name}")
+        if not name.startswith(RETIRED):
+            print(f"{'met   ' if met else 'MISSED'}  {name}")
+    print("\n## Retired: reported, no longer targets (they measured the emulator or the JVM; issue 52)\n")
+    for name, met in verdicts.items():
+        if name.startswith(RETIRED):
+            print(f"{'within' if met else 'beyond'}  {name}")
     return 0
 
 
