@@ -17,7 +17,6 @@ stack's measured p50/p99 (issue 52's latency budget).
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +25,7 @@ from bench.harness import (
     FakeContext,
     bench_stack,
     call,
+    describe_waits,
     load_handlers,
     waits_in_sequence,
 )
@@ -81,13 +81,10 @@ def _calls(counter: AwsCallCounter) -> list[Call]:
     return list(zip(counter.intervals, counter.operations, strict=True))
 
 
-def _describe(group: Counter[str]) -> str:
-    return " + ".join(f"{op} x{n}" if n > 1 else op for op, n in sorted(group.items()))
-
-
 def _wait_steps(calls: list[Call], prefix: str) -> list[Step]:
     return [
-        Step(f"{prefix}: {_describe(group)}", typical_of(list(group))) for group in waits_in_sequence(calls)
+        Step(f"{prefix}: {describe_waits([group])}", typical_of(list(group)))
+        for group in waits_in_sequence(calls)
     ]
 
 

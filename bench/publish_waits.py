@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections import Counter
 
 from bench.harness import AwsCallCounter, bench_stack, call, describe_waits, load_handlers, room_with
+from bench.latency_local import MESSAGE
 from tests.support import api_event
 
 SUBSCRIPTIONS = 10
 TARGET_WAITS = 3
 # Counted the same way before issue 52's changes (the delivery log's flush was a wait of its own).
 BEFORE_ISSUE_52 = 5
-MESSAGE = {"eventType": "e", "eventVersion": "1", "payload": {"orderId": 42}}
 
 
 def measure() -> dict[str, list[Counter[str]]]:

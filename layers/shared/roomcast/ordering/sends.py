@@ -117,7 +117,7 @@ class OrderedSends:
         """The message that just arrived is its key's turn: its envelope from the stored message the
         stream handed over, without reading it again. Its record was written ``waiting`` with it; an
         ending since (an expiry, a Clear All, a deletion) is one the envelope's own checks see."""
-        if subscription.type is SubscriptionType.PULL and not subscription.queue_url:
+        if not _reachable(subscription):
             return False
         self.sender.send(
             [self.addresses.outgoing_for(subscription, first_envelope(message, subscription.id))]
@@ -139,7 +139,7 @@ class OrderedSends:
             return False  # its ending is on its way to the key, which moves on then
         if again and record.status is not DeliveryStatus.DEAD:
             return False  # replayed from the dead letters meanwhile: that replay sends it
-        if subscription.type is SubscriptionType.PULL and not subscription.queue_url:
+        if not _reachable(subscription):
             return False
         envelope = first_envelope(tracked.message, subscription.id)
         if record.ordering is not None:  # (an ordered failover's: not one of the message's own)
@@ -151,3 +151,8 @@ class OrderedSends:
             self.messages.update_delivery(resumed, force=True)
         self.sender.send([self.addresses.outgoing_for(subscription, envelope)])
         return True
+
+
+def _reachable(subscription: Subscription) -> bool:
+    """Whether an envelope can be sent to it (a PULL subscription whose queue is gone cannot)."""
+    return not (subscription.type is SubscriptionType.PULL and not subscription.queue_url)
