@@ -67,6 +67,7 @@ EVENTS: Final = (
     "cleared",
     "retry_now",
     "aborted",
+    "filtered",
 )
 
 # Columns the transforms add: the record's own time, and where it is filed.

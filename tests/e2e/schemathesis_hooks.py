@@ -50,6 +50,8 @@ SEMANTIC_REFUSALS = frozenset(
         "invalid_email",  # an address SNS's e-mail protocol refuses (its own rules)
         "room_not_found",  # a key's or a portal session's rooms name a room the tenant does not have
         "unknown_event_type",  # a test event of an event type the tenant's catalog does not have
+        "invalid_transformation",  # JavaScript that does not compile, loops, or defines no handler
+        "handshake_refused",  # a receiver that did not consent to the validation handshake
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

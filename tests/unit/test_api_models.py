@@ -254,7 +254,9 @@ def test_subscription_refuses_a_field_of_the_other_type_or_of_the_room(
     assert _error_types(refused.value) == {((fields["type"], refused_field), "extra_forbidden")}
 
 
-@pytest.mark.parametrize("field", ["maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs"])
+@pytest.mark.parametrize(
+    "field", ["maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs", "transformation", "format"]
+)
 @pytest.mark.parametrize("value", [2, None])
 def test_a_pull_subscription_refuses_a_push_only_field_with_a_type_of_its_own(
     field: str, value: object
@@ -282,6 +284,10 @@ def test_each_subscription_types_create_schema_documents_only_its_own_fields() -
         "rateLimitPerSecond",
         "disableAfterFailingMs",
         "recoveryProbes",
+        "transformation",
+        "format",
+        "cloudEventsMode",
+        "validationHandshake",
     }
     assert pull - push == {"ackWaitMs"}
 

@@ -115,6 +115,7 @@ def test_an_id_from_the_api_that_is_a_dot_segment_is_never_put_in_a_path(tab: Ta
             "/rooms/room_1": ROOM,
             subscription: {"id": "sub_1", "type": "PUSH", "status": "active", "eventTypes": []},
             f"{subscription}/schedule": {"attempts": [], "note": ""},
+            f"{subscription}/transformation": {"current": None, "previous": None},
             f"{subscription}/deliveries": {
                 "deliveries": [
                     {"messageId": "..", "status": "dead", "attempts": 2, "updatedAt": "2026-11-22T10:00:00Z"}
@@ -160,6 +161,7 @@ def test_an_ordered_subscriptions_paused_keys_show_their_dead_message_and_reason
                 "onDeadKey": "pause",
             },
             f"{subscription}/schedule": {"attempts": [], "note": ""},
+            f"{subscription}/transformation": {"current": None, "previous": None},
             f"{subscription}/deliveries": {"deliveries": [], "nextCursor": None},
             f"{subscription}/dead-letters": {"deadLetters": [], "nextCursor": None},
             f"{subscription}/ordering-keys": {"orderingKeys": [key]},
@@ -333,6 +335,7 @@ def test_the_subscription_screen_draws_its_charts_and_health_from_its_metrics(ta
                 "pushUrl": "https://h.example/x",
             },
             f"{subscription}/schedule": {"attempts": [], "note": ""},
+            f"{subscription}/transformation": {"current": None, "previous": None},
             f"{subscription}/deliveries": {"deliveries": [], "nextCursor": None},
             f"{subscription}/dead-letters": {"deadLetters": [], "nextCursor": None},
             f"{subscription}/metrics": metrics_answer(attempts=20, failed=10, open_now=2, oldest_ms=12_000),
@@ -517,6 +520,7 @@ def test_an_ended_delivery_shows_no_next_attempt(tab: Tab) -> None:
                 "ackWaitMs": 30000,
             },
             f"{subscription}/schedule": {"attempts": [], "note": ""},
+            f"{subscription}/transformation": {"current": None, "previous": None},
             f"{subscription}/deliveries": {"deliveries": message["deliveries"], "nextCursor": None},
             f"{subscription}/dead-letters": {"deadLetters": [], "nextCursor": None},
             f"{subscription}/metrics": metrics_answer(),

@@ -25,6 +25,7 @@ CAPABILITIES = [
     "platform",
     "filters",
     "event_types",
+    "transformations",
     "catalog",
     "webhooks",
     "messages",

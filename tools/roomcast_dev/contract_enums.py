@@ -48,6 +48,11 @@ ENUMERATIONS = (
     Enumeration("SubscriptionType", "SUBSCRIPTION_TYPES", _at("SubscriptionResponse", "type")),
     Enumeration("SubscriptionStatus", "SUBSCRIPTION_STATUSES", _at("SubscriptionResponse", "status")),
     Enumeration("OnDeadKey", "ON_DEAD_KEY_CHOICES", _at("SubscriptionResponse", "onDeadKey")),
+    Enumeration("WebhookFormat", "WEBHOOK_FORMATS", _at("PushSubscriptionCreate", "format")),
+    Enumeration(
+        "TransformationOutcome", "TRANSFORMATION_OUTCOMES", _at("TransformationTestResult", "outcome")
+    ),
+    Enumeration("CloudEventsMode", "CLOUD_EVENTS_MODES", _at("PushSubscriptionCreate", "cloudEventsMode")),
     Enumeration("OrderingKeyStatus", "ORDERING_KEY_STATUSES", _at("OrderingKeyView", "status")),
     Enumeration("NackOutcomeKind", "NACK_OUTCOMES", _at("NackOutcome", "outcome")),
     Enumeration(

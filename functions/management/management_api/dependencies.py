@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from management_api.signing_secrets.service import SigningSecretsService
     from management_api.subscriptions.service import SubscriptionsService
     from management_api.test_events.service import TestEventsService
+    from management_api.transformations.service import TransformationsService
     from roomcast.api import ListCursors, TenantCursors
     from roomcast.catalog import CatalogTable
     from roomcast.log import DeliveryLog
@@ -49,7 +50,7 @@ else:
     RoomsService = SubscriptionsService = MessagesService = DeliveriesService = FiltersService = object
     EventTypesService = OrderingKeysService = MetricsService = AlertsService = object
     DeadLettersService = SigningSecretsService = ScheduleService = ApiKeysService = JobsService = object
-    PortalSessionsService = TestEventsService = object
+    PortalSessionsService = TestEventsService = TransformationsService = object
     ListCursors = TenantCursors = object
 
 
@@ -125,6 +126,12 @@ def subscriptions_service() -> SubscriptionsService:
 
     policy = PushUrlPolicy(allow_loopback=settings().allow_loopback_push_urls)
     return SubscriptionsService(catalog(), queue_admin(), outbox(), policy)
+
+
+def transformations_service() -> TransformationsService:
+    from management_api.transformations.service import TransformationsService
+
+    return TransformationsService(catalog())
 
 
 def filters_service() -> FiltersService:
@@ -271,6 +278,7 @@ Rooms = Annotated[RoomsService, Depends(rooms_service)]
 Subscriptions = Annotated[SubscriptionsService, Depends(subscriptions_service)]
 Messages = Annotated[MessagesService, Depends(messages_service)]
 Filters = Annotated[FiltersService, Depends(filters_service)]
+Transformations = Annotated[TransformationsService, Depends(transformations_service)]
 EventTypes = Annotated[EventTypesService, Depends(event_types_service)]
 DeadLetters = Annotated[DeadLettersService, Depends(dead_letters_service)]
 Deliveries = Annotated[DeliveriesService, Depends(deliveries_service)]

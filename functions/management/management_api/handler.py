@@ -24,6 +24,7 @@ from management_api.schedule.routes import routes as schedule_routes
 from management_api.signing_secrets.routes import routes as secret_routes
 from management_api.subscriptions.routes import routes as subscription_routes
 from management_api.test_events.routes import routes as test_event_routes
+from management_api.transformations.routes import routes as transformation_routes
 from roomcast import wiring
 from roomcast.access import AccessGate
 from roomcast.api import http_handler, new_api
@@ -32,6 +33,7 @@ from roomcast.platform import limits
 ROUTES = (
     room_routes,
     subscription_routes,
+    transformation_routes,
     filter_routes,
     event_type_routes,
     message_routes,

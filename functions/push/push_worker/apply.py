@@ -25,6 +25,7 @@ from push_worker.plans import (
     Deliver,
     End,
     Expire,
+    Filter,
     History,
     Hold,
     Hop,
@@ -80,6 +81,10 @@ class PushApply:
                 )
                 self._log(LogEvent.ABORTED, envelope, http_status=plan.attempt.http_status, error=plan.reason)
                 return DeliveryOutcome.ABORTED
+            case Filter():
+                self._record(envelope, DeliveryStatus.FILTERED, envelope.attempt, plan.reason)
+                self._log(LogEvent.FILTERED, envelope, error=plan.reason)
+                return DeliveryOutcome.FILTERED
             case RetryAt():
                 return self._retry(envelope, plan, lane)
             case End():

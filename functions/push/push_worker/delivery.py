@@ -23,6 +23,7 @@ from push_worker.apply import PushApply
 from push_worker.batch_catalog import BatchCatalog
 from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
+from push_worker.no_answer import cancelled, refused_url, transformation_failed
 from push_worker.plans import (
     Hold,
     Known,
@@ -32,14 +33,14 @@ from push_worker.plans import (
     after_answer,
     before_request,
     needs_record,
-    refused_url,
 )
-from push_worker.webhook import PostWebhook, send_webhook
+from push_worker.webhook import Cancelled, PostWebhook, outgoing_webhook, send_webhook
 from roomcast.catalog import Lane, takeover_delay_ms
 from roomcast.flow import held_back_delay_ms
 from roomcast.log import DeliveryOutcome
 from roomcast.messages import Envelope, MessageRecords
 from roomcast.platform import logger, now_ms
+from roomcast.transformations import TransformationFailed
 from roomcast.webhooks import AnswerClass, PushUrlPolicy, PushUrlRejected, classify, post_webhook
 
 # The webhook requests of this container. A request the fast lane stopped waiting for keeps its
@@ -111,7 +112,13 @@ class PushDelivery:
     def _request(self, envelope: Envelope, attempt: Ready, started: int) -> Plan:
         subscription = attempt.subscription
         try:
-            result = send_webhook(self.post, envelope, subscription, self.push_url_policy, started)
+            outgoing = outgoing_webhook(envelope, subscription)
+        except TransformationFailed as failed:
+            return transformation_failed(envelope, attempt, str(failed), started, self.random_fraction())
+        if isinstance(outgoing, Cancelled):
+            return cancelled(outgoing.version)
+        try:
+            result = send_webhook(self.post, outgoing, envelope, subscription, self.push_url_policy, started)
         except PushUrlRejected as refused:
             return refused_url(envelope, attempt, f"push URL refused: {refused}", started)
         finished = self.clock()

@@ -42,6 +42,7 @@ OUTCOME_METRICS = {
     DeliveryOutcome.DEAD: "WebhooksDead",
     DeliveryOutcome.FAILOVER: "WebhooksFailedOver",
     DeliveryOutcome.EXPIRED: "WebhooksExpired",
+    DeliveryOutcome.FILTERED: "WebhooksFiltered",
 }
 
 processor = AsyncBatchProcessor(event_type=EventType.SQS)

@@ -7,6 +7,8 @@
   marked slow → ``ToSlowLane``;
 - a request the fast lane stops waiting for → ``TakeOver`` (its answer, when it comes, is applied
   as one of the plans below);
+- a transformation that cancels the delivery → ``Filter``; one that fails → the attempt fails with
+  its reason (retried as a network error is, no request made);
 - after the signed POST: 2xx → ``Deliver``; network error, timeout, 3xx, 408, 425, 429, 5xx →
   ``RetryAt`` the backoff (or ``Expire`` when that falls past the expiry, or ``End`` after the
   last attempt); any other 4xx → ``End`` at once (410 also disables the subscription). The
@@ -134,6 +136,13 @@ class Abort:
 
 
 @dataclass(frozen=True)
+class Filter:
+    """Its transformation cancelled the delivery (``cancel: true``): it ends ``filtered``, unsent."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class RetryAt:
     next_attempt: int
     delay_ms: int
@@ -154,7 +163,9 @@ class End:
     attempt: Attempt | None = None  # the request made for this envelope, when one was (its log line)
 
 
-Plan = Expire | Hop | Clear | Skip | Hold | ToSlowLane | TakeOver | Ready | Deliver | Abort | RetryAt | End
+# What comes before an answer, then what an answer (or its absence) comes to.
+Unanswered = Expire | Hop | Clear | Skip | Hold | ToSlowLane | TakeOver | Ready
+Plan = Unanswered | Deliver | Abort | Filter | RetryAt | End
 
 
 @dataclass(frozen=True)
@@ -230,12 +241,6 @@ def by_status(envelope: Envelope, found: Found) -> End | Hold | Ready:
     if found.subscription.status is SubscriptionStatus.PAUSED:
         return Hold(paused_wait_ms(envelope.holds), PAUSED)
     return Ready(found.room, found.subscription)
-
-
-def refused_url(envelope: Envelope, attempt: Ready, reason: str, started_at_ms: int) -> End:
-    """The push URL now resolves where roomcast never sends: dead at once, as a permanent failure."""
-    refused = Attempt(envelope.attempt, AttemptEvent.POST, iso_from_ms(started_at_ms), None, error=reason)
-    return End(attempt.subscription, reason, envelope.attempt + 1, (refused,), attempt=refused)
 
 
 def after_answer(

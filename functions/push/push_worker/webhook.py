@@ -1,18 +1,31 @@
-"""The webhook a subscriber receives: its JSON body (a typed model, documented in
-docs/delivery-semantics.md and the SDK's ``WebhookMessage``) and the signed POST that carries it
-(Standard Webhooks headers, every live signing secret)."""
+"""The webhook a subscriber receives: its body in the subscription's format (roomcast's JSON body,
+documented in docs/delivery-semantics.md and the SDK's ``WebhookMessage``, or a CloudEvent:
+roomcast.webhooks.cloudevents), after the subscription's transformation (roomcast.transformations),
+and the signed request that carries it (Standard Webhooks headers, every live signing secret)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
-from roomcast.catalog import Subscription
+from roomcast.catalog import CloudEventsMode, Subscription, WebhookFormat
 from roomcast.messages import Envelope
 from roomcast.platform import JsonValue, camel_fields
-from roomcast.webhooks import HttpResult, PostWebhook, PushUrlPolicy, post_signed
+from roomcast.transformations import Transformed, WebhookShape, run_transformation
+from roomcast.webhooks import (
+    CloudEvent,
+    HttpResult,
+    PostWebhook,
+    PushUrlPolicy,
+    binary,
+    post_signed,
+    structured,
+)
 
-__all__ = ["PostWebhook", "WebhookBody", "send_webhook"]
+__all__ = ["Cancelled", "Outgoing", "PostWebhook", "WebhookBody", "outgoing_webhook", "send_webhook"]
+
+Transform = Callable[[str, WebhookShape], Transformed]
 
 
 @dataclass(frozen=True)
@@ -46,11 +59,76 @@ class WebhookBody:
         return json.dumps(camel_fields(self), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+@dataclass(frozen=True)
+class Outgoing:
+    """One webhook request as it will be made (``url`` None: the subscription's push URL)."""
+
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    url: str | None = None
+    method: str = "POST"
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """The transformation set ``cancel``: no request (the delivery ends ``filtered``)."""
+
+    version: int
+
+
+def outgoing_webhook(
+    envelope: Envelope, subscription: Subscription, transform: Transform = run_transformation
+) -> Outgoing | Cancelled:
+    """The request for this envelope: transformed first (TransformationFailed when the
+    transformation fails), then shaped in the subscription's format."""
+    transformation, payload = subscription.transformation, envelope.payload
+    changed = Transformed(payload)
+    if transformation is not None:
+        shape = WebhookShape(envelope.event_type, payload, subscription.push_url)
+        changed = transform(transformation.source, shape)
+        if changed.cancel:
+            return Cancelled(transformation.version)
+    body, headers = _formatted(replace(WebhookBody.of(envelope), payload=changed.payload), subscription)
+    return Outgoing(body, changed.headers | headers, changed.url, changed.method)
+
+
+def _formatted(body: WebhookBody, subscription: Subscription) -> tuple[bytes, dict[str, str]]:
+    if subscription.format is not WebhookFormat.CLOUDEVENTS:
+        return body.to_bytes(), {}
+    event = CloudEvent(
+        body.message_id,
+        body.room_id,
+        body.event_type,
+        body.published_at,
+        body.payload,
+        body.event_version,
+        body.subscription_id,
+        body.attempt,
+        body.correlation_id,
+    )
+    return binary(event) if subscription.cloud_events_mode is CloudEventsMode.BINARY else structured(event)
+
+
 def send_webhook(
-    post: PostWebhook, envelope: Envelope, subscription: Subscription, policy: PushUrlPolicy, now_ms: int
+    post: PostWebhook,
+    outgoing: Outgoing,
+    envelope: Envelope,
+    subscription: Subscription,
+    policy: PushUrlPolicy,
+    now_ms: int,
 ) -> HttpResult:
-    """POST the envelope's webhook, signed (roomcast.webhooks.signed_post). Raises PushUrlRejected
-    when the URL now resolves where roomcast never sends."""
-    body = WebhookBody.of(envelope).to_bytes()
+    """Make the request, signed (roomcast.webhooks.signed_post). Raises PushUrlRejected when the
+    URL now resolves where roomcast never sends."""
     ids = (envelope.message_id, envelope.correlation_id)
-    return post_signed(post, subscription, *ids, body, policy, now_ms, envelope.traceparent)
+    return post_signed(
+        post,
+        subscription,
+        *ids,
+        outgoing.body,
+        policy,
+        now_ms,
+        envelope.traceparent,
+        url=outgoing.url,
+        method=outgoing.method,
+        headers=outgoing.headers,
+    )

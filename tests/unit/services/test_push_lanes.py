@@ -89,7 +89,7 @@ def test_a_slow_answer_in_the_slow_lane_keeps_the_mark_and_its_retry_stays_in_th
 def _held_endpoint(release: threading.Event, latency_ms: int = 2_500) -> Any:
     """A webhook that answers 200 only once ``release`` is set (or after 5 s)."""
 
-    def post(*_request: Any) -> HttpResult:
+    def post(*_request: Any, **_options: Any) -> HttpResult:
         release.wait(5)
         return HttpResult(200, None, None, latency_ms, "")
 

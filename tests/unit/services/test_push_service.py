@@ -42,9 +42,17 @@ class ScriptedWebhook:
     posted: list[dict[str, Any]] = field(default_factory=list)
 
     def __call__(
-        self, url: str, body: bytes, headers: dict[str, str], timeout_ms: int, policy: Any
+        self,
+        url: str,
+        body: bytes,
+        headers: dict[str, str],
+        timeout_ms: int,
+        policy: Any,
+        method: str = "POST",
     ) -> HttpResult:
-        self.posted.append({"url": url, "headers": headers, "timeout_ms": timeout_ms, "body": body})
+        self.posted.append(
+            {"url": url, "headers": headers, "timeout_ms": timeout_ms, "body": body, "method": method}
+        )
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer

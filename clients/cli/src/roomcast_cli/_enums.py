@@ -20,6 +20,7 @@ DELIVERY_STATUSES: Final = (
     "cleared",
     "cancelled",
     "aborted",
+    "filtered",
 )
 
 
@@ -36,6 +37,7 @@ class DeliveryStatus(StrEnum):
     CLEARED = "cleared"
     CANCELLED = "cancelled"
     ABORTED = "aborted"
+    FILTERED = "filtered"
 
 
 ATTEMPT_EVENTS: Final = ("post", "pull", "ack", "nack", "ack_wait_expired")
@@ -110,6 +112,37 @@ class OnDeadKey(StrEnum):
 
     PAUSE = "pause"
     SKIP = "skip"
+
+
+WEBHOOK_FORMATS: Final = ("standard", "cloudevents")
+
+
+class WebhookFormat(StrEnum):
+    """The values of PushSubscriptionCreate.format in openapi.json."""
+
+    STANDARD = "standard"
+    CLOUDEVENTS = "cloudevents"
+
+
+TRANSFORMATION_OUTCOMES: Final = ("transformed", "cancelled", "failed")
+
+
+class TransformationOutcome(StrEnum):
+    """The values of TransformationTestResult.outcome in openapi.json."""
+
+    TRANSFORMED = "transformed"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+CLOUD_EVENTS_MODES: Final = ("structured", "binary")
+
+
+class CloudEventsMode(StrEnum):
+    """The values of PushSubscriptionCreate.cloudEventsMode in openapi.json."""
+
+    STRUCTURED = "structured"
+    BINARY = "binary"
 
 
 ORDERING_KEY_STATUSES: Final = ("flowing", "paused")

@@ -6,7 +6,7 @@
 // (docs/decisions/0044-generated-sdk-models.md).
 
 // DeliveryView.status
-export const DELIVERY_STATUSES = Object.freeze(["scheduled", "waiting", "pending", "retrying", "delivered", "dead", "expired", "cleared", "cancelled", "aborted"]);
+export const DELIVERY_STATUSES = Object.freeze(["scheduled", "waiting", "pending", "retrying", "delivered", "dead", "expired", "cleared", "cancelled", "aborted", "filtered"]);
 
 // AttemptView.event
 export const ATTEMPT_EVENTS = Object.freeze(["post", "pull", "ack", "nack", "ack_wait_expired"]);
@@ -25,6 +25,15 @@ export const SUBSCRIPTION_STATUSES = Object.freeze(["active", "paused", "disable
 
 // SubscriptionResponse.onDeadKey
 export const ON_DEAD_KEY_CHOICES = Object.freeze(["pause", "skip"]);
+
+// PushSubscriptionCreate.format
+export const WEBHOOK_FORMATS = Object.freeze(["standard", "cloudevents"]);
+
+// TransformationTestResult.outcome
+export const TRANSFORMATION_OUTCOMES = Object.freeze(["transformed", "cancelled", "failed"]);
+
+// PushSubscriptionCreate.cloudEventsMode
+export const CLOUD_EVENTS_MODES = Object.freeze(["structured", "binary"]);
 
 // OrderingKeyView.status
 export const ORDERING_KEY_STATUSES = Object.freeze(["flowing", "paused"]);

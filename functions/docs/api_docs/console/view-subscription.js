@@ -1,6 +1,7 @@
 // One subscription's screen: its settings, health, metrics charts and retry schedule; pause and
-// resume; its deliveries (retry now, clear all pending), paused ordering keys (resume, skip) and dead
-// letters (replay, purge).
+// resume; a PUSH subscription's transformation (edit, dry run, save, remove, roll back); its
+// deliveries (retry now, clear all pending), paused ordering keys (resume, skip) and dead letters
+// (replay, purge).
 
 import { api, apiPath, finishedJob, PAGE_SIZE } from "./api.js";
 import { badge, code, details, field, h, link, region, table } from "./dom.js";
@@ -12,7 +13,7 @@ import { setBreadcrumb } from "./header.js";
 import { autoRefresh, isCurrent, throttled } from "./refresh.js";
 import { metricsPanel } from "./charts.js";
 import { lastHourQuery } from "./metrics.js";
-import { healthPanel, lastError, pausedKeysPanel, schedulePanel } from "./view-subscription-panels.js";
+import { healthPanel, lastError, pausedKeysPanel, schedulePanel, transformationPanel } from "./view-subscription-panels.js";
 
 // How often, while the screen refreshes itself, its health (the last hour's metrics) is read again;
 // the charts' range is read again as often as RANGES says (1 h: as often, and the same request).
@@ -53,6 +54,9 @@ export async function subscriptionView(current, roomId, subscriptionId) {
   const clear = h("button", { type: "button", class: "danger" }, "Clear all pending…");
   const replayAll = h("button", { type: "button" }, "Replay all dead letters");
   const purge = h("button", { type: "button", class: "danger" }, "Purge dead letters…");
+  // Its transformation's panel (PUSH only), built once, from the subscription as first read.
+  const transformation = first[0].type === "PUSH"
+    ? transformationPanel(path, first[0], () => refresh()) : null;
   let subscription;
   let newestError = null;
   let hour; // the last hour's metrics: undefined until read, null when they could not be
@@ -93,6 +97,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
     ]));
     toggle.textContent = latest.status === "active" ? "Pause" : latest.status === "paused" ? "Resume" : "Enable";
     retry.hidden = latest.type !== "PUSH";
+    transformation?.sync(latest);
     showHealth();
     const page = filtered ?? recent;
     deliveryList.show(page, ({ deliveries, nextCursor }) => [
@@ -169,6 +174,7 @@ export async function subscriptionView(current, roomId, subscriptionId) {
     h("section", { "aria-labelledby": "health-title" }, h("h2", { id: "health-title" }, "Health"), healthRegion),
     h("section", { "aria-labelledby": "metrics-title" }, h("h2", { id: "metrics-title" }, "Metrics"), charts.element),
     h("section", { "aria-labelledby": "schedule-title" }, h("h2", { id: "schedule-title" }, "Retry schedule"), schedulePanel(schedule)),
+    transformation?.element,
     h("section", { "aria-labelledby": "deliveries-title" },
       h("h2", { id: "deliveries-title" }, "Deliveries"),
       h("div", { class: "actions" }, field("Show", statusFilter), retry, clear),

@@ -34,7 +34,7 @@ class DeliveryView(ResponseModel):
     status: DeliveryStatusName = Field(
         description="`scheduled` until a scheduled message's time, then `pending`; `cancelled` (final) "
         "when it was cancelled before; `aborted` (final) when the receiver answered "
-        "`webhook-delivery: abort`."
+        "`webhook-delivery: abort`; `filtered` (final) when its subscription's transformation cancelled it."
     )
     attempts: int = Field(description="Attempts made so far (a first-try success counts 1).")
     lastError: str | None

@@ -8,9 +8,9 @@ then against the fields of the subscription's own type (``SubscriptionPatch.for_
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, JsonValue, ValidationError, model_validator
+from pydantic import AfterValidator, Field, ValidationError
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -20,7 +20,6 @@ from management_api.fields import (
     DeliveryDelayMs,
     DeliveryDelayMultiplier,
     DisableAfterFailingMs,
-    EventTypeModel,
     EventTypes,
     Jitter,
     MaxConcurrency,
@@ -30,19 +29,25 @@ from management_api.fields import (
     RetryScheduleMs,
     TimeoutMs,
 )
-from management_api.ordering_keys.models import OnDeadKeyName, OrderingFields
-from management_api.subscriptions.examples import PUSH_EXAMPLE
+from management_api.ordering_keys.models import OrderingFields
+from management_api.subscriptions.shaping import SHAPING_FIELDS, WebhookShaping
 from roomcast.access import CONSUMER_ID_PATTERN
-from roomcast.api import NOT_NULL, ApiModel, ResponseModel, SubscriptionId, examples
-from roomcast.catalog import DeliveryOverrides, Subscription, SubscriptionType
+from roomcast.api import NOT_NULL, ApiModel, SubscriptionId, examples
+from roomcast.catalog import DeliveryOverrides, SubscriptionType
 from roomcast.filters import FilterPolicyBody
-from roomcast.platform import InvalidRequest, from_camel_fields, iso_from_ms
+from roomcast.platform import InvalidRequest, from_camel_fields
 
 Status = Literal["active", "paused", "disabled"]
-PUSH_ONLY_FIELDS = ("maxConcurrency", "rateLimitPerSecond", "disableAfterFailingMs", "recoveryProbes")
+PUSH_ONLY_FIELDS = (
+    "maxConcurrency",
+    "rateLimitPerSecond",
+    "disableAfterFailingMs",
+    "recoveryProbes",
+    *SHAPING_FIELDS,
+)
 
 
-class _Overrides(ApiModel):
+class Overrides(ApiModel):
     """The room's policy fields a subscription may override (never the expiry); null = the room's."""
 
     deliveryDelayMs: DeliveryDelayMs | None = None
@@ -102,12 +107,12 @@ ConsumerId = Annotated[
 ]
 
 
-class _SubscriptionCreate(_Overrides, _Filter, OrderingFields):
+class _SubscriptionCreate(Overrides, _Filter, OrderingFields):
     eventTypes: EventTypes = []
     consumerId: ConsumerId | None = None
 
 
-class PushSubscriptionCreate(_SubscriptionCreate, _PushControls):
+class PushSubscriptionCreate(_SubscriptionCreate, _PushControls, WebhookShaping):
     model_config = examples(
         {"type": "PUSH", "pushUrl": "https://hooks.example.com/roomcast"},
         {
@@ -138,12 +143,16 @@ class PullSubscriptionCreate(_SubscriptionCreate):
     rateLimitPerSecond: _PushOnly = None
     disableAfterFailingMs: _PushOnly = None
     recoveryProbes: _PushOnly = None
+    transformation: _PushOnly = None
+    format: _PushOnly = None
+    cloudEventsMode: _PushOnly = None
+    validationHandshake: _PushOnly = None
 
 
 SubscriptionCreate = Annotated[PushSubscriptionCreate | PullSubscriptionCreate, Field(discriminator="type")]
 
 
-class _SubscriptionPatchFields(_Overrides, _PushControls, _Filter, OrderingFields):
+class _SubscriptionPatchFields(Overrides, _PushControls, WebhookShaping, _Filter, OrderingFields):
     eventTypes: Annotated[EventTypes | None, NOT_NULL] = None
     status: Annotated[Status | None, NOT_NULL] = Field(
         default=None,
@@ -190,102 +199,3 @@ class SubscriptionPatch(PushSubscriptionPatch, PullSubscriptionPatch):
                     {"field": f"body.{name}", "problem": problem, "type": "not_allowed"} for name in other
                 ],
             ) from error
-
-
-class SubscriptionResponse(_Overrides, ResponseModel):
-    """A subscription; its overrides are flat here, null where the room's value applies.
-    Build it with ``SubscriptionResponse.of_subscription(subscription)``."""
-
-    model_config = examples(PUSH_EXAMPLE, lenient=True)
-
-    id: str
-    roomId: str
-    type: Literal["PUSH", "PULL"]
-    status: Status
-    eventTypes: list[EventTypeModel]
-    filterPolicy: dict[str, JsonValue] | None = Field(
-        default=None,
-        description="Its filter policy (docs/filters.md); null: every payload of its event types.",
-    )
-    consumerId: str | None = Field(default=None, description="The customer it belongs to; null: none named.")
-    pushUrl: str | None = None
-    timeoutMs: int | None = None
-    ackWaitMs: int | None = None
-    maxConcurrency: int | None = None
-    rateLimitPerSecond: float | None = None
-    disableAfterFailingMs: int | None = None
-    recoveryProbes: bool | None = Field(
-        default=None, description="PUSH: whether an automatic disable probes it."
-    )
-    ordered: bool = Field(
-        default=False, description="Whether it gets a key's messages one at a time, in order."
-    )
-    onDeadKey: OnDeadKeyName = "pause"
-    disabledReason: str | None = Field(default=None, description="Why it is disabled; null otherwise.")
-    disabledAt: str | None = None
-    probingSince: str | None = Field(
-        default=None,
-        description="PUSH: disabled automatically and probed since then (its deliveries wait); "
-        "null otherwise.",
-    )
-    failingSince: str | None = Field(
-        default=None,
-        description=(
-            "PUSH: when its current run of failed attempts began (every attempt since failed); null "
-            "while healthy. A failure soon after a success shows only once the attempts have kept failing "
-            "for 5 s, or disableAfterFailingMs when shorter (then from the first)."
-        ),
-    )
-    slowSince: str | None = Field(
-        default=None,
-        description=(
-            "PUSH: since when its endpoint answers slowly (a request took over 1 s): its deliveries "
-            "run in the slow lane, apart from other endpoints'. Null once it answers within 0.5 s "
-            "again (docs/delivery-semantics.md)."
-        ),
-    )
-    createdAt: str
-    updatedAt: str
-
-    @classmethod
-    def of_subscription(cls, subscription: Subscription, **fields: object) -> Self:
-        policy = subscription.filter_policy
-        rules = policy.rules if policy is not None else None
-        push_only = {} if subscription.type is SubscriptionType.PUSH else {"recoveryProbes": None}
-        return cls.of(subscription, subscription.overrides, **fields, filterPolicy=rules, **push_only)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _marks_as_times(cls, data: Any) -> Any:
-        """The domain keeps milliseconds (``failingSinceMs``, ``slowSinceMs``); the API shows ISO times."""
-        if not isinstance(data, dict):
-            return data
-        marks = (
-            ("failingSinceMs", "failingSince"),
-            ("slowSinceMs", "slowSince"),
-            ("probingSinceMs", "probingSince"),
-        )
-        for kept, shown in marks:
-            if kept in data:
-                since = data[kept]
-                data = {k: v for k, v in data.items() if k != kept}
-                data.setdefault(shown, iso_from_ms(since) if since is not None else None)
-        return data
-
-
-class SubscriptionCreated(SubscriptionResponse):
-    model_config = examples({**PUSH_EXAMPLE, "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
-
-    signingSecret: str | None = Field(
-        default=None,
-        description="PUSH only, shown once: verify webhook signatures with it (Standard Webhooks).",
-    )
-
-
-class SubscriptionList(BaseModel):
-    model_config = examples({"subscriptions": [PUSH_EXAMPLE], "nextCursor": None})
-
-    subscriptions: list[SubscriptionResponse]
-    nextCursor: str | None = Field(
-        default=None, description="Pass as `cursor` for the next page; null at the end."
-    )

@@ -12,15 +12,10 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from management_api import portal_reach
 from management_api.common import PAGE_SIZE, Cursor, Limit, RoomId, SubscriptionIdPath, no_content
 from management_api.dependencies import Lists, Subscriptions
-from management_api.subscriptions.models import (
-    SubscriptionCreate,
-    SubscriptionCreated,
-    SubscriptionList,
-    SubscriptionPatch,
-    SubscriptionResponse,
-)
+from management_api.subscriptions.models import SubscriptionCreate, SubscriptionPatch
+from management_api.subscriptions.responses import SubscriptionCreated, SubscriptionList, SubscriptionResponse
 from roomcast.access import CONSUMER_ID_PATTERN, PortalUse, Scope, access
-from roomcast.api import Access, Routes, Tenant, list_scope
+from roomcast.api import Access, Origin, Routes, Tenant, list_scope
 from roomcast.catalog import Subscription
 
 routes = Routes("subscriptions")
@@ -28,6 +23,11 @@ ConsumerQuery = Annotated[
     str | None,
     Query(pattern=CONSUMER_ID_PATTERN, description="Only the subscriptions of this consumer (`consumerId`)."),
 ]
+
+
+def handshake_origin(origin: str) -> str:
+    """The API's host name, as a validation handshake's ``WebHook-Request-Origin`` names roomcast."""
+    return origin.split("://", 1)[-1]
 
 
 def _of_consumer(subscription: Subscription, consumer_id: str) -> bool:
@@ -54,6 +54,7 @@ def create_subscription(
     body: Annotated[SubscriptionCreate, Body()],
     tenant: Tenant,
     caller: Access,
+    origin: Origin,
     service: Subscriptions,
 ) -> SubscriptionCreated:
     """Subscribe to a room
@@ -68,7 +69,7 @@ def create_subscription(
     if caller.reach is not None:
         portal_reach.check_create(body, caller.reach)
         body = body.model_copy(update={"consumerId": caller.reach.consumer_id})
-    created = service.create(tenant, roomId, body)
+    created = service.create(tenant, roomId, body, handshake_origin(origin))
     subscription = created.subscription
     return SubscriptionCreated.of_subscription(subscription, signingSecret=created.signing_secret)
 
@@ -141,6 +142,7 @@ def update_subscription(
     body: SubscriptionPatch,
     tenant: Tenant,
     caller: Access,
+    origin: Origin,
     service: Subscriptions,
 ) -> SubscriptionResponse:
     """Change a subscription
@@ -157,7 +159,7 @@ def update_subscription(
             portal_reach.check_fields({"status"}, frozenset())
         given = "eventTypes" in body.model_fields_set
         portal_reach.check_event_types([e.name for e in body.eventTypes or ()], caller.reach, present=given)
-    subscription = service.update(tenant, roomId, subscriptionId, body)
+    subscription = service.update(tenant, roomId, subscriptionId, body, handshake_origin(origin))
     return SubscriptionResponse.of_subscription(subscription)
 
 

@@ -9,12 +9,18 @@ from typing import Any
 from management_api.common import updated_now
 from management_api.filters.policy import checked_policy
 from management_api.subscriptions.models import (
-    PUSH_ONLY_FIELDS,
     PullSubscriptionCreate,
     PushSubscriptionCreate,
     PushSubscriptionPatch,
     SubscriptionPatch,
 )
+from management_api.subscriptions.patching import (
+    OVERRIDE_ATTRIBUTES,
+    PUSH_ATTRIBUTES,
+    refuse_push_only,
+    with_status,
+)
+from management_api.subscriptions.shaping import shaped
 from roomcast.catalog import (
     Catalog,
     FailoverLink,
@@ -33,7 +39,6 @@ from roomcast.platform import (
     LimitExceeded,
     Page,
     Position,
-    PushOnly,
     ids,
     limits,
     new_signing_secret,
@@ -50,6 +55,8 @@ class CreatedSubscription:
 
 
 Wanted = Callable[[Subscription], bool] | None
+# The origin a validation handshake names when no request says which host the API is (tests).
+HANDSHAKE_ORIGIN = "roomcast"
 
 
 @dataclass
@@ -61,9 +68,14 @@ class SubscriptionsService:
     resolve: Resolver = system_resolver
 
     def create(
-        self, tenant_id: str, room_id: str, request: PushSubscriptionCreate | PullSubscriptionCreate
+        self,
+        tenant_id: str,
+        room_id: str,
+        request: PushSubscriptionCreate | PullSubscriptionCreate,
+        origin: str = HANDSHAKE_ORIGIN,
     ) -> CreatedSubscription:
-        """A PUSH subscription gets a signing secret (returned once); a PULL one its queues."""
+        """A PUSH subscription gets a signing secret (returned once); a PULL one its queues.
+        ``origin``: the API's host, as a validation handshake names it."""
         filter_policy = checked_policy(request.filterPolicy)
         self.catalog.get_room(tenant_id, room_id)
         # Refused early when full (before any queue is made); the write checks again, atomically.
@@ -111,6 +123,10 @@ class SubscriptionsService:
                 or limits.DEFAULT_DISABLE_AFTER_FAILING_MS,
                 recovery_probes=request.recoveryProbes is not False,
             )
+            given = request.model_fields_set
+            subscription = shaped(
+                subscription, request, given, self.push_url_policy, origin, url_changed=True
+            )
             self._add(subscription, chain)
             return CreatedSubscription(subscription, secret)
         ack_wait_ms = request.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS
@@ -146,13 +162,18 @@ class SubscriptionsService:
         return Page(found[:limit], (found[limit - 1].id,) if len(found) > limit else None)
 
     def update(
-        self, tenant_id: str, room_id: str, subscription_id: str, patch: SubscriptionPatch
+        self,
+        tenant_id: str,
+        room_id: str,
+        subscription_id: str,
+        patch: SubscriptionPatch,
+        origin: str = HANDSHAKE_ORIGIN,
     ) -> Subscription:
         current = self.get(tenant_id, room_id, subscription_id)
         changes = patch.for_type(current.type)
         changed = changes.model_fields_set
         if current.type is SubscriptionType.PULL:
-            _refuse_push_only(changed)
+            refuse_push_only(changed)
         if not changed:
             return current
         if isinstance(changes, PushSubscriptionPatch) and changes.pushUrl is not None:
@@ -177,8 +198,8 @@ class SubscriptionsService:
                 kept,
                 **{
                     name: getattr(given, name)
-                    for name in _OVERRIDE_ATTRIBUTES
-                    if _OVERRIDE_ATTRIBUTES[name] in changed
+                    for name in OVERRIDE_ATTRIBUTES
+                    if OVERRIDE_ATTRIBUTES[name] in changed
                 },
             ),
             failover_subscription_id=changes.failoverSubscriptionId
@@ -187,7 +208,7 @@ class SubscriptionsService:
             updated_at=updated_now(current.updated_at),
         )
         if changes.status is not None:
-            updated = _with_status(updated, SubscriptionStatus(changes.status))
+            updated = with_status(updated, SubscriptionStatus(changes.status))
         if "ordered" in changed:
             updated = replace(updated, ordered=changes.ordered is True)
         if "onDeadKey" in changed:
@@ -207,8 +228,10 @@ class SubscriptionsService:
             updated = replace(
                 updated,
                 push_url=changes.pushUrl if changes.pushUrl is not None else current.push_url,
-                **{name: value for name, value in given_push.items() if _PUSH_ATTRIBUTES[name] in changed},
+                **{name: value for name, value in given_push.items() if PUSH_ATTRIBUTES[name] in changed},
             )
+            moved = updated.push_url != current.push_url
+            updated = shaped(updated, changes, changed, self.push_url_policy, origin, url_changed=moved)
         elif "ackWaitMs" in changed:
             updated = replace(updated, ack_wait_ms=changes.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS)
         # A new failover is stored only while the chain it was checked against is unchanged: two
@@ -251,48 +274,3 @@ class SubscriptionsService:
     def _add(self, subscription: Subscription, chain: tuple[FailoverLink, ...]) -> None:
         """Stored only while the room has room for it (counted in the same transaction)."""
         self.catalog.add_subscription(subscription, limits.MAX_SUBSCRIPTIONS_PER_ROOM, chain)
-
-
-def _refuse_push_only(given: set[str]) -> None:
-    """400 when a PULL subscription is given a PUSH-only setting (before anything changes)."""
-    wrong = sorted(name for name in PUSH_ONLY_FIELDS if name in given)
-    if wrong:
-        problem = "applies to PUSH subscriptions only"
-        raise PushOnly(
-            f"{', '.join(wrong)} {problem}",
-            details=[{"field": f"body.{name}", "problem": problem, "type": "push_only"} for name in wrong],
-        )
-
-
-def _with_status(subscription: Subscription, status: SubscriptionStatus) -> Subscription:
-    """An operator's status change: disabling says so; leaving disabled forgets why it was, and
-    starts the endpoint's health afresh (auto-disable counts failures from the next one)."""
-    if status is subscription.status:
-        return subscription
-    if status is SubscriptionStatus.DISABLED:
-        return replace(
-            subscription, status=status, disabled_reason="disabled by an operator", disabled_at=now_iso()
-        )
-    if subscription.status is SubscriptionStatus.DISABLED:
-        return subscription.reenabled(status)  # its recovery probes stop
-    return replace(subscription, status=status)
-
-
-# Subscription attribute (PUSH only) -> the API field that sets it.
-_PUSH_ATTRIBUTES = {
-    "timeout_ms": "timeoutMs",
-    "max_concurrency": "maxConcurrency",
-    "rate_limit_per_second": "rateLimitPerSecond",
-    "disable_after_failing_ms": "disableAfterFailingMs",
-    "recovery_probes": "recoveryProbes",
-}
-
-# DeliveryOverrides attribute -> the API field that sets it.
-_OVERRIDE_ATTRIBUTES = {
-    "delivery_delay_ms": "deliveryDelayMs",
-    "delivery_delay_multiplier": "deliveryDelayMultiplier",
-    "delivery_attempts": "deliveryAttempts",
-    "max_delay_ms": "maxDelayMs",
-    "jitter": "jitter",
-    "retry_schedule_ms": "retryScheduleMs",
-}

@@ -77,7 +77,8 @@ def request_origin(request: Request) -> str:
     """The API's origin as the caller reached it (``https://<domain>``; the scheme API Gateway
     puts in ``X-Forwarded-Proto``, http for a local stack on loopback): for URLs the API answers."""
     event = request.resolved_event
-    domain = str(event.request_context.domain_name or "localhost")  # type: ignore[attr-defined]
+    context = event.raw_event.get("requestContext") or {}
+    domain = str(context.get("domainName") or "localhost")
     headers = {str(name).lower(): str(value) for name, value in (event.headers or {}).items()}
     loopback = domain.split(":")[0] in ("localhost", "127.0.0.1", "[::1]")
     scheme = headers.get("x-forwarded-proto") or ("http" if loopback else "https")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         takeover_delay_ms as takeover_delay_ms,
     )
     from roomcast.catalog.model import (
+        CloudEventsMode as CloudEventsMode,
         DeliveryOverrides as DeliveryOverrides,
         EventTypeFilter as EventTypeFilter,
         OnDeadKey as OnDeadKey,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
         Subscription as Subscription,
         SubscriptionStatus as SubscriptionStatus,
         SubscriptionType as SubscriptionType,
+        WebhookFormat as WebhookFormat,
         accepts_event as accepts_event,
     )
     from roomcast.catalog.policy import (

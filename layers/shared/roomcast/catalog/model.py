@@ -8,6 +8,7 @@ from enum import StrEnum
 from roomcast.event_types import UndeclaredEventTypes
 from roomcast.filters import FilterPolicy
 from roomcast.platform import DEFAULT_PUSH_TIMEOUT_MS
+from roomcast.transformations import Transformation
 
 
 class SubscriptionType(StrEnum):
@@ -20,6 +21,20 @@ class OnDeadKey(StrEnum):
 
     PAUSE = "pause"  # its later messages wait until an operator resumes it
     SKIP = "skip"  # the next message goes at once
+
+
+class WebhookFormat(StrEnum):
+    """How a webhook carries its message (``format``; docs/cloudevents.md)."""
+
+    STANDARD = "standard"  # roomcast's JSON body (docs/delivery-semantics.md)
+    CLOUDEVENTS = "cloudevents"  # a CloudEvents 1.0 event over HTTP
+
+
+class CloudEventsMode(StrEnum):
+    """The CloudEvents HTTP binding's two content modes (``cloudEventsMode``)."""
+
+    STRUCTURED = "structured"  # the whole event as the JSON body (application/cloudevents+json)
+    BINARY = "binary"  # the payload as the body, the event's attributes as ce-* headers
 
 
 class SubscriptionStatus(StrEnum):
@@ -133,6 +148,15 @@ class Subscription:
     failing_warned_at_ms: int | None = None
     probing_since_ms: int | None = None
     probe_attempts: int = 0
+    # How its webhooks look (roomcast.webhooks.formats), and whether its receiver consented to them
+    # by the CloudEvents validation handshake (roomcast.webhooks.handshake).
+    format: WebhookFormat = WebhookFormat.STANDARD
+    cloud_events_mode: CloudEventsMode | None = None
+    validation_handshake: bool = False
+    # Its JavaScript transformation and the one before it, for a rollback (roomcast.transformations).
+    transformation: Transformation | None = None
+    previous_transformation: Transformation | None = None
+    transformation_versions: int = 0  # how many versions it ever gave (the next is one more)
     # PULL only
     ack_wait_ms: int | None = None
     queue_url: str | None = None

@@ -15,5 +15,6 @@ class DeliveryOutcome(StrEnum):
     HELD = "held"  # paused, or no room under its flow control: re-sent to wait (not an attempt)
     CLEARED = "cleared"  # queued before the subscription's "Clear All": ended, never sent
     ABORTED = "aborted"  # the receiver asked for no more attempts (webhook-delivery: abort)
+    FILTERED = "filtered"  # its subscription's transformation cancelled it: ended, never sent
     SLOW_LANE = "slow_lane"  # its endpoint is marked slow: moved to the slow lane (not an attempt)
     SUPERSEDED = "superseded"  # a retry made due now (or a duplicate) already took its place

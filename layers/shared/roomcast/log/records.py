@@ -39,6 +39,7 @@ class LogEvent(StrEnum):
     CLEARED = "cleared"  # ended by Clear All or a deletion (never sent afterwards)
     RETRY_NOW = "retry_now"  # a retrying delivery was made due now (POST .../deliveries/retry)
     ABORTED = "aborted"  # PUSH: the receiver asked for no more attempts (webhook-delivery: abort)
+    FILTERED = "filtered"  # PUSH: its subscription's transformation cancelled it (never sent)
 
 
 @dataclass(frozen=True)

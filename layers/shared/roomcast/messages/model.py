@@ -21,6 +21,7 @@ class DeliveryStatus(StrEnum):
     CLEARED = "cleared"  # ended by "Clear All" (DELETE .../deliveries): never sent afterwards
     CANCELLED = "cancelled"  # a scheduled message cancelled before its time: never sent
     ABORTED = "aborted"  # PUSH: the receiver asked for no more attempts (webhook-delivery: abort)
+    FILTERED = "filtered"  # PUSH: its transformation cancelled it (cancel: true): never sent
 
 
 # What a dead delivery's error says when it was handed to its subscription's failover (the failover
@@ -40,6 +41,7 @@ TERMINAL_STATUSES = frozenset(
         DeliveryStatus.CLEARED,
         DeliveryStatus.CANCELLED,
         DeliveryStatus.ABORTED,
+        DeliveryStatus.FILTERED,
     }
 )
 

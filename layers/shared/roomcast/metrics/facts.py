@@ -37,6 +37,7 @@ _ENDS = {
     DeliveryStatus.ABORTED: Count.ABORTED,
     DeliveryStatus.CLEARED: Count.CLEARED,
     DeliveryStatus.CANCELLED: Count.CANCELLED,
+    DeliveryStatus.FILTERED: Count.FILTERED_OUT,  # its transformation cancelled it
 }
 _FAILED_ANSWERS = (AttemptEvent.NACK, AttemptEvent.ACK_WAIT_EXPIRED)
 

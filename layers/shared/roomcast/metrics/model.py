@@ -22,7 +22,8 @@ class Count(StrEnum):
     CLEARED = "cleared"
     CANCELLED = "cancelled"
     FAILED_OVER = "failedOver"  # dead here and handed to the subscription's failover
-    FILTERED_OUT = "filteredOut"  # published to the room, not routed here by the filter policy
+    # published to the room, not routed here by the filter policy, or cancelled by its transformation
+    FILTERED_OUT = "filteredOut"
 
 
 class Sample(StrEnum):

@@ -16,10 +16,20 @@ if TYPE_CHECKING:
         classify as classify,
         is_gone as is_gone,
     )
+    from roomcast.webhooks.cloudevents import (
+        CloudEvent as CloudEvent,
+        binary as binary,
+        structured as structured,
+    )
     from roomcast.webhooks.contract import (
         receiver_responses as receiver_responses,
         signing_parameters as signing_parameters,
         webhook_body_schema as webhook_body_schema,
+    )
+    from roomcast.webhooks.handshake import (
+        Consent as Consent,
+        HandshakeRefused as HandshakeRefused,
+        validation_handshake as validation_handshake,
     )
     from roomcast.webhooks.http import post_webhook as post_webhook
     from roomcast.webhooks.signed_post import PostWebhook as PostWebhook, post_signed as post_signed

@@ -5,9 +5,11 @@
 from __future__ import annotations
 
 import email.utils
+import http.client
 import math
 import re
-from dataclasses import dataclass
+import ssl
+from dataclasses import dataclass, field
 from datetime import UTC
 from decimal import Decimal
 from enum import StrEnum
@@ -32,6 +34,8 @@ class HttpResult:
     response_excerpt: str
     # The receiver's ``webhook-delivery`` header as it came (None: none).
     control_header: str | None = None
+    # The answer's headers a caller asked to keep (lower-case names; the validation handshake's).
+    headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def control(self) -> DeliveryControl | None:
@@ -116,3 +120,26 @@ def parse_retry_after(value: str | None, now_s: float) -> int | None:
     except (OverflowError, ValueError):
         return None
     return min(max(delay_ms, 0), MAX_RETRY_AFTER_MS)
+
+
+def describe_failure(error: BaseException, timeout_ms: int) -> str:
+    """A few words for the delivery log on why a request got no (whole) answer."""
+    if isinstance(error, TimeoutError):
+        return f"timeout after {timeout_ms} ms"
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"TLS: certificate verify failed: {error.verify_message}"
+    if isinstance(error, ssl.SSLError):
+        return f"TLS: {error.reason or error}"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, ConnectionResetError):
+        return "connection reset"
+    if isinstance(error, http.client.RemoteDisconnected):
+        return "connection closed without a response"
+    if isinstance(error, http.client.IncompleteRead):
+        return "connection closed before the whole response"
+    if isinstance(error, http.client.HTTPException):
+        return f"bad HTTP response: {type(error).__name__}"
+    if isinstance(error, OSError) and error.strerror:
+        return f"network error: {error.strerror}"
+    return f"network error: {error}"

@@ -24,7 +24,7 @@ import time
 from collections.abc import Buffer, Callable, Mapping
 from urllib.parse import quote, urlsplit
 
-from roomcast.webhooks.answers import CONTROL_HEADER, HttpResult, parse_retry_after
+from roomcast.webhooks.answers import CONTROL_HEADER, HttpResult, describe_failure, parse_retry_after
 from roomcast.webhooks.urls import (
     PushUrlPolicy,
     PushUrlRejected,
@@ -191,29 +191,6 @@ def _outgoing_headers(headers: Mapping[str, str], host_header: str, body: bytes)
     return outgoing
 
 
-def _describe(error: BaseException, timeout_ms: int) -> str:
-    """A few words for the delivery log."""
-    if isinstance(error, TimeoutError):
-        return f"timeout after {timeout_ms} ms"
-    if isinstance(error, ssl.SSLCertVerificationError):
-        return f"TLS: certificate verify failed: {error.verify_message}"
-    if isinstance(error, ssl.SSLError):
-        return f"TLS: {error.reason or error}"
-    if isinstance(error, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(error, ConnectionResetError):
-        return "connection reset"
-    if isinstance(error, http.client.RemoteDisconnected):
-        return "connection closed without a response"
-    if isinstance(error, http.client.IncompleteRead):
-        return "connection closed before the whole response"
-    if isinstance(error, http.client.HTTPException):
-        return f"bad HTTP response: {type(error).__name__}"
-    if isinstance(error, OSError) and error.strerror:
-        return f"network error: {error.strerror}"
-    return f"network error: {error}"
-
-
 def _excerpt(body: bytes) -> str:
     # The first KiB as text; a character cut off at the end (or invalid UTF-8) becomes U+FFFD.
     return body[:RESPONSE_EXCERPT_BYTES].decode("utf-8", errors="replace")
@@ -223,6 +200,11 @@ def _excerpt(body: bytes) -> str:
 def _default_ssl_context() -> ssl.SSLContext:
     # Loading the system CA bundle costs milliseconds; one context serves every delivery.
     return ssl.create_default_context()
+
+
+def _kept(response: http.client.HTTPResponse, names: tuple[str, ...]) -> dict[str, str]:
+    kept = {name.lower(): response.getheader(name) for name in names}
+    return {name: value for name, value in kept.items() if value is not None}
 
 
 def _elapsed_ms(started: float) -> int:
@@ -240,8 +222,12 @@ def post_webhook(
     ssl_context: ssl.SSLContext | None = None,
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     clock: Callable[[], float] = time.time,
+    method: str = "POST",
+    keep_headers: tuple[str, ...] = (),
 ) -> HttpResult:
-    """POST ``body`` to ``url`` once; see the module docstring for the safety rules.
+    """POST ``body`` to ``url`` once (or ``method``: a transformation's PUT, the validation
+    handshake's OPTIONS); see the module docstring for the safety rules. ``keep_headers``: the
+    answer's headers to hand back (``HttpResult.headers``, lower-case names).
 
     Raises PushUrlRejected when the URL may not be called, ValueError for a timeout that is not a
     positive number of milliseconds, a negative ``max_response_bytes`` or a header http.client
@@ -268,10 +254,10 @@ def post_webhook(
     try:
         try:
             connection.connect()
-            connection.request("POST", _request_target(parts.path, parts.query), body, outgoing)
+            connection.request(method, _request_target(parts.path, parts.query), body, outgoing)
             response = connection.getresponse()
         except (OSError, http.client.HTTPException) as error:
-            return HttpResult(None, None, _describe(error, timeout_ms), _elapsed_ms(started), "")
+            return HttpResult(None, None, describe_failure(error, timeout_ms), _elapsed_ms(started), "")
         retry_after_ms = parse_retry_after(response.getheader("Retry-After"), clock())
         chunks: list[bytes] = []
         received_bytes = 0
@@ -285,7 +271,7 @@ def post_webhook(
                 received_bytes += len(chunk)
         except (OSError, http.client.HTTPException) as error:
             # The status has arrived and stands; the body is only kept for the log.
-            body_error = f"{_describe(error, timeout_ms)} reading the response body"
+            body_error = f"{describe_failure(error, timeout_ms)} reading the response body"
         return HttpResult(
             status=response.status,
             retry_after_ms=retry_after_ms,
@@ -293,6 +279,7 @@ def post_webhook(
             latency_ms=_elapsed_ms(started),
             response_excerpt=_excerpt(b"".join(chunks)),
             control_header=response.getheader(CONTROL_HEADER),
+            headers=_kept(response, keep_headers),
         )
     finally:
         connection.close_all()

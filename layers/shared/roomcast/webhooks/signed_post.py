@@ -5,7 +5,7 @@ roomcast never sends raises PushUrlRejected."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from roomcast.catalog import Subscription
 from roomcast.webhooks.answers import HttpResult
@@ -25,13 +25,21 @@ def post_signed(
     policy: PushUrlPolicy,
     now_ms: int,
     traceparent: str | None = None,
+    *,
+    url: str | None = None,
+    method: str = "POST",
+    headers: Mapping[str, str] | None = None,
 ) -> HttpResult:
-    """``traceparent``: the publish's W3C trace context, sent as the header of that name."""
+    """``traceparent``: the publish's W3C trace context, sent as the header of that name. ``url``,
+    ``method`` and ``headers``: a transformation's (the subscription's URL and POST otherwise) and
+    the format's (a CloudEvent's content type and ``ce-*`` headers), over the signature's."""
     secrets = [s.secret for s in subscription.signing_secrets if s.active(now_ms)]
-    headers = webhook_headers(message_id, now_ms // 1000, body, secrets, correlation_id)
+    sent = webhook_headers(message_id, now_ms // 1000, body, secrets, correlation_id)
     if traceparent is not None:
-        headers["traceparent"] = traceparent
+        sent["traceparent"] = traceparent
+    sent |= headers or {}
+    target = url or subscription.push_url or ""
     try:
-        return post(subscription.push_url or "", body, headers, subscription.request_timeout_ms, policy)
+        return post(target, body, sent, subscription.request_timeout_ms, policy, method=method)
     except PushUrlUnresolvable as unresolved:
         return HttpResult(None, None, str(unresolved), 0, "")

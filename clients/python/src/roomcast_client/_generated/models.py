@@ -184,7 +184,7 @@ class Delivery(ApiModel):
     status: Annotated[
         str,
         Field(
-            description="`scheduled` until a scheduled message's time, then `pending`; `cancelled` (final) when it was cancelled before; `aborted` (final) when the receiver answered `webhook-delivery: abort`."
+            description="`scheduled` until a scheduled message's time, then `pending`; `cancelled` (final) when it was cancelled before; `aborted` (final) when the receiver answered `webhook-delivery: abort`; `filtered` (final) when its subscription's transformation cancelled it."
         ),
     ]
     attempts: Annotated[int, Field(description="Attempts made so far (a first-try success counts 1).")]
@@ -827,6 +827,30 @@ class Subscription(ApiModel):
         bool, Field(description="Whether it gets a key's messages one at a time, in order.")
     ] = False
     on_dead_key: Annotated[Literal["pause", "skip"], Field(alias="onDeadKey")] = "pause"
+    format: Annotated[
+        Literal["standard", "cloudevents"] | None, Field(description="PUSH: how its webhooks look.")
+    ] = None
+    cloud_events_mode: Annotated[
+        Literal["structured", "binary"] | None,
+        Field(alias="cloudEventsMode", description="PUSH, format cloudevents only."),
+    ] = None
+    validation_handshake: Annotated[
+        bool | None,
+        Field(
+            alias="validationHandshake",
+            description="PUSH: whether its receiver is asked first (on create, on a URL change).",
+        ),
+    ] = None
+    transformation: Annotated[
+        str | None, Field(description="PUSH: its transformation's source; null: none.")
+    ] = None
+    transformation_version: Annotated[
+        int | None,
+        Field(
+            alias="transformationVersion",
+            description="PUSH: the version of its transformation (GET …/transformation for the previous one).",
+        ),
+    ] = None
     disabled_reason: Annotated[
         str | None, Field(alias="disabledReason", description="Why it is disabled; null otherwise.")
     ] = None
@@ -898,6 +922,37 @@ class TestEventSent(ApiModel):
     event_type: Annotated[str, Field(alias="eventType")]
     event_version: Annotated[str, Field(alias="eventVersion")]
     payload: Any = None
+
+
+class TransformationTestResult(ApiModel):
+    outcome: Annotated[
+        Literal["transformed", "cancelled", "failed"],
+        Field(
+            description="`transformed`: the delivery would carry `payload`; `cancelled`: it would end `filtered`; `failed`: the attempt would fail with `error` (and be retried)."
+        ),
+    ]
+    version: Annotated[int | None, Field(description="The version run; null: a candidate source.")] = None
+    payload: Any | None = None
+    url: str | None = None
+    method: str | None = None
+    headers: dict[str, str] | None = None
+    error: str | None = None
+
+
+class TransformationVersion(ApiModel):
+    version: Annotated[int, Field(description="Counts up from 1 for each subscription; never reused.")]
+    source: str
+    created_at: Annotated[str, Field(alias="createdAt")]
+
+
+class TransformationView(ApiModel):
+    current: Annotated[
+        TransformationVersion | None, Field(description="What runs on each delivery; null: none.")
+    ] = None
+    previous: Annotated[
+        TransformationVersion | None,
+        Field(description="What a rollback makes current again; null: none kept."),
+    ] = None
 
 
 class Validated(ApiModel):

@@ -1,0 +1,1 @@
+"""A subscription's transformation: its versions, a rollback and a dry run."""
