@@ -52,6 +52,9 @@ SEMANTIC_REFUSALS = frozenset(
         "unknown_event_type",  # a test event of an event type the tenant's catalog does not have
         "invalid_transformation",  # JavaScript that does not compile, loops, or defines no handler
         "handshake_refused",  # a receiver that did not consent to the validation handshake
+        "invalid_destination",  # an ARN of another service or partition, a standard queue for ordering
+        "shape_mismatch",  # cloudEventsMode without format cloudevents; a webhook's format for a destination
+        "destination_refused",  # an AWS destination whose role or target refused the test message
     }
 )
 # Refusals that depend on the stored subscription's type, so only a PATCH can meet them.

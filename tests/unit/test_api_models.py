@@ -288,6 +288,7 @@ def test_each_subscription_types_create_schema_documents_only_its_own_fields() -
         "format",
         "cloudEventsMode",
         "validationHandshake",
+        "destination",
     }
     assert pull - push == {"ackWaitMs"}
 

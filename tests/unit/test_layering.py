@@ -26,6 +26,7 @@ CAPABILITIES = [
     "filters",
     "event_types",
     "transformations",
+    "destinations",
     "catalog",
     "webhooks",
     "messages",

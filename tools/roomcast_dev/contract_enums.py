@@ -52,6 +52,7 @@ ENUMERATIONS = (
     Enumeration(
         "TransformationOutcome", "TRANSFORMATION_OUTCOMES", _at("TransformationTestResult", "outcome")
     ),
+    Enumeration("DestinationKind", "DESTINATION_KINDS", _at("DestinationBody", "kind")),
     Enumeration("CloudEventsMode", "CLOUD_EVENTS_MODES", _at("PushSubscriptionCreate", "cloudEventsMode")),
     Enumeration("OrderingKeyStatus", "ORDERING_KEY_STATUSES", _at("OrderingKeyView", "status")),
     Enumeration("NackOutcomeKind", "NACK_OUTCOMES", _at("NackOutcome", "outcome")),

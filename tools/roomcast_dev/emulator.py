@@ -6,6 +6,7 @@ and tests the same emulator.
 - SQS sends and receives that do not scan the queue (``moto_fast_sends``);
 - DynamoDB queries that read their partition, not the whole table (``moto_fast_queries``);
 - PartiQL INSERT batches as DynamoDB runs them (``moto_partiql``);
+- AssumeRole checking the role's trust policy and external ID (``moto_trust``);
 - moto's package listed once, not on every request (``moto_dispatch``);
 - werkzeug's line per request not logged (it is formatted even where it goes nowhere).
 """
@@ -19,6 +20,7 @@ from roomcast_dev.moto_dispatch import list_moto_modules_once
 from roomcast_dev.moto_fast_queries import queries_read_their_partition
 from roomcast_dev.moto_fast_sends import sqs_calls_without_scanning_the_queue
 from roomcast_dev.moto_partiql import batch_inserts_as_dynamodb_runs_them
+from roomcast_dev.moto_trust import assume_role_checks_trust
 
 
 def patch_moto(*, atomic_dynamodb: bool = True) -> None:
@@ -30,4 +32,5 @@ def patch_moto(*, atomic_dynamodb: bool = True) -> None:
     queries_read_their_partition()
     batch_inserts_as_dynamodb_runs_them()
     list_moto_modules_once()
+    assume_role_checks_trust()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)

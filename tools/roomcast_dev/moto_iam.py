@@ -71,6 +71,12 @@ def register_role(access_key_id: str, role_name: str, policies: Iterable[dict[st
     _ROLES[access_key_id] = (role_name, tuple(IAMPolicy(json.dumps(policy)) for policy in policies))
 
 
+def registered_role_name(authorization: str) -> str | None:
+    """The function's role whose key signed a request (its Authorization header), or None."""
+    found = _CREDENTIAL.search(authorization)
+    return None if found is None or found.group(1) not in _ROLES else _ROLES[found.group(1)][0]
+
+
 def enforce_registered_roles() -> None:
     """Check every call made with a registered key against its role (idempotent)."""
     from moto.core.authorization import ActionAuthenticatorMixin
@@ -136,6 +142,8 @@ def _checks(service: str, action: str, response: Any, resource: str) -> list[tup
     """(IAM action, resource ARN) pairs the request needs, all of them."""
     if service == "sqs":  # a batch needs its single action (AWS has no sqs:SendMessageBatch)
         action = action.removesuffix("Batch")
+    if service == "sts":  # the query protocol: the role to assume is a parameter of the request
+        return [(f"sts:{action}", str(response._get_param("RoleArn") or "*"))]
     if resource != "*" or service not in (*_JSON_SERVICES, "sqs", "scheduler", "sns"):
         return [(f"{service}:{action}", resource)]
     body: dict[str, Any] = response.body if isinstance(response.body, dict) else _json_body(response.raw_body)

@@ -122,10 +122,12 @@ def rooms_service() -> RoomsService:
 
 def subscriptions_service() -> SubscriptionsService:
     from management_api.subscriptions.service import SubscriptionsService
-    from roomcast.webhooks import PushUrlPolicy
+    from roomcast.destinations import DestinationSender, partition_of_region
+    from roomcast.webhooks import PushUrlPolicy, system_resolver
 
     policy = PushUrlPolicy(allow_loopback=settings().allow_loopback_push_urls)
-    return SubscriptionsService(catalog(), queue_admin(), outbox(), policy)
+    aws = (DestinationSender(), partition_of_region(settings().region))
+    return SubscriptionsService(catalog(), queue_admin(), outbox(), policy, system_resolver, aws)
 
 
 def transformations_service() -> TransformationsService:

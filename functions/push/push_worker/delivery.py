@@ -58,6 +58,8 @@ class PushDelivery:
     apply: PushApply
     push_url_policy: PushUrlPolicy
     post: PostWebhook = post_webhook
+    # Sends into AWS destinations (push_worker.aws_destination); None: this container has none.
+    into_aws: Callable[[Envelope, Ready, int], Plan] | None = None
     clock: Callable[[], int] = now_ms
     random_fraction: Callable[[], float] = random.random
 
@@ -111,6 +113,8 @@ class PushDelivery:
 
     def _request(self, envelope: Envelope, attempt: Ready, started: int) -> Plan:
         subscription = attempt.subscription
+        if subscription.destination is not None and self.into_aws is not None:
+            return self.into_aws(envelope, attempt, started)
         try:
             outgoing = outgoing_webhook(envelope, subscription)
         except TransformationFailed as failed:

@@ -7,12 +7,14 @@ from functools import cache, partial
 
 from push_worker.admission import FlowControl
 from push_worker.apply import PushApply
+from push_worker.aws_destination import DestinationDelivery
 from push_worker.batch_catalog import BatchCatalog
 from push_worker.delivery import PushDelivery
 from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
 from push_worker.long_waits import LongWaits
 from roomcast import wiring
+from roomcast.destinations import DestinationSender
 from roomcast.flow import FlowTable
 from roomcast.webhooks import PushUrlPolicy
 
@@ -34,4 +36,7 @@ def push_delivery() -> PushDelivery:
     flow_control = FlowControl(FlowTable(settings.table_name))
     lanes = Lanes(catalog, batch_catalog, addresses)
     policy = PushUrlPolicy(allow_loopback=settings.allow_loopback_push_urls)
-    return PushDelivery(batch_catalog, messages, flow_control, health, lanes, apply, policy)
+    into_aws = DestinationDelivery(DestinationSender(), health, lanes)
+    return PushDelivery(
+        batch_catalog, messages, flow_control, health, lanes, apply, policy, into_aws=into_aws
+    )

@@ -250,12 +250,14 @@ def after_answer(
     started_at_ms: int,
     finished_at_ms: int,
     random_fraction: float,
+    event: AttemptEvent = AttemptEvent.POST,
 ) -> Deliver | Abort | RetryAt | Expire | End:
-    """What the subscriber's answer (or its absence) leads to; the attempt goes into the history."""
+    """What the subscriber's answer (or its absence) leads to; the attempt (``event``: a webhook's
+    POST, or a send into an AWS destination) goes into the history."""
     error = result.error or (f"HTTP {result.status}" if result.status and result.status >= 300 else None)
     made = Attempt(
         envelope.attempt,
-        AttemptEvent.POST,
+        event,
         iso_from_ms(started_at_ms),
         result.latency_ms,
         result.status,

@@ -23,7 +23,15 @@ from roomcast.webhooks import (
     structured,
 )
 
-__all__ = ["Cancelled", "Outgoing", "PostWebhook", "WebhookBody", "outgoing_webhook", "send_webhook"]
+__all__ = [
+    "Cancelled",
+    "Outgoing",
+    "PostWebhook",
+    "WebhookBody",
+    "outgoing_webhook",
+    "send_webhook",
+    "transformed",
+]
 
 Transform = Callable[[str, WebhookShape], Transformed]
 
@@ -76,18 +84,27 @@ class Cancelled:
     version: int
 
 
+def transformed(
+    envelope: Envelope, subscription: Subscription, transform: Transform = run_transformation
+) -> Transformed | Cancelled:
+    """The envelope as its subscription's transformation leaves it (TransformationFailed when that
+    fails); a webhook's has its URL, method and headers, an AWS destination's its payload only."""
+    transformation, payload = subscription.transformation, envelope.payload
+    if transformation is None:
+        return Transformed(payload)
+    url = subscription.push_url if subscription.destination is None else None
+    changed = transform(transformation.source, WebhookShape(envelope.event_type, payload, url))
+    return Cancelled(transformation.version) if changed.cancel else changed
+
+
 def outgoing_webhook(
     envelope: Envelope, subscription: Subscription, transform: Transform = run_transformation
 ) -> Outgoing | Cancelled:
     """The request for this envelope: transformed first (TransformationFailed when the
     transformation fails), then shaped in the subscription's format."""
-    transformation, payload = subscription.transformation, envelope.payload
-    changed = Transformed(payload)
-    if transformation is not None:
-        shape = WebhookShape(envelope.event_type, payload, subscription.push_url)
-        changed = transform(transformation.source, shape)
-        if changed.cancel:
-            return Cancelled(transformation.version)
+    changed = transformed(envelope, subscription, transform)
+    if isinstance(changed, Cancelled):
+        return changed
     body, headers = _formatted(replace(WebhookBody.of(envelope), payload=changed.payload), subscription)
     return Outgoing(body, changed.headers | headers, changed.url, changed.method)
 

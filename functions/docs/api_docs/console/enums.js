@@ -9,7 +9,7 @@
 export const DELIVERY_STATUSES = Object.freeze(["scheduled", "waiting", "pending", "retrying", "delivered", "dead", "expired", "cleared", "cancelled", "aborted", "filtered"]);
 
 // AttemptView.event
-export const ATTEMPT_EVENTS = Object.freeze(["post", "pull", "ack", "nack", "ack_wait_expired"]);
+export const ATTEMPT_EVENTS = Object.freeze(["post", "send", "pull", "ack", "nack", "ack_wait_expired"]);
 
 // JobView.kind
 export const JOB_KINDS = Object.freeze(["clear-deliveries", "purge-dead-letters", "replay-dead-letters", "delete-room", "retry-deliveries"]);
@@ -31,6 +31,9 @@ export const WEBHOOK_FORMATS = Object.freeze(["standard", "cloudevents"]);
 
 // TransformationTestResult.outcome
 export const TRANSFORMATION_OUTCOMES = Object.freeze(["transformed", "cancelled", "failed"]);
+
+// DestinationBody.kind
+export const DESTINATION_KINDS = Object.freeze(["sqs", "eventbridge", "sns"]);
 
 // PushSubscriptionCreate.cloudEventsMode
 export const CLOUD_EVENTS_MODES = Object.freeze(["structured", "binary"]);

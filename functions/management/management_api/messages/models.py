@@ -127,12 +127,13 @@ class MessageList(BaseModel):
 
 
 class AttemptView(ResponseModel):
-    """One entry of a delivery's history: a webhook request (PUSH), or a hand-out, ack, nack or
-    ack-wait expiry (PULL)."""
+    """One entry of a delivery's history: a webhook request or a send into an AWS destination
+    (PUSH; a send's error begins with AWS's error code), or a hand-out, ack, nack or ack-wait
+    expiry (PULL)."""
 
     subscriptionId: str
     attempt: int = Field(description="0 for the first delivery.")
-    event: Literal["post", "pull", "ack", "nack", "ack_wait_expired"]
+    event: Literal["post", "send", "pull", "ack", "nack", "ack_wait_expired"]
     startedAt: str
     durationMs: int | None = None
     httpStatus: int | None = None

@@ -33,3 +33,10 @@ PUSH_EXAMPLE: dict[str, Any] = {
     "createdAt": "2026-11-22T10:00:00.000Z",
     "updatedAt": "2026-11-22T10:00:00.000Z",
 }
+
+DESTINATION_EXAMPLE = {
+    "kind": "sqs",
+    "arn": "arn:aws:sqs:eu-west-1:111122223333:orders",
+    "roleArn": "arn:aws:iam::111122223333:role/roomcast-delivery",
+    "externalId": "acme-7f3c2a",
+}

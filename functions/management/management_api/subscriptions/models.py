@@ -8,9 +8,9 @@ then against the fields of the subscription's own type (``SubscriptionPatch.for_
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -30,6 +30,8 @@ from management_api.fields import (
     TimeoutMs,
 )
 from management_api.ordering_keys.models import OrderingFields
+from management_api.subscriptions.destinations import DestinationBody
+from management_api.subscriptions.examples import DESTINATION_EXAMPLE
 from management_api.subscriptions.shaping import SHAPING_FIELDS, WebhookShaping
 from roomcast.access import CONSUMER_ID_PATTERN
 from roomcast.api import NOT_NULL, ApiModel, SubscriptionId, examples
@@ -127,11 +129,33 @@ class PushSubscriptionCreate(_SubscriptionCreate, _PushControls, WebhookShaping)
             "maxConcurrency": 5,
             "rateLimitPerSecond": 20,
         },
+        {"type": "PUSH", "destination": DESTINATION_EXAMPLE},
+        # A webhook's URL, or an AWS destination: one of the two.
+        schema={"oneOf": [{"required": ["pushUrl"]}, {"required": ["destination"]}]},
     )
 
     type: Literal["PUSH"]
-    pushUrl: PushUrl
+    pushUrl: Annotated[PushUrl | None, NOT_NULL] = Field(
+        default=None, description="A webhook's URL (or give `destination`)."
+    )
+    destination: Annotated[DestinationBody | None, NOT_NULL] = Field(
+        default=None, description="An AWS queue, bus or topic to deliver into instead of a URL."
+    )
     timeoutMs: TimeoutMs | None = None
+
+    @model_validator(mode="after")
+    def _url_or_destination(self) -> Self:
+        """Neither: ``pushUrl`` is missing (as before destinations); both: ``destination`` is one too many."""
+        if self.pushUrl is None and self.destination is None:
+            raise ValidationError.from_exception_data(
+                "PushSubscriptionCreate", [{"type": "missing", "loc": ("pushUrl",), "input": {}}]
+            )
+        if self.pushUrl is not None and self.destination is not None:
+            error = PydanticCustomError("url_or_destination", "give pushUrl or destination, not both")
+            raise ValidationError.from_exception_data(
+                "PushSubscriptionCreate", [{"type": error, "loc": ("destination",), "input": {}}]
+            )
+        return self
 
 
 class PullSubscriptionCreate(_SubscriptionCreate):
@@ -164,6 +188,10 @@ class _SubscriptionPatchFields(Overrides, _PushControls, WebhookShaping, _Filter
 
 class PushSubscriptionPatch(_SubscriptionPatchFields):
     pushUrl: Annotated[PushUrl | None, NOT_NULL] = None
+    destination: Annotated[DestinationBody | None, NOT_NULL] = Field(
+        default=None,
+        description="A new AWS destination (for a subscription that has one): sent a test first.",
+    )
     timeoutMs: TimeoutMs | None = Field(default=None, description="null: back to the default.")
 
 

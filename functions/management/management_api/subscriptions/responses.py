@@ -34,6 +34,10 @@ class SubscriptionResponse(Overrides, ResponseModel):
     )
     consumerId: str | None = Field(default=None, description="The customer it belongs to; null: none named.")
     pushUrl: str | None = None
+    destination: dict[str, str] | None = Field(
+        default=None,
+        description="PUSH: its AWS destination (`kind`, `arn`, `roleArn`, `externalId`); null: a URL.",
+    )
     timeoutMs: int | None = None
     ackWaitMs: int | None = None
     maxConcurrency: int | None = None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from management_api.common import updated_now
 from management_api.filters.policy import checked_policy
+from management_api.subscriptions.destinations import refuse_other_target, with_destination
 from management_api.subscriptions.models import (
     PullSubscriptionCreate,
     PushSubscriptionCreate,
@@ -47,6 +48,9 @@ from roomcast.platform import (
 from roomcast.pull import PullQueueAdmin
 from roomcast.webhooks import PushUrlPolicy, Resolver, check_requested_url, system_resolver
 
+if TYPE_CHECKING:
+    from roomcast.destinations import DestinationSender
+
 
 @dataclass(frozen=True)
 class CreatedSubscription:
@@ -66,6 +70,8 @@ class SubscriptionsService:
     outbox: OutboxQueue
     push_url_policy: PushUrlPolicy
     resolve: Resolver = system_resolver
+    # AWS destinations: what sends their dry run, and the partition they may be in.
+    aws: tuple[DestinationSender | None, str] = (None, "aws")
 
     def create(
         self,
@@ -110,7 +116,8 @@ class SubscriptionsService:
         if subscription.ordered:
             self._check_ordered_room(tenant_id, room_id, subscription_id)
         if isinstance(request, PushSubscriptionCreate):
-            self._check_push_url(request.pushUrl)
+            if request.pushUrl is not None:
+                self._check_push_url(request.pushUrl)
             secret = new_signing_secret()
             subscription = replace(
                 subscription,
@@ -127,6 +134,7 @@ class SubscriptionsService:
             subscription = shaped(
                 subscription, request, given, self.push_url_policy, origin, url_changed=True
             )
+            subscription = with_destination(subscription, request.destination, *self.aws)
             self._add(subscription, chain)
             return CreatedSubscription(subscription, secret)
         ack_wait_ms = request.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS
@@ -174,6 +182,7 @@ class SubscriptionsService:
         changed = changes.model_fields_set
         if current.type is SubscriptionType.PULL:
             refuse_push_only(changed)
+        refuse_other_target(current, changed)
         if not changed:
             return current
         if isinstance(changes, PushSubscriptionPatch) and changes.pushUrl is not None:
@@ -232,6 +241,7 @@ class SubscriptionsService:
             )
             moved = updated.push_url != current.push_url
             updated = shaped(updated, changes, changed, self.push_url_policy, origin, url_changed=moved)
+            updated = with_destination(updated, changes.destination, *self.aws)
         elif "ackWaitMs" in changed:
             updated = replace(updated, ack_wait_ms=changes.ackWaitMs or limits.DEFAULT_ACK_WAIT_MS)
         # A new failover is stored only while the chain it was checked against is unchanged: two

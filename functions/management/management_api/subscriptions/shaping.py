@@ -87,7 +87,7 @@ def shaped(
                     {
                         "field": "body.cloudEventsMode",
                         "problem": "needs format cloudevents",
-                        "type": "not_allowed",
+                        "type": "shape_mismatch",
                     }
                 ],
             )

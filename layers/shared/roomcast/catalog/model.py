@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from roomcast.destinations import Destination
 from roomcast.event_types import UndeclaredEventTypes
 from roomcast.filters import FilterPolicy
 from roomcast.platform import DEFAULT_PUSH_TIMEOUT_MS
@@ -123,8 +124,9 @@ class Subscription:
     updated_at: str
     # Which payloads it receives, beyond its event types (None: every payload).
     filter_policy: FilterPolicy | None = None
-    # PUSH only
+    # PUSH only: a webhook's URL, or an AWS queue, bus or topic (roomcast.destinations)
     push_url: str | None = None
+    destination: Destination | None = None
     timeout_ms: int | None = None
     signing_secrets: tuple[SigningSecret, ...] = field(default=())
     max_concurrency: int | None = None  # webhook requests in flight at once, across invocations

@@ -127,6 +127,7 @@ class Message:
 
 class AttemptEvent(StrEnum):
     POST = "post"  # PUSH: a webhook request
+    SEND = "send"  # PUSH: a send into an AWS destination (an SQS queue, an event bus, an SNS topic)
     PULL = "pull"  # PULL: handed out to a consumer
     ACK = "ack"
     NACK = "nack"

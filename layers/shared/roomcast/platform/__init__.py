@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from roomcast.platform import ids as ids, items as items, limits as limits
     from roomcast.platform.aws import (
         SqsAccess as SqsAccess,
+        client_config as client_config,
         firehose_client as firehose_client,
         scheduler_client as scheduler_client,
         sns_client as sns_client,

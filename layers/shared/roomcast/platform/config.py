@@ -68,6 +68,8 @@ class Settings:
     tenant_request_burst: int = 0
     # The SNS topic alert rules' e-mail notifications go through ("": e-mail not set up).
     alert_topic_arn: str = ""
+    # The function's region (Lambda's AWS_REGION): its partition is the one AWS destinations may be in.
+    region: str = ""
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -129,6 +131,7 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         tenant_requests_per_second=float(rate),
         tenant_request_burst=int(burst),
         alert_topic_arn=environ.get("ALERT_TOPIC_ARN", ""),
+        region=environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION", ""),
     )
 
 

@@ -85,7 +85,7 @@ def run_transformation(source: str, given: WebhookShape) -> Transformed:
             _load(racer, source)
             left_s = TIME_LIMIT_MS / 1000 - (time.monotonic() - started)
             call = _CALL.format(given=json.dumps(json.dumps(given.to_input())))
-            text = _guarded(lambda: racer.eval(call, timeout_sec=max(left_s, 0.001)))
+            text = _guarded(racer, lambda: racer.eval(call, timeout_sec=max(left_s, 0.001)))
         finally:
             racer.close()
     if not isinstance(text, str):
@@ -94,7 +94,7 @@ def run_transformation(source: str, given: WebhookShape) -> Transformed:
 
 
 def _load(racer: MiniRacer, source: str) -> None:
-    _guarded(lambda: racer.eval(source, timeout_sec=TIME_LIMIT_MS / 1000))
+    _guarded(racer, lambda: racer.eval(source, timeout_sec=TIME_LIMIT_MS / 1000))
 
 
 def _isolate() -> MiniRacer:
@@ -105,12 +105,13 @@ def _isolate() -> MiniRacer:
     return racer
 
 
-def _guarded[T](run: Callable[[], T]) -> T:
+def _guarded[T](racer: MiniRacer, run: Callable[[], T]) -> T:
     from py_mini_racer import JSEvalException, JSOOMException, JSParseException, JSTimeoutException
 
     try:
         return run()
     except JSTimeoutException as error:
+        _settle(racer)
         raise TransformationFailed(f"ran past its {TIME_LIMIT_MS} ms limit") from error
     except JSOOMException as error:
         raise TransformationFailed(f"ran past its {MEMORY_LIMIT_BYTES // 2**20} MiB memory limit") from error
@@ -118,6 +119,15 @@ def _guarded[T](run: Callable[[], T]) -> T:
         raise TransformationFailed(f"does not compile: {_first_line(error)}") from error
     except JSEvalException as error:
         raise TransformationFailed(f"threw: {_first_line(error)}") from error
+
+
+def _settle(racer: MiniRacer) -> None:
+    """Wait for V8 to finish stopping a run it timed out (a moment): its late answer would
+    otherwise reach an isolate already closed, which mini-racer reports as an ignored error."""
+    try:
+        racer.eval("0", timeout_sec=1)
+    except Exception:  # the isolate is closed next either way
+        return
 
 
 def _first_line(error: Exception) -> str:

@@ -40,13 +40,14 @@ class DeliveryStatus(StrEnum):
     FILTERED = "filtered"
 
 
-ATTEMPT_EVENTS: Final = ("post", "pull", "ack", "nack", "ack_wait_expired")
+ATTEMPT_EVENTS: Final = ("post", "send", "pull", "ack", "nack", "ack_wait_expired")
 
 
 class AttemptEvent(StrEnum):
     """The values of AttemptView.event in openapi.json."""
 
     POST = "post"
+    SEND = "send"
     PULL = "pull"
     ACK = "ack"
     NACK = "nack"
@@ -133,6 +134,17 @@ class TransformationOutcome(StrEnum):
     TRANSFORMED = "transformed"
     CANCELLED = "cancelled"
     FAILED = "failed"
+
+
+DESTINATION_KINDS: Final = ("sqs", "eventbridge", "sns")
+
+
+class DestinationKind(StrEnum):
+    """The values of DestinationBody.kind in openapi.json."""
+
+    SQS = "sqs"
+    EVENTBRIDGE = "eventbridge"
+    SNS = "sns"
 
 
 CLOUD_EVENTS_MODES: Final = ("structured", "binary")

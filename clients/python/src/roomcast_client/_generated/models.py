@@ -814,6 +814,10 @@ class Subscription(ApiModel):
         str | None, Field(alias="consumerId", description="The customer it belongs to; null: none named.")
     ] = None
     push_url: Annotated[str | None, Field(alias="pushUrl")] = None
+    destination: Annotated[
+        dict[str, str] | None,
+        Field(description="PUSH: its AWS destination (`kind`, `arn`, `roleArn`, `externalId`); null: a URL."),
+    ] = None
     timeout_ms: Annotated[int | None, Field(alias="timeoutMs")] = None
     ack_wait_ms: Annotated[int | None, Field(alias="ackWaitMs")] = None
     max_concurrency: Annotated[int | None, Field(alias="maxConcurrency")] = None
