@@ -19,6 +19,7 @@ from bench import (
     pull_throughput,
     push,
     rule_budget,
+    transformations,
 )
 
 # Figures that measured the emulator or the JVM rather than roomcast's code: still printed, no
@@ -41,6 +42,7 @@ def main() -> int:
         **deliver_at.run(),
         **ordering.run(),
         **compaction.run(),
+        **transformations.run(),
     }
     print("\n## Targets\n")
     for name, met in verdicts.items():

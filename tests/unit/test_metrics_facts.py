@@ -207,3 +207,27 @@ def test_a_tally_counts_in_the_subscription_its_room_and_its_tenant_by_minute_an
     opens = carried.opens[(open_partition(Scope.room(TENANT, ROOM)), open_sort_key(PUBLISHED_MS))]
     assert opens == Counter({"m00": 1, "open": 1})  # two opened, one closed
     assert (carried.first_sequence, carried.last_sequence) == ("7".zfill(40), "12".zfill(40))
+
+
+def test_sends_into_an_aws_destination_count_as_attempts_failed_by_their_error_and_filtered_ends() -> None:
+    # Given: a send that failed (no status, AWS's error), then one that got through, and another
+    # destination whose transformation cancelled the message
+    failed = Attempt(0, AttemptEvent.SEND, iso_from_ms(PUBLISHED_MS + 100), 8, None, "AccessDenied: no")
+    sent = Attempt(1, AttemptEvent.SEND, iso_from_ms(PUBLISHED_MS + 2_000), 5)
+    retrying = delivery_to_item(_record(SUB_A, DeliveryStatus.RETRYING, 1, failed))
+    delivered = delivery_to_item(_record(SUB_A, DeliveryStatus.DELIVERED, 2, failed, sent))
+    filtered = delivery_to_item(_record(SUB_B, DeliveryStatus.FILTERED, 0))
+
+    # When
+    first = facts_of(Change(None, retrying, 0))
+    second = facts_of(Change(retrying, delivered, 0))
+    ended = facts_of(Change(None, filtered, 0))
+
+    # Then
+    assert _counts(first)[(SUB_A, Count.ATTEMPTS, 0)] == 1
+    assert _counts(first)[(SUB_A, Count.FAILED_ATTEMPTS, 0)] == 1
+    assert _counts(second)[(SUB_A, Count.ATTEMPTS, 0)] == 1
+    assert _counts(second)[(SUB_A, Count.FAILED_ATTEMPTS, 0)] == 0
+    assert _counts(second)[(SUB_A, Count.DELIVERED, 0)] == 1
+    assert [f.value_ms for f in second if f.sample is Sample.ATTEMPT_LATENCY_MS] == [5]
+    assert _counts(ended)[(SUB_B, Count.FILTERED_OUT, 0)] == 1

@@ -12,6 +12,8 @@ import { timeline } from "./timeline.js";
 
 function attemptOutcome(attempt) {
   if (attempt.event === "post") return attempt.httpStatus >= 200 && attempt.httpStatus < 300 ? "ok" : "failed";
+  // A send into an AWS destination: no status; its error (AWS's code first) says it failed.
+  if (attempt.event === "send") return attempt.error ? "failed" : "ok";
   return attempt.event === "ack" ? "ok" : attempt.event === "pull" ? "planned" : "failed";
 }
 

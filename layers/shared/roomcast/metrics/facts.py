@@ -109,10 +109,13 @@ def _message_facts(old: items.Item | None, new: items.Item, at_ms: int) -> Itera
 
 def _attempt_facts(record: Delivery, attempt: Attempt) -> Iterator[Fact]:
     place, at_ms = _place(record), ms_from_iso(attempt.started_at)
-    if attempt.event in (AttemptEvent.POST, AttemptEvent.PULL):
+    if attempt.event in (AttemptEvent.POST, AttemptEvent.SEND, AttemptEvent.PULL):
         yield Fact(place, at_ms, Count.ATTEMPTS)
-    if attempt.event is AttemptEvent.POST:
-        answered = attempt.http_status is not None and 200 <= attempt.http_status < 300
+    if attempt.event in (AttemptEvent.POST, AttemptEvent.SEND):
+        # A webhook's answer is 2xx; a send into an AWS destination has no status, only an error.
+        answered = attempt.event is AttemptEvent.SEND or (
+            attempt.http_status is not None and 200 <= attempt.http_status < 300
+        )
         if not answered or attempt.error is not None:
             yield Fact(place, at_ms, Count.FAILED_ATTEMPTS)
         if attempt.duration_ms is not None:
