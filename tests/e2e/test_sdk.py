@@ -41,6 +41,31 @@ webhook_servers = webhook_server.webhook_servers
 ORDER_CREATED = {"name": "order.created", "versions": ["1"]}
 
 
+def test_a_transformations_versions_rollback_and_dry_run(
+    client: Client, webhook_servers: WebhookServers
+) -> None:
+    # Given: a PUSH subscription whose transformation changed once
+    room = client.rooms.create(name="orders")
+    rename = "function handler(w) { w.payload = {id: w.payload.orderId}; return w; }"
+    push = client.subscriptions.create(room.id, push_url=webhook_servers().url(), transformation=rename)
+    client.subscriptions.update(room.id, push.id, transformation="function handler(w) { w.cancel = true; }")
+
+    # When
+    before = client.subscriptions.transformation(room.id, push.id)
+    rolled = client.subscriptions.roll_back_transformation(room.id, push.id)
+    tested = client.subscriptions.test_transformation(
+        room.id, push.id, event_type="order.created", payload={"orderId": 7}
+    )
+
+    # Then
+    assert before.current is not None
+    assert before.previous is not None
+    assert (before.current.version, before.previous.version) == (2, 1)
+    assert rolled.current is not None
+    assert rolled.current.source == rename
+    assert (tested.outcome, tested.version, tested.payload) == ("transformed", 1, {"id": 7})
+
+
 @pytest.fixture
 def client(tenant_a: ApiClient) -> Iterator[Client]:
     with Client(tenant_a.base_url, tenant_a.api_key, max_retries=1) as sdk:

@@ -82,6 +82,9 @@ from roomcast_client._generated.models import (
     SubscriptionCreated,
     SubscriptionMatch,
     TestEventSent,
+    TransformationTestResult,
+    TransformationVersion,
+    TransformationView,
     Validated,
     WebhookMessage,
 )
@@ -177,6 +180,9 @@ __all__ = [
     "SubscriptionCreated",
     "SubscriptionMatch",
     "TestEventSent",
+    "TransformationTestResult",
+    "TransformationVersion",
+    "TransformationView",
     "Validated",
     "WebhookMessage",
 ]

@@ -1,5 +1,5 @@
 """``client.subscriptions``: create, list, get, update, pause, resume, delete, rotate the signing
-secret, preview the retry schedule."""
+secret, preview the retry schedule, a transformation's versions, rollback and dry run."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from roomcast_client.models import (
     Subscription,
     SubscriptionCreated,
     TestEventSent,
+    TransformationTestResult,
+    TransformationView,
 )
 from roomcast_client.resources.common import page_call, room_path, subscription_path
 
@@ -32,10 +34,11 @@ def _patch_subscription(room_id: str, subscription_id: str, fields: Mapping[str,
 class Subscriptions(Resource[E]):
     @operation
     def create(self, /, room_id: str, **fields: Any) -> Call[SubscriptionCreated]:
-        """Subscribe to a room: PUSH with ``push_url`` (the default when one is given), or
-        ``type="PULL"``. A PUSH subscription's answer carries its signing secret, shown only here."""
+        """Subscribe to a room: PUSH with ``push_url`` or an AWS ``destination`` (the default when one
+        is given), or ``type="PULL"``. A PUSH subscription's answer carries its signing secret, shown
+        only here."""
         body = wire_fields(fields)
-        body.setdefault("type", "PUSH" if "pushUrl" in body else "PULL")
+        body.setdefault("type", "PUSH" if "pushUrl" in body or "destination" in body else "PULL")
         return Call(
             "POST",
             f"{room_path(room_id)}/subscriptions",
@@ -122,3 +125,33 @@ class Subscriptions(Resource[E]):
         return Call(
             "GET", f"{subscription_path(room_id, subscription_id)}/schedule", read_model(SchedulePreview)
         )
+
+    @operation
+    def transformation(self, room_id: str, subscription_id: str) -> Call[TransformationView]:
+        """A PUSH subscription's transformation: its current and previous versions."""
+        path = f"{subscription_path(room_id, subscription_id)}/transformation"
+        return Call("GET", path, read_model(TransformationView))
+
+    @operation
+    def roll_back_transformation(self, room_id: str, subscription_id: str) -> Call[TransformationView]:
+        """Make the previous version current again (the replaced one becomes previous)."""
+        path = f"{subscription_path(room_id, subscription_id)}/transformation/rollback"
+        return Call("POST", path, read_model(TransformationView), retry_safe=False)
+
+    @operation
+    def test_transformation(
+        self,
+        room_id: str,
+        subscription_id: str,
+        *,
+        event_type: str,
+        payload: Any,
+        transformation: str | None = None,
+    ) -> Call[TransformationTestResult]:
+        """Dry-run the transformation (or a candidate ``transformation``) on a sample: nothing is
+        saved or sent."""
+        body: dict[str, Any] = {"eventType": event_type, "payload": payload}
+        if transformation is not None:
+            body["transformation"] = transformation
+        path = f"{subscription_path(room_id, subscription_id)}/transformation/test"
+        return Call("POST", path, read_model(TransformationTestResult), json=body)
