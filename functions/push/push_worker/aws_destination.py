@@ -9,16 +9,17 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
-from push_worker.no_answer import cancelled, transformation_failed
+from push_worker.no_answer import shaped_or_unsent
 from push_worker.plans import Deliver, Plan, Ready, after_answer
-from push_worker.webhook import Cancelled, WebhookBody, transformed
+from push_worker.webhook import WebhookBody, transformed
 from roomcast.destinations import DestinationMessage, DestinationSender, SendResult
 from roomcast.messages import Attempt, AttemptEvent, Envelope
 from roomcast.platform import iso_from_ms, now_ms
-from roomcast.transformations import TransformationFailed
+from roomcast.transformations import Transformed
 from roomcast.webhooks import HttpResult
 
 
@@ -35,12 +36,10 @@ class DestinationDelivery:
         destination = subscription.destination
         if destination is None:
             raise ValueError(f"subscription {subscription.id} has no AWS destination")
-        try:
-            changed = transformed(envelope, subscription)
-        except TransformationFailed as failed:
-            return transformation_failed(envelope, attempt, str(failed), started, self.random_fraction())
-        if isinstance(changed, Cancelled):
-            return cancelled(changed.version)
+        shape = partial(transformed, envelope, subscription)
+        changed = shaped_or_unsent(shape, envelope, attempt, started, self.random_fraction())
+        if not isinstance(changed, Transformed):
+            return changed
         body = replace(WebhookBody.of(envelope), payload=changed.payload).to_bytes().decode("utf-8")
         message = DestinationMessage(envelope.message_id, envelope.event_type, body, envelope.ordering_key)
         result = self.sender.send(destination, message)

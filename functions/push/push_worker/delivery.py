@@ -17,13 +17,14 @@ import random
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as WaitedTooLong
 from dataclasses import dataclass
+from functools import partial
 
 from push_worker.admission import Admitted, FlowControl, HeldBack
 from push_worker.apply import PushApply
 from push_worker.batch_catalog import BatchCatalog
 from push_worker.health import EndpointHealth
 from push_worker.lanes import Lanes
-from push_worker.no_answer import cancelled, refused_url, transformation_failed
+from push_worker.no_answer import refused_url, shaped_or_unsent
 from push_worker.plans import (
     Hold,
     Known,
@@ -34,13 +35,12 @@ from push_worker.plans import (
     before_request,
     needs_record,
 )
-from push_worker.webhook import Cancelled, PostWebhook, outgoing_webhook, send_webhook
+from push_worker.webhook import Outgoing, PostWebhook, outgoing_webhook, send_webhook
 from roomcast.catalog import Lane, takeover_delay_ms
 from roomcast.flow import held_back_delay_ms
 from roomcast.log import DeliveryOutcome
 from roomcast.messages import Envelope, MessageRecords
 from roomcast.platform import logger, now_ms
-from roomcast.transformations import TransformationFailed
 from roomcast.webhooks import AnswerClass, PushUrlPolicy, PushUrlRejected, classify, post_webhook
 
 # The webhook requests of this container. A request the fast lane stopped waiting for keeps its
@@ -115,12 +115,10 @@ class PushDelivery:
         subscription = attempt.subscription
         if subscription.destination is not None and self.into_aws is not None:
             return self.into_aws(envelope, attempt, started)
-        try:
-            outgoing = outgoing_webhook(envelope, subscription)
-        except TransformationFailed as failed:
-            return transformation_failed(envelope, attempt, str(failed), started, self.random_fraction())
-        if isinstance(outgoing, Cancelled):
-            return cancelled(outgoing.version)
+        shape = partial(outgoing_webhook, envelope, subscription)
+        outgoing = shaped_or_unsent(shape, envelope, attempt, started, self.random_fraction())
+        if not isinstance(outgoing, Outgoing):
+            return outgoing
         try:
             result = send_webhook(self.post, outgoing, envelope, subscription, self.push_url_policy, started)
         except PushUrlRejected as refused:

@@ -5,9 +5,13 @@ push_worker.plans is."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from push_worker.plans import Abort, Deliver, End, Expire, Filter, Ready, RetryAt, after_answer
+from push_worker.webhook import Cancelled
 from roomcast.messages import Attempt, AttemptEvent, Envelope
 from roomcast.platform import iso_from_ms
+from roomcast.transformations import TransformationFailed
 from roomcast.webhooks import HttpResult
 
 
@@ -33,3 +37,15 @@ def transformation_failed(
     if isinstance(plan, Deliver | Abort):  # no answer: neither can come of it
         raise AssertionError(plan)
     return plan
+
+
+def shaped_or_unsent[T](
+    shape: Callable[[], T | Cancelled], envelope: Envelope, attempt: Ready, at_ms: int, fraction: float
+) -> T | Filter | RetryAt | Expire | End:
+    """What ``shape`` makes of the envelope (a webhook's request, an AWS destination's body), or the
+    plan when its transformation cancelled it or failed: one rule for both kinds of PUSH."""
+    try:
+        shaped = shape()
+    except TransformationFailed as failed:
+        return transformation_failed(envelope, attempt, str(failed), at_ms, fraction)
+    return cancelled(shaped.version) if isinstance(shaped, Cancelled) else shaped

@@ -95,7 +95,10 @@ def shaped(
     if "validationHandshake" in changed:
         updated = replace(updated, validation_handshake=given.validationHandshake is True)
     if "transformation" in changed:
-        if given.transformation is not None:
+        unchanged = (
+            current.transformation is not None and current.transformation.source == given.transformation
+        )
+        if given.transformation is not None and not unchanged:  # the current one was checked when kept
             check_source(given.transformation)
         kept = (current.transformation, current.previous_transformation)
         now, given_so_far = now_iso(), current.transformation_versions

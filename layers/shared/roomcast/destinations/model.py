@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 
 class DestinationKind(StrEnum):
@@ -55,7 +56,7 @@ class Destination:
     role_arn: str
     external_id: str
 
-    @property
+    @cached_property
     def target(self) -> Arn:
         parsed = Arn.parse(self.arn)
         if parsed is None:

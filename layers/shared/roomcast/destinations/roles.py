@@ -1,6 +1,7 @@
 """The customer's role, assumed with its external ID, and the clients made with its credentials:
 cached per container (per role, external ID, service and region) until five minutes before the
-credentials expire. Thread-safe: a push batch's deliveries share them."""
+credentials expire. Thread-safe: a push batch's deliveries share them, and one role's AssumeRole
+(a network call) holds up only the sends that need that role."""
 
 from __future__ import annotations
 
@@ -40,14 +41,16 @@ class AssumedRoles:
         self._sts = sts or _sts_client
         self._clock = clock
         self._held: dict[tuple[str, str], _Held] = {}
-        self._lock = threading.Lock()
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._locks_lock = threading.Lock()
 
     def client(self, role_arn: str, external_id: str, service: str, region: str) -> Any:
-        with self._lock:
-            held = self._held.get((role_arn, external_id))
+        key = (role_arn, external_id)
+        with self._lock_of(key):
+            held = self._held.get(key)
             if held is None or self._clock() >= held.renew_at:
                 held = self._assume(role_arn, external_id)
-                self._held[(role_arn, external_id)] = held
+                self._held[key] = held
             made = held.clients.get((service, region))
             if made is None:
                 made = _client_as(held.credentials, service, region)
@@ -56,8 +59,13 @@ class AssumedRoles:
 
     def forget(self, role_arn: str, external_id: str) -> None:
         """Drop a role's credentials (after AWS refused them): the next send assumes it again."""
-        with self._lock:
-            self._held.pop((role_arn, external_id), None)
+        key = (role_arn, external_id)
+        with self._lock_of(key):
+            self._held.pop(key, None)
+
+    def _lock_of(self, key: tuple[str, str]) -> threading.Lock:
+        with self._locks_lock:
+            return self._locks.setdefault(key, threading.Lock())
 
     def _assume(self, role_arn: str, external_id: str) -> _Held:
         from botocore.exceptions import ClientError
