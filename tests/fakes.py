@@ -246,10 +246,13 @@ class FakeMessages:
     def mark_sends_done(self, tenant_id: str, units: Sequence[str]) -> None:
         self.done_marks.update((tenant_id, unit) for unit in units)
 
-    def take_ordering_numbers(self, tenant_id: str, room_id: str, ordering_key: str, count: int) -> int:
-        key = (tenant_id, room_id, ordering_key)
-        self.ordering_numbers[key] = self.ordering_numbers.get(key, 0) + count
-        return self.ordering_numbers[key]
+    def take_ordering_numbers(
+        self, tenant_id: str, room_id: str, counts: Mapping[str, int]
+    ) -> dict[str, int]:
+        for ordering_key, count in counts.items():
+            key = (tenant_id, room_id, ordering_key)
+            self.ordering_numbers[key] = self.ordering_numbers.get(key, 0) + count
+        return {k: self.ordering_numbers[(tenant_id, room_id, k)] for k in counts}
 
     def sends_done(self, tenant_id: str, units: Sequence[str]) -> set[str]:
         return {unit for unit in units if (tenant_id, unit) in self.done_marks}

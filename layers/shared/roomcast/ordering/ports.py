@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 from roomcast.ordering.model import KeyRef
@@ -13,4 +14,6 @@ class KeyLines(Protocol):
 
 
 class KeyNumberRecords(Protocol):
-    def take_ordering_numbers(self, tenant_id: str, room_id: str, ordering_key: str, count: int) -> int: ...
+    def take_ordering_numbers(
+        self, tenant_id: str, room_id: str, counts: Mapping[str, int]
+    ) -> dict[str, int]: ...

@@ -11,7 +11,7 @@ messages follow roomcast.publishing.keyed_messages."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import KW_ONLY, dataclass, replace
 
@@ -28,9 +28,6 @@ from roomcast.publishing.plans import BatchPlan, Planned, first_records, plan_ba
 
 # The publish check is sent while the room is read (both before anything is stored).
 _CHECKS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="publish-check")
-# A batch's ordering numbers, one counter write per key, side by side: a batch of 100 keys waits
-# for four rounds of them rather than twenty-five (within the SDK's connection pool).
-_NUMBERS = ThreadPoolExecutor(max_workers=25, thread_name_prefix="ordering-numbers")
 
 
 def internal_error() -> RoomcastError:
@@ -78,7 +75,8 @@ class Publisher(MessageSending):
         now = self.clock()
         plan = plan_batch(request_id, message_ids, room, subscriptions, publications, admissions, now)
         wanted = numbers_wanted(plan.messages)
-        plan = plan.with_messages(number_in_lines(plan.messages, self._take(tenant_id, room_id, wanted)))
+        last = self.numbers.take_ordering_numbers(tenant_id, room_id, wanted) if wanted else {}
+        plan = plan.with_messages(number_in_lines(plan.messages, last))
         # Store, send, record.
         results = plan.results
         to_send, complete, anew = self._store(tenant_id, plan, publications, subscriptions, direct, now)
@@ -183,14 +181,6 @@ class Publisher(MessageSending):
                 )
                 checked = False
         return room, subscriptions, checked
-
-    def _take(self, tenant_id: str, room_id: str, counts: Mapping[str, int]) -> dict[str, int]:
-        """Each key's fresh numbers (the last of them), one counter write per key, side by side."""
-        keys = list(counts)
-        taken = _NUMBERS.map(
-            lambda key: self.numbers.take_ordering_numbers(tenant_id, room_id, key, counts[key]), keys
-        )
-        return dict(zip(keys, taken, strict=True))
 
     def _record_sent(self, tenant_id: str, units: Sequence[str]) -> None:
         """These publish units' first sends are done (the request, and each stored message it
