@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from roomcast.messages.sender import EnvelopeSender
+from roomcast.ordering.model import KeyRef
+from roomcast.ordering.store import OrderingKeys
 from roomcast_dev.template import StackModel
 from roomcast_dev.webhook_receiver import Reply, per_path, statuses
 from tests.integration.conftest import Handler
@@ -355,3 +357,41 @@ def test_replaying_a_paused_keys_dead_message_delivers_it_first_and_the_key_goes
         # Then: the dead message is delivered first, then the key's next one; nothing is paused
         assert [r.json["messageId"] for r in webhook.requests] == [dead, dead, after]
         assert _call(manage, "GET", keys)["orderingKeys"] == []
+
+
+def test_a_stream_batch_sends_its_keys_envelopes_together_and_a_key_alone_is_released_without_a_read(
+    functions: Functions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manage, publish, stream, push = functions.manage, functions.publish, functions.stream, functions.push
+    with webhook_server([200]) as webhook:
+        room, _ = _ordered_subscription(manage, webhook.url())
+        keys = [f"k{n}" for n in range(12)]
+        published = [_publish(publish, room["id"], n, key) for n, key in enumerate(keys)]
+        real_send = EnvelopeSender.send
+        calls: list[int] = []
+
+        def counted(sender: EnvelopeSender, outgoing: Any) -> None:
+            calls.append(len(outgoing))
+            real_send(sender, outgoing)
+
+        monkeypatch.setattr(EnvelopeSender, "send", counted)
+        # When: the outbox reads the twelve arrivals in one batch
+        assert stream.run() == 12
+        # Then: their twelve envelopes went out in one send (ten an SQS call), not one each
+        assert calls == [12]
+        real_read = OrderingKeys.read
+        reads: list[str] = []
+
+        def read_counted(keys: OrderingKeys, ref: KeyRef, lookahead: int = 3) -> Any:
+            reads.append(ref.ordering_key)
+            return real_read(keys, ref, lookahead)
+
+        monkeypatch.setattr(OrderingKeys, "read", read_counted)
+        _deliver(stream, push)
+        assert sorted(r.json["messageId"] for r in webhook.requests) == sorted(published)
+        # and each key, holding its message alone, was released at its ending without reading it
+        assert reads == []
+        # (free for its next message, which goes at once)
+        again = [_publish(publish, room["id"], 100 + n, key) for n, key in enumerate(keys[:3])]
+        _deliver(stream, push)
+        assert sorted(r.json["messageId"] for r in webhook.requests[-3:]) == sorted(again)

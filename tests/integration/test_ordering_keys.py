@@ -15,7 +15,7 @@ import boto3
 
 from roomcast.catalog.model import OnDeadKey
 from roomcast.messages.model import DeliveryStatus
-from roomcast.ordering.model import Arrived, Ended, KeyRef, KeyState, Resumed
+from roomcast.ordering.model import Arrived, Ended, KeyPlan, KeyRef, KeyState, Resumed
 from roomcast.ordering.steps import KeySteps
 from roomcast.ordering.store import OrderingKeys, key_partition, waiting_sort_key
 from roomcast.platform import items
@@ -144,3 +144,86 @@ def test_racing_steps_claim_a_free_key_once(
         sent = [m for m in pool.map(arrive, range(12)) if m is not None]
     # Then exactly one sends, and it sends the oldest
     assert sent == [messages[0]]
+
+
+def test_a_step_writes_only_on_the_head_it_read_even_when_it_looks_the_same_again(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    keys = _keys(stack_model, function_handler)
+    assert keys.change_head(KEY, KeyPlan(claim="m0"), "arrived:m0", NOW_MS, None)
+    stale = keys.read(KEY).head
+    assert stale is not None
+    assert stale.in_flight == "m0"
+    # Given: the key moved on and back to m0 (released, then m0 replayed) after that read
+    assert keys.change_head(KEY, KeyPlan(release="m0", claim="m1"), "ended:m0", NOW_MS, stale)
+    moved = keys.read(KEY).head
+    assert keys.change_head(KEY, KeyPlan(release="m1", replay="m0"), "resumed:1", NOW_MS, moved)
+    again = keys.read(KEY).head
+    assert again is not None
+    assert (again.in_flight, again.claimed_by) == ("m0", "resumed:1")
+    # Then a step planned on the first read changes nothing, though m0 is in flight again
+    assert not keys.change_head(KEY, KeyPlan(release="m0"), "ended:m0", NOW_MS, stale)
+    assert keys.read(KEY).head == again
+    # and the absent head a step read is gone once another step wrote one
+    assert not keys.change_head(KEY, KeyPlan(claim="m2"), "arrived:m2", NOW_MS, None)
+
+
+def test_a_head_written_before_revisions_is_moved_on_its_old_conditions(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    keys = _keys(stack_model, function_handler)
+    old_head = {
+        "PK": key_partition(KEY),
+        "SK": "HEAD",
+        "tenantId": KEY.tenant_id,
+        "roomId": KEY.room_id,
+        "subscriptionId": KEY.subscription_id,
+        "orderingKey": KEY.ordering_key,
+        "state": "flowing",
+        "inFlight": "m0",
+        "claimedBy": "arrived:m0",
+    }
+    boto3.client("dynamodb").put_item(TableName=os.environ["TABLE_NAME"], Item=items.to_attributes(old_head))
+    read = keys.read(KEY).head
+    assert read is not None
+    assert read.revision is None
+    # (whether a message waits behind it is unknown: its ending must read the line)
+    assert not keys.release_alone(KEY, "m0", NOW_MS)
+    assert not keys.change_head(KEY, KeyPlan(release="m9"), "ended:m9", NOW_MS, read)  # not held
+    assert keys.change_head(KEY, KeyPlan(release="m0"), "ended:m0", NOW_MS, read)
+    after = keys.read(KEY).head
+    assert after is not None
+    assert after.in_flight is None
+    assert after.revision is not None
+
+
+def test_a_key_is_released_without_a_read_only_when_nothing_is_queued_behind_its_message(
+    stack_model: StackModel, function_handler: Callable[[str], Handler]
+) -> None:
+    keys = _keys(stack_model, function_handler)
+    assert keys.change_head(KEY, KeyPlan(claim="m0"), "arrived:m0", NOW_MS, None)
+    assert not keys.release_alone(KEY, "m9", NOW_MS)  # not the message held
+    held = keys.read(KEY).head
+    # Given: a message marked queued behind m0
+    assert keys.change_head(KEY, KeyPlan(queued=True), "arrived:m1", NOW_MS, held)
+    queued = keys.read(KEY).head
+    assert queued is not None
+    assert (queued.in_flight, queued.claimed_by, queued.queued) == ("m0", "arrived:m0", True)
+    # Then m0's ending must read the line (which hands the key to m1)
+    assert not keys.release_alone(KEY, "m0", NOW_MS)
+    assert keys.change_head(KEY, KeyPlan(release="m0", claim="m1", queued=False), "ended:m0", NOW_MS, queued)
+    # and m1's, with nothing queued behind it, releases it without one
+    assert keys.release_alone(KEY, "m1", NOW_MS)
+    free = keys.read(KEY).head
+    assert free is not None
+    assert (free.in_flight, free.queued, free.paused) == (None, False, False)
+    # a paused key is never released so
+    assert keys.change_head(KEY, KeyPlan(claim="m2"), "arrived:m2", NOW_MS, free)
+    claimed = keys.read(KEY).head
+    assert keys.change_head(
+        KEY, KeyPlan(release="m2", pause="m2", reason="dead"), "ended:m2", NOW_MS, claimed
+    )
+    assert not keys.release_alone(KEY, "m2", NOW_MS)
+    paused = keys.read(KEY).head
+    assert paused is not None
+    assert paused.paused

@@ -23,6 +23,7 @@ from roomcast.ordering.model import (
     Resumed,
     is_ordering_key,
     plan,
+    releases_alone,
     trigger_of,
 )
 
@@ -30,13 +31,15 @@ HEAD = KeyHead(KeyRef("acme", "room_1", "sub_1", "order-1"))
 
 
 def test_a_message_arriving_at_a_free_key_claims_the_oldest_waiting_one() -> None:
-    assert plan(None, ["m1", "m2"], Arrived("m2"), OnDeadKey.PAUSE) == KeyPlan(claim="m1")
+    assert plan(None, ["m1", "m2"], Arrived("m2"), OnDeadKey.PAUSE) == KeyPlan(claim="m1", queued=True)
 
 
 def test_a_message_arriving_at_a_busy_or_paused_key_waits() -> None:
     busy = replace(HEAD, in_flight="m1", claimed_by="arrived:m1")
     paused = replace(HEAD, state=KeyState.PAUSED, dead_message_id="m1")
-    assert plan(busy, ["m1", "m2"], Arrived("m2"), OnDeadKey.PAUSE) == KeyPlan()
+    # a message behind the one in flight is marked queued on the head, once
+    assert plan(busy, ["m1", "m2"], Arrived("m2"), OnDeadKey.PAUSE) == KeyPlan(queued=True)
+    assert plan(replace(busy, queued=True), ["m1", "m2"], Arrived("m2"), OnDeadKey.PAUSE) == KeyPlan()
     assert plan(paused, ["m1", "m2"], Arrived("m2"), OnDeadKey.PAUSE) == KeyPlan()
 
 
@@ -49,8 +52,9 @@ def test_an_ending_forgets_the_message_releases_the_key_and_claims_the_next() ->
     head = replace(HEAD, in_flight="m1", claimed_by="arrived:m1")
     for status in (DeliveryStatus.DELIVERED, DeliveryStatus.EXPIRED, DeliveryStatus.CLEARED):
         assert plan(head, ["m1", "m2"], Ended("m1", status), OnDeadKey.PAUSE) == KeyPlan(
-            forget="m1", release="m1", claim="m2"
+            forget="m1", release="m1", claim="m2", queued=False
         )
+        assert plan(head, ["m1", "m2", "m3"], Ended("m1", status), OnDeadKey.PAUSE).queued is True
 
 
 def test_a_waiting_message_cleared_leaves_the_one_in_flight_alone() -> None:
@@ -63,9 +67,10 @@ def test_a_dead_message_pauses_its_key_or_is_skipped() -> None:
     head = replace(HEAD, in_flight="m1", claimed_by="arrived:m1")
     dead = Ended("m1", DeliveryStatus.DEAD, "HTTP 500")
     assert plan(head, ["m1", "m2"], dead, OnDeadKey.PAUSE) == KeyPlan(
-        release="m1", pause="m1", reason="HTTP 500"
+        release="m1", pause="m1", reason="HTTP 500", queued=True
     )
-    assert plan(head, ["m1", "m2"], dead, OnDeadKey.SKIP) == KeyPlan(forget="m1", release="m1", claim="m2")
+    skipped = plan(head, ["m1", "m2"], dead, OnDeadKey.SKIP)
+    assert skipped == KeyPlan(forget="m1", release="m1", claim="m2", queued=False)
 
 
 def test_a_dead_ending_seen_again_leaves_the_paused_key_on_its_message() -> None:
@@ -77,22 +82,24 @@ def test_a_dead_ending_seen_again_leaves_the_paused_key_on_its_message() -> None
 def test_a_paused_keys_dead_message_replayed_and_delivered_lets_the_key_go_on() -> None:
     paused = replace(HEAD, state=KeyState.PAUSED, dead_message_id="m1")
     delivered = plan(paused, ["m1", "m2"], Ended("m1", DeliveryStatus.DELIVERED), OnDeadKey.PAUSE)
-    assert delivered == KeyPlan(forget="m1", unpause=True, claim="m2")
+    assert delivered == KeyPlan(forget="m1", unpause=True, claim="m2", queued=False)
 
 
 def test_a_message_handed_to_the_failover_does_not_pause_its_key() -> None:
     head = replace(HEAD, in_flight="m1", claimed_by="arrived:m1")
     handed = Ended("m1", DeliveryStatus.DEAD, "HTTP 500", failed_over=True)
-    assert plan(head, ["m1", "m2"], handed, OnDeadKey.PAUSE) == KeyPlan(forget="m1", release="m1", claim="m2")
+    assert plan(head, ["m1", "m2"], handed, OnDeadKey.PAUSE) == KeyPlan(
+        forget="m1", release="m1", claim="m2", queued=False
+    )
 
 
 def test_a_resume_replays_the_dead_message_first_or_skips_it() -> None:
     paused = replace(HEAD, state=KeyState.PAUSED, dead_message_id="m1", paused_reason="HTTP 500")
     assert plan(paused, ["m1", "m2"], Resumed(skip=False, at_ms=5), OnDeadKey.PAUSE) == KeyPlan(
-        unpause=True, replay="m1"
+        unpause=True, replay="m1", queued=True
     )
     assert plan(paused, ["m1", "m2"], Resumed(skip=True, at_ms=5), OnDeadKey.PAUSE) == KeyPlan(
-        forget="m1", unpause=True, claim="m2"
+        forget="m1", unpause=True, claim="m2", queued=False
     )
     assert plan(HEAD, ["m1"], Resumed(skip=True, at_ms=5), OnDeadKey.PAUSE) == KeyPlan()
 
@@ -130,6 +137,19 @@ class _Key:
 
     def apply(self, event: KeyEvent, *, crash_before_send: bool = False) -> None:
         self.seen.append(event)
+        if isinstance(event, Ended) and releases_alone(event, self.on_dead):
+            # roomcast.ordering.steps: out of line by its number, then released without a read
+            # while the head holds it, flows, and has nothing queued behind it
+            if event.message_id in self.waiting:
+                self.waiting.remove(event.message_id)
+            alone = self.head
+            if (
+                alone is not None
+                and alone.in_flight == event.message_id
+                and not (alone.paused or alone.queued)
+            ):
+                self.head = replace(alone, in_flight=None, claimed_by=None)
+                return
         steps = plan(self.head, list(self.waiting), event, self.on_dead)
         head = self.head or HEAD
         if steps.forget in self.waiting:
@@ -148,6 +168,8 @@ class _Key:
                 self.head = head
                 return  # the claim's condition failed: someone else holds the key
             head = replace(head, in_flight=claimed, claimed_by=trigger_of(event))
+        if steps.queued is not None:
+            head = replace(head, queued=steps.queued)
         self.head = head
         assert steps.sends is None or not head.paused, ("sent while paused", steps, head)
         if steps.sends is not None and crash_before_send:

@@ -23,7 +23,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from outbox_worker.dependencies import delivery_log, job_runner, ordered_sends, outbox_service, probe_service
 from outbox_worker.service import OutboxResult
-from outbox_worker.side_by_side import process_side_by_side
+from outbox_worker.side_by_side import every_record_failed, process_side_by_side
 from roomcast.messages import (
     DELIVERY_PREFIX,
     MESSAGE_SORT_KEY,
@@ -48,7 +48,8 @@ def _count(result: OutboxResult) -> None:
 def stream_record_handler(record: DynamoDBRecord, sends: OrderedSends | None = None) -> None:
     """A message item marked unsent, or inserted with ordered destinations; or an ordered
     delivery's record that ended, or that waits in an ordered failover's line (the filters in
-    template.yaml pass only these). ``sends``: the invocation's (each subscription read once)."""
+    template.yaml pass only these). ``sends``: the invocation's (each subscription read once, its
+    envelopes held back)."""
     ordered = sends or ordered_sends()
     new_image = record.raw_event.get("dynamodb", {}).get("NewImage") or {}
     sort_key = new_image.get("SK", {}).get("S", "")
@@ -126,7 +127,14 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
                     context=context,
                 )
             )
-        sends = ordered_sends().remembering()
-        return process_side_by_side(records, partial(stream_record_handler, sends=sends))
+        sends = ordered_sends().for_invocation()
+        answer = process_side_by_side(records, partial(stream_record_handler, sends=sends))
+        try:
+            sends.send_held()  # before the answer
+        except Exception:
+            # Every record goes back: their steps find their own claims and send again.
+            logger.exception("the ordered envelopes held back could not be sent; the batch goes back")
+            return every_record_failed(records)
+        return answer
     finally:
         delivery_log().flush(context.aws_request_id)

@@ -64,9 +64,18 @@ def process_side_by_side(
         # As powertools does when every record raised: the invocation fails, so that Lambda splits
         # the batch (bisect). Records sent back unrun behind a failure of their key do not count.
         raise BatchProcessingError(f"all {len(records)} stream records of the batch failed", errors)
+    return _failures([records[index] for index in sorted(failed)])
+
+
+def every_record_failed(records: list[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
+    """The partial batch response that hands the whole batch back."""
+    return _failures(records)
+
+
+def _failures(records: list[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
     return {
         "batchItemFailures": [
-            {"itemIdentifier": str(records[index].get("dynamodb", {}).get("SequenceNumber", ""))}
-            for index in sorted(failed)
+            {"itemIdentifier": str(record.get("dynamodb", {}).get("SequenceNumber", ""))}
+            for record in records
         ]
     }

@@ -62,6 +62,12 @@ class KeyHead:
     dead_message_id: str | None = None
     paused_reason: str | None = None
     paused_at_ms: int | None = None
+    # A fresh token at each write: a step's write goes through only on the head it read (None:
+    # a head written before revisions).
+    revision: str | None = None
+    # A message waits behind the one in flight (set by the step that saw it): its release must read
+    # the line. Unset, a release goes without reading it (roomcast.ordering.steps).
+    queued: bool = False
 
     @property
     def paused(self) -> bool:
@@ -148,6 +154,7 @@ class KeyPlan:
     claim: str | None = None
     resend: str | None = None
     replay: str | None = None  # the dead message to send again first (a resume without skipping)
+    queued: bool | None = None  # the head's ``queued`` after this (None: left as it is)
 
     @property
     def sends(self) -> str | None:
@@ -160,7 +167,29 @@ NOTHING: Final = KeyPlan()
 def plan(head: KeyHead | None, waiting: Sequence[str], event: KeyEvent, on_dead: OnDeadKey) -> KeyPlan:
     """What ``event`` does to a key whose head reads ``head`` (None: never claimed, or released
     and gone) and whose oldest waiting messages are ``waiting`` (publish order, the in-flight one
-    included while it waits)."""
+    included while it waits); with whether a message is left waiting behind the one in flight
+    (``queued``: a key held with none behind it is released without reading its line)."""
+    steps = _plan(head, waiting, event, on_dead)
+    if steps.resend is not None:
+        return steps
+    in_flight = steps.claim or steps.replay
+    if in_flight is None and steps.release is None and head is not None:
+        in_flight = head.in_flight
+    queued = any(m not in (steps.forget, in_flight) for m in waiting)
+    if steps.release is not None or steps.pause is not None or steps.unpause or steps.claim or steps.replay:
+        return replace(steps, queued=queued)
+    if queued and head is not None and head.in_flight is not None and not head.paused and not head.queued:
+        return replace(steps, queued=True)  # a message waits behind the one in flight: say so
+    return steps
+
+
+def releases_alone(event: Ended, on_dead: OnDeadKey) -> bool:
+    """Whether an ending may release its key without reading the line, when the key holds its
+    message and nothing is queued behind it: one that does not pause the key."""
+    return not (event.status is DeliveryStatus.DEAD and not event.failed_over and on_dead is OnDeadKey.PAUSE)
+
+
+def _plan(head: KeyHead | None, waiting: Sequence[str], event: KeyEvent, on_dead: OnDeadKey) -> KeyPlan:
     in_flight = head.in_flight if head is not None else None
     paused = head is not None and head.paused
     if in_flight is not None and head is not None and head.claimed_by == trigger_of(event):

@@ -19,6 +19,7 @@ from roomcast.messages import (
     DeliveryStatus,
     Message,
     MessageRecords,
+    Outgoing,
     QueueAddresses,
     Sender,
     first_envelope,
@@ -37,13 +38,34 @@ class OrderedSends:
     addresses: QueueAddresses
     clock: Callable[[], int] = now_ms
     # Subscriptions read so far, by (tenant, room, subscription); None: deleted. Only in a copy
-    # made for one invocation's records (``remembering``): a step never acts on an older read.
+    # made for one invocation's records (``for_invocation``): a step never acts on an older read.
     remembered: dict[tuple[str, str, str], Subscription | None] | None = None
+    # Envelopes held back until ``send_held`` (also only in a copy for one invocation): the steps of
+    # a stream batch send ten envelopes an SQS call rather than one each. None: each goes at once.
+    held: list[Outgoing] | None = None
     _reading: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def remembering(self) -> OrderedSends:
-        """A copy that reads each subscription once: for the records of one invocation."""
-        return replace(self, remembered={}, _reading=threading.Lock())
+    def for_invocation(self) -> OrderedSends:
+        """A copy for the records of one invocation: it reads each subscription once, and holds its
+        envelopes back until ``send_held`` (which the invocation must call before it answers)."""
+        return replace(self, remembered={}, held=[], _reading=threading.Lock())
+
+    def send_held(self) -> None:
+        """Send the envelopes held back, ten an SQS call; raises when one could not be sent, so
+        that the invocation fails and the stream hands its records back: each step's trigger then
+        finds its own claim and sends again (a duplicate at worst, never a key left claimed with
+        nothing in flight)."""
+        with self._reading:
+            held, self.held = list(self.held or []), ([] if self.held is not None else None)
+        if held:
+            self.sender.send(held)
+
+    def _send(self, outgoing: Outgoing) -> None:
+        if self.held is None:
+            self.sender.send([outgoing])
+            return
+        with self._reading:
+            self.held.append(outgoing)
 
     def arrived(self, message: Message) -> list[str]:
         """A message stored with ordered destinations: each one's key goes on if it was free (the
@@ -119,9 +141,7 @@ class OrderedSends:
         ending since (an expiry, a Clear All, a deletion) is one the envelope's own checks see."""
         if not _reachable(subscription):
             return False
-        self.sender.send(
-            [self.addresses.outgoing_for(subscription, first_envelope(message, subscription.id))]
-        )
+        self._send(self.addresses.outgoing_for(subscription, first_envelope(message, subscription.id)))
         return True
 
     def send_in_turn(self, subscription: Subscription, message_id: str, *, again: bool) -> bool:
@@ -149,7 +169,7 @@ class OrderedSends:
         if again:
             resumed = envelope.record(subscription.type, DeliveryStatus.PENDING, 0, "resumed after dead")
             self.messages.update_delivery(resumed, force=True)
-        self.sender.send([self.addresses.outgoing_for(subscription, envelope)])
+        self._send(self.addresses.outgoing_for(subscription, envelope))
         return True
 
 

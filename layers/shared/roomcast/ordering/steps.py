@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from typing import Final
 
 from roomcast.catalog import OnDeadKey
-from roomcast.ordering.model import Arrived, Ended, KeyEvent, KeyPlan, KeyRef, plan, trigger_of
+from roomcast.ordering.model import (
+    Arrived,
+    Ended,
+    KeyEvent,
+    KeyPlan,
+    KeyRef,
+    plan,
+    releases_alone,
+    trigger_of,
+)
 from roomcast.ordering.store import OrderingKeys, waiting_sort_key
 
 # Concurrent steps of one key are a handful at most (an arrival, an ending, an operator): each
@@ -38,8 +47,16 @@ class KeySteps:
             # without reading its line (the claim's condition is the plan's). Refused (the key is
             # held, paused, or this trigger claimed it before), the line is read as for any other.
             first = KeyPlan(claim=event.message_id)
-            if self.keys.change_head(ref, first, trigger_of(event), now_ms):
+            if self.keys.change_head(ref, first, trigger_of(event), now_ms, None):
                 return first
+        forgotten = False
+        if isinstance(event, Ended) and number and releases_alone(event, on_dead):
+            # An ending of the message in flight with nothing queued behind it (the usual case of a
+            # key with one message at a time): out of line and released, without reading the line.
+            self.keys.forget(ref, waiting_sort_key(number, event.message_id))
+            forgotten = True
+            if self.keys.release_alone(ref, event.message_id, now_ms):
+                return KeyPlan(forget=event.message_id, release=event.message_id)
         for _ in range(MAX_TRIES):
             line = self.keys.read(ref)
             steps = plan(line.head, line.waiting_ids, event, on_dead)
@@ -47,8 +64,8 @@ class KeySteps:
                 place = line.place_of(steps.forget)
                 if place is None and isinstance(event, Ended) and event.message_id == steps.forget:
                     place = waiting_sort_key(number, steps.forget)
-                if place is not None:
+                if place is not None and not (forgotten and place == waiting_sort_key(number, steps.forget)):
                     self.keys.forget(ref, place)
-            if self.keys.change_head(ref, steps, trigger_of(event), now_ms):
+            if self.keys.change_head(ref, steps, trigger_of(event), now_ms, line.head):
                 return steps
         raise KeyContention(f"ordering key {ref.ordering_key} of {ref.subscription_id} kept moving")
