@@ -566,8 +566,10 @@ class FakeLog:
     def add(self, record: LogRecord) -> None:
         self.records.append(record)
 
-    def flush(self, invocation_id: str | None = None) -> int:
+    def flush(self, invocation_id: str | None = None, beside: Callable[[], object] | None = None) -> int:
         self.flushes += 1
+        if beside is not None:
+            beside()
         return 0
 
     def events(self) -> list[str]:

@@ -8,6 +8,7 @@ import gzip
 import itertools
 import json
 import random
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -303,3 +304,45 @@ def test_without_a_stream_the_records_are_logged(fallback: Fallback) -> None:
     # Then
     assert accepted == 0
     assert fallback.counted == [("DeliveryLogWriteFailed", 1)]
+
+
+def test_a_call_beside_the_flush_is_in_flight_with_its_put_and_done_when_it_returns(
+    fallback: Fallback,
+) -> None:
+    # Given: a call to make beside the log's own (a publish's sends-done mark); each of the two
+    # waits until the other has begun, so they can only finish if they run at once
+    began = {"put": threading.Event(), "beside": threading.Event()}
+
+    class MeetingFirehose(FakeFirehose):
+        def put_record_batch(
+            self, DeliveryStreamName: str, Records: list[dict[str, bytes]]
+        ) -> dict[str, Any]:
+            began["put"].set()
+            assert began["beside"].wait(30), "the call beside never began while the put was in flight"
+            return super().put_record_batch(DeliveryStreamName, Records)
+
+    def beside() -> None:
+        began["beside"].set()
+        assert began["put"].wait(30), "the put never began while the call beside was in flight"
+
+    client = MeetingFirehose()
+    log = _log(client)
+    for n in range(3):
+        log.add(_record(n))
+
+    # When
+    accepted = log.flush("inv-1", beside=beside)
+
+    # Then
+    assert (accepted, len(client.calls)) == (3, 1)
+    assert all(event.is_set() for event in began.values())
+
+
+def test_a_call_beside_a_flush_with_nothing_to_send_still_runs() -> None:
+    seen: list[str] = []
+    assert _log(FakeFirehose()).flush("inv-1", beside=lambda: seen.append("marked")) == 0
+    failing = FakeFirehose(raise_on={0})
+    log = _log(failing)
+    log.add(_record(1))
+    log.flush("inv-2", beside=lambda: seen.append("marked again"))
+    assert seen == ["marked", "marked again"]

@@ -20,6 +20,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -111,30 +112,38 @@ class DeliveryLog:
         with self._lock:
             return list(self._records)
 
-    def flush(self, invocation_id: str | None = None) -> int:
-        """Send the buffer; returns how many log records Firehose accepted (the others were logged)."""
-        with self._lock:
-            records, self._records = self._records, []
-        if not records:
-            return 0
-        if not self._stream_name:
-            self._fall_back(records, "no DELIVERY_STREAM configured", invocation_id)
-            return 0
+    def flush(self, invocation_id: str | None = None, beside: Callable[[], object] | None = None) -> int:
+        """Send the buffer; returns how many log records Firehose accepted (the others were logged).
+        ``beside``: a call to make while the log's own is in flight — started once the lines are
+        packed (CPU, which would otherwise come between the two), and waited for before this
+        returns."""
+        other = _Beside(beside)
         try:
-            lost, reason = self._send(records)
-        except Exception as error:  # never let the log endanger a delivery
-            lost, reason = records, f"{type(error).__name__}: {error}"
-        if lost:
-            self._fall_back(lost, reason, invocation_id)
-        return len(records) - len(lost)
+            with self._lock:
+                records, self._records = self._records, []
+            if not records:
+                return 0
+            if not self._stream_name:
+                self._fall_back(records, "no DELIVERY_STREAM configured", invocation_id)
+                return 0
+            try:
+                lost, reason = self._send(records, other.start)
+            except Exception as error:  # never let the log endanger a delivery
+                lost, reason = records, f"{type(error).__name__}: {error}"
+            if lost:
+                self._fall_back(lost, reason, invocation_id)
+            return len(records) - len(lost)
+        finally:
+            other.wait()
 
-    def _send(self, records: list[LogRecord]) -> tuple[list[LogRecord], str]:
-        """The records Firehose did not take, and why."""
+    def _send(self, records: list[LogRecord], packed_then: Callable[[], None]) -> tuple[list[LogRecord], str]:
+        """The records Firehose did not take, and why; ``packed_then`` runs once they are packed."""
         lines = [(record.to_json() + "\n").encode("utf-8") for record in records]
         packed = [
             _FirehoseRecord(gzip_member(b"".join(lines[i] for i in span)), tuple(records[i] for i in span))
             for span in pack_lines([len(line) for line in lines])
         ]
+        packed_then()
         unsent = [record for record in packed if len(record.data) > MAX_RECORD_BYTES]
         reasons = (
             [f"a line of {len(unsent[0].data)} bytes compressed is over Firehose's record limit"]
@@ -191,3 +200,25 @@ class DeliveryLog:
         )
         for record in records:
             logger.info("delivery-log", extra={"deliveryLog": json.loads(record.to_json())})
+
+
+_BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="log-beside")
+
+
+class _Beside:
+    """A call made beside the log's send: started at most once, in a thread; run in this one when
+    the send never started it; waited for either way."""
+
+    def __init__(self, call: Callable[[], object] | None) -> None:
+        self._call = call
+        self._started: Future[object] | None = None
+
+    def start(self) -> None:
+        if self._call is not None and self._started is None:
+            self._started = _BESIDE.submit(self._call)
+
+    def wait(self) -> None:
+        if self._started is not None:
+            self._started.result()
+        elif self._call is not None:
+            self._call()

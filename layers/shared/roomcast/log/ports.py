@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from roomcast.log.records import LogRecord
@@ -10,6 +11,7 @@ from roomcast.log.records import LogRecord
 class LogSink(Protocol):
     def add(self, record: LogRecord) -> None: ...
 
-    def flush(self, invocation_id: str | None = None) -> int:
-        """Write what was added so far (the function's handler flushes what is left at its end)."""
+    def flush(self, invocation_id: str | None = None, beside: Callable[[], object] | None = None) -> int:
+        """Write what was added so far (the function's handler flushes what is left at its end);
+        ``beside``: a call made while the write is in flight, done when this returns."""
         ...

@@ -85,10 +85,11 @@ class Publisher(MessageSending):
             results[planned.index] = planned.routed.message if ok else internal_error()
         if direct and complete and all(answered):
             resumed = [p.routed.message.id for p in to_send if p.routed.message.request_id != request_id]
-            marking = _CHECKS.submit(self._record_sent, tenant_id, [request_id, *resumed])
-            if self.flush_log_with_mark:
-                self.log.flush()
-            marking.result()
+            units = [request_id, *resumed]
+            if self.flush_log_with_mark:  # the log's lines packed first: then both calls at once
+                self.log.flush(beside=lambda: self._record_sent(tenant_id, units))
+            else:
+                self._record_sent(tenant_id, units)
         # Keyed messages whose key named a message past the key's window: published anew, new ids.
         if anew:
             keyless = [replace(publications[index], idempotency_key=None) for index in anew]
