@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import boto3
 import pytest
 
 from roomcast.messages.sender import EnvelopeSender
@@ -395,3 +396,25 @@ def test_a_stream_batch_sends_its_keys_envelopes_together_and_a_key_alone_is_rel
         again = [_publish(publish, room["id"], 100 + n, key) for n, key in enumerate(keys[:3])]
         _deliver(stream, push)
         assert sorted(r.json["messageId"] for r in webhook.requests[-3:]) == sorted(again)
+
+
+def test_an_ended_messages_place_left_in_line_moves_its_key_on_when_claimed(
+    functions: Functions, stack_model: StackModel
+) -> None:
+    manage, publish, stream, push = functions.manage, functions.publish, functions.stream, functions.push
+    with webhook_server([200]) as webhook:
+        # Given: m0 delivered, its key released without a read, and the deletion of its place lost
+        room, subscription = _ordered_subscription(manage, webhook.url())
+        m0 = _publish(publish, room["id"], 0, "a")
+        _deliver(stream, push)
+        ref = KeyRef("acme", room["id"], subscription["id"], "a")
+        table = stack_model.functions["OutboxFunction"].environment["TABLE_NAME"]
+        keys = OrderingKeys(table, boto3.client("dynamodb"))
+        assert keys.read(ref).waiting == ()
+        keys.add_place(ref, m0, 1)
+        # When: the key's next message arrives, behind that place
+        m1 = _publish(publish, room["id"], 1, "a")
+        _deliver(stream, push)
+        # Then: m0's ending (read from its record) moved the key on; m1 went, m0 not again
+        assert [r.json["messageId"] for r in webhook.requests] == [m0, m1]
+        assert keys.read(ref).waiting == ()

@@ -15,9 +15,10 @@ import boto3
 
 from roomcast.catalog.model import OnDeadKey
 from roomcast.messages.model import DeliveryStatus
+from roomcast.ordering.heads import key_partition
 from roomcast.ordering.model import Arrived, Ended, KeyPlan, KeyRef, KeyState, Resumed
 from roomcast.ordering.steps import KeySteps
-from roomcast.ordering.store import OrderingKeys, key_partition, waiting_sort_key
+from roomcast.ordering.store import OrderingKeys, waiting_sort_key
 from roomcast.platform import items
 from roomcast_dev.template import StackModel
 from tests.integration.conftest import Handler

@@ -138,10 +138,9 @@ class _Key:
     def apply(self, event: KeyEvent, *, crash_before_send: bool = False) -> None:
         self.seen.append(event)
         if isinstance(event, Ended) and releases_alone(event, self.on_dead):
-            # roomcast.ordering.steps: out of line by its number, then released without a read
-            # while the head holds it, flows, and has nothing queued behind it
-            if event.message_id in self.waiting:
-                self.waiting.remove(event.message_id)
+            # roomcast.ordering.steps: released without a read while the head holds it, flows, and
+            # has nothing queued behind it; then out of line by its number, a deletion held back
+            # that a crash may lose (``crash_before_send``): the place stays, of a message ended
             alone = self.head
             if (
                 alone is not None
@@ -149,6 +148,8 @@ class _Key:
                 and not (alone.paused or alone.queued)
             ):
                 self.head = replace(alone, in_flight=None, claimed_by=None)
+                if event.message_id in self.waiting and not crash_before_send:
+                    self.waiting.remove(event.message_id)
                 return
         steps = plan(self.head, list(self.waiting), event, self.on_dead)
         head = self.head or HEAD
@@ -172,6 +173,11 @@ class _Key:
             head = replace(head, queued=steps.queued)
         self.head = head
         assert steps.sends is None or not head.paused, ("sent while paused", steps, head)
+        if steps.claim is not None and steps.claim in self.ended:
+            # roomcast.ordering.sends: a claimed message whose record had ended is not sent; its
+            # ending moves the key on at once
+            self.apply(Ended(steps.claim, DeliveryStatus.DELIVERED))
+            return
         if steps.sends is not None and crash_before_send:
             self.crashed.append(event)
         elif steps.sends is not None:
@@ -249,6 +255,25 @@ def test_a_key_sends_one_message_at_a_time_in_publish_order_whatever_happens(
         assert key.head is not None
         assert key.head.in_flight == open_messages[0]
         assert open_messages[0] in key.sent
+
+
+def test_a_place_left_behind_by_a_release_without_a_read_does_not_stall_its_key() -> None:
+    # Given: m0 delivered and its key released without a read, the deletion of its place lost
+    key = _Key(OnDeadKey.PAUSE, published=["m0"], waiting=["m0"])
+    key.apply(Arrived("m0"))
+    key.published.append("m1")  # published while m0 is in flight, its arrival not read yet
+    key.waiting.append("m1")
+    key.ended.add("m0")
+    key.apply(Ended("m0", DeliveryStatus.DELIVERED), crash_before_send=True)
+    assert key.waiting == ["m0", "m1"]
+    assert key.head is not None
+    assert key.head.in_flight is None
+    # When: m1 arrives, and the line's oldest place is the ended m0
+    key.apply(Arrived("m1"))
+    # Then: m0's ending moves the key on at once, and m1 is sent
+    assert key.head.in_flight == "m1"
+    assert key.sent == ["m0", "m1"]
+    assert key.waiting == ["m1"]
 
 
 def test_keyed_messages_with_ordered_destinations_are_numbered_per_key_in_request_order() -> None:

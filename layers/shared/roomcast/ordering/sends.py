@@ -48,17 +48,19 @@ class OrderedSends:
     def for_invocation(self) -> OrderedSends:
         """A copy for the records of one invocation: it reads each subscription once, and holds its
         envelopes back until ``send_held`` (which the invocation must call before it answers)."""
-        return replace(self, remembered={}, held=[], _reading=threading.Lock())
+        keys = KeySteps(self.keys.keys.holding())
+        return replace(self, keys=keys, remembered={}, held=[], _reading=threading.Lock())
 
     def send_held(self) -> None:
-        """Send the envelopes held back, ten an SQS call; raises when one could not be sent, so
-        that the invocation fails and the stream hands its records back: each step's trigger then
-        finds its own claim and sends again (a duplicate at worst, never a key left claimed with
-        nothing in flight)."""
+        """Send the envelopes held back, ten an SQS call, and delete the places held back; raises
+        when an envelope could not be sent, so that the invocation fails and the stream hands its
+        records back: each step's trigger then finds its own claim and sends again (a duplicate at
+        worst, never a key left claimed with nothing in flight)."""
         with self._reading:
             held, self.held = list(self.held or []), ([] if self.held is not None else None)
         if held:
             self.sender.send(held)
+        self.keys.keys.forget_held()
 
     def _send(self, outgoing: Outgoing) -> None:
         if self.held is None:
@@ -90,11 +92,7 @@ class OrderedSends:
             return self._step(ref, Arrived(delivery.message_id))
         if delivery.status not in TERMINAL_STATUSES:
             return []
-        failed_over = delivery.status is DeliveryStatus.DEAD and HANDED_TO_FAILOVER in (
-            delivery.last_error or ""
-        )
-        event = Ended(delivery.message_id, delivery.status, delivery.last_error, failed_over)
-        return self._step(ref, event, slot.number)
+        return self._step(ref, _ending(delivery), slot.number)
 
     def _step(self, ref: KeyRef, event: KeyEvent, number: int = 0, known: Message | None = None) -> list[str]:
         subscription = self._subscription(ref)
@@ -132,7 +130,13 @@ class OrderedSends:
         if known is not None and known.id == to_send and steps.replay is None:
             sent = self._send_arrived(subscription, known)
         else:
-            sent = self.send_in_turn(subscription, to_send, again=steps.replay is not None)
+            outcome = self._send_in_turn(subscription, to_send, again=steps.replay is not None)
+            if isinstance(outcome, Delivery) and steps.claim == to_send:
+                # Claimed a message whose record had ended: its ending moves the key on now (the
+                # same step its own record makes, which then finds the key moved). Its place was
+                # still in line: an ending on its way, or a place whose deletion was lost.
+                return self._step_for(subscription, ref, _ending(outcome), 0)
+            sent = outcome is True
         return [to_send] if sent else []
 
     def _send_arrived(self, subscription: Subscription, message: Message) -> bool:
@@ -149,14 +153,20 @@ class OrderedSends:
         resumed (its record back to pending first; not sent unless its record is dead: a replay of
         it is on its way, whose ending moves the key on). False when it was not sent: it ended
         meanwhile, or is gone."""
+        return self._send_in_turn(subscription, message_id, again=again) is True
+
+    def _send_in_turn(self, subscription: Subscription, message_id: str, *, again: bool) -> bool | Delivery:
+        """``send_in_turn``; when it was not sent because its record had ended, that record."""
         try:
             tracked = self.messages.get_message(subscription.tenant_id, message_id)
         except NotFound:
             logger.warning("an ordered message is gone", extra={"messageId": message_id})
             return False
         record = next((d for d in tracked.deliveries if d.subscription_id == subscription.id), None)
-        if record is None or (record.status in TERMINAL_STATUSES and not again):
-            return False  # its ending is on its way to the key, which moves on then
+        if record is None:
+            return False
+        if record.status in TERMINAL_STATUSES and not again:
+            return record  # ended: its ending moves the key on
         if again and record.status is not DeliveryStatus.DEAD:
             return False  # replayed from the dead letters meanwhile: that replay sends it
         if not _reachable(subscription):
@@ -171,6 +181,13 @@ class OrderedSends:
             self.messages.update_delivery(resumed, force=True)
         self._send(self.addresses.outgoing_for(subscription, envelope))
         return True
+
+
+def _ending(delivery: Delivery) -> Ended:
+    """A key's event for a delivery's record that reached its end (a DEAD one that handed the
+    message to the failover is not a dead letter)."""
+    failed_over = delivery.status is DeliveryStatus.DEAD and HANDED_TO_FAILOVER in (delivery.last_error or "")
+    return Ended(delivery.message_id, delivery.status, delivery.last_error, failed_over)
 
 
 def _reachable(subscription: Subscription) -> bool:

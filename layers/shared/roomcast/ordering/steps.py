@@ -49,14 +49,17 @@ class KeySteps:
             first = KeyPlan(claim=event.message_id)
             if self.keys.change_head(ref, first, trigger_of(event), now_ms, None):
                 return first
-        forgotten = False
-        if isinstance(event, Ended) and number and releases_alone(event, on_dead):
-            # An ending of the message in flight with nothing queued behind it (the usual case of a
-            # key with one message at a time): out of line and released, without reading the line.
-            self.keys.forget(ref, waiting_sort_key(number, event.message_id))
-            forgotten = True
-            if self.keys.release_alone(ref, event.message_id, now_ms):
-                return KeyPlan(forget=event.message_id, release=event.message_id)
+        # An ending of the message in flight with nothing queued behind it (the usual case of a key
+        # with one message at a time): released without reading the line, then out of it (the
+        # deletion held back to go with the invocation's others).
+        if (
+            isinstance(event, Ended)
+            and number > 0
+            and releases_alone(event, on_dead)
+            and self.keys.release_alone(ref, event.message_id, now_ms)
+        ):
+            self.keys.forget_later(ref, waiting_sort_key(number, event.message_id))
+            return KeyPlan(forget=event.message_id, release=event.message_id)
         for _ in range(MAX_TRIES):
             line = self.keys.read(ref)
             steps = plan(line.head, line.waiting_ids, event, on_dead)
@@ -64,7 +67,7 @@ class KeySteps:
                 place = line.place_of(steps.forget)
                 if place is None and isinstance(event, Ended) and event.message_id == steps.forget:
                     place = waiting_sort_key(number, steps.forget)
-                if place is not None and not (forgotten and place == waiting_sort_key(number, steps.forget)):
+                if place is not None:
                     self.keys.forget(ref, place)
             if self.keys.change_head(ref, steps, trigger_of(event), now_ms, line.head):
                 return steps

@@ -13,47 +13,41 @@ partitions: they never share a write budget. A paused head carries ``GSI2PK`` =
 keys-only index the scheduled messages use (``Scheduled``; the prefixes never meet) — so that the
 paused keys of a subscription are listed without reading the others.
 
-Every change of a head is one conditional put of the whole head, made from the head as the step
-read it (roomcast.ordering.model says what changes): it goes through only while the head is still
-at the revision read (or still absent), and, as before revisions, a release only of the message
-the head still holds, a claim only of a free, flowing key, an unpause only of a paused one. A
-refused condition means another step moved the key first: the caller reads it again and plans
-anew. (A put rather than an update: the same unit and wait on AWS, and a third of the emulator's
-time for an update of a dozen clauses — issue 52.)
+Every change of a head is one conditional put of the whole head (roomcast.ordering.heads says
+what it leaves and on which condition); a refused condition means another step moved the key
+first: the caller reads it again and plans anew. A ``holding`` copy (one outbox invocation's)
+holds the deletions of ended messages' places back, to go 25 a BatchWriteItem.
 """
 
 from __future__ import annotations
 
-import secrets
+import threading
 from dataclasses import dataclass
 from typing import Any, Final
 
 from botocore.exceptions import ClientError
 
 from roomcast.messages import Message, message_ttl, ttl
-from roomcast.ordering.model import KeyHead, KeyPlan, KeyRef, KeyState
-from roomcast.platform import TableAccess, is_condition_failure, items, key
+from roomcast.ordering.heads import (
+    HEAD_SORT_KEY,
+    head_after,
+    head_condition,
+    head_from_item,
+    key_partition,
+    paused_partition,
+    released_alone_condition,
+)
+from roomcast.ordering.model import KeyHead, KeyPlan, KeyRef
+from roomcast.platform import TableAccess, is_condition_failure, items, key, logger
 
-HEAD_SORT_KEY: Final = "HEAD"
 WAITING_PREFIX: Final = "SEQ#"
 # A key's line as read for one step: the head, and enough of the waiting messages for the plan
 # (the one that ended, the one in flight, the next).
 LOOKAHEAD: Final = 3
-# A head left with nothing in flight and nothing waiting expires (DynamoDB TTL) after this long:
-# keys are as many as the entities they order, and an idle key costs nothing to create again.
-IDLE_HEAD_SECONDS: Final = 7 * 24 * 3600
-
-
-def paused_partition(tenant_id: str, subscription_id: str) -> str:
-    return f"TENANT#{tenant_id}#SUB#{subscription_id}#PAUSED"
 
 
 def waiting_sort_key(number: int, message_id: str) -> str:
     return f"{WAITING_PREFIX}{number:015d}#{message_id}"
-
-
-def key_partition(ref: KeyRef) -> str:
-    return f"TENANT#{ref.tenant_id}#SUB#{ref.subscription_id}#OKEY#{ref.ordering_key}"
 
 
 def place_item(ref: KeyRef, message_id: str, number: int, ttl_s: int) -> items.Item:
@@ -96,22 +90,52 @@ class KeyLine:
         return next((sort_key for m, sort_key in self.waiting if m == message_id), None)
 
 
-def head_from_item(item: items.Item) -> KeyHead:
-    return KeyHead(
-        KeyRef(item["tenantId"], item["roomId"], item["subscriptionId"], item["orderingKey"]),
-        in_flight=item.get("inFlight"),
-        claimed_by=item.get("claimedBy"),
-        state=KeyState(item.get("state", KeyState.FLOWING.value)),
-        dead_message_id=item.get("deadMessageId"),
-        paused_reason=item.get("pausedReason"),
-        paused_at_ms=int(item["pausedAtMs"]) if "pausedAtMs" in item else None,
-        revision=item.get("revision"),
-        queued=bool(item.get("queued", False)),
-    )
-
-
 class OrderingKeys(TableAccess):
+    # Places whose deletion is held back (``forget_later``), by key partition: only in a copy made
+    # for one invocation (``holding``); None: each goes at once.
+    _held: dict[str, list[str]] | None = None
+    _holding: threading.Lock
+
+    def holding(self) -> OrderingKeys:
+        """A copy for one invocation: ``forget_later`` holds its deletions until ``forget_held``
+        (or until the key's line is read again, which deletes that key's first)."""
+        copy = OrderingKeys.sharing(self)
+        copy._held = {}
+        copy._holding = threading.Lock()
+        return copy
+
+    def forget_later(self, ref: KeyRef, place: str) -> None:
+        """``forget``, held back to go with the invocation's others (25 a BatchWriteItem)."""
+        if self._held is None:
+            self.forget(ref, place)
+            return
+        with self._holding:
+            self._held.setdefault(key_partition(ref), []).append(place)
+
+    def forget_held(self) -> None:
+        """Delete the places held back. A place left behind by a failure is a message that ended
+        still in its line: the step that claims it finds its record ended and moves the key on
+        (roomcast.ordering.sends)."""
+        if not self._held:
+            return
+        with self._holding:
+            held, self._held = self._held, {}
+        deletes = [
+            {"DeleteRequest": {"Key": key(partition, place)}}
+            for partition, places in held.items()
+            for place in places
+        ]
+        try:
+            self._batch_write(deletes)
+        except Exception:
+            logger.warning("places of ended messages were left in their lines", exc_info=True)
+
     def read(self, ref: KeyRef, lookahead: int = LOOKAHEAD) -> KeyLine:
+        if self._held:
+            with self._holding:
+                places = self._held.pop(key_partition(ref), [])
+            for place in places:  # this key's held deletions first: its line as it stands
+                self.forget(ref, place)
         response = self._client.query(
             TableName=self._table_name,
             KeyConditionExpression="PK = :pk",
@@ -140,13 +164,12 @@ class OrderingKeys(TableAccess):
         """Write what ``steps`` does to the head read as ``head`` (None: there was none) — release,
         pause, unpause, claim — in one conditional put; False when its condition failed (the key
         moved meanwhile)."""
-        written = _head_after(ref, head, steps, trigger, now_ms)
-        if written is None:
-            return True
+        written = head_after(ref, head, steps, trigger, now_ms)
+        return written is None or self._put_head(written, head_condition(head, steps))
+
+    def _put_head(self, written: items.Item, condition: dict[str, Any]) -> bool:
         try:
-            self._client.put_item(
-                TableName=self._table_name, Item=items.to_attributes(written), **_head_condition(head, steps)
-            )
+            self._client.put_item(TableName=self._table_name, Item=items.to_attributes(written), **condition)
         except ClientError as error:
             if is_condition_failure(error):
                 return False
@@ -157,32 +180,9 @@ class OrderingKeys(TableAccess):
         """Release the key from ``message_id`` without reading it: only while the head holds that
         message, flows, and has no message queued behind it (False otherwise: nothing written).
         The head this leaves is the same whatever it held besides."""
-        written = _head_after(ref, None, KeyPlan(release=message_id), "", now_ms)
+        written = head_after(ref, None, KeyPlan(release=message_id), "", now_ms)
         assert written is not None  # a release always writes
-        try:
-            self._client.put_item(
-                TableName=self._table_name,
-                Item=items.to_attributes(written),
-                ConditionExpression=(
-                    "attribute_exists(#revision) AND #inFlight = :held AND #state = :flowing"
-                    " AND attribute_not_exists(#queued)"
-                ),
-                ExpressionAttributeNames={
-                    "#revision": "revision",
-                    "#inFlight": "inFlight",
-                    "#state": "state",
-                    "#queued": "queued",
-                },
-                ExpressionAttributeValues={
-                    ":held": {"S": message_id},
-                    ":flowing": {"S": KeyState.FLOWING.value},
-                },
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
-        return True
+        return self._put_head(written, released_alone_condition(message_id))
 
     def paused_keys(self, tenant_id: str, subscription_id: str, limit: int) -> list[KeyHead]:
         """A subscription's paused keys, longest paused first (at most ``limit``)."""
@@ -199,83 +199,3 @@ class OrderingKeys(TableAccess):
         order = {raw["PK"]["S"]: n for n, raw in enumerate(response.get("Items", []))}
         paused = [h for h in heads if h.paused]
         return sorted(paused, key=lambda h: order.get(key_partition(h.ref), 0))
-
-
-def _head_after(
-    ref: KeyRef, head: KeyHead | None, steps: KeyPlan, trigger: str, now_ms: int
-) -> items.Item | None:
-    """The head as ``steps`` leaves it (None: they leave it as it is)."""
-    claim = steps.claim or steps.replay
-    moves = steps.release is not None or steps.pause is not None or steps.unpause or claim is not None
-    if not moves and steps.queued is None:
-        return None
-    was = head or KeyHead(ref)
-    state, dead, reason, paused_at = was.state, was.dead_message_id, was.paused_reason, was.paused_at_ms
-    if steps.unpause:
-        state, dead, reason, paused_at = KeyState.FLOWING, None, None, None
-    if steps.pause is not None:
-        state, dead, reason, paused_at = KeyState.PAUSED, steps.pause, (steps.reason or "dead")[:300], now_ms
-    written: items.Item = {
-        "PK": key_partition(ref),
-        "SK": HEAD_SORT_KEY,
-        "tenantId": ref.tenant_id,
-        "roomId": ref.room_id,
-        "subscriptionId": ref.subscription_id,
-        "orderingKey": ref.ordering_key,
-        "state": state.value,
-        "revision": secrets.token_hex(8),
-        "queued": (was.queued if steps.queued is None else steps.queued) or None,
-    }
-    if state is KeyState.PAUSED:
-        paused_at = now_ms if paused_at is None else paused_at
-        written |= {
-            "deadMessageId": dead,
-            "pausedReason": reason,
-            "pausedAtMs": paused_at,
-            "GSI2PK": paused_partition(ref.tenant_id, ref.subscription_id),
-            "GSI2SK": f"{paused_at:015d}#{ref.ordering_key}",
-        }
-    if claim is not None:
-        written |= {"inFlight": claim, "claimedBy": trigger}
-    elif not moves:  # only ``queued`` changes: the message in flight stays
-        written |= {"inFlight": was.in_flight, "claimedBy": was.claimed_by}
-    if "inFlight" not in written and state is KeyState.FLOWING:
-        written["ttl"] = now_ms // 1000 + IDLE_HEAD_SECONDS
-    return {name: value for name, value in written.items() if value is not None}
-
-
-def _head_condition(head: KeyHead | None, steps: KeyPlan) -> dict[str, Any]:
-    """The put's condition: the head as read, and what the plan relies on."""
-    if head is None:
-        return {"ConditionExpression": "attribute_not_exists(PK)"}
-    conditions: list[str] = []
-    names: dict[str, str] = {}
-    values: dict[str, Any] = {}
-
-    def require(condition: str, attribute: str, **named: Any) -> None:
-        conditions.append(f"({condition})")
-        names[f"#{attribute}"] = attribute
-        values.update({f":{name}": items.to_attributes({"v": value})["v"] for name, value in named.items()})
-
-    if head.revision is not None:
-        require("#revision = :revision", "revision", revision=head.revision)
-    else:  # a head written before revisions
-        require("attribute_not_exists(#revision)", "revision")
-    if steps.release is not None:
-        require("#inFlight = :held", "inFlight", held=steps.release)
-    if steps.unpause:
-        require("#state = :paused", "state", paused=KeyState.PAUSED.value)
-    if (steps.claim or steps.replay) is not None:
-        if steps.release is None:
-            require("attribute_not_exists(#inFlight)", "inFlight")
-        if not steps.unpause:
-            require(
-                "attribute_not_exists(#state) OR #state = :flowing", "state", flowing=KeyState.FLOWING.value
-            )
-    request: dict[str, Any] = {
-        "ConditionExpression": " AND ".join(conditions),
-        "ExpressionAttributeNames": names,
-    }
-    if values:
-        request["ExpressionAttributeValues"] = values
-    return request
