@@ -10,14 +10,13 @@ import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
+from bench.outputs import FUNCTION_LOG as FUNCTION_LOG, logging_to_file
 from roomcast_dev.function_worker import covered_seconds
 from roomcast_dev.local_aws import LOCAL_REGION, aws_environment, queue_url_for
 from roomcast_dev.provisioning import provision_resources
@@ -29,7 +28,6 @@ Handler = Callable[[dict[str, Any], Any], Any]
 BENCH_STACK = "roomcast-bench"
 # What the functions print (their log lines and EMF metrics, CloudWatch Logs' share on AWS) goes
 # here, so that `make bench` prints only its tables.
-FUNCTION_LOG = Path(".local/bench/functions.log")
 
 
 class AwsCallCounter:
@@ -215,75 +213,12 @@ def load_handler(model: StackModel, function_id: str) -> Handler:
     module_name, _, attribute = spec.handler.rpartition(".")
     module = importlib.import_module(module_name)
     clear_cached_factories(module)
-    return _logging_to_file(getattr(module, attribute))
+    return logging_to_file(getattr(module, attribute))
 
 
 def load_handlers(model: StackModel, *function_ids: str) -> tuple[Handler, ...]:
     """Several functions' handlers, in the order asked."""
     return tuple(load_handler(model, function_id) for function_id in function_ids)
-
-
-def _function_log() -> TextIO:
-    global _log
-    if _log is None:
-        FUNCTION_LOG.parent.mkdir(parents=True, exist_ok=True)
-        _log = FUNCTION_LOG.open("w", encoding="utf-8")
-    return _log
-
-
-_log: TextIO | None = None
-
-
-class _Outputs:
-    """sys.stdout or sys.stderr while a bench runs: what the functions print goes to FUNCTION_LOG,
-    what the bench prints to the console. The main thread writes to the log inside an invocation
-    and to the console outside; every other thread (a function's pool, a bench's poller) to the
-    log. Per thread, because contextlib.redirect_stdout swaps one process-wide stream: two
-    threads invoking functions at once left it pointing at the log."""
-
-    def __init__(self, console: TextIO) -> None:
-        self.console = console
-        self.invoking = 0  # the main thread's invocations in progress
-
-    def _target(self) -> TextIO:
-        if self.invoking or threading.current_thread() is not threading.main_thread():
-            return _function_log()
-        return self.console
-
-    def write(self, text: str) -> int:
-        return self._target().write(text)
-
-    def flush(self) -> None:
-        self._target().flush()
-
-    def __getattr__(self, name: str) -> Any:  # encoding, isatty, fileno…: the console's
-        return getattr(self.console, name)
-
-
-def _outputs() -> tuple[_Outputs, _Outputs]:
-    if not isinstance(sys.stdout, _Outputs):
-        sys.stdout = _Outputs(sys.stdout)
-    if not isinstance(sys.stderr, _Outputs):
-        sys.stderr = _Outputs(sys.stderr)
-    return sys.stdout, sys.stderr
-
-
-def _logging_to_file(handler: Handler) -> Handler:
-    """``handler`` with its stdout and stderr (logs, EMF metrics, warnings) going to FUNCTION_LOG,
-    as a Lambda function's go to CloudWatch Logs."""
-
-    def invoke(event: dict[str, Any], context: Any) -> Any:
-        outputs = _outputs()
-        on_main = threading.current_thread() is threading.main_thread()
-        for output in outputs:
-            output.invoking += on_main
-        try:
-            return handler(event, context)
-        finally:
-            for output in outputs:
-                output.invoking -= on_main
-
-    return invoke
 
 
 def call(handler: Handler, event: dict[str, Any]) -> Any:
