@@ -3,11 +3,14 @@ to CloudWatch Logs on AWS) to FUNCTION_LOG, what the bench prints to the console
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
+
+from roomcast.platform.observability import SERVICE_NAME
 
 FUNCTION_LOG = Path(".local/bench/functions.log")
 Handler = Callable[[dict[str, Any], Any], Any]
@@ -53,6 +56,11 @@ class _Outputs:
 def _outputs() -> tuple[_Outputs, _Outputs]:
     if not isinstance(sys.stdout, _Outputs):
         sys.stdout = _Outputs(sys.stdout)
+        # The functions' logger writes to the log whoever calls it (a bench may drive a service
+        # outside an invocation): its stream was taken when it was made, on whatever thread.
+        for log_handler in logging.getLogger(SERVICE_NAME).handlers:
+            if isinstance(log_handler, logging.StreamHandler):
+                log_handler.setStream(_function_log())
     if not isinstance(sys.stderr, _Outputs):
         sys.stderr = _Outputs(sys.stderr)
     return sys.stdout, sys.stderr
