@@ -50,7 +50,7 @@ class _StaleReads(KeyNumbers):
         super().__init__(inner._table_name, inner._explicit_client)
         self._meddle = meddle
 
-    def _read_counters(self, tenant_id: str, room_id: str, keys: Sequence[str]) -> dict[str, int] | None:
+    def _read_counters(self, tenant_id: str, room_id: str, keys: Sequence[str]) -> dict[str, int]:
         read = super()._read_counters(tenant_id, room_id, keys)
         self._meddle()
         return read

@@ -28,8 +28,6 @@ from roomcast.platform import TableAccess, key, logger
 TOGETHER_FROM_KEYS: Final = 3
 # One transaction takes 100 items, and BatchGetItem 100 keys.
 TOGETHER_MAX_KEYS: Final = 100
-# Reads left unprocessed (throttling) are asked again this many times before the ADDs take over.
-_READ_ROUNDS: Final = 3
 # The ADDs side by side: a batch of 100 keys waits four rounds of them rather than a hundred
 # (within the SDK's connection pool).
 _SIDE_BY_SIDE = ThreadPoolExecutor(max_workers=25, thread_name_prefix="ordering-numbers")
@@ -69,10 +67,8 @@ class KeyNumbers(TableAccess):
         self, tenant_id: str, room_id: str, counts: Mapping[str, int]
     ) -> dict[str, int] | None:
         """Every key's numbers in one transaction, conditional on the counters as read; None when
-        a counter moved meanwhile (or could not be read), and nothing was taken."""
+        a counter moved meanwhile, and nothing was taken."""
         was = self._read_counters(tenant_id, room_id, list(counts))
-        if was is None:
-            return None
         last = {k: was[k] + count for k, count in counts.items()}
         moves = [_move(self._table_name, counter_key(tenant_id, room_id, k), was[k], last[k]) for k in counts]
         if self._transact(moves) is not None:
@@ -82,25 +78,13 @@ class KeyNumbers(TableAccess):
             return None
         return last
 
-    def _read_counters(self, tenant_id: str, room_id: str, keys: Sequence[str]) -> dict[str, int] | None:
-        """Each key's counter as it stands (0: never taken), read consistently; None when some
-        stayed unread."""
-        wanted: list[dict[str, Any]] = [counter_key(tenant_id, room_id, name) for name in keys]
-        by_item = {(k["PK"]["S"], k["SK"]["S"]): name for k, name in zip(wanted, keys, strict=True)}
+    def _read_counters(self, tenant_id: str, room_id: str, keys: Sequence[str]) -> dict[str, int]:
+        """Each key's counter as it stands (0: never taken), read consistently in one call."""
+        by_partition = {counter_key(tenant_id, room_id, name)["PK"]["S"]: name for name in keys}
+        read = self._batch_get([counter_key(tenant_id, room_id, name) for name in keys])
         found = dict.fromkeys(keys, 0)
-        for _ in range(_READ_ROUNDS):
-            answer = self._client.batch_get_item(
-                RequestItems={self._table_name: {"Keys": wanted, "ConsistentRead": True}}
-            )
-            for item in answer.get("Responses", {}).get(self._table_name, []):
-                found[by_item[(item["PK"]["S"], item["SK"]["S"])]] = (
-                    int(item["next"]["N"]) if "next" in item else 0
-                )
-            unread = answer.get("UnprocessedKeys", {}).get(self._table_name)
-            wanted = [dict(k) for k in unread["Keys"]] if unread else []
-            if not wanted:
-                return found
-        return None
+        found.update((by_partition[item["PK"]], int(item["next"])) for item in read)
+        return found
 
 
 def _move(table_name: str, item_key: dict[str, Any], was: int, last: int) -> dict[str, Any]:
