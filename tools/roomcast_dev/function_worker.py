@@ -4,6 +4,12 @@ and kept warm, one invocation at a time, as a Lambda execution environment runs 
 The pool that starts these processes and hands them invocations is ``functions``. Each reply
 carries what the invocation cost: how long it waited for AWS (the emulator), its CPU time and the
 process's peak memory.
+
+Each worker serves Lambda's Extensions API on loopback (``lambda_extensions``; its address in
+``AWS_LAMBDA_RUNTIME_API``). When the function registered an extension at its import, the answer
+goes to the pool as soon as the handler returns, and the worker then waits for the extension to ask
+for its next event before it sends the invocation's costs, as Lambda answers the caller first and
+keeps the environment until its extensions are done.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
+from roomcast_dev.lambda_extensions import LocalExtensionsApi
 from roomcast_dev.template import FunctionSpec
 
 # In the extra environment: a file the workers write their output to (not passed to the function).
@@ -65,6 +72,8 @@ def worker_main(connection: Connection, spec: FunctionSpec, extra_environment: d
     os.environ.update(spec.environment)
     os.environ["AWS_LAMBDA_FUNCTION_NAME"] = spec.name
     os.environ["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(spec.memory_mb)
+    extensions = LocalExtensionsApi(spec.name)
+    os.environ["AWS_LAMBDA_RUNTIME_API"] = extensions.address
     for path in reversed([str(spec.code_path), *(str(p) for p in spec.layer_paths)]):
         sys.path.insert(0, path)
     waits = _AwsWaits.installed()
@@ -75,17 +84,26 @@ def worker_main(connection: Connection, spec: FunctionSpec, extra_environment: d
         import_error = f"{type(error).__name__}: {error}"
         import_trace = traceback.format_exc()
         handler = None
+    # Lambda's init ends once every extension registered during it asked for its first event.
+    extensions.wait_until_ready(10)
+    with_extensions = bool(extensions.registered)
     while True:
         try:
             request = connection.recv()
         except (EOFError, KeyboardInterrupt):
             return
         if handler is None:
-            connection.send(("error", "Runtime.ImportModuleError", import_error, import_trace, 0.0, 0.0, 0))
+            connection.send(
+                ("error", "Runtime.ImportModuleError", import_error, import_trace, 0.0, 0.0, 0, False)
+            )
             continue
         event, context_data = request
         waits.reset()
         cpu_started = time.process_time()
+        if with_extensions:
+            extensions.begin_invocation(
+                context_data.aws_request_id, context_data.deadline_epoch_ms, context_data.invoked_function_arn
+            )
         try:
             result = handler(event, _Context(context_data))
             reply: tuple[Any, ...] = ("ok", result)
@@ -95,7 +113,14 @@ def worker_main(connection: Connection, spec: FunctionSpec, extra_environment: d
         # resident memory is the process's so far, as Lambda's "Max Memory Used" is the sandbox's.
         cpu_seconds = time.process_time() - cpu_started
         peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        connection.send((*reply, waits.seconds(), cpu_seconds, peak_kb))
+        # The last field: whether the costs follow once the extensions are done (the pool keeps the
+        # worker busy until then; past the deadline it kills it, as Lambda's timeout would).
+        connection.send((*reply, waits.seconds(), cpu_seconds, peak_kb, with_extensions))
+        if with_extensions:
+            extensions.wait_until_done(None)
+            cpu_seconds = time.process_time() - cpu_started
+            peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            connection.send((waits.seconds(), cpu_seconds, peak_kb))
 
 
 class _AwsWaits:

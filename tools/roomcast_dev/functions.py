@@ -143,57 +143,110 @@ class LocalFunction:
                 self._all.remove(worker)
 
     def invoke(self, event: Any) -> Any:
-        """Run one invocation; raise FunctionError when the handler fails, times out or crashes."""
-        with self._slots:
-            worker = self._take()
-            timeout_seconds = self.spec.timeout_seconds
-            context = InvocationContext(
-                function_name=self.spec.name,
-                memory_limit_in_mb=self.spec.memory_mb,
-                invoked_function_arn=f"arn:aws:lambda:local:{LOCAL_ACCOUNT_ID}:function:{self.spec.name}",
-                aws_request_id=str(uuid.uuid4()),
-                deadline_epoch_ms=int(time.time() * 1000) + timeout_seconds * 1000,
-            )
-            started = time.perf_counter()
-            try:
-                worker.connection.send((event, context))
-                # The first call also pays the import (cold start): Lambda's timeout does not count
-                # its init, which may take up to 10 s.
-                if not worker.connection.poll(timeout_seconds + (0 if worker.warm else 10)):
-                    self._discard(worker)
-                    # What Lambda writes to the function's log when it stops a run at its timeout.
-                    _log.warning(
-                        "%s %s Task timed out after %d.00 seconds",
-                        self.spec.logical_id,
-                        context.aws_request_id,
-                        timeout_seconds,
-                    )
-                    raise FunctionError("Timeout", f"Task timed out after {timeout_seconds} seconds")
-                reply = worker.connection.recv()
-                worker.warm = True
-                duration_ms = (time.perf_counter() - started) * 1000
-            except (EOFError, OSError) as error:  # BrokenPipeError and ConnectionResetError are OSErrors
-                self._discard(worker)
-                with self._lock:
-                    self.crashes += 1
-                exit_code = worker.process.exitcode
-                _log.warning(
-                    "%s %s worker died (exit code %s)",
-                    self.spec.logical_id,
-                    context.aws_request_id,
-                    exit_code,
-                )
-                raise FunctionError(
-                    "Crashed", f"{self.spec.logical_id} worker died (exit code {exit_code}): {error!r}"
-                ) from error
+        """Run one invocation; raise FunctionError when the handler fails, times out or crashes.
+        The answer comes back as soon as the handler returns; a function with an extension keeps
+        its worker (and its concurrency slot) until the extension is done (``_after_answer``)."""
+        self._slots.acquire()
+        try:
+            worker, context, started, reply, init_seconds = self._run(event)
+        except BaseException:
+            self._slots.release()
+            raise
+        *answer, aws_wait_seconds, cpu_seconds, peak_kb, costs_follow = reply
+        if costs_follow:
+            threading.Thread(
+                target=self._after_answer,
+                args=(worker, context, started, init_seconds),
+                name="after-answer",
+                daemon=True,
+            ).start()
+        else:
+            self._record(started, aws_wait_seconds, cpu_seconds, peak_kb)
             self._give_back(worker)
-        *answer, aws_wait_seconds, cpu_seconds, peak_kb = reply
-        self.timings.append(
-            InvocationTiming(duration_ms, aws_wait_seconds * 1000, cpu_seconds * 1000, peak_kb / 1024)
-        )
+            self._slots.release()
         if answer[0] == "ok":
             return answer[1]
         raise FunctionError(answer[1], answer[2], answer[3])
+
+    def _run(self, event: Any) -> tuple[_Worker, InvocationContext, float, tuple[Any, ...], int]:
+        """The worker, the invocation, when it started, the worker's reply, and the time its init
+        was allowed beside the timeout (a cold start's)."""
+        worker = self._take()
+        timeout_seconds = self.spec.timeout_seconds
+        context = InvocationContext(
+            function_name=self.spec.name,
+            memory_limit_in_mb=self.spec.memory_mb,
+            invoked_function_arn=f"arn:aws:lambda:local:{LOCAL_ACCOUNT_ID}:function:{self.spec.name}",
+            aws_request_id=str(uuid.uuid4()),
+            deadline_epoch_ms=int(time.time() * 1000) + timeout_seconds * 1000,
+        )
+        started = time.perf_counter()
+        try:
+            worker.connection.send((event, context))
+            # The first call also pays the import (cold start): Lambda's timeout does not count
+            # its init, which may take up to 10 s.
+            init_seconds = 0 if worker.warm else 10
+            if not worker.connection.poll(timeout_seconds + init_seconds):
+                self._timed_out(worker, context)
+            reply = worker.connection.recv()
+            worker.warm = True
+        except (EOFError, OSError) as error:  # BrokenPipeError and ConnectionResetError are OSErrors
+            raise self._crashed(worker, context, error) from error
+        return worker, context, started, reply, init_seconds
+
+    def _after_answer(
+        self, worker: _Worker, context: InvocationContext, started: float, init_seconds: int
+    ) -> None:
+        """Wait for the worker's extension to finish the invocation, then free the worker; past
+        the invocation's deadline the worker is killed (Lambda's timeout ends the environment)."""
+        try:
+            remaining_seconds = max(0.0, context.deadline_epoch_ms / 1000 + init_seconds - time.time())
+            if not worker.connection.poll(remaining_seconds):
+                self._timed_out(worker, context)
+            aws_wait_seconds, cpu_seconds, peak_kb = worker.connection.recv()
+        except FunctionError:
+            self._slots.release()
+            return
+        except (EOFError, OSError) as error:
+            if self._closed:  # the stack stopped it
+                self._discard(worker)
+            else:
+                self._crashed(worker, context, error)
+            self._slots.release()
+            return
+        self._record(started, aws_wait_seconds, cpu_seconds, peak_kb)
+        self._give_back(worker)
+        self._slots.release()
+
+    def _record(self, started: float, aws_wait_seconds: float, cpu_seconds: float, peak_kb: int) -> None:
+        duration_ms = (time.perf_counter() - started) * 1000
+        self.timings.append(
+            InvocationTiming(duration_ms, aws_wait_seconds * 1000, cpu_seconds * 1000, peak_kb / 1024)
+        )
+
+    def _timed_out(self, worker: _Worker, context: InvocationContext) -> None:
+        self._discard(worker)
+        timeout_seconds = self.spec.timeout_seconds
+        # What Lambda writes to the function's log when it stops a run at its timeout.
+        _log.warning(
+            "%s %s Task timed out after %d.00 seconds",
+            self.spec.logical_id,
+            context.aws_request_id,
+            timeout_seconds,
+        )
+        raise FunctionError("Timeout", f"Task timed out after {timeout_seconds} seconds")
+
+    def _crashed(self, worker: _Worker, context: InvocationContext, error: BaseException) -> FunctionError:
+        self._discard(worker)
+        with self._lock:
+            self.crashes += 1
+        exit_code = worker.process.exitcode
+        _log.warning(
+            "%s %s worker died (exit code %s)", self.spec.logical_id, context.aws_request_id, exit_code
+        )
+        return FunctionError(
+            "Crashed", f"{self.spec.logical_id} worker died (exit code {exit_code}): {error!r}"
+        )
 
     def kill_worker(self, rng: random.Random | None = None, busy_only: bool = True) -> int | None:
         """SIGKILL one worker (a busy one by default, chosen at random) and wait until it is gone;

@@ -20,7 +20,7 @@ delivery_log = cache(partial(wiring.delivery_log, "publish"))
 def publish_service() -> PublishService:
     base = wiring.Basics.of(delivery_log())
     schemas = SchemaGate(EventTypeTable.sharing(base.catalog))
-    publisher = replace(base.publisher(schemas), flush_log_with_mark=True)
+    publisher = replace(base.publisher(schemas), mark_after_answer=True)
     return PublishService(publisher, base.operational_events())
 
 

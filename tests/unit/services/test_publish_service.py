@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -15,12 +16,13 @@ from roomcast.messages.model import DeliveryStatus, Message, Publication
 from roomcast.messages.ports import Outgoing, Unsent
 from roomcast.messages.sender import QueueAddresses
 from roomcast.outbox.tasks import PublishCheck, task_from_json
-from roomcast.platform import ids, limits
+from roomcast.platform import after_answer, ids, limits
 from roomcast.platform.errors import InvalidRequest, RoomcastError
 from roomcast.platform.payloads import PayloadTooLarge
 from roomcast.publishing.keyed_messages import PUBLISH_IN_PROGRESS_MS
 from roomcast.publishing.publisher import Publisher
 from tests.fakes import FakeLog, FakeMessages, FakeSender
+from tests.support import FakeLambdaContext
 from tests.unit.services.management import PUSH_QUEUE_URL, SETTLE_SECONDS, TENANT, Management
 
 NOW_MS = 1_795_435_200_000
@@ -405,6 +407,39 @@ def test_a_publish_that_dies_between_storing_and_sending_leaves_no_mark_so_its_c
     (stored,) = management.messages.messages.values()
     assert check.message_ids == (stored.id,)
     assert management.messages.sends_done(TENANT, [check.request_id]) == set()
+
+
+def test_a_publish_that_dies_after_its_answer_leaves_no_mark_so_its_check_sends_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given: the publish API's publisher (its mark after the answer), in a process that dies once
+    # it has answered: the work handed over is never done
+    management = Management()
+    room = management.room()
+    management.subscription(room)
+    service, sender, _ = _service(management)
+    service = PublishService(replace(service.publisher, mark_after_answer=True))
+    handed_over: list[Callable[[], object]] = []
+    monkeypatch.setattr(after_answer, "_hand_over", lambda request_id, works: handed_over.extend(works))
+
+    def handler(event: object, context: object) -> Message:
+        return service.publish(TENANT, room.id, _request())
+
+    publish = after_answer.answer_first(handler)
+
+    # When
+    message = publish({}, FakeLambdaContext())
+
+    # Then: answered and sent, the request not marked done: its check sends it again (a duplicate,
+    # never a loss); once the work handed over is done, it is marked
+    ((check, _),) = management.outbox_tasks()
+    assert isinstance(check, PublishCheck)
+    assert check.message_ids == (message.id,)
+    assert len(sender.sent) == 1
+    assert management.messages.sends_done(TENANT, [check.request_id]) == set()
+    for work in handed_over:
+        work()
+    assert management.messages.sends_done(TENANT, [check.request_id]) == {check.request_id}
 
 
 def test_a_batch_publish_sends_one_check_naming_every_message_and_marks_the_request() -> None:

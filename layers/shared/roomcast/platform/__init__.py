@@ -1,6 +1,6 @@
-"""What every capability uses: errors, the clock and ids, limits, configuration, observability, the
-AWS clients, the table's access and its items and pages, the stack's secrets, and the lazy entry
-points of the capability packages.
+"""What every capability uses: errors, the clock and ids, limits, configuration, observability,
+work after the answer, the AWS clients, the table's access and its items and pages, the stack's
+secrets, and the lazy entry points of the capability packages.
 
 Entry points: the names below (other capabilities and the functions import only these);
 imported when first used (roomcast.platform.entry_points)."""
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from roomcast.platform.entry_points import lazy_entry_points
 
 if TYPE_CHECKING:
-    from roomcast.platform import ids as ids, items as items, limits as limits
+    from roomcast.platform import after_answer as after_answer, ids as ids, items as items, limits as limits
     from roomcast.platform.aws import (
         SqsAccess as SqsAccess,
         client_config as client_config,

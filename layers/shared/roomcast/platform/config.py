@@ -70,6 +70,10 @@ class Settings:
     alert_topic_arn: str = ""
     # The function's region (Lambda's AWS_REGION): its partition is the one AWS destinations may be in.
     region: str = ""
+    # Work after the answer from an internal extension (template: PublishAfterAnswer), and where
+    # Lambda's Extensions API is (its AWS_LAMBDA_RUNTIME_API; "" off Lambda).
+    after_answer_extension: bool = False
+    lambda_runtime_api: str = ""
 
 
 def _flag(environ: Mapping[str, str], name: str) -> bool:
@@ -132,6 +136,8 @@ def settings_from(environ: Mapping[str, str]) -> Settings:
         tenant_request_burst=int(burst),
         alert_topic_arn=environ.get("ALERT_TOPIC_ARN", ""),
         region=environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION", ""),
+        after_answer_extension=_flag(environ, "AFTER_ANSWER_EXTENSION"),
+        lambda_runtime_api=environ.get("AWS_LAMBDA_RUNTIME_API", ""),
     )
 
 

@@ -20,7 +20,7 @@ from roomcast.event_types import SchemaGate
 from roomcast.messages import Message, MessageExists, Publication
 from roomcast.ordering import KeyNumberRecords, number_in_lines, numbers_wanted, waiting_items
 from roomcast.outbox import PublishCheck
-from roomcast.platform import RoomcastError, ids, logger, now_ms
+from roomcast.platform import RoomcastError, after_answer, ids, logger, now_ms
 from roomcast.publishing import keyed_messages
 from roomcast.publishing.first_sends import MessageSending, Routed
 from roomcast.publishing.keyed_messages import Anew, Resume, Taken
@@ -44,9 +44,10 @@ class Publisher(MessageSending):
     schemas: SchemaGate | None = None
     _: KW_ONLY
     numbers: KeyNumberRecords  # the ordering keys' numbers a keyed publish takes
-    # The publish API's: write the delivery log's records beside the sends-done mark, one wait for
-    # both, instead of after the answer is made (the handler would flush them one wait later).
-    flush_log_with_mark: bool = False
+    # The publish API's: the sends-done mark and the delivery log's records written together (one
+    # wait for both), after the answer where the platform allows (roomcast.platform.after_answer:
+    # no publisher waits for them; a crash before them only makes the check send again).
+    mark_after_answer: bool = False
 
     def publish_message(self, tenant_id: str, room_id: str, publication: Publication) -> Message:
         """One message, as a batch of one; raises what the batch answers for it."""
@@ -86,8 +87,8 @@ class Publisher(MessageSending):
         if direct and complete and all(answered):
             resumed = [p.routed.message.id for p in to_send if p.routed.message.request_id != request_id]
             units = [request_id, *resumed]
-            if self.flush_log_with_mark:  # the log's lines packed first: then both calls at once
-                self.log.flush(beside=lambda: self._record_sent(tenant_id, units))
+            if self.mark_after_answer:  # the log's lines packed first: then both calls at once
+                after_answer.later(lambda: self.log.flush(beside=lambda: self._record_sent(tenant_id, units)))
             else:
                 self._record_sent(tenant_id, units)
         # Keyed messages whose key named a message past the key's window: published anew, new ids.
