@@ -16,7 +16,6 @@ messages again — duplicates, never a loss)."""
 from __future__ import annotations
 
 import functools
-import http.client
 import json
 import queue
 import threading
@@ -235,7 +234,10 @@ def _call(
     runtime_api: str, method: str, path: str, headers: dict[str, str], body: bytes | None = None
 ) -> tuple[int, dict[str, str], bytes]:
     """One request to the Extensions API (a plain HTTP server on the sandbox's loopback); no
-    timeout: /event/next waits as long as the environment waits for its next invocation."""
+    timeout: /event/next waits as long as the environment waits for its next invocation. Imported
+    here: only a process on Lambda needs it (and there botocore imports it anyway)."""
+    import http.client
+
     connection = http.client.HTTPConnection(runtime_api, timeout=None)
     try:
         connection.request(method, path, body=body, headers=headers)
