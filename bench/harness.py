@@ -90,6 +90,15 @@ class AwsCallCounter:
         wait); each group's operations with their counts, in the order they happened."""
         return waits_in_sequence(list(zip(self.intervals, self.operations, strict=True)))
 
+    def waits_split_at(self, moment: float) -> tuple[list[Counter[str]], list[Counter[str]]]:
+        """``waits_in_sequence`` of the calls started before ``moment`` (a perf_counter() time),
+        and of those started from it on."""
+        calls = list(zip(self.intervals, self.operations, strict=True))
+        return (
+            waits_in_sequence([call for call in calls if call[0][0] < moment]),
+            waits_in_sequence([call for call in calls if call[0][0] >= moment]),
+        )
+
 
 def waits_in_sequence(calls: list[tuple[tuple[float, float], str]]) -> list[Counter[str]]:
     """((start, end), operation) calls → their groups of overlapping calls, in time order."""

@@ -23,7 +23,6 @@ from bench.harness import (
     describe_waits,
     load_handlers,
     room_with,
-    waits_in_sequence,
 )
 from bench.latency_local import MESSAGE
 from bench.outputs import logging_to_file
@@ -67,7 +66,7 @@ def measure() -> dict[str, tuple[Waits, Waits]]:
                     response = publish(api_event("POST", f"/rooms/{room_id}{path}", body), invocation)
                     if response["statusCode"] >= 300 or not extensions.wait_until_done(30):
                         raise RuntimeError(f"bench publish failed: {response}")
-                measured[name] = _split(counter, returned[-1])
+                measured[name] = counter.waits_split_at(returned[-1])
     finally:
         extensions.close()
         after_answer.stop_extension()
@@ -90,13 +89,6 @@ def _publish_with_its_extension(extensions: LocalExtensionsApi) -> tuple[Any, li
             returned.append(time.perf_counter())
 
     return logging_to_file(after_answer.answer_first(answering)), returned
-
-
-def _split(counter: AwsCallCounter, answered_at: float) -> tuple[Waits, Waits]:
-    calls = list(zip(counter.intervals, counter.operations, strict=True))
-    before = [(interval, operation) for interval, operation in calls if interval[0] < answered_at]
-    after = [(interval, operation) for interval, operation in calls if interval[0] >= answered_at]
-    return waits_in_sequence(before), waits_in_sequence(after)
 
 
 def run() -> dict[str, bool]:

@@ -4,9 +4,9 @@ and for the benches and tests that run a handler in their own process: what an i
 
 What it keeps of Lambda's (docs/decisions/0052-work-after-the-answer.md): registration during the
 init only (refused once an invocation has begun), an identifier per extension, an INVOKE event
-(``requestId``, ``deadlineMs``) for every registered extension at each invocation, the init done
-when every extension has asked for its first event, an invocation over when every extension has
-asked for the next one. ``close`` sends SHUTDOWN, so the threads end (Lambda sends it to external
+(``requestId``, ``deadlineMs``) at each invocation for every extension registered for it, the
+init done when every extension has asked for its first event, an invocation over when every
+extension has asked for the next one. ``close`` sends SHUTDOWN, so the threads end (Lambda sends it to external
 extensions only; an internal one's process is simply frozen and later killed)."""
 
 from __future__ import annotations
@@ -23,10 +23,12 @@ _PREFIX = "/2020-01-01/extension"
 
 
 class _Registered:
-    """One extension: the events waiting for it, how many it asked for and how many it got."""
+    """One extension: the event types it registered for, the events waiting for it, how many it
+    asked for and how many it got."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, events: frozenset[str]) -> None:
         self.name = name
+        self.events_wanted = events
         self.events: deque[dict[str, Any]] = deque()
         self.asked = 0
         self.delivered = 0
@@ -80,7 +82,7 @@ class LocalExtensionsApi:
         return self._wait_until_all_idle(timeout_seconds)
 
     def begin_invocation(self, request_id: str, deadline_ms: int, function_arn: str = "") -> None:
-        """Give every registered extension an INVOKE event."""
+        """Give every extension registered for INVOKE events one."""
         event = {
             "eventType": "INVOKE",
             "requestId": request_id,
@@ -91,7 +93,8 @@ class LocalExtensionsApi:
         with self._condition:
             self._invoked = True
             for extension in self._extensions.values():
-                extension.events.append(dict(event))
+                if "INVOKE" in extension.events_wanted:
+                    extension.events.append(dict(event))
             self._condition.notify_all()
 
     def wait_until_done(self, timeout_seconds: float | None) -> bool:
@@ -137,7 +140,7 @@ class LocalExtensionsApi:
                     {"errorType": "Extension.Forbidden", "errorMessage": "registration is for the init only"},
                 )
             identifier = str(uuid.uuid4())
-            self._extensions[identifier] = _Registered(name)
+            self._extensions[identifier] = _Registered(name, frozenset(map(str, events)))
         body_out = {"functionName": self.function_name, "functionVersion": "$LATEST", "handler": ""}
         _answer(request, 200, body_out, {"Lambda-Extension-Identifier": identifier})
 

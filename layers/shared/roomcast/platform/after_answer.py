@@ -138,7 +138,10 @@ class _Extension:
                 _do(work)
 
     def _next_event(self) -> dict[str, Any]:
-        for attempt in range(1, _NEXT_TRIES + 1):
+        problem = ""
+        for attempt in range(_NEXT_TRIES):
+            if attempt:
+                time.sleep(0.05 * attempt)
             try:
                 status, _, body = _call(
                     self._runtime_api,
@@ -146,16 +149,14 @@ class _Extension:
                     f"/{EXTENSIONS_API_VERSION}/extension/event/next",
                     {"Lambda-Extension-Identifier": self._identifier},
                 )
-                if status == 200:
-                    event: dict[str, Any] = json.loads(body)
-                    return event
-                problem = f"HTTP {status}: {body[:200]!r}"
             except OSError as error:
                 problem = repr(error)
-            if attempt == _NEXT_TRIES:
-                raise RuntimeError(f"the Extensions API's next event failed: {problem}")
-            time.sleep(0.05 * attempt)
-        raise AssertionError("unreachable")
+                continue
+            if status == 200:
+                event: dict[str, Any] = json.loads(body)
+                return event
+            problem = f"HTTP {status}: {body[:200]!r}"
+        raise RuntimeError(f"the Extensions API's next event failed: {problem}")
 
 
 _extension: _Extension | None = None
