@@ -6,8 +6,8 @@ What it keeps of Lambda's (docs/decisions/0052-work-after-the-answer.md): regist
 init only (refused once an invocation has begun), an identifier per extension, an INVOKE event
 (``requestId``, ``deadlineMs``) at each invocation for every extension registered for it, the
 init done when every extension has asked for its first event, an invocation over when every
-extension has asked for the next one. ``close`` sends SHUTDOWN, so the threads end (Lambda sends it to external
-extensions only; an internal one's process is simply frozen and later killed)."""
+extension has asked for the next one. ``close`` sends SHUTDOWN, so the threads end (Lambda sends
+it to external extensions only; an internal one's process is simply frozen and later killed)."""
 
 from __future__ import annotations
 
