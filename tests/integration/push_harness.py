@@ -94,12 +94,9 @@ class EventSourceMapping:
         if crash is not None:
             crash()
         kept = failed_message_ids(result, {m["MessageId"] for m in messages}) or set()
-        done = [m for m in messages if m["MessageId"] not in kept]
-        if done:  # one call, as Lambda's event source mapping and the local stack's delete them
-            self.sqs.delete_message_batch(
-                QueueUrl=self.queue_url,
-                Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)],
-            )
+        for message in messages:
+            if message["MessageId"] not in kept:
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
         return len(messages)
 
 
