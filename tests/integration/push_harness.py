@@ -4,6 +4,7 @@ next SQS message becomes visible (SQS delays are known from the sends the functi
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,6 +112,38 @@ class PushLanes:
         self.sqs = boto3.client("sqs")
         self.queue_urls = (environment["PUSH_QUEUE_URL"], environment["SLOW_PUSH_QUEUE_URL"])
         self.fast, self.slow = (EventSourceMapping(self.sqs, url, push) for url in self.queue_urls)
+        poison_name = stack_model.queues["PushPoisonQueue"]["QueueName"]
+        self.poison_queue_url = self.sqs.get_queue_url(QueueName=poison_name)["QueueUrl"]
+
+    def parked(self) -> list[dict[str, Any]]:
+        """The envelopes parked in the poison queue (the push function failed on each 10 times:
+        its redrive policy), as bodies; they stay there."""
+        received: list[Any] = []
+        while messages := self.sqs.receive_message(
+            QueueUrl=self.poison_queue_url, MaxNumberOfMessages=10, VisibilityTimeout=60
+        ).get("Messages", []):
+            received += messages
+        for message in received:  # visible again, as they were
+            self.sqs.change_message_visibility(
+                QueueUrl=self.poison_queue_url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+            )
+        return [json.loads(message["Body"]) for message in received]
+
+    def redrive(self) -> int:
+        """What an operator does once the push function's failure is fixed (ADR 0011): move every
+        envelope parked in the poison queue back to the push queue (SQS's redrive, a fresh receive
+        count); how many moved."""
+        moved = 0
+        while messages := self.sqs.receive_message(
+            QueueUrl=self.poison_queue_url, MaxNumberOfMessages=10
+        ).get("Messages", []):
+            for message in messages:
+                self.sqs.send_message(QueueUrl=self.queue_urls[0], MessageBody=message["Body"])
+                self.sqs.delete_message(
+                    QueueUrl=self.poison_queue_url, ReceiptHandle=message["ReceiptHandle"]
+                )
+                moved += 1
+        return moved
 
     def poll_once(self, crash: Callable[[], None] | None = None) -> int:
         """One receive + invoke from the fast lane, else from the slow one; how many were received."""

@@ -118,17 +118,7 @@ def test_no_message_is_lost_whatever_step_the_function_crashes_at(
         assert len(statuses) == len(published) * 4
         # An envelope the function crashed on 10 times is parked in the poison queue (redrive
         # policy) for an operator: not lost, but not finished either.
-        sqs = lanes.sqs
-        poison_queue = sqs.get_queue_url(QueueName=stack_model.queues["PushPoisonQueue"]["QueueName"])[
-            "QueueUrl"
-        ]
-        parked = {
-            (envelope["message_id"], envelope["subscription_id"])
-            for message in sqs.receive_message(QueueUrl=poison_queue, MaxNumberOfMessages=10).get(
-                "Messages", []
-            )
-            for envelope in [json.loads(message["Body"])]
-        }
+        parked = {(envelope["message_id"], envelope["subscription_id"]) for envelope in lanes.parked()}
         unfinished = {key: status for key, status in statuses.items() if status not in TERMINAL}
         assert set(unfinished) <= parked, (unfinished, parked)
 
