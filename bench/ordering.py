@@ -6,8 +6,8 @@ runs the functions the way their event sources would — the outbox on the table
 local stack's poller), the push function on its queue (10 messages an invocation), each poller on
 a thread of its own as the two event source mappings run side by side — until a loopback endpoint
 answering 200 at once has every message. The figure is messages per
-second from the first publish to the last delivery, each scenario run three times both ways (the
-median of the three ratios). An ordered key moves one message per round
+second from the first publish to the last delivery, each scenario run five times both ways (the
+median of the five ratios). An ordered key moves one message per round
 trip through the stream and the outbox, so with few keys and many messages each, ordering costs
 throughput by design (ADR 0041); with many keys it should cost little (targets: issue 52). Then a
 batch publish of 100 keyed messages to an ordered subscription, against the same to an unordered
@@ -36,8 +36,9 @@ from tests.support import api_event
 SCENARIOS = ((10, 300), (1_000, 1_000))
 # Each scenario runs unordered then ordered this many times; the figure is the median of the pairs'
 # ratios: the unordered rate alone moved 75-96 msg/s between runs minutes apart on this machine,
-# and each pair's two runs are side by side in time (docs/benchmarks.md, issue 52).
-PAIRS = 3
+# and each pair's two runs are side by side in time; three pairs' ratios with 1,000 keys spread
+# over 0.47-0.65 in one run (docs/benchmarks.md, issue 52).
+PAIRS = 5
 RATIO_TARGETS = {10: 0.25, 1_000: 0.5}  # issue 52
 BATCH = 100
 BATCH_REPEATS = 5
