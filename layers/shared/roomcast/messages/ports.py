@@ -75,6 +75,11 @@ class Outgoing:
     group_id: str | None = None  # fair queues: one noisy group cannot starve the others
 
 
+class TransactionNotApplied(RuntimeError):
+    """A transaction DynamoDB cancelled for another reason than a condition (another transaction
+    on the same items, throttling): nothing of it was written."""
+
+
 class MessageExists(RuntimeError):
     """A message with this id is already stored (a publish retried under its Idempotency-Key);
     ``stored`` is that message when DynamoDB returned it with the refusal."""

@@ -35,7 +35,7 @@ from roomcast.messages.model import (
     TrackedMessage,
     first_record,
 )
-from roomcast.messages.ports import DeliveryPage, MessageExists
+from roomcast.messages.ports import DeliveryPage, MessageExists, TransactionNotApplied
 from roomcast.messages.room_index import RoomIndex
 from roomcast.messages.transactions import Stored, transaction_groups
 from roomcast.platform import (
@@ -175,7 +175,7 @@ class MessageTable(TableAccess):
         """Messages with ordered destinations, each with its places in its keys' lines, in one
         transaction: a message is never stored without its places, nor a place without its message
         (docs/decisions/0041-ordering-keys.md). ``if_new`` (a lone message): MessageExists when
-        stored."""
+        stored. Cancelled otherwise (a conflict, throttling): TransactionNotApplied, none stored."""
         writes: list[dict[str, Any]] = []
         for (message, deliveries), its_places in group:
             item = stored_message_item(message, deliveries, left_to_outbox=left_to_outbox)
@@ -187,8 +187,10 @@ class MessageTable(TableAccess):
                 {"Put": {"TableName": self._table_name, "Item": items.to_attributes(dict(place))}}
                 for place in its_places
             ]
-        if self._transact(writes) == 0:
-            raise MessageExists(group[0][0][0].id, None)
+        failed = self._transact(writes)
+        if failed is not None:
+            cancelled = TransactionNotApplied(f"storing {len(group)} messages was cancelled; none was")
+            raise MessageExists(group[0][0][0].id, None) if failed == 0 else cancelled
 
     def get_message(self, tenant_id: str, message_id: str) -> TrackedMessage:
         found = list(self._query_all(message_partition_key(tenant_id, message_id)))
