@@ -76,11 +76,12 @@ def update_alert_rule(ruleId: RuleId, body: AlertRulePatch, tenant: Tenant, serv
     return AlertRuleView.of(service.change(tenant, ruleId, body))
 
 
-@routes.delete(RULE, "deleteAlertRule", "Deleted", 404, status=204)
+@routes.delete(RULE, "deleteAlertRule", "Deleted", 404, 409, status=204)
 def delete_alert_rule(ruleId: RuleId, tenant: Tenant, service: Alerts) -> Response[None]:
     """Delete an alert rule
 
-    It is not evaluated any more; its past alerts stay listed.
+    It is not evaluated any more; its past alerts stay listed. 409 when another change to it ran at
+    the same moment (nothing was deleted): retry.
     """
     service.delete(tenant, ruleId)
     return no_content()

@@ -123,7 +123,7 @@ class AlertTable(TableAccess):
         if sum(1 for _ in self.rules_of(rule.tenant_id)) >= max_rules:
             raise Conflict(f"a tenant has at most {max_rules} alert rules", code="limit_exceeded")
         new = "attribute_not_exists(PK)"
-        self._transact(
+        self._transact_or_conflict(
             [
                 {
                     "Put": {
@@ -133,7 +133,8 @@ class AlertTable(TableAccess):
                     }
                 },
                 {"Put": {"TableName": self._table_name, "Item": items.to_attributes(_pointer(rule))}},
-            ]
+            ],
+            f"storing alert rule {rule.id}",
         )
 
     def get_rule(self, tenant_id: str, rule_id: str) -> AlertRule:
@@ -159,7 +160,7 @@ class AlertTable(TableAccess):
             raise Conflict(f"alert rule {rule.id} changed meanwhile; read it again and retry")
 
     def delete_rule(self, tenant_id: str, rule_id: str) -> None:
-        self._transact(
+        self._transact_or_conflict(
             [
                 {"Delete": {"TableName": self._table_name, "Key": _rule_key(tenant_id, rule_id)}},
                 {
@@ -168,7 +169,8 @@ class AlertTable(TableAccess):
                         "Key": key(POINTERS_PARTITION, f"{tenant_id}#{rule_id}"),
                     }
                 },
-            ]
+            ],
+            f"deleting alert rule {rule_id}",
         )
 
     def move(

@@ -119,7 +119,7 @@ class ApiKeyTable(TableAccess):
                 }
             },
         ]
-        if self._transact(transaction) == 2:
+        if self._transact_or_conflict(transaction, "storing the API key") == 2:
             raise LimitExceeded(
                 f"a tenant holds at most {MAX_API_KEYS_PER_TENANT} API keys: revoke one first",
                 code="too_many_keys",

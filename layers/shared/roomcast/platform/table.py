@@ -12,6 +12,7 @@ from botocore.exceptions import ClientError
 
 from roomcast.platform import items
 from roomcast.platform.aws import dynamodb_client
+from roomcast.platform.errors import Conflict
 from roomcast.platform.pages import Page, Position, position_value
 
 if TYPE_CHECKING:
@@ -63,6 +64,15 @@ class TableAccess:
             failed = [i for i, reason in enumerate(reasons) if reason.get("Code") == "ConditionalCheckFailed"]
             return failed[0] if failed else -1
         return None
+
+    def _transact_or_conflict(self, transaction: list[dict[str, Any]], what: str) -> int | None:
+        """``_transact``, with a cancellation that names no condition (-1: another transaction on
+        the same items at that moment, throttling) raised as a 409: nothing was written, and
+        the caller must not answer as if it had been."""
+        failed = self._transact(transaction)
+        if failed == -1:
+            raise Conflict(f"{what} ran into another change at the same moment; nothing was written: retry")
+        return failed
 
     def _put_new(self, item: items.Item) -> bool:
         """Put ``item`` unless an item with its key exists (False then: nothing written). A put's
