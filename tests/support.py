@@ -229,3 +229,19 @@ def seed_copies(repository: Any, template: Any, copies: int) -> None:
         UpdateExpression=f"ADD {SUBSCRIPTION_COUNT} :n, {SUBSCRIPTIONS_VERSION} :one",
         ExpressionAttributeValues={":n": {"N": str(copies)}, ":one": {"N": "1"}},
     )
+
+
+def cancelled_transaction(stub: Any, *codes: str) -> None:
+    """Stub DynamoDB's cancellation of the next TransactWriteItems, one reason code per item
+    (``ConditionalCheckFailed``, ``TransactionConflict``, ``None``): the emulator never cancels
+    but for a condition."""
+    from botocore.stub import ANY
+
+    stub.add_client_error(
+        "transact_write_items",
+        service_error_code="TransactionCanceledException",
+        service_message="Transaction cancelled",
+        http_status_code=400,
+        modeled_fields={"CancellationReasons": [{"Code": code} for code in codes]},
+        expected_params={"TransactItems": ANY},
+    )

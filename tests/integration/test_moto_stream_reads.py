@@ -6,23 +6,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-import boto3
-
-from roomcast_dev.local_aws import LOCAL_REGION
 from roomcast_dev.moto_stream_reads import stream_reads_as_their_json
-
-
-def _client(service: str, moto_endpoint: str) -> Any:
-    return boto3.client(
-        service,  # type: ignore[call-overload]
-        endpoint_url=moto_endpoint,
-        region_name=LOCAL_REGION,
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
-    )
-
+from tests.integration.conftest import bare_client
 
 EVERY_TYPE = {
     "PK": {"S": "p"},
@@ -41,7 +27,7 @@ EVERY_TYPE = {
 
 def test_stream_records_read_back_as_they_were_written(moto_endpoint: str) -> None:
     stream_reads_as_their_json()
-    dynamodb, streams = _client("dynamodb", moto_endpoint), _client("dynamodbstreams", moto_endpoint)
+    dynamodb, streams = bare_client(moto_endpoint, "dynamodb"), bare_client(moto_endpoint, "dynamodbstreams")
     name = f"streams-{uuid.uuid4().hex[:8]}"
     created = dynamodb.create_table(
         TableName=name,

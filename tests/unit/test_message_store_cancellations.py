@@ -6,16 +6,15 @@ the emulator does not produce conflicts."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import boto3
 import pytest
-from botocore.stub import ANY, Stubber
+from botocore.stub import Stubber
 
 from roomcast.messages.model import Message
 from roomcast.messages.ports import MessageExists, TransactionNotApplied
 from roomcast.messages.store import MessageTable
 from roomcast.ordering import waiting_items
+from tests.support import cancelled_transaction
 
 TABLE = "roomcast-test-Table"
 
@@ -39,18 +38,6 @@ def _keyed(n: int) -> Message:
     )
 
 
-def _cancelled(stub: Stubber, *codes: str) -> None:
-    reasons: list[dict[str, Any]] = [{"Code": code} for code in codes]
-    stub.add_client_error(
-        "transact_write_items",
-        service_error_code="TransactionCanceledException",
-        service_message="Transaction cancelled",
-        http_status_code=400,
-        modeled_fields={"CancellationReasons": reasons},
-        expected_params={"TransactItems": ANY},
-    )
-
-
 @pytest.mark.parametrize("if_new", [False, True])
 def test_a_transaction_cancelled_by_a_conflict_stores_nothing_and_says_so(if_new: bool) -> None:
     dynamodb = boto3.client(
@@ -62,7 +49,7 @@ def test_a_transaction_cancelled_by_a_conflict_stores_nothing_and_says_so(if_new
         # Given: DynamoDB cancels every transaction: another one writes the same items
         calls = 1 if if_new else 3  # a batch's group, then each message on its own
         for _ in range(calls * (2 if if_new else 1)):
-            _cancelled(stub, "None", "TransactionConflict")
+            cancelled_transaction(stub, "None", "TransactionConflict")
 
         # When
         failed = table.put_messages([(m, ()) for m in messages], if_new=if_new, places=waiting_items)
@@ -77,7 +64,7 @@ def test_a_message_stored_before_is_still_told_apart() -> None:
         "dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
     )
     with Stubber(dynamodb) as stub:
-        _cancelled(stub, "ConditionalCheckFailed", "None")
+        cancelled_transaction(stub, "ConditionalCheckFailed", "None")
         failed = MessageTable(TABLE, dynamodb).put_messages(
             [(_keyed(1), ())], if_new=True, places=waiting_items
         )

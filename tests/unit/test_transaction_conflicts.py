@@ -11,12 +11,13 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.stub import ANY, Stubber
+from botocore.stub import Stubber
 
 from roomcast.alerts.model import AlertMetric, AlertRule, Condition, Notify
 from roomcast.alerts.store import AlertTable
 from roomcast.keys.store import ApiKeyEntry, ApiKeyTable
 from roomcast.platform import Conflict, LimitExceeded
+from tests.support import cancelled_transaction
 
 TABLE = "roomcast-test-Table"
 NOW = "2026-11-28T10:00:00.000Z"
@@ -37,17 +38,6 @@ RULE = AlertRule(
 
 def _dynamodb() -> Any:
     return boto3.client("dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
-
-
-def _cancelled(stub: Stubber, *codes: str) -> None:
-    stub.add_client_error(
-        "transact_write_items",
-        service_error_code="TransactionCanceledException",
-        service_message="Transaction cancelled",
-        http_status_code=400,
-        modeled_fields={"CancellationReasons": [{"Code": code} for code in codes]},
-        expected_params={"TransactItems": ANY},
-    )
 
 
 def _no_rules(stub: Stubber) -> None:
@@ -76,7 +66,7 @@ def test_a_transaction_cancelled_by_another_at_the_same_moment_is_a_409_to_retry
     dynamodb = _dynamodb()
     with Stubber(dynamodb) as stub:
         before(stub)
-        _cancelled(stub, *passing[:-1], "TransactionConflict")
+        cancelled_transaction(stub, *passing[:-1], "TransactionConflict")
         with pytest.raises(Conflict, match="at the same moment") as refused:
             run(dynamodb)
     assert refused.value.http_status == 409
@@ -85,6 +75,6 @@ def test_a_transaction_cancelled_by_another_at_the_same_moment_is_a_409_to_retry
 def test_a_tenant_at_its_key_limit_is_still_told_so() -> None:
     dynamodb = _dynamodb()
     with Stubber(dynamodb) as stub:
-        _cancelled(stub, "None", "None", "ConditionalCheckFailed")
+        cancelled_transaction(stub, "None", "None", "ConditionalCheckFailed")
         with pytest.raises(LimitExceeded):
             ApiKeyTable(TABLE, dynamodb).put("hash", ENTRY)
